@@ -1,0 +1,177 @@
+"""The rule catalog: every check milk-contract makes, as data.
+
+Each rule has a stable id that users see in reports and pass to ``--ignore``, a level
+(MUST comes from the words of a seed schema; SHOULD is inferred consistency, failing only
+under ``--strict``) and ``source``: the schema words it comes from, or why it is inferred.
+``milk-contract rules`` prints this table; the checkers may only emit ids listed here
+(a test enforces it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Level(str, Enum):
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    level: Level
+    wire: str  # "line" (both wires), "stream-json", "subagent-stdio" or "run"
+    title: str
+    source: str
+
+
+_SJ = "stream-json schema"
+_SA = "subagent-stdio schema"
+_FRAMING = f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
+
+_RULES: tuple[Rule, ...] = (
+    # -- framing, both wires ------------------------------------------------------------
+    Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", _FRAMING),
+    Rule("line.newline", Level.MUST, "line",
+         "each line ends in exactly one LF, with no CR, and the stream ends with LF", _FRAMING),
+    Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", _FRAMING),
+    Rule("line.json", Level.MUST, "line",
+         "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
+         _FRAMING),
+    Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING),
+    Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
+         f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins"),
+    Rule("line.ansi", Level.MUST, "line",
+         "no ANSI escapes: no raw ESC byte, no ESC in decoded strings outside free-form payloads",
+         f'{_SJ}, description: "never any ANSI escapes"'),
+    Rule("line.limit", Level.MUST, "line",
+         "a line stays within the checker's limits (length, nesting depth, integer digits)",
+         "checker limit: a line the checker cannot judge cannot be declared conformant; "
+         "raise the limit with --max-line-bytes where the line is legitimate"),
+    # -- stream-json, MUST ---------------------------------------------------------------
+    Rule("sj.schema", Level.MUST, "stream-json", "each line validates against the stream-json schema",
+         f"{_SJ} (draft 2020-12), the whole document"),
+    Rule("sj.ts-format", Level.MUST, "stream-json", "ts is an RFC 3339 timestamp",
+         f'{_SJ}, properties.ts.description: "RFC 3339 timestamp"'),
+    Rule("sj.init-first", Level.MUST, "stream-json", "the first line is system/init",
+         f'{_SJ}, description: "system/init first"'),
+    Rule("sj.init-once", Level.MUST, "stream-json", "system/init appears once per run",
+         f'{_SJ}, description: "system/init first" (a second init starts a second run in one stream)'),
+    Rule("sj.result-once", Level.MUST, "stream-json", "exactly one result line per run",
+         f'{_SJ}, description: "exactly one terminal result last"; oneOf[4]: "exactly one terminal line per run"'),
+    Rule("sj.result-last", Level.MUST, "stream-json",
+         "the result line is the last line (a missing result is a truncated run)",
+         f'{_SJ}, description: "exactly one terminal result last"'),
+    Rule("sj.seq", Level.MUST, "stream-json",
+         "seq increases by exactly one per line within a run (a gap is a dropped line)",
+         f'{_SJ}, description: "monotonic seq per run"; properties.seq.description: "gap-tolerant '
+         'consumers can detect dropped lines on relays"'),
+    Rule("sj.session", Level.MUST, "stream-json", "one session_id for the whole run, in sess_ form",
+         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)"'),
+    Rule("sj.result-is-error", Level.MUST, "stream-json",
+         "is_error is a boolean on every result line and matches the known subtype",
+         f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '
+         '(execution error, max turns, interruption); present on every result line"; description: '
+         '"a refusal is a completed turn and reports is_error false"'),
+    Rule("sj.agent-form", Level.MUST, "stream-json",
+         "agent is an object on system/init and a string on assistant/user",
+         f'{_SJ}, properties.agent.description: "dual-form: the AgentInfo object on system/init lines; '
+         'a role label string (primary | escalation) on assistant/user lines"'),
+    Rule("sj.message-form", Level.MUST, "stream-json",
+         "message is a string on system/error and a Message object on assistant/user",
+         f'{_SJ}, properties.message.description: "dual-form: a string on system/error lines; the '
+         'Message object on assistant/user lines"'),
+    Rule("sj.tool-result-ref", Level.MUST, "stream-json", "a tool_result names an earlier tool_use",
+         f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id'),
+    Rule("sj.parent-ref", Level.MUST, "stream-json", "parent_tool_use_id names an earlier tool_use",
+         f'{_SJ}, properties.parent_tool_use_id.description: "present exactly when the actor is nested '
+         '... makes F3/F4-style tree views reconstructable"'),
+    Rule("sj.tool-args-reassembly", Level.MUST, "stream-json",
+         "concatenated tool_args_delta fragments parse to the completed tool_use input",
+         f'{_SJ}, $defs.stream_payload.partial_json.description: "progressive tool-argument fragment '
+         '(consumers concatenate, no partial-JSON reassembly)"'),
+    # -- stream-json, SHOULD -------------------------------------------------------------
+    Rule("sj.capabilities", Level.SHOULD, "stream-json",
+         "stream_event lines need partial_messages_v1 advertised on init; task lines need tasks_v1",
+         f'inferred from {_SJ}, oneOf[1].description: "partial deltas (partial_messages_v1)" and '
+         'properties.capabilities.description (known: stream_v1, partial_messages_v1, tasks_v1)'),
+    Rule("sj.usage-rollup", Level.SHOULD, "stream-json",
+         "model_usage sums to usage on the result line",
+         f'inferred from {_SJ}: usage is "aggregate per-run token accounting", model_usage '
+         '"per-model token rollups"'),
+    Rule("sj.ts-order", Level.SHOULD, "stream-json", "ts never goes back within a run",
+         f"inferred: {_SJ} orders lines by seq; timestamps that go back suggest a relay reordered lines"),
+    Rule("sj.role-form", Level.SHOULD, "stream-json",
+         "message.role matches the line type (assistant on assistant, user on user)",
+         f'inferred from {_SJ}: oneOf[2] "completed assistant message blocks", oneOf[3] "tool_result blocks"'),
+    # -- subagent-stdio, MUST ------------------------------------------------------------
+    Rule("sa.schema", Level.MUST, "subagent-stdio", "each line validates against the subagent-stdio schema",
+         f"{_SA} (draft 2020-12), the whole document"),
+    Rule("sa.response-correlation", Level.MUST, "subagent-stdio",
+         "exactly one response per command, id echoed, in order",
+         f"{_SA}: $defs.command.id and $defs.response.id; a read-only request/response protocol"),
+    Rule("sa.event-envelope", Level.MUST, "subagent-stdio",
+         "an event's sessionId, epoch and revision equal its snapshot's",
+         f"{_SA}: $defs.event repeats sessionId, epoch and revision beside $defs.event.snapshot"),
+    Rule("sa.revision-order", Level.MUST, "subagent-stdio",
+         "within an epoch revisions never go back; events strictly increase",
+         f"{_SA}: snapshot.epoch and snapshot.revision (a revision counter scoped by epoch)"),
+    Rule("sa.events-capability", Level.MUST, "subagent-stdio",
+         "no subagent_event while capabilities.events is false",
+         f"{_SA}: snapshot.capabilities.events"),
+    Rule("sa.unique-keys", Level.MUST, "subagent-stdio", "sibling node keys and fleet entry keys are unique",
+         f"{_SA}: node.key and fleet.entries[].key are identifiers (pattern ^[^/\\\\\\r\\n]+$)"),
+    # -- subagent-stdio, SHOULD ----------------------------------------------------------
+    Rule("sa.fleet-counts", Level.SHOULD, "subagent-stdio",
+         "fleet.totalActive is at least the entries listed, and omitted covers the rest",
+         f"inferred from {_SA}: fleet.entries (maxItems 16), fleet.totalActive, fleet.omitted"),
+    Rule("sa.capacity", Level.SHOULD, "subagent-stdio", "topLevelAsyncCapacity.used does not exceed limit",
+         f"inferred from {_SA}: fleet.topLevelAsyncCapacity.used / limit"),
+    Rule("sa.tokens-total", Level.SHOULD, "subagent-stdio", "tokens.total equals input + output",
+         f"inferred from {_SA}: $defs.tokens input, output, total"),
+    Rule("sa.node-times", Level.SHOULD, "subagent-stdio",
+         "startedAt <= updatedAt <= endedAt, and observedAt not before startedAt",
+         f"inferred from {_SA}: node.startedAt, updatedAt, endedAt, processTerminal.observedAt"),
+    Rule("sa.outcome", Level.SHOULD, "subagent-stdio",
+         "outcome.status agrees with the node status, and success with failure",
+         f"inferred from {_SA}: node.outcome.status repeats the node status enum"),
+    Rule("sa.unavailable", Level.SHOULD, "subagent-stdio",
+         "available false comes with an empty fleet and no runs",
+         f"inferred from {_SA}: snapshot.available"),
+    # -- live runs -----------------------------------------------------------------------
+    Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout",
+         "harness: a hung emitter is killed with its process group"),
+    Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
+         "harness: a run that crashes or is killed is not a conformant run"),
+    Rule("run.start", Level.MUST, "run", "the emitter command can be started",
+         "harness: the command must exist and be executable"),
+    Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
+         "harness, subagent-stdio: a read-only request gets a response"),
+    Rule("run.output-after-end", Level.MUST, "run",
+         "nothing is written after the stream's terminal line",
+         f'{_SJ}, description: "exactly one terminal result last"'),
+    Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
+         "harness: a flooding emitter is stopped so that the checker's memory stays bounded"),
+    Rule("baseline.stale", Level.MUST, "line",
+         "every finding listed in --baseline still occurs",
+         "baseline files only shrink: an entry that no longer occurs must be removed"),
+)
+
+CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}
+
+
+def rules_for(wire: str) -> Iterator[Rule]:
+    """The rules that apply to ``wire``: framing, the wire's own, and the harness rules."""
+    for rule in _RULES:
+        if rule.wire in ("line", "run", wire):
+            yield rule
+
+
+def get(rule_id: str) -> Rule:
+    return CATALOG[rule_id]

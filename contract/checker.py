@@ -1,0 +1,86 @@
+"""The pipeline: reader → schema → rule machines → report.
+
+``check`` is the whole of it; the CLI, the live harness and the pytest plugin all call it.
+Nothing here raises on bad input: every fault becomes a finding in the report.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+
+from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, Source, read_records
+from contract.report import Collector, Report
+from contract.schema import engine
+from contract.wires import WIRES, detect
+
+AUTO = "auto"
+
+
+def check(
+    data: Source,
+    wire: str = "stream-json",
+    *,
+    strict: bool = False,
+    ignore: Iterable[str] = (),
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    source: str = "-",
+) -> Report:
+    """Check a whole stream (bytes, a binary file, or an iterable of byte chunks)."""
+    if wire != AUTO and wire not in WIRES:
+        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)} or auto")
+    report = Report(wire=wire, strict=strict, source=source)
+    out = Collector(report, ignore)
+    records: Iterator[Record] = read_records(data, out, max_line_bytes)
+    if wire == AUTO:
+        records, wire = _pick_wire(records, report)
+    run_rules(records, wire, out)
+    return report
+
+
+def run_rules(records: Iterable[Record], wire: str, out: Collector) -> None:
+    """Validate each record against the wire's schema and feed the rule machines."""
+    spec = WIRES[wire]
+    eng = engine(wire)
+    is_valid = eng.is_valid_fast
+    emit = out.emit
+    schema_rule = spec.schema_rule
+    machines = spec.machines()
+    feeds = [machine.feed for machine in machines]
+    last = 0
+    for record in records:
+        last = record.line
+        obj = record.obj
+        if obj is not None:
+            try:
+                valid = is_valid(obj)
+            except (ValueError, OverflowError, TypeError):  # e.g. integers the Rust engine cannot hold
+                valid = eng.is_valid(obj)
+            if valid:
+                record.valid = True
+            else:
+                for error in eng.explain(obj):
+                    emit(schema_rule, record.line, error.pointer, error.message)
+        for feed in feeds:
+            feed(record, out)
+    for machine in machines:
+        machine.finish(out)
+    out.report.lines = max(out.report.lines, last)
+
+
+def _pick_wire(records: Iterator[Record], report: Report) -> tuple[Iterator[Record], str]:
+    """Look ahead to the first object line, decide the wire, and put the lines back."""
+    seen: list[Record] = []
+    picked: str | None = None
+    for record in records:
+        seen.append(record)
+        picked = detect(record.obj)
+        if picked is not None or len(seen) >= 16:
+            break
+    if picked is None:
+        picked = "stream-json"
+        report.notes.append("wire: stream-json (auto: no line looked like either wire; defaulting)")
+    else:
+        report.notes.append(f"wire: {picked} (auto: from line {seen[-1].line})")
+    report.wire = picked
+    return itertools.chain(seen, records), picked
