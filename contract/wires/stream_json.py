@@ -63,7 +63,7 @@ class Order:
             if self.after_result == 1 or (obj is not None and obj.get("type") != "result"):
                 out.emit("sj.result-last", record.line, None,
                          f"expected nothing after the terminal result on line {self.result_line}, "
-                         f"found a {_kind(obj)} line")
+                         f"found a line of type {_kind(obj)}")
         if obj is None:
             if self.first:
                 out.emit("sj.init-first", record.line, None,

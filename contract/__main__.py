@@ -1,0 +1,5 @@
+"""``python -m contract`` is ``milk-contract``."""
+
+from contract.cli import main
+
+main()

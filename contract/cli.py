@@ -1,0 +1,181 @@
+"""The ``milk-contract`` command line. ``run(argv) -> int`` is the core; ``main`` only exits.
+
+Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error.
+Misuse gets one line on stderr; no input, however hostile, gets a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from contract.catalog import CATALOG, rules_for
+from contract.checker import AUTO, check
+from contract.reader import DEFAULT_MAX_LINE_BYTES
+from contract.report import Report
+from contract.reporters import REPORTERS
+from contract.wires import NAMES
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
+PROG = "milk-contract"
+
+
+class UsageError(Exception):
+    """Misuse: reported on one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Contract checks for milk's stream-json and subagent-stdio wires.")
+    verbs = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
+
+    chk = verbs.add_parser("check", help="check a captured stream or conversation")
+    _report_options(chk, wires=(*NAMES, AUTO))
+    chk.add_argument("path", metavar="PATH|-", help="transcript file, or - for stdin")
+
+    run = verbs.add_parser("run", help="run an emitter (default: the bundled reference) and check it live")
+    _report_options(run, wires=NAMES)
+    run.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+                     help="kill the emitter (and its process group) after this long (default 60)")
+    run.add_argument("--expect-exit", type=int, default=0, metavar="STATUS",
+                     help="the exit status a conformant run ends with (default 0)")
+    run.add_argument("--max-output-bytes", type=_positive_int, default=1024**3, metavar="N",
+                     help="stop a flooding emitter after this much output (default 1 GiB)")
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
+                     help="the emitter command; without one, the bundled reference emitter")
+
+    rules = verbs.add_parser("rules", help="print the rule catalog")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--wire", choices=(*NAMES, "all"), default="all")
+
+    return parser
+
+
+def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str]) -> None:
+    parser.add_argument("--wire", choices=wires, default="stream-json")
+    parser.add_argument("--format", choices=tuple(REPORTERS), default="text")
+    parser.add_argument("--strict", action="store_true", help="SHOULD findings fail too")
+    parser.add_argument("--ignore", action="append", default=[], metavar="RULE",
+                        help="skip a rule by id (repeatable)")
+    parser.add_argument("--max-line-bytes", type=_positive_int, default=DEFAULT_MAX_LINE_BYTES,
+                        metavar="N", help="longest line the checker reads (default 64 MiB)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, found {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, found {text!r}")
+    return value
+
+
+def _check_ignores(ignores: Sequence[str]) -> None:
+    unknown = [rule for rule in ignores if rule not in CATALOG]
+    if unknown:
+        raise UsageError(f"--ignore: unknown rule {unknown[0]!r} (see `{PROG} rules`)")
+
+
+def _emit(report: Report, fmt: str) -> int:
+    sys.stdout.write(REPORTERS[fmt](report))
+    return EXIT_OK if report.conformant else EXIT_VIOLATIONS
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    _check_ignores(args.ignore)
+    options = {"strict": args.strict, "ignore": args.ignore, "max_line_bytes": args.max_line_bytes}
+    if args.path == "-":
+        report = check(sys.stdin.buffer, args.wire, source="<stdin>", **options)
+    else:
+        if os.path.isdir(args.path):
+            raise UsageError(f"{args.path}: is a directory, expected a transcript file")
+        try:
+            handle = open(args.path, "rb")  # noqa: SIM115 - closed below, after streaming
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.path}: {exc.strerror or exc}") from None
+        with handle:
+            report = check(handle, args.wire, source=args.path, **options)
+    return _emit(report, args.format)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    _check_ignores(args.ignore)
+    command = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if args.wire == "subagent-stdio":
+        from contract.driver import run_subagent
+
+        report = run_subagent(command or None, timeout=args.timeout, strict=args.strict,
+                              ignore=args.ignore, expect_exit=args.expect_exit)
+    else:
+        from contract.harness import default_command, run_stream
+
+        report = run_stream(command or default_command(args.wire), wire=args.wire, timeout=args.timeout,
+                            expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
+                            max_line_bytes=args.max_line_bytes, max_output_bytes=args.max_output_bytes)
+    if not command:
+        report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
+    return _emit(report, args.format)
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    wires = NAMES if args.wire == "all" else (args.wire,)
+    seen: dict[str, None] = {}
+    for wire in wires:
+        for rule in rules_for(wire):
+            seen.setdefault(rule.id)
+    rules = [CATALOG[rule_id] for rule_id in seen]
+    if args.format == "json":
+        payload = [{"id": r.id, "level": r.level.value, "wire": r.wire, "title": r.title, "source": r.source}
+                   for r in rules]
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        return EXIT_OK
+    width = max(len(r.id) for r in rules)
+    for r in rules:
+        sys.stdout.write(f"{r.id:<{width}}  {r.level.value:<6}  {r.title}\n{'':<{width}}          from: {r.source}\n")
+    return EXIT_OK
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the verb; returns the exit code."""
+    try:
+        args = _build_parser().parse_args(argv)
+        handler = {"check": cmd_check, "run": cmd_run, "rules": cmd_rules}.get(args.verb)
+        if handler is None:
+            return int(args.handler(args))
+        return handler(args)
+    except SystemExit as exc:  # --help and --version end here
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
+    except UsageError as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return EXIT_USAGE
+    except BrokenPipeError:  # `milk-contract check x | head`: the reader left, not our failure
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return EXIT_USAGE
+
+
+def main() -> NoReturn:
+    sys.exit(run())

@@ -1,0 +1,236 @@
+"""Running an emitter process: start it in its own process group, bound every wait, kill it all.
+
+Both live drivers (stream-json capture here, the subagent-stdio conversation in
+``contract.driver``) use :class:`Process`. The emitter runs in a new session so that a timeout
+kills its children too; its stderr is drained on a thread into a bounded tail that goes into
+the report, so a chatty emitter can neither block on a full pipe nor grow our memory.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+from contract.checker import check
+from contract.reader import DEFAULT_MAX_LINE_BYTES
+from contract.report import Collector, Report
+
+STDERR_TAIL_BYTES = 16 * 1024
+DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
+GRACE_SECONDS = 2.0  # how long we wait for pipes to drain after a kill
+
+
+class StartError(Exception):
+    """The command could not be started (not found, not executable)."""
+
+
+class Process:
+    """One emitter process in its own process group."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        stdin: bool = False,
+        cwd: str | None = None,
+    ) -> None:
+        try:
+            self.popen = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+            )
+        except (OSError, ValueError) as exc:
+            raise StartError(f"cannot start {argv[0] if argv else '(empty command)'}: {exc}") from exc
+        self._tail: deque[bytes] = deque()
+        self._tail_size = 0
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+
+    @property
+    def stdout(self) -> IO[bytes]:
+        assert self.popen.stdout is not None
+        return self.popen.stdout
+
+    def write(self, data: bytes) -> bool:
+        """Write to the emitter's stdin; False when it no longer reads (closed or dead)."""
+        pipe = self.popen.stdin
+        if pipe is None:
+            return False
+        try:
+            pipe.write(data)
+            pipe.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+        return True
+
+    def close_stdin(self) -> None:
+        pipe = self.popen.stdin
+        if pipe is not None:
+            try:
+                pipe.close()
+            except (BrokenPipeError, OSError):
+                pass
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit status, or None if it is still running after ``timeout`` seconds."""
+        try:
+            return self.popen.wait(timeout=max(timeout, 0.0))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """Kill the whole process group and reap the emitter."""
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.popen.kill()
+        except OSError:
+            pass
+        self.popen.wait()
+        self._stderr_thread.join(GRACE_SECONDS)
+
+    def reap_group(self) -> None:
+        """After the emitter exited: children it left in its group die with it."""
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._stderr_thread.join(GRACE_SECONDS)
+
+    def stderr_tail(self) -> str:
+        return b"".join(self._tail).decode("utf-8", "replace")
+
+    def _drain_stderr(self) -> None:
+        pipe = self.popen.stderr
+        assert pipe is not None
+        try:
+            for chunk in iter(lambda: pipe.read1(4096), b""):
+                self._tail.append(chunk)
+                self._tail_size += len(chunk)
+                while self._tail_size > STDERR_TAIL_BYTES and len(self._tail) > 1:
+                    self._tail_size -= len(self._tail.popleft())
+        except (OSError, ValueError):
+            pass
+
+
+class LimitedStream:
+    """A readline-able view of a pipe that stops after ``limit`` bytes (a flooding emitter)."""
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        self._stream = stream
+        self._left = limit
+        self.exceeded = False
+
+    def readline(self, size: int = -1) -> bytes:
+        if self._left <= 0:
+            self.exceeded = True
+            return b""
+        want = self._left if size < 0 else min(size, self._left)
+        try:
+            data = self._stream.readline(want)
+        except (OSError, ValueError):
+            return b""
+        self._left -= len(data)
+        return data
+
+
+def default_command(wire: str) -> list[str]:
+    """The bundled reference emitter for ``wire``, run with this interpreter."""
+    module = {"stream-json": "stream_json_emitter", "subagent-stdio": "subagent_host"}[wire]
+    return [sys.executable, "-m", f"contract.reference.{module}"]
+
+
+def describe_status(status: int) -> str:
+    if status < 0:
+        try:
+            return f"killed by signal {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+    return f"exit status {status}"
+
+
+def run_stream(
+    argv: Sequence[str],
+    *,
+    wire: str = "stream-json",
+    timeout: float = 60.0,
+    env: Mapping[str, str] | None = None,
+    expect_exit: int | None = 0,
+    strict: bool = False,
+    ignore: Sequence[str] = (),
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+) -> Report:
+    """Start ``argv``, check its stdout as it comes, and judge how it ended."""
+    source = " ".join(argv)
+    try:
+        proc = Process(argv, env=env)
+    except StartError as exc:
+        report = Report(wire=wire, strict=strict, source=source)
+        Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
+        return report
+    deadline = time.monotonic() + timeout
+    stream = LimitedStream(proc.stdout, max_output_bytes)
+    holder: dict[str, Any] = {}
+
+    def consume() -> None:
+        holder["report"] = check(stream, wire, strict=strict, ignore=ignore,  # type: ignore[arg-type]
+                                 max_line_bytes=max_line_bytes, source=source)
+
+    reader = threading.Thread(target=consume, daemon=True)
+    reader.start()
+    reader.join(max(deadline - time.monotonic(), 0))
+    status = None if reader.is_alive() else proc.wait(deadline - time.monotonic())
+    timed_out = status is None
+    if timed_out or stream.exceeded:
+        proc.kill()
+        status = proc.popen.returncode
+        reader.join(GRACE_SECONDS + 5)
+    else:
+        proc.reap_group()
+    report: Report = holder.get("report") or Report(wire=wire, strict=strict, source=source)
+    _judge_end(report, Collector(report, ignore), timed_out, stream.exceeded, status,
+               expect_exit, timeout, max_output_bytes)
+    report.stderr = proc.stderr_tail()
+    return report
+
+
+def _judge_end(
+    report: Report,
+    out: Collector,
+    timed_out: bool,
+    flooded: bool,
+    status: int | None,
+    expect_exit: int | None,
+    timeout: float,
+    max_output_bytes: int,
+) -> None:
+    if flooded:
+        out.emit("run.output-limit", None, None,
+                 f"expected at most {max_output_bytes} bytes of output, found more; the emitter was killed",
+                 "raise --max-output-bytes if the run is legitimately that long")
+    elif timed_out:
+        out.emit("run.timeout", None, None,
+                 f"expected the emitter to exit within {timeout:g}s, found it still running; "
+                 "killed it and its process group",
+                 "a hung emitter, or one that closed stdout but kept running")
+    if status is not None:
+        report.exit_status = status
+    if not timed_out and not flooded and status is not None and expect_exit is not None and status != expect_exit:
+        out.emit("run.exit-status", None, None,
+                 f"expected exit status {expect_exit}, found {describe_status(status)}")

@@ -1,0 +1,77 @@
+"""Rule cases as data files, JSON-Schema-Test-Suite style, loaded into frozen dataclasses.
+
+``tests/cases/<wire>/<rule-id>.json`` holds::
+
+    {"rule": "sj.seq", "wire": "stream-json", "cases": [
+        {"description": "a gap of one", "lines": [{...}, {...}], "fires": true,
+         "at": [{"line": 3, "pointer": "/seq"}]},
+        {"description": "contiguous from 7", "lines": [...], "fires": false}]}
+
+A case gives its input as ``lines`` (JSON values, written compactly one per line with LF),
+``raw`` (text, encoded as UTF-8 as is) or ``raw_hex`` (bytes). ``fires`` says whether the
+file's rule must appear in the report; ``at`` optionally pins where (every listed place must
+be among the rule's findings); ``strict`` runs the check with --strict.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CASES = Path(__file__).parent / "cases"
+
+
+@dataclass(frozen=True)
+class Place:
+    line: int | None
+    pointer: str | None
+
+
+@dataclass(frozen=True)
+class Case:
+    rule: str
+    wire: str
+    description: str
+    data: bytes
+    fires: bool
+    at: tuple[Place, ...] = ()
+    strict: bool = False
+
+    @property
+    def id(self) -> str:
+        verdict = "fires" if self.fires else "quiet"
+        return f"{self.rule}[{verdict}]: {self.description}"
+
+
+def _data(raw_case: dict[str, Any]) -> bytes:
+    if "lines" in raw_case:
+        return b"".join(
+            json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            for value in raw_case["lines"]
+        )
+    if "raw" in raw_case:
+        return str(raw_case["raw"]).encode("utf-8", "surrogatepass")
+    return bytes.fromhex(raw_case["raw_hex"])
+
+
+def load(path: Path) -> list[Case]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        Case(
+            rule=document["rule"],
+            wire=document["wire"],
+            description=case["description"],
+            data=_data(case),
+            fires=case["fires"],
+            at=tuple(Place(p.get("line"), p.get("pointer")) for p in case.get("at", ())),
+            strict=case.get("strict", False),
+        )
+        for case in document["cases"]
+    ]
+
+
+def all_cases(wire: str | None = None) -> list[Case]:
+    folders = [CASES / wire] if wire else sorted(p for p in CASES.iterdir() if p.is_dir())
+    return [case for folder in folders for path in sorted(folder.glob("*.json")) for case in load(path)]
