@@ -12,6 +12,7 @@ exact path through ``json`` with hooks, which is slower but only runs on unusual
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,12 +46,19 @@ class _Constant(Exception):
     pass
 
 
+class _Overflow(Exception):
+    pass
+
+
 def parse(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
     """Parse one line (without its LF). Returns the value (None when unusable) and its faults."""
     try:
         value = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        return None, _diagnose(body, str(exc))
+        message = str(exc)
+        if "infinity" in message:  # a float that overflows, or an integer orjson cannot hold
+            return _exact(body)
+        return None, _diagnose(body, message)
     if orjson.dumps(value) == body:
         return value, ()
     return _exact(body)
@@ -75,8 +83,19 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
     def constant(name: str) -> Any:
         raise _Constant(name)
 
+    def number(text: str) -> float:
+        value = float(text)
+        if value in (math.inf, -math.inf):
+            raise _Overflow(text)
+        return value
+
     try:
-        value = json.loads(body, object_pairs_hook=pairs, parse_int=integer, parse_constant=constant)
+        value = json.loads(body, object_pairs_hook=pairs, parse_int=integer, parse_float=number,
+                           parse_constant=constant)
+    except _Overflow as exc:
+        return None, (Fault("line.json", None,
+                            f"expected numbers within IEEE 754 double range, found {_clip(str(exc))} "
+                            "which overflows (RFC 8259 §6)"),)
     except _Limit as exc:
         return None, (Fault("line.limit", None, str(exc)),)
     except RecursionError:
@@ -124,10 +143,6 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
     if "depth limit" in orjson_message:
         faults.append(Fault("line.limit", None,
                             f"nesting deeper than {MAX_DEPTH} levels (the checker's limit)"))
-    elif "infinity" in orjson_message:
-        faults.append(Fault("line.json", None,
-                            "expected numbers within IEEE 754 double range, found one that overflows "
-                            "(RFC 8259 §6)"))
     elif "surrogate" in orjson_message:
         faults.append(Fault("line.json", None,
                             "expected Unicode text, found a lone surrogate escape (RFC 8259 §8.2)"))

@@ -1,0 +1,54 @@
+"""The pytest plugin: ``--contract-…`` options, session state in ``config.stash``, summary lines.
+
+Registered once, through the ``pytest11`` entry point (pyproject.toml). The hooks are a few
+lines each and hand off to :class:`contract.session.ContractSession`, which does the work
+and knows nothing of pytest's hook machinery.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from contract.session import ContractSession
+
+SESSION = pytest.StashKey[ContractSession]()
+ENV_EMITTER = "MILK_CONTRACT_EMITTER"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("milk-contract", "milk wire contract suite")
+    group.addoption("--contract-emitter", metavar="CMD", default=os.environ.get(ENV_EMITTER),
+                    help=f"run every golden scenario through this emitter command (env {ENV_EMITTER}); "
+                         "default: the bundled reference emitters")
+    group.addoption("--contract-timeout", metavar="SECONDS", type=float, default=60.0,
+                    help="per-scenario timeout for the emitter (default 60)")
+    group.addoption("--contract-record", action="store_true", default=False,
+                    help="re-record the goldens from the emitter's output and report each change "
+                         "as additive or breaking")
+    group.addoption("--contract-strict", action="store_true", default=False,
+                    help="SHOULD findings fail emitter scenarios too")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[SESSION] = ContractSession.from_options(
+        emitter=config.getoption("--contract-emitter"),
+        timeout=config.getoption("--contract-timeout"),
+        record=config.getoption("--contract-record"),
+        strict=config.getoption("--contract-strict"),
+    )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    session = config.stash.get(SESSION, None)
+    if session is None:
+        return
+    for line in session.summary_lines():
+        terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def contract_session(pytestconfig: pytest.Config) -> ContractSession:
+    """The run's contract session: emitter, timeout, what was recorded."""
+    return pytestconfig.stash[SESSION]
