@@ -1,0 +1,335 @@
+"""The live subagent-stdio driver: hold a real conversation with a host process and judge it.
+
+``run_subagent(argv, timeout=…)`` starts the host (the bundled reference host when ``argv`` is
+empty), sends ``subagent_status`` commands on its stdin in steps (one alone, several pipelined
+at once, then spaced ones, with and without ids, one with the empty id), waits for a response
+to each with a deadline, then closes stdin and expects a clean exit. Every line it sent and
+every line it read goes, in order, into one transcript, which is judged by exactly the same
+reader and rule machines as ``milk-contract check --wire subagent-stdio``: a recorded and a
+live conversation get the same verdict. What only a live run can show is reported with the
+``run.*`` rules: no response before the deadline (``run.no-response``), no exit
+(``run.timeout``), a bad exit status (``run.exit-status``), a command that cannot start
+(``run.start``) and a flood (``run.output-limit``).
+
+Nothing waits unbounded: stdout is read on a thread into a queue, every wait has a deadline,
+and the host's whole process group is killed at the end (``contract.harness.Process``).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from contract.checker import run_rules
+from contract.harness import (
+    DEFAULT_MAX_OUTPUT_BYTES,
+    GRACE_SECONDS,
+    LimitedStream,
+    Process,
+    StartError,
+    default_command,
+    describe_status,
+)
+from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records
+from contract.report import Collector, Report
+
+WIRE = "subagent-stdio"
+EXIT_GRACE = 1.0  # after stdin closes, a host gets at least this long to exit, whatever is left
+SPACING = 0.05  # pause before a spaced command: the host must answer one it did not see coming
+
+
+def command(ident: str | None) -> dict[str, Any]:
+    """A ``subagent_status`` command, with ``id`` when ``ident`` is not None."""
+    line: dict[str, Any] = {"type": "subagent_status", "version": 1}
+    if ident is not None:
+        line["id"] = ident
+    return line
+
+
+@dataclass(frozen=True)
+class Step:
+    """Commands written together (pipelined), after a pause; the driver then awaits each answer."""
+
+    commands: tuple[dict[str, Any], ...]
+    pause: float = 0.0
+
+
+DEFAULT_PLAN: tuple[Step, ...] = (
+    Step((command("c1"),)),
+    Step((command("c2"), command(None), command(""), command("c3 ü"))),  # pipelined
+    Step((command(None),), pause=SPACING),  # spaced, no id
+    Step((command("c4"),), pause=SPACING),
+)
+
+
+@dataclass
+class Conversation:
+    """A finished live conversation: the verdict and the transcript it was judged on."""
+
+    report: Report
+    transcript: bytes
+
+
+@dataclass
+class _Finding:
+    rule: str
+    line: int | None
+    message: str
+    hint: str | None = None
+
+
+@dataclass
+class _Session:
+    """The state of one conversation while it runs."""
+
+    proc: Process
+    deadline: float
+    response_timeout: float
+    max_line_bytes: int
+    max_output_bytes: int
+    transcript: list[bytes] = field(default_factory=list)
+    lines: int = 0  # lines in the transcript (LF-terminated)
+    sent: list[tuple[int, float]] = field(default_factory=list)  # (line, time) per command sent
+    answered: int = 0
+    eof: bool = False
+    findings: list[_Finding] = field(default_factory=list)
+    inbox: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
+    stream: LimitedStream | None = None
+
+    def start_reader(self) -> threading.Thread:
+        self.stream = LimitedStream(self.proc.stdout, self.max_output_bytes)
+        reader = threading.Thread(target=self._read, args=(self.stream,), daemon=True)
+        reader.start()
+        return reader
+
+    def _read(self, stream: LimitedStream) -> None:
+        """Whole lines from the host's stdout into the inbox; None at end of output."""
+        piece_limit = self.max_line_bytes + 1
+        buffer = bytearray()
+        while True:
+            piece = stream.readline(piece_limit)
+            if not piece:
+                break
+            buffer += piece
+            if piece.endswith(b"\n"):
+                self.inbox.put(bytes(buffer))
+                buffer.clear()
+        if buffer:
+            self.inbox.put(bytes(buffer))
+        self.inbox.put(None)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def take(self, until: float) -> bool:
+        """Move one line from the inbox into the transcript; False when none came by ``until``."""
+        try:
+            item = self.inbox.get(timeout=max(until - time.monotonic(), 0.0))
+        except queue.Empty:
+            return False
+        if item is None:
+            self.eof = True
+            return True
+        self.transcript.append(item)
+        if item.endswith(b"\n"):
+            self.lines += 1
+        if _is_response(item):
+            self.answered += 1
+        return True
+
+    def drain(self) -> None:
+        """Everything already read, without waiting."""
+        while not self.eof and self.take(0.0):
+            pass
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def send(self, step: Step) -> bool:
+        """Write one step's commands; False when the host no longer reads its stdin."""
+        self.drain()  # lines the host wrote before this step come first in the transcript
+        data = b""
+        for line in step.commands:
+            data += json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        if not self.proc.write(data):
+            self.findings.append(_Finding(
+                "run.no-response", None,
+                f"expected the host to read {len(step.commands)} more command(s), "
+                f"found its stdin closed after {len(self.sent)} (did it exit?)"))
+            return False
+        now = time.monotonic()
+        for _ in step.commands:
+            self.lines += 1
+            self.sent.append((self.lines, now))
+        self.transcript.append(data)
+        return True
+
+    def await_answers(self) -> bool:
+        """Wait for a response to every command sent; False (with findings) when one never came."""
+        while self.answered < len(self.sent):
+            at = self.sent[self.answered][1]
+            until = min(at + self.response_timeout, self.deadline)
+            if self.eof:
+                why = ("found the output limit reached" if self._flooded()
+                       else "found the host's stdout closed before it answered")
+                self._unanswered(why)
+                return False
+            # checked before reading: a host pushing events forever still times out
+            if time.monotonic() >= until:
+                self._unanswered(f"found none within {until - at:.3g}s")
+                return False
+            self.take(until)
+        return True
+
+    def _unanswered(self, why: str) -> None:
+        for line, _ in self.sent[self.answered:]:
+            self.findings.append(_Finding(
+                "run.no-response", line,
+                f"expected a response to the command on line {line}, {why}",
+                "a host answers every subagent_status command, in order"))
+
+    # -- ending ----------------------------------------------------------------------------
+
+    def finish(
+        self, reader: threading.Thread, timeout: float, expect_exit: int | None
+    ) -> int | None:
+        """Close stdin, read to the end, wait for the exit; kill the group if it does not come."""
+        self.proc.close_stdin()
+        until = max(self.deadline, time.monotonic() + EXIT_GRACE)
+        while not self.eof and time.monotonic() < until and not self._flooded():
+            self.take(until)
+        status = None if self._flooded() else self.proc.wait(until - time.monotonic())
+        if status is None:
+            self.proc.kill()
+            self._killed(timeout)
+        else:
+            self.proc.reap_group()
+        reader.join(GRACE_SECONDS)
+        self.drain()
+        if status is not None and expect_exit is not None and status != expect_exit:
+            self.findings.append(_Finding(
+                "run.exit-status", None,
+                f"expected exit status {expect_exit} after stdin closed, "
+                f"found {describe_status(status)}"))
+        return status if status is not None else self.proc.popen.returncode
+
+    def _flooded(self) -> bool:
+        return self.stream is not None and self.stream.exceeded
+
+    def _killed(self, timeout: float) -> None:
+        if self._flooded():
+            self.findings.append(_Finding(
+                "run.output-limit", None,
+                f"expected at most {self.max_output_bytes} bytes of output, found more; "
+                "the host was killed", "raise --max-output-bytes if that much is legitimate"))
+            return
+        self.findings.append(_Finding(
+            "run.timeout", None,
+            f"expected the host to exit within {timeout:g}s (at least {EXIT_GRACE:g}s after stdin "
+            "closed), found it still running; killed it and its process group",
+            "a host exits when its stdin reaches end of input"))
+
+
+def _is_response(raw: bytes) -> bool:
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and value.get("type") == "response"
+
+
+def record(
+    argv: Sequence[str],
+    *,
+    timeout: float = 60.0,
+    env: Mapping[str, str] | None = None,
+    plan: Sequence[Step] | None = None,
+    expect_exit: int | None = 0,
+    response_timeout: float | None = None,
+    strict: bool = False,
+    ignore: Iterable[str] = (),
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+) -> Conversation:
+    """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
+
+    ``timeout`` bounds the whole conversation; ``response_timeout`` (default: ``timeout``)
+    bounds the wait for each response. The host always gets ``EXIT_GRACE`` seconds to exit
+    after stdin closes, so the worst case is about ``timeout + EXIT_GRACE + GRACE_SECONDS``.
+    """
+    argv = list(argv)
+    report = Report(wire=WIRE, strict=strict, source=" ".join(argv))
+    out = Collector(report, ignore)
+    try:
+        proc = Process(argv, env=env, stdin=True)
+    except StartError as exc:
+        out.emit("run.start", None, None, f"expected a host that starts, found: {exc}",
+                 "check the command and PATH")
+        return Conversation(report, b"")
+    session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
+                       max_line_bytes, max_output_bytes)
+    reader = session.start_reader()
+    steps = tuple(plan) if plan is not None else DEFAULT_PLAN
+    done = _converse(session, steps)
+    status = session.finish(reader, timeout, expect_exit)
+    transcript = b"".join(session.transcript)
+    run_rules(read_records(transcript, out, max_line_bytes), WIRE, out)
+    for finding in session.findings:
+        out.emit(finding.rule, finding.line, None, finding.message, finding.hint)
+    report.exit_status = status
+    report.stderr = proc.stderr_tail()
+    total = sum(len(step.commands) for step in steps)
+    report.notes.append(
+        f"conversation: sent {len(session.sent)} of {total} commands in {done} of {len(steps)} "
+        f"steps, read {session.answered} responses")
+    return Conversation(report, transcript)
+
+
+def _converse(session: _Session, steps: Sequence[Step]) -> int:
+    """Run the steps until one fails; the number of steps completed."""
+    for done, step in enumerate(steps):
+        if step.pause:
+            _pause(session, step.pause)
+        if session.eof:
+            left = sum(len(s.commands) for s in steps[done:])
+            session.findings.append(_Finding(
+                "run.no-response", None,
+                f"expected answers to {left} more command(s), found the host's stdout closed "
+                f"after {len(session.sent)} (the host died mid-conversation?)"))
+            return done
+        if not session.send(step) or not session.await_answers():
+            return done
+    return len(steps)
+
+
+def _pause(session: _Session, seconds: float) -> None:
+    """Wait between steps, still moving lines (pushed events) into the transcript."""
+    until = min(time.monotonic() + seconds, session.deadline)
+    while not session.eof and time.monotonic() < until:
+        session.take(until)
+
+
+def converse(argv: Sequence[str], *, timeout: float = 60.0, **options: Any) -> Report:
+    """The report of a live conversation with ``argv`` (see :func:`record` for the options)."""
+    return record(argv, timeout=timeout, **options).report
+
+
+def run_subagent(
+    argv: Sequence[str] | None = None,
+    *,
+    timeout: float = 60.0,
+    strict: bool = False,
+    ignore: Iterable[str] = (),
+    expect_exit: int | None = 0,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+) -> Report:
+    """``milk-contract run --wire subagent-stdio [-- CMD …]``: the bundled host when no command."""
+    return record(list(argv) if argv else default_command(WIRE), timeout=timeout, strict=strict,
+                  ignore=ignore, expect_exit=expect_exit, max_line_bytes=max_line_bytes,
+                  max_output_bytes=max_output_bytes).report
