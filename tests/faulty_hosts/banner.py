@@ -1,0 +1,9 @@
+"""Prints a human banner on stdout before the JSON lines (a classic wire breaker)."""
+
+import sys
+
+from contract.reference.subagent_host import main
+
+sys.stdout.write("subagent host v1 ready\n")
+sys.stdout.flush()
+sys.exit(main())

@@ -1,0 +1,184 @@
+"""The live subagent-stdio driver against the reference host and one faulty host per failure mode.
+
+Each faulty host must be reported with the rule that names its fault, in bounded time, with no
+process of its group left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import contract
+from contract import driver
+from contract.driver import EXIT_GRACE, Step, command, converse, record, run_subagent
+from contract.harness import GRACE_SECONDS, Process, default_command
+
+FAULTY = Path(__file__).parent / "faulty_hosts"
+SLACK = 3.0  # interpreter start-up on a loaded two-core machine
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes in process group ``pgid``, from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The pids (= process group ids) of the hosts the driver starts; checks none survive."""
+    pids: list[int] = []
+
+    class Spy(Process):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            pids.append(self.popen.pid)
+
+    monkeypatch.setattr(driver, "Process", Spy)
+    yield pids
+    deadline = time.monotonic() + 2.0
+    while any(_group_members(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for pid in pids for p in _group_members(pid)], "processes left behind"
+
+
+def _host(name: str) -> list[str]:
+    return [sys.executable, str(FAULTY / f"{name}.py")]
+
+
+def test_reference_host_is_conformant_under_strict(started: list[int]) -> None:
+    began = time.monotonic()
+    report = run_subagent(timeout=10, strict=True)
+    assert report.conformant, report.violations
+    assert not report.counts
+    assert report.exit_status == 0
+    assert time.monotonic() - began < 10
+    assert "sent 7 of 7 commands" in report.notes[-1]
+
+
+def test_live_and_recorded_verdicts_agree(started: list[int]) -> None:
+    live = record(_host("wrong_id"), timeout=10)
+    recorded = contract.check(live.transcript, wire="subagent-stdio")
+    assert recorded.counts == live.report.counts  # no run.* finding on this host
+    assert live.report.counts["sa.response-correlation"] == 7
+
+
+def test_transcript_holds_both_directions_in_order(started: list[int]) -> None:
+    plan = (Step((command("a"),)), Step((command(None), command("b"))))
+    conversation = record(default_command("subagent-stdio"), timeout=10, plan=plan)
+    lines = conversation.transcript.decode().splitlines()
+    kinds = [line.split('"type":"', 1)[1].split('"', 1)[0] for line in lines]
+    assert kinds[:2] == ["subagent_status", "response"]
+    assert kinds.count("subagent_status") == 3
+    assert kinds.count("response") == 3
+    assert kinds.index("subagent_status", 2) < kinds.index("response", 2)
+    assert conversation.report.conformant
+
+
+@pytest.mark.parametrize(
+    ("host", "rules", "timeout"),
+    [
+        ("silent", {"run.no-response"}, 1.0),
+        ("wrong_id", {"sa.response-correlation"}, 10.0),
+        ("unadvertised_events", {"sa.events-capability"}, 10.0),
+        ("banner", {"line.json"}, 10.0),
+        ("dies", {"run.no-response", "run.exit-status"}, 10.0),
+        ("hangs", {"run.timeout"}, 1.0),
+    ],
+)
+def test_faulty_host_is_named_in_bounded_time(
+    started: list[int], host: str, rules: set[str], timeout: float
+) -> None:
+    began = time.monotonic()
+    report = converse(_host(host), timeout=timeout)
+    elapsed = time.monotonic() - began
+    assert not report.conformant
+    assert rules <= report.rules(), dict(report.counts)
+    assert elapsed < timeout + EXIT_GRACE + GRACE_SECONDS + SLACK
+
+
+def test_silent_host_is_reported_on_the_unanswered_command_line(started: list[int]) -> None:
+    report = converse(_host("silent"), timeout=1.0)
+    [finding] = [v for v in report.violations if v.rule == "run.no-response"]
+    assert finding.line == 1
+    assert "expected a response to the command on line 1" in finding.message
+    assert report.exit_status == 0  # it did exit once stdin closed
+
+
+def test_hung_host_and_its_child_are_killed(started: list[int]) -> None:
+    report = converse(_host("hangs"), timeout=1.0)
+    assert "run.timeout" in report.rules()
+    child = int(report.stderr.split("child ", 1)[1].split()[0])
+    deadline = time.monotonic() + 2.0
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the host's child outlived the kill"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def test_dying_host_names_its_exit_status(started: list[int]) -> None:
+    report = converse(_host("dies"), timeout=10)
+    [status] = [v for v in report.violations if v.rule == "run.exit-status"]
+    assert "found exit status 3" in status.message
+    assert report.exit_status == 3
+
+
+def test_host_pushing_events_forever_still_times_out(started: list[int]) -> None:
+    flood = ("import sys, time\n"
+             "while True:\n"
+             "    sys.stdout.write('{\"type\":\"banner\"}\\n')\n"
+             "    sys.stdout.flush()\n"
+             "    time.sleep(0.01)\n")
+    began = time.monotonic()
+    report = converse([sys.executable, "-c", flood], timeout=0.5)
+    assert {"run.no-response", "run.timeout"} <= report.rules()
+    assert time.monotonic() - began < 0.5 + EXIT_GRACE + GRACE_SECONDS + SLACK
+
+
+def test_flooding_host_is_stopped_at_the_output_limit(started: list[int]) -> None:
+    flood = "import sys\nwhile True:\n    sys.stdout.write('x' * 999 + '\\n')\n"
+    report = converse([sys.executable, "-c", flood], timeout=10, max_output_bytes=100_000)
+    assert "run.output-limit" in report.rules()
+
+
+def test_missing_command_is_run_start() -> None:
+    report = converse(["/nonexistent/milk-host"], timeout=1.0)
+    assert report.rules() == {"run.start"}
+    assert not report.conformant
+
+
+def test_reference_host_replays_a_script(tmp_path: Path, started: list[int]) -> None:
+    script = tmp_path / "script.jsonl"
+    script.write_bytes(record(default_command("subagent-stdio"), timeout=10).transcript)
+    argv = [*default_command("subagent-stdio"), "--script", str(script)]
+    report = converse(argv, timeout=10, strict=True)
+    assert report.conformant
+    assert not report.counts, report.violations
+
+
+def test_env_is_passed_to_the_host(started: list[int]) -> None:
+    env = {**os.environ, "MILK_CONTRACT_GOLDEN": "/nonexistent.jsonl"}
+    report = converse(default_command("subagent-stdio"), timeout=10, env=env)
+    assert report.conformant  # a missing golden falls back to the built-in script
