@@ -1,0 +1,440 @@
+"""The golden corpus: loading scenarios, and comparing an emitter's output with a golden.
+
+A golden is ``goldens/<wire>/<scenario>.jsonl`` (the transcript, valid wire data) with
+``<scenario>.meta.json`` beside it (description, how to reproduce, provenance; its format is
+``schemas/golden-meta.schema.json``). :func:`scenarios` lists them as frozen dataclasses.
+
+:func:`compare` normalizes both sides (``contract.normalize``), pairs their lines (a sequence
+alignment on each line's kind, so one missing line is reported once instead of shifting every
+later line), diffs each pair with deepdiff, and classifies every difference:
+
+- additive: a member present only in the actual output and not required where it appears
+  (per the wire schema), i.e. a new optional field;
+- breaking: anything else (a member removed, a value or a JSON type changed, an array item
+  added or removed, a line missing, extra or unparsable).
+
+deepdiff compares equal-looking containers with ``==`` and so misses ``1`` vs ``1.0`` and
+``true`` vs ``1`` inside lists; a type-aware pass finds those too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+from deepdiff import DeepDiff
+
+from contract.jsonline import parse
+from contract.normalize import normalize
+from contract.resources import data_dir
+from contract.schemawalk import escape, walker
+
+WIRES = ("stream-json", "subagent-stdio")
+META_SCHEMA = "golden-meta.schema.json"
+TRANSCRIPT, META = ".jsonl", ".meta.json"
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+
+@dataclass(frozen=True)
+class Reproduce:
+    """How an emitter reproduces the scenario."""
+
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]  # pairs, so the dataclass stays hashable
+    stdin_text: str | None  # fixed input, when the scenario has some
+    stdin_from_transcript: bool  # write the transcript's command lines (subagent-stdio)
+    exit_status: int
+
+    def environ(self) -> dict[str, str]:
+        return dict(self.env)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Authored to the schema (``authored`` says how and when) or recorded from an emitter."""
+
+    authored: str | None = None
+    emitter: str | None = None
+    version: str | None = None
+    date: str | None = None
+
+    @property
+    def recorded(self) -> bool:
+        return self.emitter is not None
+
+
+@dataclass(frozen=True)
+class Golden:
+    """One scenario of one wire."""
+
+    wire: str
+    name: str
+    path: Path  # the transcript
+    description: str
+    reproduce: Reproduce
+    provenance: Provenance
+
+    @property
+    def meta_path(self) -> Path:
+        return self.path.with_name(self.name + META)
+
+    def data(self) -> bytes:
+        return self.path.read_bytes()
+
+    def commands(self) -> list[bytes]:
+        """The client's lines of a subagent-stdio conversation (each with its LF), in order."""
+        lines = self.data().split(b"\n")
+        return [line + b"\n" for line in lines if _line_type(line) == "subagent_status"]
+
+
+def _line_type(body: bytes) -> Any:
+    value, _ = parse(body) if body else (None, ())
+    return value.get("type") if isinstance(value, dict) else None
+
+
+def goldens_dir() -> Path:
+    return data_dir("goldens")
+
+
+def scenarios(wire: str) -> list[Golden]:
+    """Every golden of a wire, sorted by name."""
+    if wire not in WIRES:
+        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)}")
+    folder = goldens_dir() / wire
+    paths = sorted(folder.glob("*" + TRANSCRIPT)) if folder.is_dir() else []
+    return [load(wire, path.name[: -len(TRANSCRIPT)]) for path in paths]
+
+
+def all_scenarios() -> list[Golden]:
+    return [golden for wire in WIRES for golden in scenarios(wire)]
+
+
+def load(wire: str, name: str) -> Golden:
+    """One golden by wire and scenario name (raises FileNotFoundError when absent)."""
+    path = goldens_dir() / wire / (name + TRANSCRIPT)
+    if not path.is_file():
+        raise FileNotFoundError(f"no golden {wire}/{name} (looked for {path})")
+    meta = read_meta(path.with_name(name + META))
+    return Golden(wire, name, path, meta["description"], _reproduce(meta["reproduce"]),
+                  _provenance(meta["provenance"]))
+
+
+def find(path: Path | str) -> Golden:
+    """The golden whose transcript is ``path`` (as MILK_CONTRACT_GOLDEN names it)."""
+    path = Path(path)
+    name = path.name[: -len(TRANSCRIPT)] if path.name.endswith(TRANSCRIPT) else path.stem
+    wire = path.parent.name
+    if wire not in WIRES:
+        raise ValueError(f"{path} is not inside goldens/<wire>/ for a known wire")
+    meta = read_meta(path.with_name(name + META))
+    return Golden(wire, name, path, meta["description"], _reproduce(meta["reproduce"]),
+                  _provenance(meta["provenance"]))
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """A metadata file, checked against the metadata schema (ValueError naming the fault)."""
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    errors = meta_errors(meta)
+    if errors:
+        raise ValueError(f"{path}: " + "; ".join(errors))
+    result: dict[str, Any] = meta
+    return result
+
+
+@cache
+def _meta_validator() -> Any:
+    schema = json.loads((data_dir("schemas") / META_SCHEMA).read_text(encoding="utf-8"))
+    return jsonschema_rs.validator_for(schema)
+
+
+def meta_errors(meta: Any) -> list[str]:
+    """What is wrong with a metadata value, one message per fault (empty when valid)."""
+    errors = _meta_validator().iter_errors(meta)
+    return sorted(f"{_pointer(list(e.instance_path))}: {e.message}" for e in errors)
+
+
+def _reproduce(raw: dict[str, Any]) -> Reproduce:
+    stdin = raw["stdin"]
+    return Reproduce(
+        argv=tuple(raw["argv"]),
+        env=tuple(sorted(raw["env"].items())),
+        stdin_text=stdin.get("text") if isinstance(stdin, dict) else None,
+        stdin_from_transcript=isinstance(stdin, dict) and stdin.get("from") == "transcript",
+        exit_status=raw["exit_status"],
+    )
+
+
+def _provenance(raw: dict[str, Any]) -> Provenance:
+    recorded = raw.get("recorded")
+    if isinstance(recorded, dict):
+        return Provenance(emitter=recorded["emitter"], version=recorded["version"],
+                          date=recorded.get("date"))
+    return Provenance(authored=raw["authored"])
+
+
+# ---------------------------------------------------------------------------------------------
+# comparing
+
+ADDITIVE, BREAKING = "additive", "breaking"
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One difference between a golden and an actual transcript, after normalization."""
+
+    kind: str  # ADDITIVE or BREAKING
+    change: str  # added, removed, changed, type, item added, item removed, missing line, ...
+    golden_line: int | None  # 1-based; None for an extra line
+    actual_line: int | None  # 1-based; None for a missing line
+    pointer: str  # JSON pointer inside the line ("" for the whole line)
+    golden: Any = field(default=MISSING)  # normalized values
+    actual: Any = field(default=MISSING)
+    reason: str = ""
+
+    @property
+    def line(self) -> int | None:
+        return self.actual_line if self.actual_line is not None else self.golden_line
+
+    @property
+    def breaking(self) -> bool:
+        return self.kind == BREAKING
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.golden_line == self.actual_line or \
+            None in (self.golden_line, self.actual_line) else \
+            f"golden line {self.golden_line} / actual line {self.actual_line}"
+        at = f" {self.pointer}" if self.pointer else ""
+        values = ""
+        if self.golden is not MISSING:
+            values += f" golden {_show(self.golden)}"
+        if self.actual is not MISSING:
+            values += f" actual {_show(self.actual)}"
+        return f"{where}{at}: {self.kind} {self.change} ({self.reason}){values}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "change": self.change,
+                               "golden_line": self.golden_line, "actual_line": self.actual_line,
+                               "pointer": self.pointer, "reason": self.reason}
+        if self.golden is not MISSING:
+            out["golden"] = self.golden
+        if self.actual is not MISSING:
+            out["actual"] = self.actual
+        return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every difference between a golden and an actual transcript of one scenario."""
+
+    wire: str
+    differences: tuple[Difference, ...]
+
+    @property
+    def equal(self) -> bool:
+        return not self.differences
+
+    @property
+    def breaking(self) -> tuple[Difference, ...]:
+        return tuple(d for d in self.differences if d.breaking)
+
+    @property
+    def additive(self) -> tuple[Difference, ...]:
+        return tuple(d for d in self.differences if not d.breaking)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"wire": self.wire, "equal": self.equal, "breaking": len(self.breaking),
+                "additive": len(self.additive),
+                "differences": [d.to_json() for d in self.differences]}
+
+    def summary(self) -> str:
+        if self.equal:
+            return "no differences"
+        head = f"{len(self.breaking)} breaking, {len(self.additive)} additive difference(s)"
+        return "\n".join([head, *(f"  {d}" for d in self.differences)])
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int
+    value: Any  # the parsed, normalized value; the raw text when the line is not JSON
+    parsed: bool
+
+
+def compare(golden: bytes, actual: bytes, wire: str) -> Comparison:
+    """Normalize both transcripts, pair their lines and classify every difference."""
+    old, new = _lines(golden, wire), _lines(actual, wire)
+    matcher = difflib.SequenceMatcher(None, [_signature(x) for x in old],
+                                      [_signature(x) for x in new], autojunk=False)
+    found: list[Difference] = []
+    for _, i1, i2, j1, j2 in matcher.get_opcodes():
+        pairs = min(i2 - i1, j2 - j1)
+        for offset in range(pairs):
+            found += _diff_pair(old[i1 + offset], new[j1 + offset], wire)
+        found += [_missing(x) for x in old[i1 + pairs:i2]]
+        found += [_extra(x) for x in new[j1 + pairs:j2]]
+    return Comparison(wire, tuple(found))
+
+
+def _lines(data: bytes, wire: str) -> list[_Line]:
+    bodies = data.split(b"\n")
+    if bodies and bodies[-1] == b"":
+        bodies.pop()
+    values: list[Any] = []
+    parsed: list[bool] = []
+    for body in bodies:
+        value, faults = parse(body.rstrip(b"\r"))
+        ok = value is not None and not faults
+        values.append(value if ok else body.decode("utf-8", "replace"))
+        parsed.append(ok)
+    normal = normalize(wire, [v if ok else None for v, ok in zip(values, parsed, strict=True)])
+    return [_Line(i + 1, normal[i] if parsed[i] else values[i], parsed[i])
+            for i in range(len(values))]
+
+
+def _signature(line: _Line) -> tuple[Any, ...]:
+    """What kind of line this is, for alignment: type, subtype, payload and block types."""
+    value = line.value
+    if not line.parsed or not isinstance(value, dict):
+        return ("<not an object>",)
+    event, message = _obj(value.get("event")), _obj(value.get("message"))
+    content = message.get("content")
+    blocks = tuple(_hashable(b.get("type")) for b in content if isinstance(b, dict)) \
+        if isinstance(content, list) else ()
+    return (_hashable(value.get("type")), _hashable(value.get("subtype")),
+            _hashable(event.get("type")), blocks)
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+
+
+def _missing(line: _Line) -> Difference:
+    return Difference(BREAKING, "missing line", line.number, None, "", golden=line.value,
+                      reason="a line of the golden is not in the actual output")
+
+
+def _extra(line: _Line) -> Difference:
+    return Difference(BREAKING, "extra line", None, line.number, "", actual=line.value,
+                      reason="a line not in the golden")
+
+
+def _diff_pair(old: _Line, new: _Line, wire: str) -> list[Difference]:
+    if not (old.parsed and new.parsed):
+        if old.parsed == new.parsed and old.value == new.value:
+            return []
+        return [Difference(BREAKING, "unparsable line", old.number, new.number, "",
+                           golden=old.value, actual=new.value,
+                           reason="a line that is not one JSON value on one side")]
+    diff = DeepDiff(old.value, new.value, verbose_level=2)
+    found: list[Difference] = []
+    seen: set[str] = set()
+    for report_type, levels in diff.tree.items():
+        for level in levels:
+            path = level.path(output_format="list")
+            pointer = _pointer(path)
+            seen.add(pointer)
+            found.append(_classify(report_type, path, pointer, level.t1, level.t2,
+                                   old, new, wire))
+    for path, a, b in _type_mismatches(old.value, new.value, []):
+        pointer = _pointer(path)
+        if pointer not in seen:
+            found.append(Difference(BREAKING, "type", old.number, new.number, pointer, a, b,
+                                    f"JSON type changed from {_json_type(a)} to {_json_type(b)}"))
+    return sorted(found, key=lambda d: d.pointer)
+
+
+def _classify(report_type: str, path: list[Any], pointer: str, t1: Any, t2: Any,
+              old: _Line, new: _Line, wire: str) -> Difference:
+    t1 = MISSING if _absent(t1) else t1
+    t2 = MISSING if _absent(t2) else t2
+
+    def diff(kind: str, change: str, reason: str) -> Difference:
+        return Difference(kind, change, old.number, new.number, pointer, t1, t2, reason)
+
+    if report_type == "dictionary_item_added":
+        return _added(path, new, wire, diff)
+    if report_type == "dictionary_item_removed":
+        return diff(BREAKING, "removed", f"member {_name(path)} removed")
+    if report_type == "type_changes":
+        return diff(BREAKING, "type", f"JSON type changed from {_json_type(t1)} to "
+                                      f"{_json_type(t2)}")
+    if report_type == "values_changed":
+        return diff(BREAKING, "changed", "value changed")
+    if report_type == "iterable_item_added":
+        return diff(BREAKING, "item added", "array item added")
+    if report_type == "iterable_item_removed":
+        return diff(BREAKING, "item removed", "array item removed")
+    return diff(BREAKING, report_type, f"deepdiff reported {report_type}")
+
+
+def _added(path: list[Any], new: _Line, wire: str, diff: Any) -> Difference:
+    parent, key = path[:-1], path[-1]
+    walk = walker(wire)
+    if not isinstance(key, str):
+        return diff(BREAKING, "added", "unexpected addition")  # type: ignore[no-any-return]
+    if key in walk.required(new.value, parent):
+        return diff(BREAKING, "added",  # type: ignore[no-any-return]
+                    f"member {key!r} is required there: the golden lacked a required member")
+    if walk.modelled(new.value, parent, key):
+        return diff(ADDITIVE, "added",  # type: ignore[no-any-return]
+                    f"new optional member {key!r}")
+    return diff(ADDITIVE, "added",  # type: ignore[no-any-return]
+                f"new member {key!r}, not modelled by the schema (check reports it)")
+
+
+def _type_mismatches(a: Any, b: Any, path: list[Any]) -> list[tuple[list[Any], Any, Any]]:
+    """Places where both sides hold equal-comparing values of different JSON types."""
+    if type(a) is dict and type(b) is dict:
+        return [m for k in a if k in b for m in _type_mismatches(a[k], b[k], [*path, k])]
+    if type(a) is list and type(b) is list:
+        return [m for i, (x, y) in enumerate(zip(a, b, strict=False))
+                for m in _type_mismatches(x, y, [*path, i])]
+    if type(a) is not type(b) and a == b:
+        return [(path, a, b)]
+    return []
+
+
+def _absent(value: Any) -> bool:
+    return type(value).__name__ == "NotPresent"
+
+
+def _pointer(path: list[Any]) -> str:
+    return "".join(f"/{escape(str(p))}" for p in path)
+
+
+def _name(path: list[Any]) -> str:
+    return repr(path[-1]) if path else "line"
+
+
+def _json_type(value: Any) -> str:
+    if value is MISSING:
+        return "nothing"
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object"}.get(type(value), type(value).__name__)
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, _Missing) else "-"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
