@@ -402,12 +402,13 @@ class Consistency:
             listed = len(entries)
             if total < listed:
                 out.emit("sa.fleet-counts", line, f"{at}/totalActive",
-                         f"expected totalActive at least the {listed} entries listed, "
-                         f"found {total}")
+                         f"expected totalActive at least the {_count(listed, 'entry', 'entries')} "
+                         f"listed, found {total}")
             elif type(omitted) is int and omitted != total - listed:
                 out.emit("sa.fleet-counts", line, f"{at}/omitted",
-                         f"expected omitted to cover the {total - listed} active entries not "
-                         f"listed (totalActive {total} - {listed} listed), found {omitted}")
+                         f"expected omitted to cover the active entries not listed "
+                         f"(totalActive {total} - {listed} listed = {total - listed}), "
+                         f"found {omitted}")
         capacity = fleet.get("topLevelAsyncCapacity")
         if type(capacity) is dict:
             used, limit = capacity.get("used"), capacity.get("limit")
@@ -430,7 +431,7 @@ class Consistency:
         shown: list[tuple[str, str]] = []
         runs = snap.get("runs")
         if type(runs) is list and runs:
-            shown.append(("/runs", f"{len(runs)} runs"))
+            shown.append(("/runs", _count(len(runs), "run")))
         omitted = snap.get("omitted")
         if type(omitted) is dict and type(omitted.get("runs")) is int and omitted["runs"] > 0:
             shown.append(("/omitted/runs", f"omitted.runs {omitted['runs']}"))
@@ -438,7 +439,8 @@ class Consistency:
         if type(fleet) is dict:
             entries = fleet.get("entries")
             if type(entries) is list and entries:
-                shown.append(("/fleet/entries", f"{len(entries)} fleet entries"))
+                listed = _count(len(entries), "fleet entry", "fleet entries")
+                shown.append(("/fleet/entries", listed))
             for name in ("totalActive", "omitted"):
                 value = fleet.get(name)
                 if type(value) is int and value > 0:
@@ -496,6 +498,10 @@ def _outcome(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
     if success and type(code) is int and code != 0:
         out.emit("sa.outcome", line, f"{at}/outcome/exitCode",
                  f"expected exitCode 0 with success true, found {code}")
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _status_class(status: str) -> str:
