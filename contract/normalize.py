@@ -9,6 +9,9 @@ faithful. Before comparing, both sides go through the same normalization:
   second tool_use still names ``<tool:2>``, so a wrong reference remains a difference.
 - ``ERASE`` fields get one placeholder for every value (``<ts>``): their magnitude is per-run,
   and their order and format are the checker's business (sj.ts-order, sa.node-times, ...).
+- ``OFFSET`` fields (stream-json ``seq``) become their offset from the line number
+  (``<line+0>``): that keeps what the contract says about them (where they start, one step
+  per line) while one missing or extra line does not make every later line differ.
 
 A field is normalized only when its value has the expected JSON type; anything else is left
 as it is, so a type change (a duration sent as a string, a null session id) is still seen.
@@ -32,6 +35,7 @@ Segment = str | int
 class Treatment(Enum):
     MAP = "map"  # a placeholder per distinct value, by first appearance
     ERASE = "erase"  # one placeholder for every value
+    OFFSET = "offset"  # the value minus the 1-based line number
 
 
 @dataclass(frozen=True)
@@ -49,9 +53,10 @@ class Volatile:
         return tuple(self.pattern.split("/")[1:])
 
 
-M, E = Treatment.MAP, Treatment.ERASE
+M, E, OFF = Treatment.MAP, Treatment.ERASE, Treatment.OFFSET
 
 STREAM_JSON: tuple[Volatile, ...] = (
+    Volatile("/seq", "line", OFF, "integer", "counts lines: kept as its offset from the line"),
     Volatile("/session_id", "session", M, "string", "a new sess_ id per run"),
     Volatile("/ts", "ts", E, "string", "wall clock"),
     Volatile("/duration_ms", "duration_ms", E, "integer", "measured time"),
@@ -121,9 +126,11 @@ class Normalizer:
         self.fields = VOLATILE[wire]
         self.numbers: dict[tuple[str, Any], str] = {}
         self.counts: dict[str, int] = {}
+        self.number = 0
 
     def line(self, value: Any) -> Any:
-        """A normalized deep copy of one line's value."""
+        """A normalized deep copy of the next line's value."""
+        self.number += 1
         return self._visit(copy.deepcopy(value), ())
 
     def _visit(self, value: Any, path: tuple[Segment, ...]) -> Any:
@@ -146,6 +153,8 @@ class Normalizer:
     def _placeholder(self, rule: Volatile, value: Any) -> str:
         if rule.treatment is Treatment.ERASE:
             return f"<{rule.name}>"
+        if rule.treatment is Treatment.OFFSET:
+            return f"<{rule.name}{value - self.number:+d}>"
         key = (rule.name, value)
         if key not in self.numbers:
             self.counts[rule.name] = self.counts.get(rule.name, 0) + 1
