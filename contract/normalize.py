@@ -119,11 +119,19 @@ def _matches(pattern: tuple[str, ...], path: tuple[Segment, ...]) -> bool:
     return (head == "*" or head == str(path[0])) and _matches(rest, path[1:])
 
 
+def volatile_at(wire: str, path: tuple[Segment, ...], value: Any) -> Volatile | None:
+    """The volatile field a value at ``path`` of a line is, if any (its type must fit too)."""
+    for rule in VOLATILE[wire]:
+        if _has_type(value, rule.json_type) and _matches(rule.segments, path):
+            return rule
+    return None
+
+
 class Normalizer:
     """Normalizes the lines of one transcript in order (numbering spans the transcript)."""
 
     def __init__(self, wire: str) -> None:
-        self.fields = VOLATILE[wire]
+        self.wire = wire
         self.numbers: dict[tuple[str, Any], str] = {}
         self.counts: dict[str, int] = {}
         self.number = 0
@@ -145,10 +153,7 @@ class Normalizer:
         return value
 
     def _rule(self, path: tuple[Segment, ...], value: Any) -> Volatile | None:
-        for rule in self.fields:
-            if _has_type(value, rule.json_type) and _matches(rule.segments, path):
-                return rule
-        return None
+        return volatile_at(self.wire, path, value)
 
     def _placeholder(self, rule: Volatile, value: Any) -> str:
         if rule.treatment is Treatment.ERASE:
