@@ -201,8 +201,13 @@ class _Session:
         """Close stdin, read to the end, wait for the exit; kill the group if it does not come."""
         self.proc.close_stdin()
         until = max(self.deadline, time.monotonic() + EXIT_GRACE)
-        while not self.eof and time.monotonic() < until and not self._flooded():
-            self.take(until)
+        while not self.eof and not self._flooded() and self.proc.popen.poll() is None:
+            now = time.monotonic()
+            if now >= until:
+                break
+            # short slices: a host that exited while a child of its keeps stdout open must not
+            # cost the whole timeout; its leftovers are read after the group is reaped
+            self.take(min(until, now + 0.05))
         status = None if self._flooded() else self.proc.wait(until - time.monotonic())
         if status is None:
             self.proc.kill()

@@ -182,3 +182,10 @@ def test_env_is_passed_to_the_host(started: list[int]) -> None:
     env = {**os.environ, "MILK_CONTRACT_GOLDEN": "/nonexistent.jsonl"}
     report = converse(default_command("subagent-stdio"), timeout=10, env=env)
     assert report.conformant  # a missing golden falls back to the built-in script
+
+
+def test_a_child_holding_stdout_costs_no_timeout(started: list[int]) -> None:
+    began = time.monotonic()
+    report = converse(_host("leaves_child"), timeout=20)
+    assert report.conformant, report.violations
+    assert time.monotonic() - began < 10  # the 20 s timeout was not waited out
