@@ -1,0 +1,114 @@
+"""Hypothesis strategies for both wires, for this suite and for anyone who parses them.
+
+* :func:`lines` — schema-valid line objects, drawn by hypothesis-jsonschema from the seed schema
+  itself (made generable in code: see :mod:`contract.strategies._schemas`).
+* :func:`streams` — whole conformant transcripts as bytes: the structure from code, the
+  free-form parts from the schema or from small strategies (for speed).
+* :func:`broken_streams` — transcripts that break exactly one rule of the catalog. Where breaking
+  one rule necessarily breaks another, :func:`also_fires` names the other.
+
+Drawing from the schema is slow (tens of stream-json lines and a few subagent snapshots a
+second), so keep example counts low. Importing this module imports hypothesis; ``import
+contract`` does not import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
+
+from contract.catalog import CATALOG
+from contract.strategies import framing, stream_json, stream_json_broken
+from contract.strategies._common import render
+from contract.strategies._schemas import DEFAULT_DEPTH
+from contract.strategies._schemas import lines as _schema_lines
+
+WIRES = ("stream-json", "subagent-stdio")
+
+def _why_not_breakable(rule: str) -> str | None:
+    """Why no stream can break ``rule``, or None when one can."""
+    if CATALOG[rule].wire == "run":
+        return "observed by the live harness (a process, its exit, its timing), not in the bytes"
+    if rule == "baseline.stale":
+        return "compares a baseline file with a report; not a property of any stream"
+    return None
+
+
+# Catalog rules that are not properties of a stream, with the reason.
+NOT_STREAM_PROPERTIES: dict[str, str] = {
+    rule: why for rule in CATALOG if (why := _why_not_breakable(rule)) is not None
+}
+
+
+def lines(wire: str, *, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, Any]]:
+    """Schema-valid line objects of ``wire`` (subagent node trees up to ``depth`` + 1 levels)."""
+    _known(wire)
+    return _schema_lines(wire, depth)
+
+
+def streams(wire: str) -> st.SearchStrategy[bytes]:
+    """Whole conformant transcripts of ``wire``, as the bytes on the wire."""
+    _known(wire)
+    if wire == "stream-json":
+        return stream_json.streams()
+    from contract.strategies import subagent_stdio
+
+    return subagent_stdio.streams()
+
+
+def breakable(wire: str) -> frozenset[str]:
+    """The catalog rules of ``wire`` that :func:`broken_streams` can break."""
+    _known(wire)
+    return frozenset(_wire_breakers(wire)) | frozenset(framing.BREAKERS)
+
+
+def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:
+    """Transcripts of ``wire`` that break ``rule`` (and only it, but for :func:`also_fires`)."""
+    _known(wire)
+    if rule in NOT_STREAM_PROPERTIES:
+        raise ValueError(f"{rule} is not a stream property: {NOT_STREAM_PROPERTIES[rule]}")
+    if rule in framing.BREAKERS:
+        return _framing(wire, framing.BREAKERS[rule])
+    breakers = _wire_breakers(wire)
+    if rule not in breakers:
+        raise ValueError(f"no breaking strategy for {rule!r} on {wire}")
+    breaker = breakers[rule]
+    return st.composite(lambda draw: render(breaker(draw)))()
+
+
+def also_fires(wire: str, rule: str) -> frozenset[str]:
+    """Rules that necessarily fire along with ``rule`` in :func:`broken_streams`."""
+    if wire == "stream-json":
+        return stream_json_broken.ALSO.get(rule, frozenset())
+    from contract.strategies import subagent_stdio_broken
+
+    return subagent_stdio_broken.ALSO.get(rule, frozenset())
+
+
+def _framing(wire: str, breaker: Callable[..., bytes]) -> st.SearchStrategy[bytes]:
+    if wire == "stream-json":
+        sacrificial, transcripts = stream_json_broken.sacrificial, stream_json.transcripts
+    else:
+        from contract.strategies import subagent_stdio, subagent_stdio_broken
+
+        sacrificial, transcripts = subagent_stdio_broken.sacrificial, subagent_stdio.transcripts
+    return st.composite(lambda draw: breaker(draw, sacrificial, transcripts))()
+
+
+def _wire_breakers(wire: str) -> dict[str, Callable[[st.DrawFn], list[dict[str, Any]]]]:
+    if wire == "stream-json":
+        return stream_json_broken.BREAKERS
+    from contract.strategies import subagent_stdio_broken
+
+    return subagent_stdio_broken.BREAKERS
+
+
+def _known(wire: str) -> None:
+    if wire not in WIRES:
+        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)}")
+
+
+__all__ = ["NOT_STREAM_PROPERTIES", "WIRES", "also_fires", "breakable", "broken_streams", "lines",
+           "streams"]

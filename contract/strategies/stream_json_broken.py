@@ -1,0 +1,319 @@
+"""Breaking strategies for the stream-json rules: a conformant run with exactly one rule broken.
+
+Each breaker draws a conformant transcript (:func:`contract.strategies.stream_json.transcripts`)
+and edits it the way a faulty emitter would. Edits that add a line give it a copy of its
+neighbour's timestamp and renumber seq, so that only the intended rule breaks. Where breaking a
+rule necessarily breaks another, :data:`ALSO` says which and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from hypothesis import strategies as st
+
+from contract.strategies._common import ident, json_objects, render, text
+from contract.strategies.stream_json import (
+    PARTIAL,
+    TASKS,
+    Line,
+    format_ts,
+    renumber,
+    schema_part,
+    tool_call,
+    transcripts,
+)
+from contract.wires.stream_json import RESULT_IS_ERROR, USAGE_KEYS
+
+# Rules that necessarily fire with the one broken, and why.
+ALSO: dict[str, frozenset[str]] = {
+    # Two results: the first is followed by at least the second, so it is not the last line.
+    "sj.result-once": frozenset({"sj.result-last"}),
+}
+
+
+def insert(draw: st.DrawFn, lines: list[Line], line: Line, *, last: bool = False) -> list[Line]:
+    """``line`` placed after init and before the result (or at the end), with a valid envelope."""
+    index = len(lines) if last else draw(st.integers(1, len(lines) - 1))
+    before = lines[index - 1]
+    envelope = {"type": line["type"], "session_id": before["session_id"], "seq": 0, "ts": before["ts"]}
+    return renumber([*lines[:index], envelope | line, *lines[index:]])
+
+
+def notification(body: str) -> Line:
+    return {"type": "system", "subtype": "notification", "body": body}
+
+
+def sacrificial(draw: st.DrawFn, body: str) -> tuple[list[Line], int]:
+    """A run with a notification holding ``body``: losing it breaks no stream-json rule."""
+    lines = insert(draw, draw(transcripts()), notification(body))
+    index = next(i for i, line in enumerate(lines) if line.get("body") == body)
+    return lines, index
+
+
+def _middle(draw: st.DrawFn, lines: list[Line]) -> int:
+    """Some line after init and before the result; call only when there is one."""
+    return draw(st.integers(1, len(lines) - 2))
+
+
+def _with_middle(draw: st.DrawFn) -> list[Line]:
+    lines = draw(transcripts())
+    if len(lines) < 3:
+        lines = insert(draw, lines, notification(draw(text())))
+    return lines
+
+
+def _text_message(role: str) -> dict[str, Any]:
+    return {"role": role, "content": [{"type": "text", "text": "hello"}]}
+
+
+def _init_capabilities(lines: list[Line], add: str | None = None, remove: str | None = None) -> None:
+    caps = [c for c in lines[0]["capabilities"] if c != remove]
+    if add is not None and add not in caps:
+        caps.append(add)
+    lines[0] = lines[0] | {"capabilities": caps}
+
+
+# -- the breakers -----------------------------------------------------------------------------------
+
+
+def schema(draw: st.DrawFn) -> list[Line]:
+    """A line the schema rejects and no cross-line rule minds."""
+    way = draw(st.sampled_from(["unknown-member", "mistyped", "missing", "unknown-type"]))
+    if way == "unknown-member":
+        return insert(draw, draw(transcripts()),
+                      notification("x") | {draw(ident("x_")): draw(json_objects())})
+    if way == "mistyped":
+        field, value = draw(st.sampled_from([("count", "3"), ("body", 5), ("recoverable", "yes"),
+                                             ("warnings", "w"), ("route", [])]))
+        return insert(draw, draw(transcripts()), notification("x") | {field: value})
+    if way == "unknown-type":  # the seed's oneOf closes the open set of line types
+        return insert(draw, draw(transcripts()), {"type": "telemetry", "body": "x"})
+    lines = _with_middle(draw)
+    index = _middle(draw, lines)
+    key = draw(st.sampled_from(["ts", "session_id", "seq"]))
+    lines[index] = {k: v for k, v in lines[index].items() if k != key}
+    return lines
+
+
+def ts_format(draw: st.DrawFn) -> list[Line]:
+    """A timestamp that is not RFC 3339: no zone, a space, a date alone, an impossible day."""
+    lines = draw(transcripts())
+    index = draw(st.integers(0, len(lines) - 1))
+    ts: str = lines[index]["ts"]
+    bad = draw(st.sampled_from([
+        ts[:19], ts[:10], ts.replace("T", " ", 1), ts[:19] + "+0100", "2021-02-29T00:00:00Z",
+        "2021-01-01T24:00:00Z", "1700000000", "",
+    ]))
+    lines[index] = lines[index] | {"ts": bad}
+    return lines
+
+
+def init_first(draw: st.DrawFn) -> list[Line]:
+    """The run starts without its init (dropped), or with another line before it."""
+    lines = draw(transcripts())
+    if draw(st.booleans()):
+        return lines[1:]
+    first = {"type": "system", "subtype": "notification", "body": "early"}
+    return renumber([lines[0] | first, *lines])
+
+
+def init_once(draw: st.DrawFn) -> list[Line]:
+    """A second, identical system/init in the middle of the run."""
+    lines = draw(transcripts())
+    init = {k: v for k, v in lines[0].items() if k not in ("session_id", "seq", "ts")}
+    return insert(draw, lines, init)
+
+
+def result_once(draw: st.DrawFn) -> list[Line]:
+    """A second result line, in the middle or at the end."""
+    lines = draw(transcripts())
+    result = {k: v for k, v in lines[-1].items() if k not in ("session_id", "seq", "ts")}
+    return insert(draw, lines, result, last=draw(st.booleans()))
+
+
+def result_last(draw: st.DrawFn) -> list[Line]:
+    """A truncated run (no result), or lines after the result."""
+    lines = draw(transcripts())
+    way = draw(st.sampled_from(["truncated", "after"]))
+    if way == "truncated":
+        return lines[:-1] if len(lines) > 1 else lines[:1]
+    return insert(draw, lines, notification("late"), last=True)
+
+
+def seq(draw: st.DrawFn) -> list[Line]:
+    """From one line on, seq jumps (a dropped line), repeats or steps back."""
+    lines = draw(transcripts())
+    index = draw(st.integers(1, len(lines) - 1))
+    shift = draw(st.integers(-3, 3).filter(bool))
+    return [line | {"seq": line["seq"] + shift} if i >= index else line for i, line in enumerate(lines)]
+
+
+def session(draw: st.DrawFn) -> list[Line]:
+    """A line with another run's session_id, or a session_id not in sess_ form."""
+    lines = draw(transcripts())
+    if draw(st.booleans()):
+        index = draw(st.integers(1, len(lines) - 1))
+        other = draw(ident("sess_").filter(lambda s: s != lines[0]["session_id"]))
+        lines[index] = lines[index] | {"session_id": other}
+        return lines
+    bad = draw(st.sampled_from(["sess_", "session-1", "SESS_1", "sess_ 1", "", "1234"]))
+    return [line | {"session_id": bad} for line in lines]
+
+
+def result_is_error(draw: st.DrawFn) -> list[Line]:
+    """is_error missing from the result, or the opposite of what its known subtype means."""
+    lines = draw(transcripts())
+    result = dict(lines[-1])
+    if draw(st.booleans()):
+        del result["is_error"]
+    else:
+        subtype = draw(st.sampled_from(sorted(RESULT_IS_ERROR)))
+        result |= {"subtype": subtype, "is_error": not RESULT_IS_ERROR[subtype]}
+    lines[-1] = result
+    return lines
+
+
+def agent_form(draw: st.DrawFn) -> list[Line]:
+    """A role label on init, AgentInfo on an assistant line, or a label outside the known two."""
+    lines = draw(transcripts())
+    way = draw(st.sampled_from(["init-string", "actor-object", "actor-label"]))
+    if way == "init-string":
+        lines[0] = lines[0] | {"agent": draw(st.sampled_from(["primary", "escalation", "milk"]))}
+        return lines
+    role = draw(st.sampled_from(["assistant", "user"]))
+    agent = draw(schema_part("agent_info")) if way == "actor-object" else draw(
+        st.sampled_from(["Primary", "helper", "", "primary "]))
+    return insert(draw, lines, {"type": role, "message": _text_message(role), "agent": agent})
+
+
+def message_form(draw: st.DrawFn) -> list[Line]:
+    """A Message object on system/error, or a string (or nothing) where a Message belongs."""
+    lines = draw(transcripts())
+    way = draw(st.sampled_from(["error-object", "actor-string", "actor-missing"]))
+    if way == "error-object":
+        return insert(draw, lines, {"type": "system", "subtype": "error",
+                                    "message": _text_message("assistant")})
+    role = draw(st.sampled_from(["assistant", "user"]))
+    line: Line = {"type": role}
+    if way == "actor-string":
+        line["message"] = draw(text())
+    return insert(draw, lines, line)
+
+
+def tool_result_ref(draw: st.DrawFn) -> list[Line]:
+    """A tool_result naming a tool_use that never happened (or none at all)."""
+    lines = draw(transcripts())
+    block: dict[str, Any] = {"type": "tool_result", "content": "done"}
+    if draw(st.integers(0, 3)):
+        block["tool_use_id"] = draw(ident("toolu_unknown_"))
+    return insert(draw, lines, {"type": "user", "message": {"role": "user", "content": [block]}})
+
+
+def parent_ref(draw: st.DrawFn) -> list[Line]:
+    """parent_tool_use_id naming a tool_use that never happened."""
+    lines = _with_middle(draw)
+    index = _middle(draw, lines)
+    lines[index] = lines[index] | {"parent_tool_use_id": draw(ident("toolu_unknown_"))}
+    return lines
+
+
+def tool_args_reassembly(draw: st.DrawFn) -> list[Line]:
+    """Fragments that spell other arguments than the tool_use's input, or no JSON at all."""
+    lines = draw(transcripts())
+    _init_capabilities(lines, add=PARTIAL)
+    tool_id = "toolu_broken"
+    spelled = draw(json_objects())
+    way = draw(st.sampled_from(["other-input", "cut", "not-json"]))
+    fragments = tool_call(draw, [], tool_id, spelled)
+    if way == "other-input":
+        actual = {"wrapped": spelled}
+    elif way == "cut":  # the last fragment lost: the concatenation no longer parses
+        actual = spelled
+        last = fragments[-1]["event"]
+        fragments[-1] = fragments[-1] | {"event": last | {"partial_json": last["partial_json"][:-1]}}
+    else:
+        actual = spelled
+        fragments.append({"type": "stream_event",
+                          "event": {"type": "tool_args_delta", "tool_use_id": tool_id, "partial_json": " x"}})
+    use = {"type": "tool_use", "id": tool_id, "name": "t", "input": actual}
+    added: list[Line] = [*fragments, {"type": "assistant", "message": {"role": "assistant", "content": [use]}}]
+    index = draw(st.integers(1, len(lines) - 1))
+    for offset, line in enumerate(added):
+        before = lines[index + offset - 1]
+        lines.insert(index + offset, {"type": line["type"], "session_id": before["session_id"],
+                                      "seq": 0, "ts": before["ts"]} | line)
+    return renumber(lines)
+
+
+def capabilities(draw: st.DrawFn) -> list[Line]:
+    """A stream_event without partial_messages_v1, or a task line without tasks_v1."""
+    lines = draw(transcripts())
+    if draw(st.booleans()):
+        _init_capabilities(lines, remove=PARTIAL)
+        event = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}}
+        return insert(draw, lines, {"type": "stream_event", "event": event})
+    _init_capabilities(lines, remove=TASKS)
+    return insert(draw, lines, {"type": "system", "subtype": "task_started", "task_id": "task_1"})
+
+
+def usage_rollup(draw: st.DrawFn) -> list[Line]:
+    """model_usage that does not add up to usage."""
+    lines = draw(transcripts())
+    per_model = draw(st.dictionaries(ident(), schema_part("usage"), min_size=1, max_size=2))
+    usage = {key: sum(u[key] for u in per_model.values()) for key in USAGE_KEYS}
+    key = draw(st.sampled_from(USAGE_KEYS))
+    usage[key] += draw(st.integers(-5, 5).filter(bool))
+    lines[-1] = lines[-1] | {"usage": usage, "model_usage": per_model}
+    return lines
+
+
+def ts_order(draw: st.DrawFn) -> list[Line]:
+    """One line stamped before the line ahead of it (a reordering relay)."""
+    lines = draw(transcripts())
+    index = draw(st.integers(1, len(lines) - 1))
+    before = datetime.fromisoformat(lines[index - 1]["ts"].replace("Z", "+00:00"))
+    earlier = before - timedelta(milliseconds=draw(st.integers(1, 86_400_000)))
+    lines[index] = lines[index] | {"ts": format_ts(earlier, draw(st.integers(0, 11)))}
+    return lines
+
+
+def role_form(draw: st.DrawFn) -> list[Line]:
+    """A message whose role is not the line type."""
+    lines = draw(transcripts())
+    kind = draw(st.sampled_from(["assistant", "user"]))
+    role = draw(st.sampled_from(["assistant", "user", "system", "tool"]).filter(lambda r: r != kind))
+    return insert(draw, lines, {"type": kind, "message": _text_message(role)})
+
+
+BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
+    "sj.schema": schema,
+    "sj.ts-format": ts_format,
+    "sj.init-first": init_first,
+    "sj.init-once": init_once,
+    "sj.result-once": result_once,
+    "sj.result-last": result_last,
+    "sj.seq": seq,
+    "sj.session": session,
+    "sj.result-is-error": result_is_error,
+    "sj.agent-form": agent_form,
+    "sj.message-form": message_form,
+    "sj.tool-result-ref": tool_result_ref,
+    "sj.parent-ref": parent_ref,
+    "sj.tool-args-reassembly": tool_args_reassembly,
+    "sj.capabilities": capabilities,
+    "sj.usage-rollup": usage_rollup,
+    "sj.ts-order": ts_order,
+    "sj.role-form": role_form,
+}
+
+
+def broken(rule: str) -> st.SearchStrategy[bytes]:
+    """Streams that break ``rule`` (a stream-json rule of the catalog)."""
+    breaker = BREAKERS[rule]
+    return st.composite(lambda draw: render(breaker(draw)))()
+
+
+__all__ = ["ALSO", "BREAKERS", "broken", "sacrificial"]
