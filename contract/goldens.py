@@ -13,6 +13,9 @@ later line), diffs each pair with deepdiff, and classifies every difference:
 - breaking: anything else (a member removed, a value or a JSON type changed, an array item
   added or removed, a line missing, extra or unparsable).
 
+A subagent-stdio conversation is compared in a canonical order, each command just before the
+response answering it, because where a command lands among pushed events is timing.
+
 deepdiff compares equal-looking containers with ``==`` and so misses ``1`` vs ``1.0`` and
 ``true`` vs ``1`` inside lists; a type-aware pass finds those too.
 """
@@ -93,6 +96,24 @@ class Golden:
         """The client's lines of a subagent-stdio conversation (each with its LF), in order."""
         lines = self.data().split(b"\n")
         return [line + b"\n" for line in lines if _line_type(line) == "subagent_status"]
+
+    def command_groups(self) -> list[tuple[dict[str, Any], ...]]:
+        """The client's commands grouped as written: consecutive ones were pipelined.
+
+        A live driver sends each group at once and awaits its answers before the next.
+        """
+        groups: list[list[dict[str, Any]]] = []
+        previous: Any = None
+        for body in self.data().split(b"\n"):
+            value, _ = parse(body) if body else (None, ())
+            kind = value.get("type") if isinstance(value, dict) else None
+            if kind == "subagent_status":
+                if previous == "subagent_status":
+                    groups[-1].append(value)
+                else:
+                    groups.append([value])
+            previous = kind
+        return [tuple(group) for group in groups]
 
 
 def _line_type(body: bytes) -> Any:
@@ -295,16 +316,37 @@ def _lines(data: bytes, wire: str) -> list[_Line]:
     bodies = data.split(b"\n")
     if bodies and bodies[-1] == b"":
         bodies.pop()
-    values: list[Any] = []
-    parsed: list[bool] = []
-    for body in bodies:
+    raw: list[_Line] = []
+    for number, body in enumerate(bodies, start=1):
         value, faults = parse(body.rstrip(b"\r"))
         ok = value is not None and not faults
-        values.append(value if ok else body.decode("utf-8", "replace"))
-        parsed.append(ok)
-    normal = normalize(wire, [v if ok else None for v, ok in zip(values, parsed, strict=True)])
-    return [_Line(i + 1, normal[i] if parsed[i] else values[i], parsed[i])
-            for i in range(len(values))]
+        raw.append(_Line(number, value if ok else body.decode("utf-8", "replace"), ok))
+    if wire == "subagent-stdio":
+        raw = _canonical_conversation(raw)
+    normal = normalize(wire, [x.value if x.parsed else None for x in raw])
+    return [_Line(x.number, normal[i] if x.parsed else x.value, x.parsed)
+            for i, x in enumerate(raw)]
+
+
+def _canonical_conversation(lines: list[_Line]) -> list[_Line]:
+    """Each command moved to just before the response that answers it.
+
+    Where a command falls among the host's pushed events depends on timing (the client writes
+    while the host pushes), and pipelining is the client's choice: neither is the host's
+    behaviour. The host's own order (responses and events) is kept; the n-th response answers
+    the n-th command (sa.response-correlation checks that).
+    """
+    waiting: list[_Line] = []
+    ordered: list[_Line] = []
+    for line in lines:
+        kind = line.value.get("type") if line.parsed and isinstance(line.value, dict) else None
+        if kind == "subagent_status":
+            waiting.append(line)
+            continue
+        if kind == "response" and waiting:
+            ordered.append(waiting.pop(0))
+        ordered.append(line)
+    return ordered + waiting
 
 
 def _signature(line: _Line) -> tuple[Any, ...]:

@@ -156,3 +156,25 @@ def test_a_missing_golden_or_bad_meta_is_an_error(tmp_path: Any) -> None:
     (wire / "x.meta.json").write_text('{"description": "x"}')
     with pytest.raises(ValueError, match="reproduce"):
         goldens.find(wire / "x.jsonl")
+
+
+def _move(lines: Lines, source: int, target: int) -> None:
+    lines.insert(target, lines.pop(source))
+
+
+def test_where_a_command_falls_among_events_is_not_a_difference() -> None:
+    # workflow_events: 1 command, 2 response, 3-5 events, 6 command, 7 response
+    comparison = _compare("workflow_events", lambda lines: _move(lines, 5, 2),
+                          wire="subagent-stdio")
+    assert comparison.equal, comparison.summary()
+
+
+def test_the_hosts_own_order_is_compared() -> None:
+    comparison = _compare("workflow_events", lambda lines: _move(lines, 6, 2),
+                          wire="subagent-stdio")
+    assert comparison.breaking
+
+
+def test_command_groups_keep_pipelining() -> None:
+    groups = goldens.load("subagent-stdio", "first_poll").command_groups()
+    assert [[c.get("id") for c in group] for group in groups] == [["poll-1"], [None, "poll-2"]]
