@@ -107,7 +107,7 @@ class Golden:
         for body in self.data().split(b"\n"):
             value, _ = parse(body) if body else (None, ())
             kind = value.get("type") if isinstance(value, dict) else None
-            if kind == "subagent_status":
+            if kind == "subagent_status" and isinstance(value, dict):
                 if previous == "subagent_status":
                     groups[-1].append(value)
                 else:
