@@ -69,6 +69,31 @@ DEFAULT_PLAN: tuple[Step, ...] = (
 )
 
 
+def plan_from(transcript: bytes) -> tuple[Step, ...]:
+    """The client side of a recorded conversation (a golden) as a plan to replay live.
+
+    Commands written back to back, with no response between them, were pipelined: they form
+    one step. Lines that are not commands are the host's and are left out.
+    """
+    steps: list[list[dict[str, Any]]] = []
+    grouping = False
+    for raw in transcript.split(b"\n"):
+        try:
+            line = orjson.loads(raw) if raw.strip() else None
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(line, dict):
+            continue
+        if line.get("type") == "subagent_status":
+            if not grouping:
+                steps.append([])
+            steps[-1].append(line)
+            grouping = True
+        elif line.get("type") == "response":
+            grouping = False
+    return tuple(Step(tuple(commands)) for commands in steps)
+
+
 @dataclass
 class Conversation:
     """A finished live conversation: the verdict and the transcript it was judged on."""
@@ -254,6 +279,7 @@ def record(
     timeout: float = 60.0,
     env: Mapping[str, str] | None = None,
     plan: Sequence[Step] | None = None,
+    commands: Sequence[dict[str, Any]] | None = None,
     expect_exit: int | None = 0,
     response_timeout: float | None = None,
     strict: bool = False,
@@ -263,6 +289,8 @@ def record(
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
+    ``plan`` is the client's side (default :data:`DEFAULT_PLAN`; :func:`plan_from` turns a
+    golden into one); ``commands`` is shorthand for a plan sending them one at a time.
     ``timeout`` bounds the whole conversation; ``response_timeout`` (default: ``timeout``)
     bounds the wait for each response. The host always gets ``EXIT_GRACE`` seconds to exit
     after stdin closes, so the worst case is about ``timeout + EXIT_GRACE + GRACE_SECONDS``.
@@ -279,6 +307,8 @@ def record(
     session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
                        max_line_bytes, max_output_bytes)
     reader = session.start_reader()
+    if plan is None and commands is not None:
+        plan = tuple(Step((line,)) for line in commands)
     steps = tuple(plan) if plan is not None else DEFAULT_PLAN
     done = _converse(session, steps)
     status = session.finish(reader, timeout, expect_exit)

@@ -6,6 +6,7 @@ process of its group left behind.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -189,3 +190,32 @@ def test_a_child_holding_stdout_costs_no_timeout(started: list[int]) -> None:
     report = converse(_host("leaves_child"), timeout=20)
     assert report.conformant, report.violations
     assert time.monotonic() - began < 10  # the 20 s timeout was not waited out
+
+
+def test_a_golden_replays_through_the_reference_host(started: list[int]) -> None:
+    golden = Path(__file__).parent.parent / "goldens" / "subagent-stdio" / "epoch_change.jsonl"
+    if not golden.exists():
+        pytest.skip("no subagent-stdio golden yet")
+    data = golden.read_bytes()
+    plan = driver.plan_from(data)
+    assert sum(len(step.commands) for step in plan) == data.count(b'"type":"subagent_status"')
+    argv = [*default_command("subagent-stdio"), "--script", str(golden)]
+    live = record(argv, timeout=10, plan=plan, strict=True)
+    assert live.report.conformant
+    assert not live.report.counts, live.report.violations
+    assert live.transcript.count(b"\n") == data.count(b"\n")  # the same conversation, line for line
+
+
+def test_plan_from_groups_pipelined_commands() -> None:
+    lines = [command("a"), command("b"), {"type": "response"}, {"type": "subagent_event"},
+             command(None)]
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines) + b"not json\n"
+    plan = driver.plan_from(data)
+    assert [len(step.commands) for step in plan] == [2, 1]
+
+
+def test_commands_shorthand_sends_each_alone(started: list[int]) -> None:
+    two = [command("x"), command(None)]
+    report = converse(default_command("subagent-stdio"), timeout=10, commands=two)
+    assert report.conformant
+    assert "sent 2 of 2 commands in 2 of 2 steps" in report.notes[-1]
