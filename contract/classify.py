@@ -456,11 +456,29 @@ def _tagged(value: Any) -> Any:
     return _canon(value)
 
 
+def _differing(a: Any, b: Any) -> tuple[Any, Any]:
+    """Both sides pruned to the members that differ, so deepdiff only walks what changed."""
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return a, b
+    keep_a: dict[str, Any] = {}
+    keep_b: dict[str, Any] = {}
+    for key in a.keys() | b.keys():
+        if key in a and key in b:
+            if _same(a[key], b[key]):
+                continue
+            keep_a[key], keep_b[key] = _differing(a[key], b[key])
+        elif key in a:
+            keep_a[key] = a[key]
+        else:
+            keep_b[key] = b[key]
+    return keep_a, keep_b
+
+
 def _unexplained(old: Mapping[str, Any], new: Mapping[str, Any], covered: set[Region],
                  sections: list[str]) -> list[Change]:
-    a = {k: old.get(k) for k in sections}
-    b = {k: new.get(k) for k in sections}
-    diff = DeepDiff(_tagged(a), _tagged(b), ignore_order=True, view="tree")
+    a, b = _differing({k: old.get(k) for k in sections}, {k: new.get(k) for k in sections})
+    # lists in a surface are sorted when derived, so order is significant and cheap to compare
+    diff = DeepDiff(_tagged(a), _tagged(b), view="tree", threshold_to_diff_deeper=0)
     out: list[Change] = []
     for level in (lvl for group in diff.values() for lvl in group):
         parts = tuple(str(p) for p in level.path(output_format="list"))

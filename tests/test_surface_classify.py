@@ -1,0 +1,178 @@
+"""Schema edits as data (tests/surface_cases/<wire>.json), each classified in both directions.
+
+Each case is a JSON-Patch-like edit (RFC 6902 add, remove, replace, move, plus ``remove-value``
+that drops one value from an array by value) applied to a copy of the real schema; the classifier
+must report exactly the expected changes from the original to the edited copy and back.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract.classify import BREAKING_CODES, Change, classify, compare_entry
+from contract.schema import load
+from contract.surface import surface_for, surface_of
+
+CASES = Path(__file__).parent / "surface_cases"
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+
+
+def _cases() -> list[Any]:
+    found = []
+    for path in sorted(CASES.glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for case in document["cases"]:
+            found.append(pytest.param(document["wire"], case, id=f"{document['wire']}: "
+                                      f"{case['name']}"))
+    return found
+
+
+def _split(pointer: str) -> list[str]:
+    return [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+
+
+def _locate(document: Any, pointer: str) -> tuple[Any, str]:
+    *parents, last = _split(pointer)
+    node = document
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node, last
+
+
+def _apply(document: Any, ops: list[dict[str, Any]]) -> Any:
+    out = copy.deepcopy(document)
+    for op in ops:
+        kind = op["op"]
+        if kind == "move":
+            holder, key = _locate(out, op["from"])
+            value = holder.pop(int(key)) if isinstance(holder, list) else holder.pop(key)
+            op = {"op": "add", "path": op["path"], "value": value}
+            kind = "add"
+        holder, key = _locate(out, op["path"])
+        if kind == "remove-value":
+            target = holder[key]
+            target.remove(op["value"])
+        elif kind == "remove":
+            del holder[int(key) if isinstance(holder, list) else key]
+        elif isinstance(holder, list):
+            index = len(holder) if key == "-" else int(key)
+            if kind == "add":
+                holder.insert(index, op["value"])
+            else:
+                holder[index] = op["value"]
+        else:
+            if kind == "replace" and key not in holder:
+                raise KeyError(f"replace of a missing member {op['path']}")
+            holder[key] = op["value"]
+    return out
+
+
+def _shape(changes: list[Change]) -> set[tuple[str, str, str, str | None]]:
+    return {(c.kind, c.code, c.path, c.breaks) for c in changes}
+
+
+@pytest.mark.parametrize(("wire", "case"), _cases())
+def test_schema_edit_forward_and_reverse(wire: str, case: dict[str, Any]) -> None:
+    original = _apply(load(wire), case.get("base", []))
+    edited = _apply(original, case["edit"])
+    # compared as JSON text: Python's == calls 1, 1.0 and True equal, the very blind spot tested
+    assert json.dumps(edited, sort_keys=True) != json.dumps(original, sort_keys=True)
+    forward = {tuple(x) for x in case["forward"]}
+    reverse = {tuple(x) for x in case["reverse"]}
+    assert _shape(classify(original, edited)) == forward
+    assert _shape(classify(edited, original)) == reverse
+
+
+def test_cases_cover_every_breaking_family() -> None:
+    """The data exercises additive and breaking changes, each kind of breaks, many codes."""
+    seen: set[tuple[str, ...]] = set()
+    for path in CASES.glob("*.json"):
+        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
+            seen |= {tuple(map(str, x)) for x in case["forward"] + case["reverse"]}
+    codes = {s[1] for s in seen}
+    assert {s[3] for s in seen} == {"consumers", "emitters", "both", "None"}
+    assert len(codes & set(BREAKING_CODES)) >= 25
+    assert {"optional-field-added", "open-set-value-added", "line-kind-added",
+            "description-edited"} <= codes
+
+
+def test_identical_inputs_have_no_change() -> None:
+    for wire in ("stream-json", "subagent-stdio"):
+        assert classify(load(wire), copy.deepcopy(load(wire))) == []
+        assert classify(surface_for(wire), surface_for(wire)) == []
+
+
+def test_schema_and_surface_mix() -> None:
+    """OLD may be a stored surface and NEW a schema: the corpus is then left out."""
+    schema = load("subagent-stdio")
+    edited = _apply(schema, [{"op": "remove", "path": "/$defs/command/properties/id"}])
+    assert _shape(classify(surface_for("subagent-stdio"), edited)) == {
+        ("breaking", "field-removed", "command.id", "both")}
+
+
+def test_accepted_breaks_schema_lists_every_breaking_code() -> None:
+    schema = json.loads((SCHEMAS / "accepted-breaks.schema.json").read_text(encoding="utf-8"))
+    assert schema["$defs"]["entry"]["properties"]["code"]["enum"] == list(BREAKING_CODES)
+
+
+# -- surfaces compared directly: the corpus part and the safety net ----------------------------
+
+
+def _surface_pair() -> tuple[dict[str, Any], dict[str, Any]]:
+    base = surface_of(load("stream-json"), "stream-json", goldens=Path("/nonexistent"))
+    base["corpus"] = {"goldens": 1, "kinds": {"system/init": ["cwd", "seq"], "result/success":
+                                              ["seq"]}}
+    return base, copy.deepcopy(base)
+
+
+def test_corpus_field_no_longer_seen_breaks_consumers() -> None:
+    old, new = _surface_pair()
+    new["corpus"]["kinds"]["system/init"] = ["seq"]
+    assert _shape(classify(old, new)) == {
+        ("breaking", "field-no-longer-seen", "corpus:system/init:cwd", "consumers")}
+    assert _shape(classify(new, old)) == {
+        ("additive", "field-seen", "corpus:system/init:cwd", None)}
+
+
+def test_corpus_kind_gone_breaks_consumers_and_new_kind_is_additive() -> None:
+    old, new = _surface_pair()
+    del new["corpus"]["kinds"]["result/success"]
+    new["corpus"]["goldens"] = 2
+    assert _shape(classify(old, new)) == {
+        ("breaking", "kind-no-longer-seen", "corpus:result/success", "consumers"),
+        ("additive", "corpus-size", "corpus", None)}
+    assert ("additive", "kind-seen", "corpus:result/success", None) in _shape(classify(new, old))
+
+
+def test_unexplained_difference_is_breaking_not_silent() -> None:
+    """An attribute the rules do not know (here `format`) still fails the gate."""
+    old, new = _surface_pair()
+    new["schema"]["fields"]["ts"]["format"] = "date-time"
+    changes = classify(old, new)
+    assert [(c.kind, c.code) for c in changes] == [("breaking", "unclassified")]
+    assert "ts" in changes[0].path
+
+
+def test_entry_values_compare_by_json_type() -> None:
+    assert compare_entry("x", {"types": ["integer"], "const": 1},
+                         {"types": ["integer"], "const": 1}) == []
+    changed = compare_entry("x", {"types": ["boolean"], "const": True},
+                            {"types": ["boolean"], "const": 1})
+    assert [c.code for c in changed] == ["const-changed"]
+    assert compare_entry("x", {"types": ["array"], "enum": [1]},
+                         {"types": ["array"], "enum": [True]}) != []
+
+
+def test_policy_is_stated_in_every_surface() -> None:
+    surface = surface_for("stream-json")
+    assert set(surface["policy"]) == {"additional-properties", "line-kinds", "unreferenced-defs",
+                                      "open-sets"}
+    assert surface["schema"]["unreferenced_defs"] == {
+        "event": "unreferenced; mirrors the top-level properties and required"}
+    children = surface_for("subagent-stdio")["schema"]["fields"]["event.snapshot.runs[].children[]"]
+    assert children["recursive"] == "event.snapshot.runs[]"
