@@ -201,6 +201,36 @@ def _provenance(raw: dict[str, Any]) -> Provenance:
     return Provenance(authored=raw["authored"])
 
 
+def emitter_version(data: bytes, wire: str) -> str | None:
+    """The version an emitter reports in its own output (stream-json: init's milk_version)."""
+    if wire != "stream-json":
+        return None
+    for body in data.split(b"\n"):
+        value, _ = parse(body) if body.strip() else (None, ())
+        if isinstance(value, dict) and value.get("subtype") == "init":
+            version = value.get("milk_version")
+            return version if isinstance(version, str) and version else None
+    return None
+
+
+def rewrite(golden: Golden, data: bytes, emitter: str, version: str, date: str) -> Comparison:
+    """Re-record a golden from an emitter's output; returns what changed against the old one.
+
+    The transcript is replaced byte for byte (it must be valid wire data: check it first) and
+    the metadata keeps its description and reproduction, with provenance now "recorded".
+    """
+    comparison = compare(golden.data(), data, golden.wire)
+    meta = json.loads(golden.meta_path.read_text(encoding="utf-8"))
+    meta["provenance"] = {"recorded": {"emitter": emitter, "version": version, "date": date}}
+    errors = meta_errors(meta)
+    if errors:
+        raise ValueError(f"{golden.meta_path}: " + "; ".join(errors))
+    golden.path.write_bytes(data)
+    golden.meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+    return comparison
+
+
 # ---------------------------------------------------------------------------------------------
 # comparing
 

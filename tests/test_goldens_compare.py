@@ -178,3 +178,20 @@ def test_the_hosts_own_order_is_compared() -> None:
 def test_command_groups_keep_pipelining() -> None:
     groups = goldens.load("subagent-stdio", "first_poll").command_groups()
     assert [[c.get("id") for c in group] for group in groups] == [["poll-1"], [None, "poll-2"]]
+
+
+def test_rewrite_records_the_new_transcript_and_its_provenance(tmp_path: Any) -> None:
+    source = goldens.load("stream-json", "hello")
+    folder = tmp_path / "stream-json"
+    folder.mkdir()
+    (folder / "hello.jsonl").write_bytes(source.data())
+    (folder / "hello.meta.json").write_bytes(source.meta_path.read_bytes())
+    golden = goldens.find(folder / "hello.jsonl")
+    new = _edit(source.data(), lambda lines: lines[-1].pop("ttft_ms"))
+    assert goldens.emitter_version(new, "stream-json") == "0.42.0"
+    comparison = goldens.rewrite(golden, new, "./milk", "0.43.0", "2026-12-01")
+    assert [d.pointer for d in comparison.breaking] == ["/ttft_ms"]
+    again = goldens.find(folder / "hello.jsonl")
+    assert again.data() == new
+    assert (again.provenance.emitter, again.provenance.version) == ("./milk", "0.43.0")
+    assert again.description == source.description
