@@ -41,51 +41,66 @@ RFC3339 = re.compile(
 )
 
 
-def _is_init(obj: dict[str, Any]) -> bool:
-    return obj.get("type") == "system" and obj.get("subtype") == "init"
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read", "cache_creation")
 
 
-class Order:
-    """sj.init-first, sj.init-once, sj.result-once, sj.result-last."""
+class StreamRules:
+    """Every stream-json rule, as one incremental state machine over the run.
+
+    One dispatcher on purpose: checking must cost no more than parsing (BENCHMARKS.md), so the
+    common path per line is a handful of dict lookups, and each rule lives in its own small
+    method that runs only when its line type, or a mismatch, calls for it.
+    """
+
+    MAX_PENDING_BYTES = 64 * 1024 * 1024  # tool_args_delta fragments kept while awaiting their tool_use
 
     def __init__(self) -> None:
         self.first = True
         self.inits = 0
         self.result_line: int | None = None
-        self.after_result = 0
         self.last_line = 0
+        self.next_seq: int | None = None
+        self.session: str | None = None
+        self.last_ts: str | None = None
+        self.advertised: set[str] | None = None
+        self.tool_uses: set[str] = set()
+        self.fragments: dict[str, list[str]] = {}
+        self.pending_bytes = 0
+        self.by_kind = {
+            "assistant": self._assistant,
+            "user": self._user,
+            "stream_event": self._stream_event,
+            "system": self._system,
+            "result": self._result,
+        }
 
     def feed(self, record: Record, out: Collector) -> None:
         obj = record.obj
-        self.last_line = record.line
+        line = record.line
+        self.last_line = line
         if self.result_line is not None:
-            self.after_result += 1
-            if self.after_result == 1 or (obj is not None and obj.get("type") != "result"):
-                out.emit("sj.result-last", record.line, None,
-                         f"expected nothing after the terminal result on line {self.result_line}, "
-                         f"found a line of type {_kind(obj)}")
+            self._after_result(obj, line, out)
         if obj is None:
-            if self.first:
-                out.emit("sj.init-first", record.line, None,
-                         "expected system/init as the first line, found a line that is not a JSON object")
-            self.first = False
+            self._broken(line, out)
             return
-        if _is_init(obj):
-            self.inits += 1
-            if self.inits > 1:
-                out.emit("sj.init-once", record.line, "/subtype",
-                         f"expected one system/init per run, found init number {self.inits}")
-        elif self.first:
-            out.emit("sj.init-first", record.line, "/type",
-                     f"expected system/init as the first line, found {_kind(obj)}",
-                     "a consumer reads session, model and capabilities from init before anything else")
-        self.first = False
-        if obj.get("type") == "result":
-            if self.result_line is not None:
-                out.emit("sj.result-once", record.line, "/type",
-                         f"expected exactly one result line, found another after line {self.result_line}")
-            else:
-                self.result_line = record.line
+        kind = obj.get("type")
+        if self.first:
+            self._first(obj, line, out)
+        seq = obj.get("seq")
+        if seq != self.next_seq or type(seq) is not int:
+            self._seq(seq, line, out)
+        else:
+            self.next_seq = seq + 1
+        if obj.get("session_id") != self.session:
+            self._session(obj.get("session_id"), line, out)
+        ts = obj.get("ts")
+        if type(ts) is str:
+            self._ts(ts, line, out)
+        if "parent_tool_use_id" in obj:
+            self._parent(obj["parent_tool_use_id"], line, out)
+        handler = self.by_kind.get(kind)  # type: ignore[arg-type]
+        if handler is not None:
+            handler(obj, line, out)
 
     def finish(self, out: Collector) -> None:
         if self.first:
@@ -95,139 +110,167 @@ class Order:
                      "expected a terminal result line, found the stream ending without one (a truncated run)",
                      "every run ends with exactly one result line, even when it fails")
 
+    # -- sj.init-first, sj.init-once, sj.result-once, sj.result-last ------------------------
 
-class Sequence:
-    """sj.seq and sj.session: seq rises by one per line; one sess_ session_id per run."""
+    def _first(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        self.first = False
+        if not _is_init(obj):
+            out.emit("sj.init-first", line, "/type", f"expected system/init as the first line, found {_kind(obj)}",
+                     "a consumer reads session, model and capabilities from init before anything else")
 
-    def __init__(self) -> None:
-        self.seq: int | None = None
-        self.session: str | None = None
+    def _broken(self, line: int, out: Collector) -> None:
+        """A line that is not an object still takes its place in the run."""
+        if self.first:
+            self.first = False
+            out.emit("sj.init-first", line, None,
+                     "expected system/init as the first line, found a line that is not a JSON object")
+        if self.next_seq is not None:
+            self.next_seq += 1
 
-    def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        if obj is None:
-            if self.seq is not None:
-                self.seq += 1  # a broken line still took a place in the sequence
+    def _after_result(self, obj: dict[str, Any] | None, line: int, out: Collector) -> None:
+        if obj is None or obj.get("type") != "result":  # a second result is sj.result-once's
+            out.emit("sj.result-last", line, None,
+                     f"expected nothing after the terminal result on line {self.result_line}, "
+                     f"found a line of type {_kind(obj)}")
+
+    def _init(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        self.inits += 1
+        if self.inits > 1:
+            out.emit("sj.init-once", line, "/subtype", f"expected one system/init per run, found init number {self.inits}")
+        caps = obj.get("capabilities")
+        self.advertised = {c for c in caps if type(c) is str} if type(caps) is list else set()
+        if "agent" in obj and type(obj["agent"]) is not dict:
+            out.emit("sj.agent-form", line, "/agent",
+                     f"expected the AgentInfo object on system/init, found {_json_kind(obj['agent'])}")
+
+    # -- sj.seq, sj.session ----------------------------------------------------------------
+
+    def _seq(self, seq: Any, line: int, out: Collector) -> None:
+        expected = self.next_seq
+        if type(seq) is not int:  # missing or mistyped: the schema's finding
+            if expected is not None:
+                self.next_seq = expected + 1
             return
-        seq = obj.get("seq")
-        if type(seq) is int:
-            if self.seq is not None and seq != self.seq + 1:
-                what = "a gap (a dropped line?)" if seq > self.seq + 1 else "a repeat or a step back"
-                out.emit("sj.seq", record.line, "/seq",
-                         f"expected seq {self.seq + 1}, found {seq}: {what}")
-            self.seq = seq
-        elif self.seq is not None:
-            self.seq += 1
-        session = obj.get("session_id")
-        if type(session) is str:
-            if self.session is None:
-                self.session = session
-                if not SESSION_FORM.fullmatch(session):
-                    out.emit("sj.session", record.line, "/session_id",
-                             f"expected a milk session id of the form sess_..., found {_clip(session)!r}")
-            elif session != self.session:
-                out.emit("sj.session", record.line, "/session_id",
-                         f"expected the run's session_id {_clip(self.session)!r}, found {_clip(session)!r}")
+        if expected is not None:
+            what = "a gap (a dropped line?)" if seq > expected else "a repeat or a step back"
+            out.emit("sj.seq", line, "/seq", f"expected seq {expected}, found {seq}: {what}")
+        self.next_seq = seq + 1
 
-    def finish(self, out: Collector) -> None:
-        pass
-
-
-class Timestamps:
-    """sj.ts-format (MUST, RFC 3339) and sj.ts-order (SHOULD, never back in time)."""
-
-    def __init__(self) -> None:
-        self.last: str | None = None
-        self.last_at: datetime | None = None
-
-    def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        if obj is None:
+    def _session(self, session: Any, line: int, out: Collector) -> None:
+        if type(session) is not str:
             return
-        ts = obj.get("ts")
-        if type(ts) is not str:
+        if self.session is None:
+            self.session = session
+            if not SESSION_FORM.fullmatch(session):
+                out.emit("sj.session", line, "/session_id",
+                         f"expected a milk session id of the form sess_..., found {_clip(session)!r}")
             return
+        out.emit("sj.session", line, "/session_id",
+                 f"expected the run's session_id {_clip(self.session)!r}, found {_clip(session)!r}")
+
+    # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
+
+    def _ts(self, ts: str, line: int, out: Collector) -> None:
         match = RFC3339.fullmatch(ts)
-        if match is None or not _real_day(match):
-            out.emit("sj.ts-format", record.line, "/ts",
+        if match is None or (match.group(3) > "28" and not _real_day(match)):
+            out.emit("sj.ts-format", line, "/ts",
                      f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {_clip(ts)!r}")
             return
-        last = self.last
-        self.last = ts
-        if last is None or ts == last:
+        last = self.last_ts
+        self.last_ts = ts
+        if last is None or ts >= last and len(ts) == len(last) and ts[-1] == last[-1] == "Z":
+            return  # same shape in UTC: text order is time order
+        try:
+            went_back = _parse_ts(ts) < _parse_ts(last)
+        except ValueError:  # a shape fromisoformat does not read (RFC 3339 allows more digits)
             return
-        if len(ts) == len(last) and ts[-1] == last[-1] == "Z":
-            if ts < last:  # same shape in UTC: text order is time order
-                self._back(record, last, ts, out)
-            self.last_at = None
+        if went_back:
+            out.emit("sj.ts-order", line, "/ts", f"expected ts at or after the previous line's {last}, found {ts}")
+
+    # -- per line type -----------------------------------------------------------------------
+
+    def _system(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        subtype = obj.get("subtype")
+        if subtype == "init":
+            self._init(obj, line, out)
             return
-        at = _parse_ts(ts)
-        before = self.last_at or _parse_ts(last)
-        self.last_at = at
-        if at < before:
-            self._back(record, last, ts, out)
+        if "agent" in obj and type(obj["agent"]) is not dict and subtype == "init":
+            return
+        if subtype == "error" and "message" in obj and type(obj["message"]) is not str:
+            out.emit("sj.message-form", line, "/message",
+                     f"expected a string on system/error, found {_json_kind(obj['message'])}")
+        if subtype in TASK_SUBTYPES:
+            self._need("tasks_v1", f"system/{subtype}", line, out)
+
+    def _assistant(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        content = self._actor(obj, "assistant", line, out)
+        if content is None:
+            return
+        for index, block in enumerate(content):
+            if type(block) is dict and block.get("type") == "tool_use":
+                self._tool_use(block, line, f"/message/content/{index}", out)
+
+    def _user(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        content = self._actor(obj, "user", line, out)
+        if content is None:
+            return
+        for index, block in enumerate(content):
+            if type(block) is dict and block.get("type") == "tool_result":
+                ref = block.get("tool_use_id")
+                if ref not in self.tool_uses:
+                    found = repr(_clip(ref)) if type(ref) is str else "no tool_use_id"
+                    out.emit("sj.tool-result-ref", line, f"/message/content/{index}/tool_use_id",
+                             f"expected the id of an earlier tool_use, found {found}")
+
+    def _stream_event(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        self._need("partial_messages_v1", "stream_event", line, out)
+        event = obj.get("event")
+        if type(event) is dict and event.get("type") == "tool_args_delta":
+            self._fragment(event)
+
+    def _result(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        if self.result_line is not None:
+            out.emit("sj.result-once", line, "/type",
+                     f"expected exactly one result line, found another after line {self.result_line}")
+        else:
+            self.result_line = line
+        self._is_error(obj, line, out)
+        self._usage(obj, line, out)
+
+    # -- sj.agent-form, sj.message-form, sj.role-form ----------------------------------------
 
     @staticmethod
-    def _back(record: Record, last: str, ts: str, out: Collector) -> None:
-        out.emit("sj.ts-order", record.line, "/ts",
-                 f"expected ts at or after the previous line's {last}, found {ts}")
-
-    def finish(self, out: Collector) -> None:
-        pass
-
-
-def _real_day(match: re.Match[str]) -> bool:
-    day = int(match.group(3))
-    if day <= 28:
-        return True
-    year, month = int(match.group(1)), int(match.group(2))
-    return day <= calendar.monthrange(year, month)[1]
-
-
-def _parse_ts(ts: str) -> datetime:
-    text = ts.replace("t", "T").replace("z", "Z")
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    if text[17:19] == "60":  # a leap second: order it with the minute's last second
-        text = text[:17] + "59" + text[19:]
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        return datetime.min.replace(tzinfo=None)
-
-
-class Forms:
-    """sj.result-is-error, sj.agent-form, sj.message-form, sj.role-form (dual-form fields)."""
-
-    def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        if obj is None:
-            return
-        kind = obj.get("type")
-        line = record.line
-        if kind == "result":
-            self._result(obj, line, out)
-            return
-        if kind in ("assistant", "user"):
-            self._actor(obj, kind, line, out)
-        elif kind == "system":
-            if "agent" in obj and obj.get("subtype") == "init" and type(obj["agent"]) is not dict:
+    def _actor(obj: dict[str, Any], kind: str, line: int, out: Collector) -> list[Any] | None:
+        """Check an assistant/user line's dual-form fields; return its content blocks."""
+        agent = obj.get("agent", "primary")
+        if agent not in AGENT_LABELS:
+            if type(agent) is not str:
                 out.emit("sj.agent-form", line, "/agent",
-                         f"expected the AgentInfo object on system/init, found {_json_kind(obj['agent'])}")
-            if obj.get("subtype") == "error" and "message" in obj and type(obj["message"]) is not str:
-                out.emit("sj.message-form", line, "/message",
-                         f"expected a string on system/error, found {_json_kind(obj['message'])}")
+                         f"expected a role label string on {kind} lines, found {_json_kind(agent)}")
+            else:
+                out.emit("sj.agent-form", line, "/agent",
+                         f"expected the role label primary or escalation, found {_clip(agent)!r}")
+        message = obj.get("message")
+        if type(message) is not dict:
+            found = "it missing" if "message" not in obj else _json_kind(message)
+            out.emit("sj.message-form", line, "/message", f"expected the Message object on {kind} lines, found {found}")
+            return None
+        role = message.get("role")
+        if role != kind and type(role) is str:
+            out.emit("sj.role-form", line, "/message/role", f"expected role {kind!r} on a {kind} line, found {_clip(role)!r}")
+        content = message.get("content")
+        return content if type(content) is list else None
+
+    # -- sj.result-is-error, sj.usage-rollup --------------------------------------------------
 
     @staticmethod
-    def _result(obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _is_error(obj: dict[str, Any], line: int, out: Collector) -> None:
         if "is_error" not in obj:
-            out.emit("sj.result-is-error", line, "/is_error",
-                     "expected is_error on every result line, found it missing")
+            out.emit("sj.result-is-error", line, "/is_error", "expected is_error on every result line, found it missing")
             return
         is_error = obj["is_error"]
         if type(is_error) is not bool:
-            out.emit("sj.result-is-error", line, "/is_error",
-                     f"expected a boolean is_error, found {_json_kind(is_error)}")
+            out.emit("sj.result-is-error", line, "/is_error", f"expected a boolean is_error, found {_json_kind(is_error)}")
             return
         want = RESULT_IS_ERROR.get(obj.get("subtype"))  # type: ignore[arg-type]
         if want is not None and want is not is_error:
@@ -236,78 +279,37 @@ class Forms:
                      f"found {str(is_error).lower()}",
                      "success and refused are completed turns; errors, max turns and interruptions are not")
 
-    def finish(self, out: Collector) -> None:
-        pass
-
     @staticmethod
-    def _actor(obj: dict[str, Any], kind: str, line: int, out: Collector) -> None:
-        if "agent" in obj:
-            agent = obj["agent"]
-            if type(agent) is not str:
-                out.emit("sj.agent-form", line, "/agent",
-                         f"expected a role label string on {kind} lines, found {_json_kind(agent)}")
-            elif agent not in AGENT_LABELS:
-                out.emit("sj.agent-form", line, "/agent",
-                         f"expected the role label primary or escalation, found {_clip(agent)!r}")
-        message = obj.get("message")
-        if type(message) is not dict:
-            found = "it missing" if message is None and "message" not in obj else _json_kind(message)
-            out.emit("sj.message-form", line, "/message",
-                     f"expected the Message object on {kind} lines, found {found}")
+    def _usage(obj: dict[str, Any], line: int, out: Collector) -> None:
+        usage, per_model = obj.get("usage"), obj.get("model_usage")
+        if type(usage) is not dict or type(per_model) is not dict or not per_model:
             return
-        role = message.get("role")
-        if type(role) is str and role != kind:
-            out.emit("sj.role-form", line, "/message/role",
-                     f"expected role {kind!r} on a {kind} line, found {_clip(role)!r}")
+        for key in USAGE_KEYS:
+            parts = [m.get(key) for m in per_model.values() if type(m) is dict]
+            total = usage.get(key)
+            if type(total) is not int or not all(type(p) is int for p in parts):
+                continue
+            if sum(parts) != total:  # type: ignore[arg-type]
+                out.emit("sj.usage-rollup", line, f"/usage/{key}",
+                         f"expected usage.{key} to equal the model_usage sum {sum(parts)}, found {total}")  # type: ignore[arg-type]
 
+    # -- sj.capabilities -----------------------------------------------------------------------
 
-class ToolUses:
-    """sj.tool-result-ref, sj.parent-ref and sj.tool-args-reassembly: references between lines."""
+    def _need(self, capability: str, what: str, line: int, out: Collector) -> None:
+        if self.advertised is not None and capability not in self.advertised:
+            out.emit("sj.capabilities", line, "/type",
+                     f"expected {capability} in system/init capabilities before {what} lines, "
+                     f"found {sorted(self.advertised)}")
 
-    MAX_PENDING_BYTES = 64 * 1024 * 1024  # bounded memory for fragments never completed
+    # -- sj.parent-ref, sj.tool-args-reassembly ------------------------------------------------
 
-    def __init__(self) -> None:
-        self.tool_uses: set[str] = set()
-        self.fragments: dict[str, list[str]] = {}
-        self.pending_bytes = 0
-
-    def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        if obj is None:
-            return
-        line = record.line
-        parent = obj.get("parent_tool_use_id")
+    def _parent(self, parent: Any, line: int, out: Collector) -> None:
         if type(parent) is str and parent not in self.tool_uses:
             out.emit("sj.parent-ref", line, "/parent_tool_use_id",
                      f"expected the id of an earlier tool_use, found {_clip(parent)!r}, never used before",
                      "nested actors point at the tool_use that started them")
-        kind = obj.get("type")
-        if kind == "stream_event":
-            self._delta(obj)
-            return
-        if kind not in ("assistant", "user"):
-            return
-        message = obj.get("message")
-        content = message.get("content") if type(message) is dict else None
-        if type(content) is not list:
-            return
-        for index, block in enumerate(content):
-            if type(block) is not dict:
-                continue
-            block_type = block.get("type")
-            if block_type == "tool_use" and kind == "assistant":
-                self._tool_use(block, line, f"/message/content/{index}", out)
-            elif block_type == "tool_result":
-                ref = block.get("tool_use_id")
-                if ref not in self.tool_uses:
-                    found = repr(_clip(ref)) if type(ref) is str else "no tool_use_id"
-                    out.emit("sj.tool-result-ref", line, f"/message/content/{index}/tool_use_id",
-                             f"expected the id of an earlier tool_use, found {found}")
 
-    def _delta(self, obj: dict[str, Any]) -> None:
-        event = obj.get("event")
-        if type(event) is not dict or event.get("type") != "tool_args_delta":
-            return
+    def _fragment(self, event: dict[str, Any]) -> None:
         ref, fragment = event.get("tool_use_id"), event.get("partial_json")
         if type(ref) is str and type(fragment) is str:
             if self.pending_bytes + len(fragment) > self.MAX_PENDING_BYTES:
@@ -337,8 +339,23 @@ class ToolUses:
                      f"expected input equal to its reassembled fragments {_clip(text)!r}, "
                      f"found {_clip(json.dumps(block.get('input')))!r}")
 
-    def finish(self, out: Collector) -> None:
-        pass
+
+def _is_init(obj: dict[str, Any]) -> bool:
+    return obj.get("type") == "system" and obj.get("subtype") == "init"
+
+
+def _real_day(match: re.Match[str]) -> bool:
+    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
+    return day <= calendar.monthrange(year, month)[1]
+
+
+def _parse_ts(ts: str) -> datetime:
+    text = ts.replace("t", "T").replace("z", "Z")
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    if text[17:19] == "60":  # a leap second: order it with the minute's last second
+        text = text[:17] + "59" + text[19:]
+    return datetime.fromisoformat(text)
 
 
 def _reject(name: str) -> Any:
@@ -356,65 +373,8 @@ def same_json(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-class Capabilities:
-    """sj.capabilities (SHOULD): features used on the wire are advertised on init."""
-
-    def __init__(self) -> None:
-        self.advertised: set[str] | None = None
-
-    def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        if obj is None:
-            return
-        kind = obj.get("type")
-        if kind == "system":
-            if obj.get("subtype") == "init":
-                caps = obj.get("capabilities")
-                self.advertised = {c for c in caps if type(c) is str} if type(caps) is list else set()
-                return
-            if obj.get("subtype") in TASK_SUBTYPES:
-                self._need("tasks_v1", f"system/{obj['subtype']}", record.line, out)
-        elif kind == "stream_event":
-            self._need("partial_messages_v1", "stream_event", record.line, out)
-
-    def _need(self, capability: str, what: str, line: int, out: Collector) -> None:
-        if self.advertised is not None and capability not in self.advertised:
-            out.emit("sj.capabilities", line, "/type",
-                     f"expected {capability} in system/init capabilities before {what} lines, "
-                     f"found {sorted(self.advertised)}")
-
-    def finish(self, out: Collector) -> None:
-        pass
-
-
-USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read", "cache_creation")
-
-
-class Usage:
-    """sj.usage-rollup (SHOULD): per-model usage sums to the run's usage."""
-
-    def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        if obj is None or obj.get("type") != "result":
-            return
-        usage, per_model = obj.get("usage"), obj.get("model_usage")
-        if type(usage) is not dict or type(per_model) is not dict or not per_model:
-            return
-        for key in USAGE_KEYS:
-            parts = [m.get(key) for m in per_model.values() if type(m) is dict]
-            if type(usage.get(key)) is not int or not all(type(p) is int for p in parts):
-                continue
-            if sum(parts) != usage[key]:  # type: ignore[arg-type]
-                out.emit("sj.usage-rollup", record.line, f"/usage/{key}",
-                         f"expected usage.{key} to equal the model_usage sum {sum(parts)}, "  # type: ignore[arg-type]
-                         f"found {usage[key]}")
-
-    def finish(self, out: Collector) -> None:
-        pass
-
-
 def _machines() -> list[Machine]:
-    return [Order(), Sequence(), Timestamps(), Forms(), ToolUses(), Capabilities(), Usage()]
+    return [StreamRules()]
 
 
 def _detect(obj: dict[str, Any]) -> bool:
