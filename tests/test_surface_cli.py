@@ -37,7 +37,8 @@ def test_additive_exits_0_and_breaking_exits_1(pair: tuple[str, str, str],
     assert "additive  command.note" in capsys.readouterr().out
     assert main(["diff", old, breaking]) == 1
     out = capsys.readouterr().out
-    assert "breaking  command.id" in out and "breaks emitters" in out
+    assert "breaking  command.id" in out
+    assert "breaks emitters" in out
     assert main(["diff", old, old]) == 0
     assert "no change" in capsys.readouterr().out
 
@@ -78,7 +79,8 @@ def test_usage_errors_exit_2_in_one_line(tmp_path: Path, content: str | None, me
     assert main(["diff", str(bad), good]) == 2
     err = capsys.readouterr().err
     assert message in err
-    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
 
 
 def test_surface_verb(capsys: pytest.CaptureFixture[str]) -> None:
