@@ -27,6 +27,7 @@ from contract.strategies._schemas import lines as _schema_lines
 
 WIRES = ("stream-json", "subagent-stdio")
 
+
 def _why_not_breakable(rule: str) -> str | None:
     """Why no stream can break ``rule``, or None when one can."""
     if CATALOG[rule].wire == "run":
@@ -110,5 +111,12 @@ def _known(wire: str) -> None:
         raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)}")
 
 
-__all__ = ["NOT_STREAM_PROPERTIES", "WIRES", "also_fires", "breakable", "broken_streams", "lines",
-           "streams"]
+__all__ = [
+    "NOT_STREAM_PROPERTIES",
+    "WIRES",
+    "also_fires",
+    "breakable",
+    "broken_streams",
+    "lines",
+    "streams",
+]

@@ -15,7 +15,7 @@ SAFE_INT = 2**53 - 1  # JSON's interoperable integer range; orjson cannot dump b
 def text(min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
     """Free text outside free-form payloads: any Unicode except ESC (line.ansi) and surrogates."""
     return st.text(
-        st.characters(exclude_characters=ESC, exclude_categories=("Cs",)),
+        st.characters(exclude_characters=ESC, exclude_categories=["Cs"]),
         min_size=min_size,
         max_size=max_size,
     )

@@ -47,7 +47,10 @@ def _refs(node: Any) -> set[str]:
 def _replace_ref(node: Any, old: str, new: str) -> Any:
     """A copy of ``node`` with every ``{"$ref": old}`` pointing at ``new``."""
     if isinstance(node, dict):
-        return {k: (new if k == "$ref" and v == old else _replace_ref(v, old, new)) for k, v in node.items()}
+        return {
+            k: (new if k == "$ref" and v == old else _replace_ref(v, old, new))
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [_replace_ref(v, old, new) for v in node]
     return node

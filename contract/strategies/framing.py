@@ -35,8 +35,9 @@ def _join(bodies: list[bytes]) -> bytes:
     return b"".join(body + b"\n" for body in bodies)
 
 
-def _sacrificed(draw: st.DrawFn, sacrificial: Sacrificial, damage: Callable[[bytes], bytes],
-                text: str = MARK) -> bytes:
+def _sacrificed(
+    draw: st.DrawFn, sacrificial: Sacrificial, damage: Callable[[bytes], bytes], text: str = MARK
+) -> bytes:
     lines, index = sacrificial(draw, text)
     bodies = _rendered(lines)
     bodies[index] = damage(bodies[index])
@@ -45,8 +46,11 @@ def _sacrificed(draw: st.DrawFn, sacrificial: Sacrificial, damage: Callable[[byt
 
 def utf8(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
     """Invalid UTF-8 inside a string (truncated, overlong, surrogate, stray byte), or a BOM."""
-    bad = draw(st.sampled_from([b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\x80abc",
-                                b"\xf4\x90\x80\x80"]))
+    bad = draw(
+        st.sampled_from(
+            [b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\x80abc", b"\xf4\x90\x80\x80"]
+        )
+    )
     if draw(st.booleans()):
         return _sacrificed(draw, sacrificial, lambda body: b"\xef\xbb\xbf" + body)
     return _sacrificed(draw, sacrificial, lambda body: body.replace(MARK.encode(), bad))
@@ -76,8 +80,20 @@ def blank(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -
 
 def json_text(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
     """Not one strict JSON text: NaN, Infinity, overflow, lone surrogate, trailing data, cut off."""
-    value = draw(st.sampled_from([b"NaN", b"Infinity", b"-Infinity", b"1e999", b'"\\ud800"',
-                                  b"'single'", b"undefined", b"01"]))
+    value = draw(
+        st.sampled_from(
+            [
+                b"NaN",
+                b"Infinity",
+                b"-Infinity",
+                b"1e999",
+                b'"\\ud800"',
+                b"'single'",
+                b"undefined",
+                b"01",
+            ]
+        )
+    )
     damages: list[Callable[[bytes], bytes]] = [
         lambda body: body.replace(QMARK, value),
         lambda body: body + b" 1",
@@ -91,7 +107,9 @@ def json_text(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcript
 def json_object(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
     """A JSON value that is not an object: the line wrapped in an array, a scalar, null."""
     other = draw(st.sampled_from([b"[]", b"1", b'"text"', b"null", b"true", b"wrap"]))
-    return _sacrificed(draw, sacrificial, lambda body: b"[" + body + b"]" if other == b"wrap" else other)
+    return _sacrificed(
+        draw, sacrificial, lambda body: b"[" + body + b"]" if other == b"wrap" else other
+    )
 
 
 def duplicate_key(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
@@ -108,7 +126,7 @@ def ansi(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) ->
     """ESC in a plain-text field: raw (not even JSON then) or escaped as \\u001b."""
     colour = draw(st.sampled_from(["\x1b[31m", "\x1b[0m", "\x1b]0;title\x07", "\x1b"]))
     if draw(st.booleans()):
-        lines, index = sacrificial(draw, f"{colour}red")
+        lines, _ = sacrificial(draw, f"{colour}red")
         return _join(_rendered(lines))
     return _sacrificed(draw, sacrificial, lambda body: body.replace(MARK.encode(), colour.encode()))
 
@@ -116,7 +134,9 @@ def ansi(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) ->
 def limit(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
     """Nesting deeper than the checker's limit (``contract.jsonline.MAX_DEPTH``)."""
     depth = MAX_DEPTH + draw(st.integers(1, 64))
-    return _sacrificed(draw, sacrificial, lambda body: body.replace(QMARK, b"[" * depth + b"]" * depth))
+    return _sacrificed(
+        draw, sacrificial, lambda body: body.replace(QMARK, b"[" * depth + b"]" * depth)
+    )
 
 
 BREAKERS: dict[str, Callable[[st.DrawFn, Sacrificial, Transcripts], bytes]] = {

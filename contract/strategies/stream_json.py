@@ -11,6 +11,7 @@ model_usage that sums to usage, and one result line last.
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -40,10 +41,11 @@ def _scrub(value: Any) -> Any:
 
 def schema_part(definition: str) -> st.SearchStrategy[Any]:
     """A value of ``$defs/definition`` drawn from the seed schema itself."""
-    return schema_strategy("stream-json", definition).map(_scrub)
+    strategy: st.SearchStrategy[Any] = schema_strategy("stream-json", definition)
+    return strategy.map(_scrub)
 
 
-# -- timestamps ---------------------------------------------------------------------------------
+# -- timestamps ----------------------------------------------------------------------------------
 
 
 def format_ts(instant: datetime, style: int) -> str:
@@ -67,17 +69,18 @@ def format_ts(instant: datetime, style: int) -> str:
 def timestamps(draw: st.DrawFn, count: int) -> list[str]:
     """``count`` RFC 3339 timestamps that never go back (millisecond steps, mixed spellings)."""
     start = EPOCH + timedelta(seconds=draw(st.integers(0, 10**9)))
-    step = st.integers(0, 5000) | st.integers(0, 5).map(lambda s: s * 1000)  # whole seconds too
-    steps = draw(st.lists(step, min_size=count, max_size=count))
+    gap = st.integers(0, 5000) | st.integers(0, 5).map(lambda s: s * 1000)  # whole seconds too
+    steps = draw(st.lists(gap, min_size=count, max_size=count))
     styles = draw(st.lists(st.integers(0, 11), min_size=count, max_size=count))
-    out, at = [], start
+    out: list[str] = []
+    at = start
     for step, style in zip(steps, styles, strict=True):
         at += timedelta(milliseconds=step)
         out.append(format_ts(at, style))
     return out
 
 
-# -- the body of a run ----------------------------------------------------------------------------
+# -- the body of a run ---------------------------------------------------------------------------
 
 
 class _Run:
@@ -108,19 +111,24 @@ def _fragments(draw: st.DrawFn, payload: str) -> list[str]:
     cuts = sorted(draw(st.sets(st.integers(1, max(1, len(payload) - 1)), max_size=3)))
     cuts = [c for c in cuts if 0 < c < len(payload)]
     bounds = [0, *cuts, len(payload)]
-    return [payload[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [payload[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def tool_call(draw: st.DrawFn, earlier: list[str], tool_id: str, value: Any) -> list[Line]:
     """The tool_args_delta stream_event lines that spell out ``value`` for ``tool_id``."""
     spaced = draw(st.booleans())
-    payload = json.dumps(value, ensure_ascii=draw(st.booleans()),
-                         separators=(", ", ": ") if spaced else (",", ":"))
+    payload = json.dumps(
+        value, ensure_ascii=draw(st.booleans()), separators=(", ", ": ") if spaced else (",", ":")
+    )
     return [
-        _maybe_parent(draw, earlier, {
-            "type": "stream_event",
-            "event": {"type": "tool_args_delta", "tool_use_id": tool_id, "partial_json": piece},
-        })
+        _maybe_parent(
+            draw,
+            earlier,
+            {
+                "type": "stream_event",
+                "event": {"type": "tool_args_delta", "tool_use_id": tool_id, "partial_json": piece},
+            },
+        )
         for piece in _fragments(draw, payload)
     ]
 
@@ -135,8 +143,12 @@ def _assistant_turn(draw: st.DrawFn, run: _Run) -> None:
         blocks.append({"type": kind, kind: chunk})
         if run.partial and draw(st.booleans()):
             delta = {"type": f"{kind}_delta", kind: chunk}
-            before.append({"type": "stream_event",
-                           "event": {"type": "content_block_delta", "index": index, "delta": delta}})
+            before.append(
+                {
+                    "type": "stream_event",
+                    "event": {"type": "content_block_delta", "index": index, "delta": delta},
+                }
+            )
     used: list[str] = []
     for _ in range(draw(st.integers(0, 2))):
         tool_id = run.new_tool_id()
@@ -161,8 +173,12 @@ def _assistant_turn(draw: st.DrawFn, run: _Run) -> None:
 
 def _tool_results(draw: st.DrawFn, used: list[str]) -> Line:
     results = [
-        {"type": "tool_result", "tool_use_id": tool_id, "content": draw(json_values()),
-         "is_error": draw(st.booleans())}
+        {
+            "type": "tool_result",
+            "tool_use_id": tool_id,
+            "content": draw(json_values()),
+            "is_error": draw(st.booleans()),
+        }
         for tool_id in used
     ]
     line: Line = {"type": "user", "message": {"role": "user", "content": results}}
@@ -173,31 +189,58 @@ def _tool_results(draw: st.DrawFn, used: list[str]) -> Line:
 
 def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
     """A system line of one of the known non-init subtypes (task ones only when ``tasks``)."""
-    kinds = ["notification", "warning", "state", "agent_switch", "route", "commands",
-             "config_option", "permission_denied", "memory", "error", "future_subtype"]
+    kinds = [
+        "notification",
+        "warning",
+        "state",
+        "agent_switch",
+        "route",
+        "commands",
+        "config_option",
+        "permission_denied",
+        "memory",
+        "error",
+        "future_subtype",
+    ]
     if tasks:
         kinds += ["task_started", "task_progress", "task_notification", "background_tasks_changed"]
     subtype = draw(st.sampled_from(kinds))
     line: Line = {"type": "system", "subtype": subtype}
     fields: dict[str, st.SearchStrategy[Any]] = {
-        "notification": st.fixed_dictionaries({"body": text(), "severity": st.sampled_from(["info", "warn"])}),
+        "notification": st.fixed_dictionaries(
+            {"body": text(), "severity": st.sampled_from(["info", "warn"])}
+        ),
         "warning": st.fixed_dictionaries({"body": text(), "category": text()}),
-        "state": st.fixed_dictionaries({"session_state": st.sampled_from(["idle", "running", "waiting"])}),
+        "state": st.fixed_dictionaries(
+            {"session_state": st.sampled_from(["idle", "running", "waiting"])}
+        ),
         "agent_switch": st.fixed_dictionaries({"from": text(), "to": text(), "reason": text()}),
-        "route": st.fixed_dictionaries({"route": schema_part("route_decision"),
-                                        "route_history": st.lists(schema_part("route_hop"), max_size=2)}),
-        "commands": st.fixed_dictionaries({"commands": st.lists(schema_part("command"), max_size=2)}),
+        "route": st.fixed_dictionaries(
+            {
+                "route": schema_part("route_decision"),
+                "route_history": st.lists(schema_part("route_hop"), max_size=2),
+            }
+        ),
+        "commands": st.fixed_dictionaries(
+            {"commands": st.lists(schema_part("command"), max_size=2)}
+        ),
         "config_option": st.fixed_dictionaries({"option": text(), "value": text()}),
         "permission_denied": st.fixed_dictionaries({"tool": text(), "reason": text()}),
         "memory": st.fixed_dictionaries({"op": text(), "kind": text()}),
         "error": st.fixed_dictionaries({"message": text(), "recoverable": st.booleans()}),
-        "future_subtype": st.fixed_dictionaries({}, optional={"extension": json_values(), "_meta": json_objects()}),
+        "future_subtype": st.fixed_dictionaries(
+            {}, optional={"extension": json_values(), "_meta": json_objects()}
+        ),
         "task_started": st.fixed_dictionaries({"task_id": ident("task_"), "task": json_values()}),
         "task_progress": st.fixed_dictionaries({"task_id": ident("task_"), "status": text()}),
         "task_notification": st.fixed_dictionaries({"task_id": ident("task_"), "body": text()}),
         "background_tasks_changed": st.fixed_dictionaries(
-            {"running_ids": st.lists(ident(), max_size=2), "finished_ids": st.lists(ident(), max_size=2),
-             "count": st.integers(0, 9)}),
+            {
+                "running_ids": st.lists(ident(), max_size=2),
+                "finished_ids": st.lists(ident(), max_size=2),
+                "count": st.integers(0, 9),
+            }
+        ),
     }
     line.update(draw(fields[subtype]))
     return line
@@ -208,23 +251,32 @@ def _body(draw: st.DrawFn, run: _Run) -> None:
         if draw(st.integers(0, 2)):
             _assistant_turn(draw, run)
         else:
-            run.lines.append(_maybe_parent(draw, run.tool_ids, system_line(draw, TASKS in run.capabilities)))
+            run.lines.append(
+                _maybe_parent(draw, run.tool_ids, system_line(draw, TASKS in run.capabilities))
+            )
 
 
-# -- init and result --------------------------------------------------------------------------------
+# -- init and result -----------------------------------------------------------------------------
 
 
 @st.composite
 def init_line(draw: st.DrawFn) -> Line:
     known = draw(st.lists(st.sampled_from(KNOWN_CAPABILITIES), unique=True))
     unknown = draw(st.lists(ident("x_"), max_size=1))
-    line: Line = {"type": "system", "subtype": "init", "agent": draw(schema_part("agent_info")),
-                  "capabilities": known + unknown}
+    line: Line = {
+        "type": "system",
+        "subtype": "init",
+        "agent": draw(schema_part("agent_info")),
+        "capabilities": known + unknown,
+    }
     optional = {
-        "cwd": text(), "milk_version": ident(), "tools": st.lists(ident(), max_size=3),
+        "cwd": text(),
+        "milk_version": ident(),
+        "tools": st.lists(ident(), max_size=3),
         "mcp_servers": st.lists(schema_part("mcpserver"), max_size=2),
         "commands": st.lists(schema_part("command"), max_size=2),
-        "escalation_agent": schema_part("agent_info"), "_meta": json_objects(),
+        "escalation_agent": schema_part("agent_info"),
+        "_meta": json_objects(),
     }
     line.update(draw(st.fixed_dictionaries({}, optional=optional)))
     return line
@@ -234,23 +286,30 @@ def init_line(draw: st.DrawFn) -> Line:
 def result_line(draw: st.DrawFn) -> Line:
     subtype = draw(st.sampled_from([*RESULT_IS_ERROR, "cancelled_by_host"]))
     is_error = RESULT_IS_ERROR.get(subtype)
-    line: Line = {"type": "result", "subtype": subtype,
-                  "is_error": draw(st.booleans()) if is_error is None else is_error,
-                  "num_turns": draw(st.integers(0, 50)), "duration_ms": draw(st.integers(0, 10**7))}
+    line: Line = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": draw(st.booleans()) if is_error is None else is_error,
+        "num_turns": draw(st.integers(0, 50)),
+        "duration_ms": draw(st.integers(0, 10**7)),
+    }
     per_model = draw(st.dictionaries(ident(), schema_part("usage"), max_size=2))
     if per_model:
         line["model_usage"] = per_model
         line["usage"] = {key: sum(usage[key] for usage in per_model.values()) for key in USAGE_KEYS}
     elif draw(st.booleans()):
         line["usage"] = draw(schema_part("usage"))
-    optional = {"result": text(), "stop_reason": st.sampled_from(["end_turn", "max_turns", "refusal",
-                                                                  "cancelled", "error"]),
-                "ttft_ms": st.integers(0, 10**5), "total_cost_usd": json_values()}
+    optional = {
+        "result": text(),
+        "stop_reason": st.sampled_from(["end_turn", "max_turns", "refusal", "cancelled", "error"]),
+        "ttft_ms": st.integers(0, 10**5),
+        "total_cost_usd": json_values(),
+    }
     line.update(draw(st.fixed_dictionaries({}, optional=optional)))
     return line
 
 
-# -- the whole run ----------------------------------------------------------------------------------
+# -- the whole run -------------------------------------------------------------------------------
 
 
 def stamp(draw: st.DrawFn, lines: list[Line], session: str | None = None) -> list[Line]:
@@ -261,8 +320,9 @@ def stamp(draw: st.DrawFn, lines: list[Line], session: str | None = None) -> lis
     out = []
     for offset, (line, ts) in enumerate(zip(lines, times, strict=True)):
         # The envelope first, as milk writes it; the order of members is not part of the contract.
-        out.append({"type": line["type"], "session_id": session, "seq": first + offset, "ts": ts}
-                   | line)
+        out.append(
+            {"type": line["type"], "session_id": session, "seq": first + offset, "ts": ts} | line
+        )
     return out
 
 

@@ -38,7 +38,12 @@ def insert(draw: st.DrawFn, lines: list[Line], line: Line, *, last: bool = False
     """``line`` placed after init and before the result (or at the end), with a valid envelope."""
     index = len(lines) if last else draw(st.integers(1, len(lines) - 1))
     before = lines[index - 1]
-    envelope = {"type": line["type"], "session_id": before["session_id"], "seq": 0, "ts": before["ts"]}
+    envelope = {
+        "type": line["type"],
+        "session_id": before["session_id"],
+        "seq": 0,
+        "ts": before["ts"],
+    }
     return renumber([*lines[:index], envelope | line, *lines[index:]])
 
 
@@ -46,10 +51,10 @@ def notification(body: str) -> Line:
     return {"type": "system", "subtype": "notification", "body": body}
 
 
-def sacrificial(draw: st.DrawFn, body: str) -> tuple[list[Line], int]:
-    """A run with a notification holding ``body``: losing it breaks no stream-json rule."""
-    lines = insert(draw, draw(transcripts()), notification(body))
-    index = next(i for i, line in enumerate(lines) if line.get("body") == body)
+def sacrificial(draw: st.DrawFn, text: str) -> tuple[list[Line], int]:
+    """A run with a notification holding ``text``: losing it breaks no stream-json rule."""
+    lines = insert(draw, draw(transcripts()), notification(text))
+    index = next(i for i, line in enumerate(lines) if line.get("body") == text)
     return lines, index
 
 
@@ -69,25 +74,37 @@ def _text_message(role: str) -> dict[str, Any]:
     return {"role": role, "content": [{"type": "text", "text": "hello"}]}
 
 
-def _init_capabilities(lines: list[Line], add: str | None = None, remove: str | None = None) -> None:
+def _init_capabilities(
+    lines: list[Line], add: str | None = None, remove: str | None = None
+) -> None:
     caps = [c for c in lines[0]["capabilities"] if c != remove]
     if add is not None and add not in caps:
         caps.append(add)
     lines[0] = lines[0] | {"capabilities": caps}
 
 
-# -- the breakers -----------------------------------------------------------------------------------
+# -- the breakers --------------------------------------------------------------------------------
 
 
 def schema(draw: st.DrawFn) -> list[Line]:
     """A line the schema rejects and no cross-line rule minds."""
     way = draw(st.sampled_from(["unknown-member", "mistyped", "missing", "unknown-type"]))
     if way == "unknown-member":
-        return insert(draw, draw(transcripts()),
-                      notification("x") | {draw(ident("x_")): draw(json_objects())})
+        return insert(
+            draw, draw(transcripts()), notification("x") | {draw(ident("x_")): draw(json_objects())}
+        )
     if way == "mistyped":
-        field, value = draw(st.sampled_from([("count", "3"), ("body", 5), ("recoverable", "yes"),
-                                             ("warnings", "w"), ("route", [])]))
+        field, value = draw(
+            st.sampled_from(
+                [
+                    ("count", "3"),
+                    ("body", 5),
+                    ("recoverable", "yes"),
+                    ("warnings", "w"),
+                    ("route", []),
+                ]
+            )
+        )
         return insert(draw, draw(transcripts()), notification("x") | {field: value})
     if way == "unknown-type":  # the seed's oneOf closes the open set of line types
         return insert(draw, draw(transcripts()), {"type": "telemetry", "body": "x"})
@@ -103,10 +120,20 @@ def ts_format(draw: st.DrawFn) -> list[Line]:
     lines = draw(transcripts())
     index = draw(st.integers(0, len(lines) - 1))
     ts: str = lines[index]["ts"]
-    bad = draw(st.sampled_from([
-        ts[:19], ts[:10], ts.replace("T", " ", 1), ts[:19] + "+0100", "2021-02-29T00:00:00Z",
-        "2021-01-01T24:00:00Z", "1700000000", "",
-    ]))
+    bad = draw(
+        st.sampled_from(
+            [
+                ts[:19],
+                ts[:10],
+                ts.replace("T", " ", 1),
+                ts[:19] + "+0100",
+                "2021-02-29T00:00:00Z",
+                "2021-01-01T24:00:00Z",
+                "1700000000",
+                "",
+            ]
+        )
+    )
     lines[index] = lines[index] | {"ts": bad}
     return lines
 
@@ -148,7 +175,9 @@ def seq(draw: st.DrawFn) -> list[Line]:
     lines = draw(transcripts())
     index = draw(st.integers(1, len(lines) - 1))
     shift = draw(st.integers(-3, 3).filter(bool))
-    return [line | {"seq": line["seq"] + shift} if i >= index else line for i, line in enumerate(lines)]
+    return [
+        line | {"seq": line["seq"] + shift} if i >= index else line for i, line in enumerate(lines)
+    ]
 
 
 def session(draw: st.DrawFn) -> list[Line]:
@@ -184,8 +213,11 @@ def agent_form(draw: st.DrawFn) -> list[Line]:
         lines[0] = lines[0] | {"agent": draw(st.sampled_from(["primary", "escalation", "milk"]))}
         return lines
     role = draw(st.sampled_from(["assistant", "user"]))
-    agent = draw(schema_part("agent_info")) if way == "actor-object" else draw(
-        st.sampled_from(["Primary", "helper", "", "primary "]))
+    agent = (
+        draw(schema_part("agent_info"))
+        if way == "actor-object"
+        else draw(st.sampled_from(["Primary", "helper", "", "primary "]))
+    )
     return insert(draw, lines, {"type": role, "message": _text_message(role), "agent": agent})
 
 
@@ -194,8 +226,11 @@ def message_form(draw: st.DrawFn) -> list[Line]:
     lines = draw(transcripts())
     way = draw(st.sampled_from(["error-object", "actor-string", "actor-missing"]))
     if way == "error-object":
-        return insert(draw, lines, {"type": "system", "subtype": "error",
-                                    "message": _text_message("assistant")})
+        return insert(
+            draw,
+            lines,
+            {"type": "system", "subtype": "error", "message": _text_message("assistant")},
+        )
     role = draw(st.sampled_from(["assistant", "user"]))
     line: Line = {"type": role}
     if way == "actor-string":
@@ -233,18 +268,30 @@ def tool_args_reassembly(draw: st.DrawFn) -> list[Line]:
     elif way == "cut":  # the last fragment lost: the concatenation no longer parses
         actual = spelled
         last = fragments[-1]["event"]
-        fragments[-1] = fragments[-1] | {"event": last | {"partial_json": last["partial_json"][:-1]}}
+        fragments[-1] = fragments[-1] | {
+            "event": last | {"partial_json": last["partial_json"][:-1]}
+        }
     else:
         actual = spelled
-        fragments.append({"type": "stream_event",
-                          "event": {"type": "tool_args_delta", "tool_use_id": tool_id, "partial_json": " x"}})
+        fragments.append(
+            {
+                "type": "stream_event",
+                "event": {"type": "tool_args_delta", "tool_use_id": tool_id, "partial_json": " x"},
+            }
+        )
     use = {"type": "tool_use", "id": tool_id, "name": "t", "input": actual}
-    added: list[Line] = [*fragments, {"type": "assistant", "message": {"role": "assistant", "content": [use]}}]
+    added: list[Line] = [
+        *fragments,
+        {"type": "assistant", "message": {"role": "assistant", "content": [use]}},
+    ]
     index = draw(st.integers(1, len(lines) - 1))
     for offset, line in enumerate(added):
         before = lines[index + offset - 1]
-        lines.insert(index + offset, {"type": line["type"], "session_id": before["session_id"],
-                                      "seq": 0, "ts": before["ts"]} | line)
+        lines.insert(
+            index + offset,
+            {"type": line["type"], "session_id": before["session_id"], "seq": 0, "ts": before["ts"]}
+            | line,
+        )
     return renumber(lines)
 
 
@@ -253,7 +300,11 @@ def capabilities(draw: st.DrawFn) -> list[Line]:
     lines = draw(transcripts())
     if draw(st.booleans()):
         _init_capabilities(lines, remove=PARTIAL)
-        event = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}}
+        event = {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "hi"},
+        }
         return insert(draw, lines, {"type": "stream_event", "event": event})
     _init_capabilities(lines, remove=TASKS)
     return insert(draw, lines, {"type": "system", "subtype": "task_started", "task_id": "task_1"})
@@ -284,7 +335,9 @@ def role_form(draw: st.DrawFn) -> list[Line]:
     """A message whose role is not the line type."""
     lines = draw(transcripts())
     kind = draw(st.sampled_from(["assistant", "user"]))
-    role = draw(st.sampled_from(["assistant", "user", "system", "tool"]).filter(lambda r: r != kind))
+    role = draw(
+        st.sampled_from(["assistant", "user", "system", "tool"]).filter(lambda r: r != kind)
+    )
     return insert(draw, lines, {"type": kind, "message": _text_message(role)})
 
 

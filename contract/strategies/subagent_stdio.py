@@ -18,23 +18,33 @@ import functools
 from typing import Any
 
 from hypothesis import strategies as st
-
-from contract.strategies._common import render
 from hypothesis_jsonschema import from_schema
 
+from contract.strategies._common import render
 from contract.strategies._schemas import DEFAULT_DEPTH, generable
 from contract.wires.subagent_stdio import FAILED, SUCCEEDED
 
 Line = dict[str, Any]
 WIRE = "subagent-stdio"
 MAX_INT = 9007199254740991  # the schema's bound on every counter and timestamp
-STATUSES = ("queued", "pending", "running", "complete", "completed", "failed", "partial", "paused",
-            "stopped", "rejected", "detached")
+STATUSES = (
+    "queued",
+    "pending",
+    "running",
+    "complete",
+    "completed",
+    "failed",
+    "partial",
+    "paused",
+    "stopped",
+    "rejected",
+    "detached",
+)
 
 
 @functools.cache
 def field(definition: str, name: str) -> st.SearchStrategy[Any]:
-    """Values of one property of ``$defs/definition`` (``fleet`` entries: ``entry``), from the schema."""
+    """Values of one property of ``$defs/definition`` (``entry``: a fleet entry)."""
     defs = generable(WIRE)["$defs"]
     if definition == "entry":
         props = defs["fleet"]["properties"]["entries"]["items"]["properties"]
@@ -49,7 +59,7 @@ def _node_field(name: str) -> st.SearchStrategy[Any]:
     return field(f"node_{DEFAULT_DEPTH}", name)
 
 
-# -- snapshots --------------------------------------------------------------------------------------
+# -- snapshots -----------------------------------------------------------------------------------
 
 
 def tokens(draw: st.DrawFn) -> dict[str, int]:
@@ -69,8 +79,9 @@ def _times(draw: st.DrawFn, node: dict[str, Any]) -> None:
             node[name] = at
         at += draw(st.integers(0, 10**6))
     if draw(st.booleans()):
-        terminal: dict[str, Any] = {"state": draw(st.sampled_from(["pending", "observed", "unknown",
-                                                                     "not-started"]))}
+        terminal: dict[str, Any] = {
+            "state": draw(st.sampled_from(["pending", "observed", "unknown", "not-started"]))
+        }
         if draw(st.booleans()):
             terminal["observedAt"] = at
         if draw(st.booleans()):
@@ -94,7 +105,16 @@ def node(draw: st.DrawFn, key: str, depth: int) -> dict[str, Any]:
     """One run node with up to ``depth`` levels of children below it."""
     status = draw(st.sampled_from(STATUSES))
     result: dict[str, Any] = {"key": key, "status": status}
-    for name in ("runId", "workflowId", "agent", "activity", "progress", "currentTool", "error", "reason"):
+    for name in (
+        "runId",
+        "workflowId",
+        "agent",
+        "activity",
+        "progress",
+        "currentTool",
+        "error",
+        "reason",
+    ):
         if draw(st.integers(0, 3)) == 0:
             result[name] = draw(_node_field(name))
     _times(draw, result)
@@ -114,8 +134,12 @@ def nodes(draw: st.DrawFn, depth: int, max_size: int = 2) -> list[dict[str, Any]
 
 
 def entry(draw: st.DrawFn, key: str) -> dict[str, Any]:
-    result: dict[str, Any] = {"key": key, "agent": draw(field("entry", "agent")),
-                              "startedAt": draw(st.integers(0, 2 * 10**12)), "tokens": tokens(draw)}
+    result: dict[str, Any] = {
+        "key": key,
+        "agent": draw(field("entry", "agent")),
+        "startedAt": draw(st.integers(0, 2 * 10**12)),
+        "tokens": tokens(draw),
+    }
     for name in ("role", "model", "effort", "goal"):
         if draw(st.integers(0, 2)) == 0:
             result[name] = draw(field("entry", name))
@@ -127,25 +151,44 @@ def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
     entries = [entry(draw, key) for key in keys]
     omitted = draw(st.integers(0, 5)) if available else 0
     limit = draw(st.integers(0, 16))
-    return {"version": 1, "entries": entries, "totalActive": len(entries) + omitted,
-            "topLevelAsyncCapacity": {"used": draw(st.integers(0, limit)), "limit": limit},
-            "omitted": omitted}
+    return {
+        "version": 1,
+        "entries": entries,
+        "totalActive": len(entries) + omitted,
+        "topLevelAsyncCapacity": {"used": draw(st.integers(0, limit)), "limit": limit},
+        "omitted": omitted,
+    }
 
 
-def snapshot(draw: st.DrawFn, session: str | None, epoch: str, revision: int, events: bool,
-             available: bool | None = None) -> dict[str, Any]:
+def snapshot(
+    draw: st.DrawFn,
+    session: str | None,
+    epoch: str,
+    revision: int,
+    events: bool,
+    available: bool | None = None,
+) -> dict[str, Any]:
     """A consistent snapshot; an unavailable host shows no runs and an empty fleet."""
     if available is None:
         available = draw(st.integers(0, 4)) > 0
     runs = nodes(draw, DEFAULT_DEPTH) if available else []
-    return {"version": 1, "sessionId": session, "epoch": epoch, "revision": revision,
-            "available": available, "capabilities": {"snapshot": True, "events": events},
-            "fleet": fleet(draw, available), "runs": runs,
-            "omitted": {"runs": draw(st.integers(0, 3)) if available else 0,
-                        "children": draw(st.integers(0, 3)) if available else 0}}
+    return {
+        "version": 1,
+        "sessionId": session,
+        "epoch": epoch,
+        "revision": revision,
+        "available": available,
+        "capabilities": {"snapshot": True, "events": events},
+        "fleet": fleet(draw, available),
+        "runs": runs,
+        "omitted": {
+            "runs": draw(st.integers(0, 3)) if available else 0,
+            "children": draw(st.integers(0, 3)) if available else 0,
+        },
+    }
 
 
-# -- the conversation -------------------------------------------------------------------------------
+# -- the conversation ----------------------------------------------------------------------------
 
 
 def command(draw: st.DrawFn) -> Line:
@@ -165,8 +208,14 @@ def response(cmd: Line, data: dict[str, Any]) -> Line:
 
 def event(snap: dict[str, Any]) -> Line:
     """A pushed event whose envelope repeats its snapshot's identity."""
-    return {"type": "subagent_event", "version": 1, "sessionId": snap["sessionId"],
-            "epoch": snap["epoch"], "revision": snap["revision"], "snapshot": snap}
+    return {
+        "type": "subagent_event",
+        "version": 1,
+        "sessionId": snap["sessionId"],
+        "epoch": snap["epoch"],
+        "revision": snap["revision"],
+        "snapshot": snap,
+    }
 
 
 class Host:
@@ -201,8 +250,9 @@ def transcripts(draw: st.DrawFn) -> list[Line]:
     host = Host(draw)
     lines: list[Line] = []
     pending: list[Line] = []
-    for step in draw(st.lists(st.sampled_from(["ask", "answer", "event", "epoch"]), min_size=1,
-                              max_size=8)):
+    for step in draw(
+        st.lists(st.sampled_from(["ask", "answer", "event", "epoch"]), min_size=1, max_size=8)
+    ):
         if step == "ask" or (step == "answer" and not pending):
             pending.append(command(draw))
             lines.append(pending[-1])

@@ -40,7 +40,9 @@ def shown(lines: list[Line]) -> list[Snapshot]:
     return [snap for snap in found if isinstance(snap, dict)]
 
 
-def exchange(draw: st.DrawFn, lines: list[Line], data: Snapshot, **response_fields: Any) -> list[Line]:
+def exchange(
+    draw: st.DrawFn, lines: list[Line], data: Snapshot, **response_fields: Any
+) -> list[Line]:
     """``lines`` with one more command and its response carrying ``data``."""
     cmd = command(draw)
     return [*lines, cmd, response(cmd, data) | response_fields]
@@ -59,8 +61,13 @@ def fresh_epoch(draw: st.DrawFn, lines: list[Line]) -> str:
     return str(draw(field("snapshot", "epoch").filter(lambda e: e not in seen)))
 
 
-def fresh_event(draw: st.DrawFn, lines: list[Line], events: bool = True, available: bool | None = None,
-                epoch: str | None = None) -> Line:
+def fresh_event(
+    draw: st.DrawFn,
+    lines: list[Line],
+    events: bool = True,
+    available: bool | None = None,
+    epoch: str | None = None,
+) -> Line:
     """An event opening a new epoch (a restarted host), so no earlier revision constrains it."""
     epoch = epoch or fresh_epoch(draw, lines)
     session = draw(field("snapshot", "sessionId"))
@@ -88,28 +95,51 @@ def sacrificial(draw: st.DrawFn, text: str) -> tuple[list[Line], int]:
 def schema(draw: st.DrawFn) -> list[Line]:
     """A line the schema rejects and no cross-line rule minds."""
     lines = draw(transcripts())
-    way = draw(st.sampled_from(["id-newline", "version", "member", "success", "key", "status",
-                                "progress", "entries", "omitted"]))
+    way = draw(
+        st.sampled_from(
+            [
+                "id-newline",
+                "version",
+                "member",
+                "success",
+                "key",
+                "status",
+                "progress",
+                "entries",
+                "omitted",
+            ]
+        )
+    )
     if way in ("id-newline", "version", "member"):
         # "id-newline": ECMA-262 `$` does not match before a final LF (PITFALLS: Python's does).
-        cmd = {"type": "subagent_status", "version": 1, "id": "q1"}
-        cmd |= {"id-newline": {"id": "q1\n"}, "version": {"version": 2},
-                "member": {"extra": True}}[way]
+        cmd: Line = {"type": "subagent_status", "version": 1, "id": "q1"}
+        bad: dict[str, Line] = {
+            "id-newline": {"id": "q1\n"},
+            "version": {"version": 2},
+            "member": {"extra": True},
+        }
+        cmd |= bad[way]
         return [*lines, cmd, response(cmd, repeat_last(lines))]
     if way == "success":
         return exchange(draw, lines, repeat_last(lines), success=False)
     snap = repeat_last(lines, available=True)
     if way == "entries":  # maxItems 16
         keys = [f"agent{i}" for i in range(17)]
-        snap["fleet"] |= {"entries": [entry(draw, key) for key in keys], "totalActive": 17, "omitted": 0}
+        snap["fleet"] |= {
+            "entries": [entry(draw, key) for key in keys],
+            "totalActive": 17,
+            "omitted": 0,
+        }
         return exchange(draw, lines, snap)
     if way == "omitted":
         snap["omitted"] = {"runs": 0, "children": -1}
         return exchange(draw, lines, snap)
-    bad = {"key": {"key": draw(st.sampled_from(["a/b", "k1\n", "back\\slash", ""]))},
-           "status": {"status": draw(st.sampled_from(["done", "Running", ""]))},
-           "progress": {"progress": ""}}[way]
-    snap["runs"] = [_one_node(draw) | bad]
+    broken: dict[str, Any] = {
+        "key": {"key": draw(st.sampled_from(["a/b", "k1\n", "back\\slash", ""]))},
+        "status": {"status": draw(st.sampled_from(["done", "Running", ""]))},
+        "progress": {"progress": ""},
+    }[way]
+    snap["runs"] = [_one_node(draw) | broken]
     if way == "status":
         snap["runs"][0].pop("outcome", None)  # an unknown status has no outcome to agree with
     return exchange(draw, lines, snap)
@@ -123,9 +153,9 @@ def response_correlation(draw: st.DrawFn) -> list[Line]:
     answer = lines[index]
     way = draw(st.sampled_from(["dropped", "repeated", "other-id", "no-id", "unasked"]))
     if way == "dropped":
-        return lines[:index] + lines[index + 1:]
+        return lines[:index] + lines[index + 1 :]
     if way == "repeated":
-        return [*lines[: index + 1], answer, *lines[index + 1:]]
+        return [*lines[: index + 1], answer, *lines[index + 1 :]]
     if way == "unasked":
         first = shown(lines)[0]
         return [response({}, copy.deepcopy(first)), *lines]
@@ -143,8 +173,11 @@ def event_envelope(draw: st.DrawFn) -> list[Line]:
     name = draw(st.sampled_from(["sessionId", "epoch", "revision"]))
     snap = pushed["snapshot"]
     if name == "sessionId":
-        pushed["sessionId"] = "other" if snap["sessionId"] is None else draw(st.sampled_from(
-            [None, snap["sessionId"] + "x"]))
+        pushed["sessionId"] = (
+            "other"
+            if snap["sessionId"] is None
+            else draw(st.sampled_from([None, snap["sessionId"] + "x"]))
+        )
     elif name == "epoch":  # a fresh epoch of its own, so revision order still holds
         pushed["epoch"] = fresh_epoch(draw, [*lines, pushed])
     else:
@@ -192,7 +225,11 @@ def unique_keys(draw: st.DrawFn) -> list[Line]:
         snap["runs"] = [_one_node(draw) | {"children": pair}]
     else:
         key = draw(field("entry", "key"))
-        snap["fleet"] |= {"entries": [entry(draw, key), entry(draw, key)], "totalActive": 2, "omitted": 0}
+        snap["fleet"] |= {
+            "entries": [entry(draw, key), entry(draw, key)],
+            "totalActive": 2,
+            "omitted": 0,
+        }
     return exchange(draw, lines, snap)
 
 
@@ -203,8 +240,10 @@ def fleet_counts(draw: st.DrawFn) -> list[Line]:
     """totalActive below the entries listed, or omitted not covering the rest."""
     lines = draw(transcripts())
     snap = repeat_last(lines, available=True)
-    entries = [entry(draw, key) for key in draw(st.lists(field("entry", "key"), min_size=1, max_size=3,
-                                                        unique=True))]
+    entries = [
+        entry(draw, key)
+        for key in draw(st.lists(field("entry", "key"), min_size=1, max_size=3, unique=True))
+    ]
     if draw(st.booleans()):
         total, omitted = len(entries) - 1, 0
     else:
@@ -219,7 +258,10 @@ def capacity(draw: st.DrawFn) -> list[Line]:
     lines = draw(transcripts())
     snap = repeat_last(lines)
     limit = draw(st.integers(0, 16))
-    snap["fleet"]["topLevelAsyncCapacity"] = {"used": limit + draw(st.integers(1, 4)), "limit": limit}
+    snap["fleet"]["topLevelAsyncCapacity"] = {
+        "used": limit + draw(st.integers(1, 4)),
+        "limit": limit,
+    }
     return exchange(draw, lines, snap)
 
 
@@ -228,11 +270,19 @@ def tokens_total(draw: st.DrawFn) -> list[Line]:
     lines = draw(transcripts())
     snap = repeat_last(lines, available=True)
     inp, out = draw(st.integers(0, 1000)), draw(st.integers(0, 1000))
-    bad = {"input": inp, "output": out, "total": inp + out + draw(st.integers(-inp - out, 9).filter(bool))}
+    bad = {
+        "input": inp,
+        "output": out,
+        "total": inp + out + draw(st.integers(-inp - out, 9).filter(bool)),
+    }
     if draw(st.booleans()):
         snap["runs"] = [_one_node(draw, tokens=bad)]
     else:
-        snap["fleet"] |= {"entries": [entry(draw, "e1") | {"tokens": bad}], "totalActive": 1, "omitted": 0}
+        snap["fleet"] |= {
+            "entries": [entry(draw, "e1") | {"tokens": bad}],
+            "totalActive": 1,
+            "omitted": 0,
+        }
     return exchange(draw, lines, snap)
 
 
@@ -242,14 +292,18 @@ def node_times(draw: st.DrawFn) -> list[Line]:
     snap = repeat_last(lines, available=True)
     at = draw(st.integers(1000, 10**9))
     back = at - draw(st.integers(1, 1000))
-    times = draw(st.sampled_from([
+    choices: list[dict[str, Any]] = [
         {"startedAt": at, "updatedAt": back},
         {"updatedAt": at, "endedAt": back},
         {"startedAt": at, "endedAt": back},
         {"startedAt": at, "processTerminal": {"state": "observed", "observedAt": back}},
-    ]))
-    base = {k: v for k, v in _one_node(draw).items()
-            if k not in ("startedAt", "updatedAt", "endedAt", "processTerminal")}
+    ]
+    times = draw(st.sampled_from(choices))
+    base = {
+        k: v
+        for k, v in _one_node(draw).items()
+        if k not in ("startedAt", "updatedAt", "endedAt", "processTerminal")
+    }
     snap["runs"] = [base | times]
     return exchange(draw, lines, snap)
 
@@ -258,14 +312,15 @@ def outcome(draw: st.DrawFn) -> list[Line]:
     """outcome.status that disagrees with the node, success against it, or a failing exit code."""
     lines = draw(transcripts())
     snap = repeat_last(lines, available=True)
-    way = draw(st.sampled_from([
+    ways: list[tuple[str, dict[str, Any]]] = [
         ("running", {"status": "failed"}),
         ("completed", {"status": "paused"}),
         ("failed", {"status": "failed", "success": True}),
         ("completed", {"status": "complete", "success": False}),
         ("partial", {"status": "partial", "success": True, "exitCode": 1}),
-    ]))
-    snap["runs"] = [_one_node(draw, status=way[0], outcome=way[1])]
+    ]
+    status, said = draw(st.sampled_from(ways))
+    snap["runs"] = [_one_node(draw, status=status, outcome=said)]
     return exchange(draw, lines, snap)
 
 
