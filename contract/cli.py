@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from contract.catalog import CATALOG, rules_for
 from contract.checker import AUTO, check
@@ -56,6 +56,24 @@ def _build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--wire", choices=(*NAMES, "all"), default="all")
 
+    record = verbs.add_parser("record", help="re-record the goldens from an emitter and report each change")
+    record.add_argument("--wire", choices=(*NAMES, "all"), default="all")
+    record.add_argument("--scenario", action="append", default=[], metavar="NAME",
+                        help="only this scenario (repeatable)")
+    record.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS")
+    record.add_argument("--dry-run", action="store_true", help="report the changes, rewrite nothing")
+    record.add_argument("--format", choices=("text", "json"), default="text")
+    record.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
+                        help="the emitter (a milk build); without one, the bundled reference emitters")
+
+    from contract import surface_cli  # its own module: schema surfaces and the change classifier
+
+    diff = verbs.add_parser("diff", help="classify the changes between two schemas or surfaces")
+    surface_cli.add_diff_arguments(diff)
+    diff.set_defaults(handler=surface_cli.main_diff)
+    surface = verbs.add_parser("surface", help="print a wire's surface (fields, types, bounds, values)")
+    surface_cli.add_surface_arguments(surface)
+    surface.set_defaults(handler=surface_cli.main_surface)
     return parser
 
 
@@ -97,6 +115,8 @@ def _check_ignores(ignores: Sequence[str]) -> None:
 
 def _emit(report: Report, fmt: str) -> int:
     sys.stdout.write(REPORTERS[fmt](report))
+    if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
+        return EXIT_USAGE
     return EXIT_OK if report.conformant else EXIT_VIOLATIONS
 
 
@@ -119,14 +139,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
-    command = list(args.command)
-    if command[:1] == ["--"]:
-        command = command[1:]
+    command = _command(args.command)
     if args.wire == "subagent-stdio":
         from contract.driver import run_subagent
 
         report = run_subagent(command or None, timeout=args.timeout, strict=args.strict,
-                              ignore=args.ignore, expect_exit=args.expect_exit)
+                              ignore=args.ignore, expect_exit=args.expect_exit,
+                              max_line_bytes=args.max_line_bytes, max_output_bytes=args.max_output_bytes)
     else:
         from contract.harness import default_command, run_stream
 
@@ -136,6 +155,52 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not command:
         report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
     return _emit(report, args.format)
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed."""
+    from contract.goldens import all_scenarios
+    from contract.scenarios import rerecord, run_scenario
+
+    command = _command(args.command)
+    goldens = [g for g in all_scenarios()
+               if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
+    unknown = set(args.scenario) - {g.name for g in goldens}
+    if unknown:
+        raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
+    results, failed = [], False
+    for golden in goldens:
+        run_ = run_scenario(golden, command or None, timeout=args.timeout)
+        comparison = run_.comparison if args.dry_run else rerecord(run_, command or None)
+        failed |= comparison is None or bool(comparison.breaking)
+        results.append((golden, run_, comparison))
+    sys.stdout.write(_record_report(results, args.format, args.dry_run))
+    return EXIT_VIOLATIONS if failed else EXIT_OK
+
+
+def _record_report(results: list[Any], fmt: str, dry_run: bool) -> str:
+    if fmt == "json":
+        return json.dumps([
+            {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant, "rewritten": c is not None and not dry_run,
+             "changes": c.to_json() if c is not None else None, "findings": [v.to_json() for v in r.report.failing()]}
+            for g, r, c in results], ensure_ascii=False, indent=2) + "\n"
+    lines = []
+    for golden, run_, comparison in results:
+        label = f"{golden.wire}/{golden.name}"
+        if comparison is None:
+            lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
+            continue
+        verb = "would change" if dry_run else "re-recorded"
+        lines.append(f"{label}: {verb}: {comparison.summary()}")
+    breaking = sum(1 for _, _, c in results if c is None or c.breaking)
+    lines.append(f"{len(results)} scenarios, {breaking} with breaking changes or findings"
+                 + ("" if dry_run else "; review with git diff goldens/, and name accepted breaks with their ADR"))
+    return "\n".join(lines) + "\n"
+
+
+def _command(argv: Sequence[str]) -> list[str]:
+    command = list(argv)
+    return command[1:] if command[:1] == ["--"] else command
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -160,7 +225,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the verb; returns the exit code."""
     try:
         args = _build_parser().parse_args(argv)
-        handler = {"check": cmd_check, "run": cmd_run, "rules": cmd_rules}.get(args.verb)
+        handler = {"check": cmd_check, "run": cmd_run, "rules": cmd_rules, "record": cmd_record}.get(args.verb)
         if handler is None:
             return int(args.handler(args))
         return handler(args)

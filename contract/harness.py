@@ -131,10 +131,11 @@ class Process:
 class LimitedStream:
     """A readline-able view of a pipe that stops after ``limit`` bytes (a flooding emitter)."""
 
-    def __init__(self, stream: IO[bytes], limit: int) -> None:
+    def __init__(self, stream: IO[bytes], limit: int, keep: bool = False) -> None:
         self._stream = stream
         self._left = limit
         self.exceeded = False
+        self.kept: list[bytes] | None = [] if keep else None  # the transcript, when recording
 
     def readline(self, size: int = -1) -> bytes:
         if self._left <= 0:
@@ -146,6 +147,8 @@ class LimitedStream:
         except (OSError, ValueError):
             return b""
         self._left -= len(data)
+        if self.kept is not None:
+            self.kept.append(data)
         return data
 
 
@@ -164,7 +167,12 @@ def describe_status(status: int) -> str:
     return f"exit status {status}"
 
 
-def run_stream(
+def run_stream(argv: Sequence[str], **options: Any) -> Report:
+    """Start ``argv``, check its stdout as it comes, and judge how it ended."""
+    return record_stream(argv, **options)[0]
+
+
+def record_stream(
     argv: Sequence[str],
     *,
     wire: str = "stream-json",
@@ -175,17 +183,18 @@ def run_stream(
     ignore: Sequence[str] = (),
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-) -> Report:
-    """Start ``argv``, check its stdout as it comes, and judge how it ended."""
+    keep: bool = False,
+) -> tuple[Report, bytes]:
+    """Like :func:`run_stream`; with ``keep``, also the transcript (for goldens)."""
     source = " ".join(argv)
     try:
         proc = Process(argv, env=env)
     except StartError as exc:
         report = Report(wire=wire, strict=strict, source=source)
         Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
-        return report
+        return report, b""
     deadline = time.monotonic() + timeout
-    stream = LimitedStream(proc.stdout, max_output_bytes)
+    stream = LimitedStream(proc.stdout, max_output_bytes, keep)
     holder: dict[str, Any] = {}
 
     def consume() -> None:
@@ -207,7 +216,7 @@ def run_stream(
     _judge_end(report, Collector(report, ignore), timed_out, stream.exceeded, status,
                expect_exit, timeout, max_output_bytes)
     report.stderr = proc.stderr_tail()
-    return report
+    return report, b"".join(stream.kept or ())
 
 
 def _judge_end(

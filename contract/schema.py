@@ -61,7 +61,7 @@ class Engine:
 
     def explain(self, instance: Any) -> list[SchemaError]:
         """Why ``instance`` fails, most useful first (never empty for an invalid instance)."""
-        found = list(dict.fromkeys(_flatten_all(reference(self.wire).iter_errors(instance))))
+        found = list(dict.fromkeys(_flatten_all(reference(self.wire).iter_errors(instance), self.schema)))
         if not found:  # the engines disagree: trust the stricter and say what it said
             found = [
                 SchemaError(_pointer(e.instance_path), str(e.schema_path[-1]) if e.schema_path else "",
@@ -129,20 +129,20 @@ def _pointer(path: Any) -> str:
     return "".join(f"/{escape(str(part))}" for part in path)
 
 
-def _flatten_all(errors: Any) -> Iterator[SchemaError]:
+def _flatten_all(errors: Any, root: dict[str, Any]) -> Iterator[SchemaError]:
     for error in sorted(errors, key=lambda e: (len(e.absolute_path), str(e.absolute_path))):
-        yield from _flatten(error)
+        yield from _flatten(error, root)
 
 
-def _flatten(error: Any) -> Iterator[SchemaError]:
+def _flatten(error: Any, root: dict[str, Any]) -> Iterator[SchemaError]:
     keyword = error.validator
     if keyword in ("oneOf", "anyOf") and error.context:
-        yield from _closest_branch(error)
+        yield from _closest_branch(error, root)
         return
     yield _describe(error)
 
 
-def _closest_branch(error: Any) -> Iterator[SchemaError]:
+def _closest_branch(error: Any, root: dict[str, Any]) -> Iterator[SchemaError]:
     """For a failed ``oneOf``, explain the branch that came closest, not all of them."""
     branches: dict[int, list[Any]] = {}
     for sub in error.context:
@@ -154,7 +154,7 @@ def _closest_branch(error: Any) -> Iterator[SchemaError]:
         if not any(_is_discriminator_error(e) for e in errs)
     ]
     if not matched:
-        consts = _branch_consts(error.validator_value)
+        consts = _branch_consts(error.validator_value, root)
         if consts and isinstance(instance, dict):
             found = instance.get("type", "<missing>")
             yield SchemaError(
@@ -168,7 +168,7 @@ def _closest_branch(error: Any) -> Iterator[SchemaError]:
                           f"found {_short(instance)}")
         return
     best = min(matched, key=len)
-    yield from _flatten_all(best)
+    yield from _flatten_all(best, root)
 
 
 def _is_discriminator_error(error: Any) -> bool:
@@ -178,25 +178,16 @@ def _is_discriminator_error(error: Any) -> bool:
     )
 
 
-def _branch_consts(branches: Any) -> list[str]:
+def _branch_consts(branches: Any, root: dict[str, Any]) -> list[str]:
     consts: list[str] = []
     for branch in branches:
         target = branch
-        if "$ref" in branch:
-            name = branch["$ref"].rsplit("/", 1)[-1]
-            target = _defs_lookup(name)
+        if "$ref" in branch:  # local refs only ("#/$defs/name"): the wire schemas have no others
+            target = root.get("$defs", {}).get(branch["$ref"].rsplit("/", 1)[-1])
         const = target.get("properties", {}).get("type", {}).get("const") if target else None
         if isinstance(const, str):
             consts.append(const)
     return consts
-
-
-def _defs_lookup(name: str) -> dict[str, Any] | None:
-    for wire in ("stream-json", "subagent-stdio"):
-        found = load(wire).get("$defs", {}).get(name)
-        if found is not None:
-            return dict(found)
-    return None
 
 
 def _describe(error: Any) -> SchemaError:

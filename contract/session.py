@@ -10,6 +10,9 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from contract.goldens import Golden
+from contract.scenarios import ScenarioRun, rerecord, run_scenario
+
 
 @dataclass
 class ContractSession:
@@ -25,6 +28,19 @@ class ContractSession:
     def from_options(cls, emitter: str | None, timeout: float, record: bool, strict: bool) -> ContractSession:
         argv = shlex.split(emitter) if emitter else None
         return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict)
+
+    def run(self, golden: Golden) -> ScenarioRun:
+        """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
+        result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict)
+        self.checked += 1
+        label = f"{golden.wire}/{golden.name}"
+        if self.record:
+            comparison = rerecord(result, self.emitter)
+            verdict = "kept (the run was not conformant)" if comparison is None else comparison.summary()
+            self.recorded.append(f"{label}: {verdict}")
+        elif not result.ok:
+            self.failed.append(label)
+        return result
 
     @property
     def emitter_name(self) -> str:

@@ -201,7 +201,7 @@ def script_from(path: str | None) -> list[Line]:
 def main(argv: Sequence[str] | None = None, host: type[Host] = Host) -> int:
     parser = argparse.ArgumentParser(prog="subagent_host", description=__doc__.split("\n\n")[0])
     parser.add_argument("--script", metavar="FILE", help="a JSONL transcript to replay")
-    args = parser.parse_args(argv)
+    args, _milk_arguments = parser.parse_known_args(argv)  # a scenario's own arguments: not needed
     try:
         server = host(script_from(args.script), sys.stdout.buffer)
     except (OSError, ValueError) as exc:

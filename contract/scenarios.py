@@ -1,0 +1,95 @@
+"""Running a golden scenario through an emitter, and re-recording goldens from it.
+
+One scenario run: start the emitter with the scenario's own arguments and environment (plus
+``MILK_CONTRACT_SCENARIO`` and ``MILK_CONTRACT_GOLDEN``, so a deterministic milk build or a
+replaying test double can find its script), check what it emits live, and compare the
+normalized output with the golden. The pytest plugin and ``milk-contract record`` both call
+:func:`run_scenario`; neither knows how the wires are driven.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from contract.driver import record as converse
+from contract.goldens import Comparison, Golden, compare, emitter_version, rewrite
+from contract.harness import default_command, record_stream
+from contract.report import Report
+
+ENV_SCENARIO = "MILK_CONTRACT_SCENARIO"
+ENV_GOLDEN = "MILK_CONTRACT_GOLDEN"
+
+
+@dataclass(frozen=True)
+class ScenarioRun:
+    golden: Golden
+    argv: tuple[str, ...]
+    report: Report
+    output: bytes
+    comparison: Comparison
+
+    @property
+    def ok(self) -> bool:
+        """Conformant, and no breaking difference from the golden."""
+        return self.report.conformant and not self.comparison.breaking
+
+    def explain(self) -> str:
+        """What a failing scenario says: the findings, then each difference with line and path."""
+        lines = [f"{self.golden.wire}/{self.golden.name} through {shlex.join(self.argv)}"]
+        lines.extend(
+            f"  line {v.line}: {v.rule} at {v.pointer or '-'}: {v.message}" for v in self.report.failing()[:20]
+        )
+        lines.extend(f"  {difference}" for difference in self.comparison.differences[:40])
+        if self.report.stderr.strip():
+            lines.append("  emitter stderr: " + self.report.stderr.strip().splitlines()[-1][:200])
+        return "\n".join(lines)
+
+
+def emitter_argv(emitter: Sequence[str] | None, golden: Golden) -> list[str]:
+    """The command for one scenario: the emitter, then the scenario's own arguments."""
+    base = list(emitter) if emitter else default_command(golden.wire)
+    return [*base, *golden.reproduce.argv]
+
+
+def scenario_env(golden: Golden) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(golden.reproduce.environ())
+    env[ENV_SCENARIO] = golden.name
+    env[ENV_GOLDEN] = str(golden.path.resolve())
+    return env
+
+
+def run_scenario(
+    golden: Golden,
+    emitter: Sequence[str] | None = None,
+    *,
+    timeout: float = 60.0,
+    strict: bool = False,
+) -> ScenarioRun:
+    argv = emitter_argv(emitter, golden)
+    env = scenario_env(golden)
+    expect = golden.reproduce.exit_status
+    if golden.wire == "subagent-stdio":
+        from contract.driver import Step
+
+        plan = [Step(group) for group in golden.command_groups()]
+        conversation = converse(argv, timeout=timeout, env=env, plan=plan, expect_exit=expect, strict=strict)
+        report, output = conversation.report, conversation.transcript
+    else:
+        report, output = record_stream(argv, wire=golden.wire, timeout=timeout, env=env, expect_exit=expect,
+                                       strict=strict, keep=True)
+    return ScenarioRun(golden, tuple(argv), report, output, compare(golden.data(), output, golden.wire))
+
+
+def rerecord(run: ScenarioRun, emitter: Sequence[str] | None) -> Comparison | None:
+    """Rewrite the golden from a conformant run; None (golden kept) when the run was not conformant."""
+    if not run.report.conformant:
+        return None
+    name = shlex.join(emitter) if emitter else "bundled reference emitter"
+    version = emitter_version(run.output, run.golden.wire) or "unknown"
+    today = datetime.date.today().isoformat()
+    return rewrite(run.golden, run.output, name, version, today)

@@ -1,0 +1,25 @@
+"""Every golden scenario, run through the emitter under test, must conform and match its golden.
+
+The emitter is ``--contract-emitter "CMD ARG…"`` (or ``$MILK_CONTRACT_EMITTER``), or the bundled
+reference emitters. Each scenario gets its own arguments from the golden's metadata, and
+``MILK_CONTRACT_SCENARIO`` / ``MILK_CONTRACT_GOLDEN`` in its environment. A failure names the
+scenario, the line and the JSON pointer that differ, and whether the difference is additive.
+Under ``--contract-record`` the goldens are rewritten instead, and the run ends with what changed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from contract.goldens import Golden, all_scenarios
+from contract.session import ContractSession
+
+SCENARIOS = all_scenarios()
+
+
+@pytest.mark.parametrize("golden", SCENARIOS, ids=[f"{g.wire}/{g.name}" for g in SCENARIOS])
+def test_scenario(golden: Golden, contract_session: ContractSession) -> None:
+    run = contract_session.run(golden)
+    assert run.report.conformant, run.explain()
+    if not contract_session.record:
+        assert not run.comparison.breaking, run.explain()

@@ -1,0 +1,49 @@
+"""The pytest plugin end to end: the shipped suite run against emitters, as milk's CI would."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+EMITTERS = Path(__file__).parent / "emitters"
+
+
+def run_suite(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pytest --pyargs contract …`` from a directory that is not the checkout."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_emitter", "-p", "no:cacheprovider",
+         "-q", *args],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+def test_faithful_replay_passes(tmp_path: Path) -> None:
+    done = run_suite(tmp_path, "-k", "stream-json and (hello or refused)")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+    assert "milk-contract: 2 golden scenarios run through bundled reference emitters" in done.stdout
+
+
+def test_dropped_result_field_fails_and_names_it(tmp_path: Path) -> None:
+    emitter = shlex.join([sys.executable, str(EMITTERS / "drop_result_field.py"), "num_turns"])
+    done = run_suite(tmp_path, "-k", "stream-json and hello", "--contract-emitter", emitter)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "/num_turns" in done.stdout
+    assert "breaking removed" in done.stdout
+    assert "milk-contract: 1 failed: stream-json/hello" in done.stdout
+
+
+def test_emitter_from_the_environment(tmp_path: Path) -> None:
+    import os
+
+    emitter = shlex.join([sys.executable, str(EMITTERS / "drop_result_field.py"), "duration_ms"])
+    env = {**os.environ, "MILK_CONTRACT_EMITTER": emitter}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_emitter", "-p", "no:cacheprovider",
+         "-q", "-k", "stream-json and refused"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False, env=env,
+    )
+    assert done.returncode == 1
+    assert "/duration_ms" in done.stdout
