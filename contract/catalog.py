@@ -1,8 +1,9 @@
 """The rule catalog: every check milk-contract makes, as data.
 
 Each rule has a stable id that users see in reports and pass to ``--ignore``, a level
-(MUST comes from the words of a seed schema; SHOULD is inferred consistency, failing only
-under ``--strict``) and ``source``: the schema words it comes from, or why it is inferred.
+(MUST comes from a seed schema: its words where it has them, its structure where it has none,
+as in the subagent-stdio schema, which carries no descriptions; SHOULD is inferred consistency,
+failing only under ``--strict``) and ``source``: what it comes from, or why it is inferred.
 ``milk-contract rules`` prints this table; the checkers may only emit ids listed here
 (a test enforces it).
 """
@@ -139,13 +140,13 @@ _RULES: tuple[Rule, ...] = (
          "startedAt <= updatedAt <= endedAt, and observedAt not before startedAt",
          f"inferred from {_SA}: node.startedAt, updatedAt, endedAt, processTerminal.observedAt"),
     Rule("sa.outcome", Level.SHOULD, "subagent-stdio",
-         "outcome.status agrees with the node status, and success with failure",
+         "outcome.status agrees with the node status; success agrees with the status and exitCode",
          f"inferred from {_SA}: node.outcome.status repeats the node status enum"),
     Rule("sa.unavailable", Level.SHOULD, "subagent-stdio",
-         "available false comes with an empty fleet and no runs",
+         "available false comes with an empty fleet and no runs (none omitted either)",
          f"inferred from {_SA}: snapshot.available"),
     # -- live runs -----------------------------------------------------------------------
-    Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout",
+    Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
          "harness: a hung emitter is killed with its process group"),
     Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
          "harness: a run that crashes or is killed is not a conformant run"),
