@@ -63,12 +63,28 @@ class Engine:
         """Why ``instance`` fails, most useful first (never empty for an invalid instance)."""
         found = list(dict.fromkeys(_flatten_all(reference(self.wire).iter_errors(instance), self.schema)))
         if not found:  # the engines disagree: trust the stricter and say what it said
-            found = [
-                SchemaError(_pointer(e.instance_path), str(e.schema_path[-1]) if e.schema_path else "",
-                            e.message)
-                for e in self._fast.iter_errors(instance)
-            ]
+            try:
+                return self._fast_errors(instance) or [SchemaError("", "", "fails the schema")]
+            except (ValueError, OverflowError, TypeError):
+                return [SchemaError("", "", "fails the schema (the fast engine cannot hold a value)")]
         return found[:MAX_ERRORS_PER_LINE]
+
+    def explain_fast(self, instance: Any) -> list[SchemaError]:
+        """Why ``instance`` fails, in jsonschema-rs's plainer words, about ten times quicker."""
+        try:
+            return self._fast_errors(instance) or self.explain(instance)
+        except (ValueError, OverflowError, TypeError):  # values the Rust engine cannot hold
+            return self.explain(instance)
+
+    def _fast_errors(self, instance: Any) -> list[SchemaError]:
+        found: list[SchemaError] = []
+        for e in self._fast.iter_errors(instance):
+            keyword = str(e.schema_path[-1]) if e.schema_path else ""
+            message = e.message if len(e.message) <= 200 else e.message[:199] + "…"  # it quotes values
+            found.append(SchemaError(_pointer(e.instance_path), keyword, message))
+            if len(found) >= MAX_ERRORS_PER_LINE:
+                break
+        return found
 
 
 @functools.cache
