@@ -8,6 +8,7 @@ the report, so a chatty emitter can neither block on a full pipe nor grow our me
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -117,7 +118,7 @@ class Process:
 
     def _drain_stderr(self) -> None:
         pipe = self.popen.stderr
-        assert pipe is not None
+        assert isinstance(pipe, io.BufferedReader)  # subprocess pipes are buffered unless bufsize=0
         try:
             for chunk in iter(lambda: pipe.read1(4096), b""):
                 self._tail.append(chunk)
@@ -190,9 +191,9 @@ def record_stream(
     try:
         proc = Process(argv, env=env)
     except StartError as exc:
-        report = Report(wire=wire, strict=strict, source=source)
-        Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
-        return report, b""
+        failed = Report(wire=wire, strict=strict, source=source)
+        Collector(failed, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
+        return failed, b""
     deadline = time.monotonic() + timeout
     stream = LimitedStream(proc.stdout, max_output_bytes, keep)
     holder: dict[str, Any] = {}

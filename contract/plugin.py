@@ -32,12 +32,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[SESSION] = ContractSession.from_options(
+    config.stash[SESSION] = session = ContractSession.from_options(
         emitter=config.getoption("--contract-emitter"),
         timeout=config.getoption("--contract-timeout"),
         record=config.getoption("--contract-record"),
         strict=config.getoption("--contract-strict"),
     )
+    config.pluginmanager.register(_Observer(session), "milk-contract-observer")
+
+
+class _Observer:
+    """Counts scenario outcomes where the summary is written (the controller, under xdist)."""
+
+    def __init__(self, session: ContractSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            self.session.observe(list(report.user_properties), report.passed)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

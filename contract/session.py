@@ -2,7 +2,9 @@
 
 It knows which emitter to run (a milk build, or the bundled reference emitters), runs a golden
 scenario through it, and collects what the run should say at the end (scenarios checked,
-goldens re-recorded, changes found).
+goldens re-recorded, changes found). Outcomes arrive as :class:`Outcome` records attached to
+test reports, so the summary is right under pytest-xdist too, where scenarios run in workers
+and the summary is written by the controller.
 """
 
 from __future__ import annotations
@@ -14,6 +16,20 @@ from contract.goldens import Golden
 from contract.scenarios import ScenarioRun, rerecord, run_scenario
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What one scenario test says about itself, for the end-of-run summary."""
+
+    scenario: str
+    note: str = ""  # the change report under --contract-record; additive drift otherwise
+
+    def to_property(self) -> tuple[str, dict[str, str]]:
+        return (PROPERTY, {"scenario": self.scenario, "note": self.note})
+
+
+PROPERTY = "milk_contract"
+
+
 @dataclass
 class ContractSession:
     emitter: list[str] | None  # None: the bundled reference emitter of each wire
@@ -23,24 +39,37 @@ class ContractSession:
     checked: int = 0
     failed: list[str] = field(default_factory=list)
     recorded: list[str] = field(default_factory=list)
+    drift: list[str] = field(default_factory=list)  # additive differences: they pass, but are news
 
     @classmethod
     def from_options(cls, emitter: str | None, timeout: float, record: bool, strict: bool) -> ContractSession:
         argv = shlex.split(emitter) if emitter else None
         return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict)
 
-    def run(self, golden: Golden) -> ScenarioRun:
+    def run(self, golden: Golden) -> tuple[ScenarioRun, Outcome]:
         """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
         result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict)
-        self.checked += 1
         label = f"{golden.wire}/{golden.name}"
         if self.record:
             comparison = rerecord(result, self.emitter)
             verdict = "kept (the run was not conformant)" if comparison is None else comparison.summary()
-            self.recorded.append(f"{label}: {verdict}")
-        elif not result.ok:
-            self.failed.append(label)
-        return result
+            return result, Outcome(label, verdict)
+        additive = result.comparison.additive
+        note = f"{len(additive)} additive difference(s), first: {additive[0]}" if additive else ""
+        return result, Outcome(label, note)
+
+    def observe(self, properties: list[tuple[str, object]], passed: bool) -> None:
+        """Count a finished scenario test from the outcome its report carries."""
+        for key, value in properties:
+            if key != PROPERTY or not isinstance(value, dict):
+                continue
+            self.checked += 1
+            if not passed:
+                self.failed.append(str(value["scenario"]))
+            if self.record:
+                self.recorded.append(f"{value['scenario']}: {value['note']}")
+            elif value["note"]:
+                self.drift.append(f"{value['scenario']}: {value['note']}")
 
     @property
     def emitter_name(self) -> str:
@@ -52,5 +81,6 @@ class ContractSession:
         lines = [f"milk-contract: {self.checked} golden scenarios run through {self.emitter_name}"]
         if self.failed:
             lines.append(f"milk-contract: {len(self.failed)} failed: {', '.join(self.failed)}")
+        lines.extend(f"milk-contract: additive drift in {entry}" for entry in self.drift)
         lines.extend(f"milk-contract: re-recorded {entry}" for entry in self.recorded)
         return lines

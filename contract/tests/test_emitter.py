@@ -18,8 +18,9 @@ SCENARIOS = all_scenarios()
 
 
 @pytest.mark.parametrize("golden", SCENARIOS, ids=[f"{g.wire}/{g.name}" for g in SCENARIOS])
-def test_scenario(golden: Golden, contract_session: ContractSession) -> None:
-    run = contract_session.run(golden)
+def test_scenario(golden: Golden, contract_session: ContractSession, request: pytest.FixtureRequest) -> None:
+    run, outcome = contract_session.run(golden)
+    request.node.user_properties.append(outcome.to_property())
     assert run.report.conformant, run.explain()
     if not contract_session.record:
         assert not run.comparison.breaking, run.explain()
