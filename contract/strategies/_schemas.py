@@ -111,9 +111,18 @@ def generable(wire: str, depth: int = DEFAULT_DEPTH) -> dict[str, Any]:
     return ecma_patterns(unroll(load(wire), depth))  # type: ignore[no-any-return]
 
 
-@functools.cache
 def schema_strategy(wire: str, definition: str | None = None, depth: int = DEFAULT_DEPTH) -> Any:
-    """Objects valid against the whole schema, or against one of its ``$defs``."""
+    """Objects valid against the whole schema, or against one of its ``$defs``.
+
+    Deferred: hypothesis-jsonschema canonicalises the schema when the strategy is built, which
+    takes seconds for a whole wire; building on first draw keeps test collection (once per
+    pytest-xdist worker) and ``import`` fast.
+    """
+    return st.deferred(lambda: _built(wire, definition, depth))
+
+
+@functools.cache
+def _built(wire: str, definition: str | None, depth: int) -> Any:
     schema = generable(wire, depth)
     if definition is not None:
         schema = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
