@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     MUST = "MUST"
     SHOULD = "SHOULD"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -181,8 +181,9 @@ def cmd_record(args: argparse.Namespace) -> int:
 def _record_report(results: list[Any], fmt: str, dry_run: bool) -> str:
     if fmt == "json":
         return json.dumps([
-            {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant, "rewritten": c is not None and not dry_run,
-             "changes": c.to_json() if c is not None else None, "findings": [v.to_json() for v in r.report.failing()]}
+            {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant,
+             "rewritten": c is not None and not dry_run, "changes": c.to_json() if c is not None else None,
+             "findings": [v.to_json() for v in r.report.failing()]}
             for g, r, c in results], ensure_ascii=False, indent=2) + "\n"
     lines = []
     for golden, run_, comparison in results:

@@ -8,6 +8,7 @@ the report, so a chatty emitter can neither block on a full pipe nor grow our me
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -80,10 +81,8 @@ class Process:
     def close_stdin(self) -> None:
         pipe = self.popen.stdin
         if pipe is not None:
-            try:
+            with contextlib.suppress(BrokenPipeError, OSError):
                 pipe.close()
-            except (BrokenPipeError, OSError):
-                pass
 
     def wait(self, timeout: float) -> int | None:
         """The exit status, or None if it is still running after ``timeout`` seconds."""
@@ -94,23 +93,17 @@ class Process:
 
     def kill(self) -> None:
         """Kill the whole process group and reap the emitter."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        with contextlib.suppress(OSError):
             self.popen.kill()
-        except OSError:
-            pass
         self.popen.wait()
         self._stderr_thread.join(GRACE_SECONDS)
 
     def reap_group(self) -> None:
         """After the emitter exited: children it left in its group die with it."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         self._stderr_thread.join(GRACE_SECONDS)
 
     def stderr_tail(self) -> str:

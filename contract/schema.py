@@ -189,9 +189,9 @@ def _closest_branch(error: Any, root: dict[str, Any]) -> Iterator[SchemaError]:
 
 def _is_discriminator_error(error: Any) -> bool:
     path = list(error.relative_path)
-    return error.validator == "const" and path[-1:] == ["type"] or (
-        error.validator in ("type",) and not path and error.validator_value == "object"
-    )
+    if error.validator == "const" and path[-1:] == ["type"]:
+        return True
+    return bool(error.validator == "type" and not path and error.validator_value == "object")
 
 
 def _branch_consts(branches: Any, root: dict[str, Any]) -> list[str]:

@@ -90,7 +90,8 @@ def test_misuse_is_one_line_and_exit_2(argv: list[str], message: str, capsys: py
     assert run(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
-    assert err.startswith("milk-contract: error: ") and message in err
+    assert err.startswith("milk-contract: error: ")
+    assert message in err
 
 
 def test_rules_json_lists_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:

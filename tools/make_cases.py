@@ -26,16 +26,47 @@ def usage(i: int, o: int) -> dict[str, int]:
 
 def base() -> list[dict[str, Any]]:
     return [
-        line(0, "system", subtype="init", agent={"name": "milk", "provider": "anthropic", "model": "m-1"},
-             capabilities=["stream_v1", "partial_messages_v1", "tasks_v1"], cwd="/work", tools=["Read"]),
-        line(1, "assistant", agent="primary", message={"role": "assistant", "content": [
-            {"type": "tool_use", "id": "tu_1", "name": "Read", "input": {"path": "a.txt"}}]}),
-        line(2, "user", agent="primary", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "tu_1", "content": "hello"}]}),
-        line(3, "assistant", agent="primary", message={"role": "assistant", "content": [
-            {"type": "text", "text": "The file says hello."}]}),
-        line(4, "result", subtype="success", is_error=False, result="The file says hello.", num_turns=1,
-             duration_ms=1200, usage=usage(10, 5), model_usage={"m-1": usage(10, 5)}),
+        line(
+            0,
+            "system",
+            subtype="init",
+            agent={"name": "milk", "provider": "anthropic", "model": "m-1"},
+            capabilities=["stream_v1", "partial_messages_v1", "tasks_v1"],
+            cwd="/work",
+            tools=["Read"],
+        ),
+        line(
+            1,
+            "assistant",
+            agent="primary",
+            message={
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "tu_1", "name": "Read", "input": {"path": "a.txt"}}],
+            },
+        ),
+        line(
+            2,
+            "user",
+            agent="primary",
+            message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "hello"}]},
+        ),
+        line(
+            3,
+            "assistant",
+            agent="primary",
+            message={"role": "assistant", "content": [{"type": "text", "text": "The file says hello."}]},
+        ),
+        line(
+            4,
+            "result",
+            subtype="success",
+            is_error=False,
+            result="The file says hello.",
+            num_turns=1,
+            duration_ms=1200,
+            usage=usage(10, 5),
+            model_usage={"m-1": usage(10, 5)},
+        ),
     ]
 
 
@@ -55,6 +86,7 @@ def insert(at: int, obj: dict[str, Any]) -> Any:
     def fn(lines: list[dict[str, Any]]) -> None:
         lines.insert(at, obj)
         renumber(lines)
+
     return fn
 
 
@@ -70,6 +102,7 @@ def setf(index: int, pointer: str, value: Any) -> Any:
             node[int(parts[-1])] = value
         else:
             node[parts[-1]] = value
+
     return fn
 
 
@@ -80,8 +113,16 @@ def raw(lines: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(o, separators=(",", ":"), ensure_ascii=False) + "\n" for o in lines)
 
 
-def case(description: str, fires: bool, *, lines: Any = None, raw_text: str | None = None,
-         raw_hex: str | None = None, at: Any = None, strict: bool = False) -> dict[str, Any]:
+def case(
+    description: str,
+    fires: bool,
+    *,
+    lines: Any = None,
+    raw_text: str | None = None,
+    raw_hex: str | None = None,
+    at: Any = None,
+    strict: bool = False,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"description": description, "fires": fires}
     if lines is not None:
         out["lines"] = lines
@@ -105,8 +146,10 @@ def write(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> Non
 
 def tool_args(fragments: list[str], final_input: Any) -> list[dict[str, Any]]:
     lines = base()
-    deltas = [line(0, "stream_event", event={"type": "tool_args_delta", "tool_use_id": "tu_1", "partial_json": f})
-              for f in fragments]
+    deltas = [
+        line(0, "stream_event", event={"type": "tool_args_delta", "tool_use_id": "tu_1", "partial_json": f})
+        for f in fragments
+    ]
     lines[1:1] = deltas
     lines[1 + len(deltas)]["message"]["content"][0]["input"] = final_input
     renumber(lines)
@@ -116,197 +159,526 @@ def tool_args(fragments: list[str], final_input: Any) -> list[dict[str, Any]]:
 def main() -> None:
     ok = raw(base())
     first, rest = ok.split("\n", 1)
-    write("line", "line.utf8", "stream-json", [
-        case("a BOM before the first line", True, raw_hex="efbbbf" + ok.encode().hex(), at=[(1, None)]),
-        case("a Latin-1 byte inside a string", True,
-             raw_hex=ok.replace("hello", "h\x00llo").encode().hex().replace("00", "e9", 1), at=[(3, None)]),
-        case("non-ASCII text written as UTF-8 is fine", False, raw_text=ok.replace("hello", "héllo ✓")),
-    ])
-    write("line", "line.newline", "stream-json", [
-        case("CR LF line endings", True, raw_text=ok.replace("\n", "\r\n"), at=[(1, None)]),
-        case("the last line has no LF (cut mid-stream)", True, raw_text=ok[:-1], at=[(5, None)]),
-        case("a bare CR between two objects", True, raw_text=first + "\r" + "\n" + rest),
-        case("a CR escaped inside a string is data, not framing", False, raw_text=ok.replace("hello", "a\\r\\nb")),
-    ])
-    write("line", "line.blank", "stream-json", [
-        case("an empty line between records", True, raw_text=first + "\n\n" + rest, at=[(2, None)]),
-        case("a whitespace-only line", True, raw_text=first + "\n \t \n" + rest),
-        case("whitespace inside a string value", False, raw_text=ok.replace("hello", "   ")),
-    ])
-    write("line", "line.json", "stream-json", [
-        case("NaN as a number", True, raw_text=ok.replace('"duration_ms":1200', '"duration_ms":NaN'), at=[(5, None)]),
-        case("Infinity as a number", True, raw_text=ok.replace('"duration_ms":1200', '"duration_ms":-Infinity')),
-        case("two objects on one line", True, raw_text=first + first + "\n" + rest),
-        case("trailing garbage after the object", True, raw_text=first + " x\n" + rest),
-        case("a number that overflows a double", True, raw_text=ok.replace('"duration_ms":1200', '"duration_ms":1e999')),
-        case("a lone surrogate escape", True, raw_text=ok.replace("hello", "\\ud800")),
-        case("a valid surrogate pair escape is fine", False, raw_text=ok.replace("hello", "\\ud83d\\ude00")),
-        case("the word NaN inside a string is fine", False, raw_text=ok.replace("hello", "NaN Infinity")),
-    ])
-    write("line", "line.object", "stream-json", [
-        case("a JSON array line", True, raw_text=first + "\n[1,2]\n" + rest, at=[(2, "")]),
-        case("a bare string line", True, raw_text=first + '\n"hello"\n' + rest),
-        case("objects only", False, raw_text=ok),
-    ])
-    write("line", "line.duplicate-key", "stream-json", [
-        case("seq twice at the top level", True, raw_text=ok.replace('"seq":1,', '"seq":1,"seq":1,'), at=[(2, "")]),
-        case("a duplicate deep inside a tool input payload", True,
-             raw_text=ok.replace('{"path":"a.txt"}', '{"path":"a.txt","opts":{"x":1,"x":2}}'),
-             at=[(2, "/message/content/0/input/opts")]),
-        case("the same name in sibling objects is fine", False,
-             raw_text=ok.replace('{"path":"a.txt"}', '{"a":{"x":1},"b":{"x":2}}')),
-    ])
-    write("line", "line.ansi", "stream-json", [
-        case("a raw ESC byte in assistant text", True, raw_text=ok.replace("The file says hello.", "\x1b[31mred\x1b[0m", 1)),
-        case("an escaped \\u001b colour code in assistant text", True,
-             raw_text=ok.replace("The file says hello.", "\\u001b[31mred\\u001b[0m", 1), at=[(4, "/message/content/0/text")]),
-        case("colour codes inside a tool_result payload are free-form", False,
-             raw_text=ok.replace('"content":"hello"', '"content":"\\u001b[32mok\\u001b[0m"')),
-        case("colour codes inside extension are free-form", False,
-             raw_text=ok.replace('"cwd":"/work"', '"cwd":"/work","extension":{"banner":"\\u001b[1mx"}')),
-    ])
+    write(
+        "line",
+        "line.utf8",
+        "stream-json",
+        [
+            case("a BOM before the first line", True, raw_hex="efbbbf" + ok.encode().hex(), at=[(1, None)]),
+            case(
+                "a Latin-1 byte inside a string",
+                True,
+                raw_hex=ok.replace("hello", "h\x00llo").encode().hex().replace("00", "e9", 1),
+                at=[(3, None)],
+            ),
+            case("non-ASCII text written as UTF-8 is fine", False, raw_text=ok.replace("hello", "héllo ✓")),
+        ],
+    )
+    write(
+        "line",
+        "line.newline",
+        "stream-json",
+        [
+            case("CR LF line endings", True, raw_text=ok.replace("\n", "\r\n"), at=[(1, None)]),
+            case("the last line has no LF (cut mid-stream)", True, raw_text=ok[:-1], at=[(5, None)]),
+            case("a bare CR between two objects", True, raw_text=first + "\r" + "\n" + rest),
+            case("a CR escaped inside a string is data, not framing", False, raw_text=ok.replace("hello", "a\\r\\nb")),
+        ],
+    )
+    write(
+        "line",
+        "line.blank",
+        "stream-json",
+        [
+            case("an empty line between records", True, raw_text=first + "\n\n" + rest, at=[(2, None)]),
+            case("a whitespace-only line", True, raw_text=first + "\n \t \n" + rest),
+            case("whitespace inside a string value", False, raw_text=ok.replace("hello", "   ")),
+        ],
+    )
+    write(
+        "line",
+        "line.json",
+        "stream-json",
+        [
+            case(
+                "NaN as a number", True, raw_text=ok.replace('"duration_ms":1200', '"duration_ms":NaN'), at=[(5, None)]
+            ),
+            case("Infinity as a number", True, raw_text=ok.replace('"duration_ms":1200', '"duration_ms":-Infinity')),
+            case("two objects on one line", True, raw_text=first + first + "\n" + rest),
+            case("trailing garbage after the object", True, raw_text=first + " x\n" + rest),
+            case(
+                "a number that overflows a double",
+                True,
+                raw_text=ok.replace('"duration_ms":1200', '"duration_ms":1e999'),
+            ),
+            case("a lone surrogate escape", True, raw_text=ok.replace("hello", "\\ud800")),
+            case("a valid surrogate pair escape is fine", False, raw_text=ok.replace("hello", "\\ud83d\\ude00")),
+            case("the word NaN inside a string is fine", False, raw_text=ok.replace("hello", "NaN Infinity")),
+        ],
+    )
+    write(
+        "line",
+        "line.object",
+        "stream-json",
+        [
+            case("a JSON array line", True, raw_text=first + "\n[1,2]\n" + rest, at=[(2, "")]),
+            case("a bare string line", True, raw_text=first + '\n"hello"\n' + rest),
+            case("objects only", False, raw_text=ok),
+        ],
+    )
+    write(
+        "line",
+        "line.duplicate-key",
+        "stream-json",
+        [
+            case("seq twice at the top level", True, raw_text=ok.replace('"seq":1,', '"seq":1,"seq":1,'), at=[(2, "")]),
+            case(
+                "a duplicate deep inside a tool input payload",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"a.txt","opts":{"x":1,"x":2}}'),
+                at=[(2, "/message/content/0/input/opts")],
+            ),
+            case(
+                "the same name in sibling objects is fine",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"a":{"x":1},"b":{"x":2}}'),
+            ),
+        ],
+    )
+    write(
+        "line",
+        "line.ansi",
+        "stream-json",
+        [
+            case(
+                "a raw ESC byte in assistant text",
+                True,
+                raw_text=ok.replace("The file says hello.", "\x1b[31mred\x1b[0m", 1),
+            ),
+            case(
+                "an escaped \\u001b colour code in assistant text",
+                True,
+                raw_text=ok.replace("The file says hello.", "\\u001b[31mred\\u001b[0m", 1),
+                at=[(4, "/message/content/0/text")],
+            ),
+            case(
+                "colour codes inside a tool_result payload are free-form",
+                False,
+                raw_text=ok.replace('"content":"hello"', '"content":"\\u001b[32mok\\u001b[0m"'),
+            ),
+            case(
+                "colour codes inside extension are free-form",
+                False,
+                raw_text=ok.replace('"cwd":"/work"', '"cwd":"/work","extension":{"banner":"\\u001b[1mx"}'),
+            ),
+        ],
+    )
     deep = "[" * 1100 + "]" * 1100
-    write("line", "line.limit", "stream-json", [
-        case("a tool input nested deeper than 1024 levels", True,
-             raw_text=ok.replace('{"path":"a.txt"}', deep), at=[(2, None)]),
-        case("an integer of 5000 digits", True, raw_text=ok.replace('"duration_ms":1200', '"duration_ms":' + "9" * 5000)),
-        case("a tool input nested 100 levels is fine", False,
-             raw_text=ok.replace('{"path":"a.txt"}', "[" * 100 + "]" * 100)),
-        case("a 30-digit integer in a free-form payload is read exactly", False,
-             raw_text=ok.replace('{"path":"a.txt"}', '{"n":123456789012345678901234567890}')),
-    ])
+    write(
+        "line",
+        "line.limit",
+        "stream-json",
+        [
+            case(
+                "a tool input nested deeper than 1024 levels",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', deep),
+                at=[(2, None)],
+            ),
+            case(
+                "an integer of 5000 digits",
+                True,
+                raw_text=ok.replace('"duration_ms":1200', '"duration_ms":' + "9" * 5000),
+            ),
+            case(
+                "a tool input nested 100 levels is fine",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', "[" * 100 + "]" * 100),
+            ),
+            case(
+                "a 30-digit integer in a free-form payload is read exactly",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"n":123456789012345678901234567890}'),
+            ),
+        ],
+    )
 
     sj = "stream-json"
-    write(sj, "sj.schema", sj, [
-        case("seq written as a string", True, lines=edit(setf(1, "/seq", "1")), at=[(2, "/seq")]),
-        case("an unknown line type", True, lines=edit(setf(3, "/type", "thought")), at=[(4, "/type")]),
-        case("a member the schema does not model", True, lines=edit(setf(4, "/cost", 1)), at=[(5, "/cost")]),
-        case("usage without cache_read", True, lines=edit(setf(4, "/usage/cache_read", DELETE)),
-             at=[(5, "/usage/cache_read")]),
-        case("provider detail inside extension is fine", False, lines=edit(setf(4, "/extension", {"cost": 1}))),
-        case("seq written as 1.0 is an integer per JSON Schema", False, raw_text=ok.replace('"seq":1,', '"seq":1.0,')),
-    ])
-    write(sj, "sj.ts-format", sj, [
-        case("a Unix epoch number as text", True, lines=edit(setf(2, "/ts", "1767225600")), at=[(3, "/ts")]),
-        case("no time zone", True, lines=edit(setf(2, "/ts", "2026-03-01T10:00:02"))),
-        case("February 30th", True, lines=edit(setf(2, "/ts", "2026-02-30T10:00:02Z"))),
-        case("hour 24", True, lines=edit(setf(2, "/ts", "2026-03-01T24:00:02Z"))),
-        case("fractional seconds and an offset", False, lines=edit(setf(2, "/ts", "2026-03-01T11:00:02.123456+01:00"))),
-        case("a leap second", False, lines=edit(setf(4, "/ts", "2026-03-01T10:00:60Z"))),
-    ])
-    write(sj, "sj.init-first", sj, [
-        case("an assistant line before init", True, lines=edit(lambda ls: (ls.insert(0, ls.pop(1)), renumber(ls))),
-             at=[(1, "/type")]),
-        case("system/init is first", False, lines=base()),
-    ])
-    write(sj, "sj.init-once", sj, [
-        case("a second init mid-run", True, lines=edit(insert(3, copy.deepcopy(base()[0]))), at=[(4, "/subtype")]),
-        case("a system/state line is not an init", False,
-             lines=edit(insert(3, line(0, "system", subtype="state", session_state="busy")))),
-    ])
-    write(sj, "sj.result-once", sj, [
-        case("two result lines", True, lines=edit(lambda ls: (ls.append(copy.deepcopy(ls[-1])), renumber(ls))),
-             at=[(6, "/type")]),
-        case("one result line", False, lines=base()),
-    ])
-    write(sj, "sj.result-last", sj, [
-        case("no result line: a truncated run", True, lines=edit(lambda ls: ls.pop())),
-        case("an assistant line after the result", True,
-             lines=edit(lambda ls: (ls.append(copy.deepcopy(ls[3])), renumber(ls))), at=[(6, None)]),
-        case("the result is the last line", False, lines=base()),
-    ])
-    write(sj, "sj.seq", sj, [
-        case("a gap: line 3 dropped", True, lines=edit(setf(2, "/seq", 3)), at=[(3, "/seq")]),
-        case("a repeated seq", True, lines=edit(setf(2, "/seq", 1))),
-        case("contiguous from 7 (any start)", False, lines=edit(lambda ls: [o.update(seq=o["seq"] + 7) for o in ls])),
-    ])
-    write(sj, "sj.session", sj, [
-        case("a session id without the sess_ prefix", True,
-             lines=edit(lambda ls: [o.update(session_id="1d1e46f9-35c7") for o in ls]), at=[(1, "/session_id")]),
-        case("the session id changes mid-run", True, lines=edit(setf(3, "/session_id", "sess_other")),
-             at=[(4, "/session_id")]),
-        case("one sess_ id throughout", False, lines=base()),
-    ])
-    write(sj, "sj.result-is-error", sj, [
-        case("is_error missing from the result", True, lines=edit(setf(4, "/is_error", DELETE)), at=[(5, "/is_error")]),
-        case("a refusal reported as an error", True,
-             lines=edit(lambda ls: ls[4].update(subtype="refused", is_error=True))),
-        case("max turns reported as success", True,
-             lines=edit(lambda ls: ls[4].update(subtype="error_max_turns", is_error=False))),
-        case("an interrupted run with is_error true", False,
-             lines=edit(lambda ls: ls[4].update(subtype="interrupted", is_error=True))),
-        case("an unknown subtype only needs a boolean", False,
-             lines=edit(lambda ls: ls[4].update(subtype="budget_exhausted", is_error=True))),
-    ])
-    write(sj, "sj.agent-form", sj, [
-        case("a label string on system/init", True, lines=edit(setf(0, "/agent", "primary")), at=[(1, "/agent")]),
-        case("an AgentInfo object on an assistant line", True,
-             lines=edit(setf(1, "/agent", {"name": "milk", "provider": "anthropic"})), at=[(2, "/agent")]),
-        case("an unknown role label", True, lines=edit(setf(3, "/agent", "secondary"))),
-        case("the escalation label on an assistant line", False, lines=edit(setf(3, "/agent", "escalation"))),
-    ])
-    write(sj, "sj.message-form", sj, [
-        case("a Message object on system/error", True,
-             lines=edit(insert(3, line(0, "system", subtype="error", message={"role": "assistant", "content": []}))),
-             at=[(4, "/message")]),
-        case("a string message on an assistant line", True, lines=edit(setf(3, "/message", "hello"))),
-        case("an assistant line without a message", True, lines=edit(setf(3, "/message", DELETE))),
-        case("a string on system/error", False,
-             lines=edit(insert(3, line(0, "system", subtype="error", message="provider timeout", recoverable=True)))),
-    ])
-    write(sj, "sj.tool-result-ref", sj, [
-        case("a tool_result naming an unknown tool_use", True,
-             lines=edit(setf(2, "/message/content/0/tool_use_id", "tu_9")), at=[(3, "/message/content/0/tool_use_id")]),
-        case("a tool_result before its tool_use", True,
-             lines=edit(lambda ls: (ls.insert(1, ls.pop(2)), renumber(ls)))),
-        case("a tool_result after its tool_use", False, lines=base()),
-    ])
-    write(sj, "sj.parent-ref", sj, [
-        case("a nested line naming an unknown parent", True,
-             lines=edit(setf(3, "/parent_tool_use_id", "tu_404")), at=[(4, "/parent_tool_use_id")]),
-        case("a nested line naming an earlier tool_use", False, lines=edit(setf(3, "/parent_tool_use_id", "tu_1"))),
-    ])
-    write(sj, "sj.tool-args-reassembly", sj, [
-        case("fragments that do not reassemble to the input", True,
-             lines=tool_args(['{"path":', '"b.txt"}'], {"path": "a.txt"})),
-        case("fragments that are not JSON when joined", True, lines=tool_args(['{"path":', '"a.txt"'], {"path": "a.txt"})),
-        case("an integer argument streamed as 1.0", True, lines=tool_args(['{"n":1.0}'], {"n": 1})),
-        case("fragments that reassemble exactly", False, lines=tool_args(['{"pa', 'th":"a', '.txt"}'], {"path": "a.txt"})),
-    ])
-    write(sj, "sj.capabilities", sj, [
-        case("stream_event without partial_messages_v1", True,
-             lines=edit(lambda ls: (ls[0].update(capabilities=["stream_v1"]),
-                                    ls.insert(1, line(0, "stream_event", event={"type": "content_block_delta", "index": 0,
-                                                                                 "delta": {"type": "text_delta", "text": "Th"}})),
-                                    renumber(ls))), at=[(2, "/type")], strict=True),
-        case("task lines without tasks_v1", True,
-             lines=edit(lambda ls: (ls[0].update(capabilities=["stream_v1"]),
-                                    ls.insert(1, line(0, "system", subtype="task_started", task_id="t1")), renumber(ls))),
-             strict=True),
-        case("stream_event with partial_messages_v1 advertised", False,
-             lines=edit(insert(1, line(0, "stream_event", event={"type": "content_block_delta", "index": 0,
-                                                                   "delta": {"type": "text_delta", "text": "Th"}}))),
-             strict=True),
-    ])
-    write(sj, "sj.usage-rollup", sj, [
-        case("model_usage does not add up to usage", True, lines=edit(setf(4, "/usage/output_tokens", 6)),
-             at=[(5, "/usage/output_tokens")], strict=True),
-        case("two models that add up", False,
-             lines=edit(lambda ls: ls[4].update(usage=usage(30, 9), model_usage={"m-1": usage(10, 5), "m-2": usage(20, 4)})),
-             strict=True),
-    ])
-    write(sj, "sj.ts-order", sj, [
-        case("ts goes back a second", True, lines=edit(setf(3, "/ts", "2026-03-01T10:00:01Z")), at=[(4, "/ts")], strict=True),
-        case("ts goes back across offsets", True, lines=edit(setf(3, "/ts", "2026-03-01T10:59:00+01:00")), strict=True),
-        case("equal timestamps and a later one with an offset", False,
-             lines=edit(lambda ls: (ls[2].update(ts=ls[1]["ts"]), ls[3].update(ts="2026-03-01T11:00:03+01:00"))),
-             strict=True),
-    ])
-    write(sj, "sj.role-form", sj, [
-        case("role user on an assistant line", True, lines=edit(setf(3, "/message/role", "user")),
-             at=[(4, "/message/role")], strict=True),
-        case("matching roles", False, lines=base(), strict=True),
-    ])
+    write(
+        sj,
+        "sj.schema",
+        sj,
+        [
+            case("seq written as a string", True, lines=edit(setf(1, "/seq", "1")), at=[(2, "/seq")]),
+            case("an unknown line type", True, lines=edit(setf(3, "/type", "thought")), at=[(4, "/type")]),
+            case("a member the schema does not model", True, lines=edit(setf(4, "/cost", 1)), at=[(5, "/cost")]),
+            case(
+                "usage without cache_read",
+                True,
+                lines=edit(setf(4, "/usage/cache_read", DELETE)),
+                at=[(5, "/usage/cache_read")],
+            ),
+            case("provider detail inside extension is fine", False, lines=edit(setf(4, "/extension", {"cost": 1}))),
+            case(
+                "seq written as 1.0 is an integer per JSON Schema", False, raw_text=ok.replace('"seq":1,', '"seq":1.0,')
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.ts-format",
+        sj,
+        [
+            case("a Unix epoch number as text", True, lines=edit(setf(2, "/ts", "1767225600")), at=[(3, "/ts")]),
+            case("no time zone", True, lines=edit(setf(2, "/ts", "2026-03-01T10:00:02"))),
+            case("February 30th", True, lines=edit(setf(2, "/ts", "2026-02-30T10:00:02Z"))),
+            case("hour 24", True, lines=edit(setf(2, "/ts", "2026-03-01T24:00:02Z"))),
+            case(
+                "fractional seconds and an offset",
+                False,
+                lines=edit(setf(2, "/ts", "2026-03-01T11:00:02.123456+01:00")),
+            ),
+            case("a leap second", False, lines=edit(setf(4, "/ts", "2026-03-01T10:00:60Z"))),
+        ],
+    )
+    write(
+        sj,
+        "sj.init-first",
+        sj,
+        [
+            case(
+                "an assistant line before init",
+                True,
+                lines=edit(lambda ls: (ls.insert(0, ls.pop(1)), renumber(ls))),
+                at=[(1, "/type")],
+            ),
+            case("system/init is first", False, lines=base()),
+        ],
+    )
+    write(
+        sj,
+        "sj.init-once",
+        sj,
+        [
+            case("a second init mid-run", True, lines=edit(insert(3, copy.deepcopy(base()[0]))), at=[(4, "/subtype")]),
+            case(
+                "a system/state line is not an init",
+                False,
+                lines=edit(insert(3, line(0, "system", subtype="state", session_state="busy"))),
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.result-once",
+        sj,
+        [
+            case(
+                "two result lines",
+                True,
+                lines=edit(lambda ls: (ls.append(copy.deepcopy(ls[-1])), renumber(ls))),
+                at=[(6, "/type")],
+            ),
+            case("one result line", False, lines=base()),
+        ],
+    )
+    write(
+        sj,
+        "sj.result-last",
+        sj,
+        [
+            case("no result line: a truncated run", True, lines=edit(lambda ls: ls.pop())),
+            case(
+                "an assistant line after the result",
+                True,
+                lines=edit(lambda ls: (ls.append(copy.deepcopy(ls[3])), renumber(ls))),
+                at=[(6, None)],
+            ),
+            case("the result is the last line", False, lines=base()),
+        ],
+    )
+    write(
+        sj,
+        "sj.seq",
+        sj,
+        [
+            case("a gap: line 3 dropped", True, lines=edit(setf(2, "/seq", 3)), at=[(3, "/seq")]),
+            case("a repeated seq", True, lines=edit(setf(2, "/seq", 1))),
+            case(
+                "contiguous from 7 (any start)", False, lines=edit(lambda ls: [o.update(seq=o["seq"] + 7) for o in ls])
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.session",
+        sj,
+        [
+            case(
+                "a session id without the sess_ prefix",
+                True,
+                lines=edit(lambda ls: [o.update(session_id="1d1e46f9-35c7") for o in ls]),
+                at=[(1, "/session_id")],
+            ),
+            case(
+                "the session id changes mid-run",
+                True,
+                lines=edit(setf(3, "/session_id", "sess_other")),
+                at=[(4, "/session_id")],
+            ),
+            case("one sess_ id throughout", False, lines=base()),
+        ],
+    )
+    write(
+        sj,
+        "sj.result-is-error",
+        sj,
+        [
+            case(
+                "is_error missing from the result",
+                True,
+                lines=edit(setf(4, "/is_error", DELETE)),
+                at=[(5, "/is_error")],
+            ),
+            case(
+                "a refusal reported as an error",
+                True,
+                lines=edit(lambda ls: ls[4].update(subtype="refused", is_error=True)),
+            ),
+            case(
+                "max turns reported as success",
+                True,
+                lines=edit(lambda ls: ls[4].update(subtype="error_max_turns", is_error=False)),
+            ),
+            case(
+                "an interrupted run with is_error true",
+                False,
+                lines=edit(lambda ls: ls[4].update(subtype="interrupted", is_error=True)),
+            ),
+            case(
+                "an unknown subtype only needs a boolean",
+                False,
+                lines=edit(lambda ls: ls[4].update(subtype="budget_exhausted", is_error=True)),
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.agent-form",
+        sj,
+        [
+            case("a label string on system/init", True, lines=edit(setf(0, "/agent", "primary")), at=[(1, "/agent")]),
+            case(
+                "an AgentInfo object on an assistant line",
+                True,
+                lines=edit(setf(1, "/agent", {"name": "milk", "provider": "anthropic"})),
+                at=[(2, "/agent")],
+            ),
+            case("an unknown role label", True, lines=edit(setf(3, "/agent", "secondary"))),
+            case("the escalation label on an assistant line", False, lines=edit(setf(3, "/agent", "escalation"))),
+        ],
+    )
+    write(
+        sj,
+        "sj.message-form",
+        sj,
+        [
+            case(
+                "a Message object on system/error",
+                True,
+                lines=edit(insert(3, line(0, "system", subtype="error", message={"role": "assistant", "content": []}))),
+                at=[(4, "/message")],
+            ),
+            case("a string message on an assistant line", True, lines=edit(setf(3, "/message", "hello"))),
+            case("an assistant line without a message", True, lines=edit(setf(3, "/message", DELETE))),
+            case(
+                "a string on system/error",
+                False,
+                lines=edit(insert(3, line(0, "system", subtype="error", message="provider timeout", recoverable=True))),
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.tool-result-ref",
+        sj,
+        [
+            case(
+                "a tool_result naming an unknown tool_use",
+                True,
+                lines=edit(setf(2, "/message/content/0/tool_use_id", "tu_9")),
+                at=[(3, "/message/content/0/tool_use_id")],
+            ),
+            case(
+                "a tool_result before its tool_use",
+                True,
+                lines=edit(lambda ls: (ls.insert(1, ls.pop(2)), renumber(ls))),
+            ),
+            case("a tool_result after its tool_use", False, lines=base()),
+        ],
+    )
+    write(
+        sj,
+        "sj.parent-ref",
+        sj,
+        [
+            case(
+                "a nested line naming an unknown parent",
+                True,
+                lines=edit(setf(3, "/parent_tool_use_id", "tu_404")),
+                at=[(4, "/parent_tool_use_id")],
+            ),
+            case("a nested line naming an earlier tool_use", False, lines=edit(setf(3, "/parent_tool_use_id", "tu_1"))),
+        ],
+    )
+    write(
+        sj,
+        "sj.tool-args-reassembly",
+        sj,
+        [
+            case(
+                "fragments that do not reassemble to the input",
+                True,
+                lines=tool_args(['{"path":', '"b.txt"}'], {"path": "a.txt"}),
+            ),
+            case(
+                "fragments that are not JSON when joined",
+                True,
+                lines=tool_args(['{"path":', '"a.txt"'], {"path": "a.txt"}),
+            ),
+            case("an integer argument streamed as 1.0", True, lines=tool_args(['{"n":1.0}'], {"n": 1})),
+            case(
+                "fragments that reassemble exactly",
+                False,
+                lines=tool_args(['{"pa', 'th":"a', '.txt"}'], {"path": "a.txt"}),
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.capabilities",
+        sj,
+        [
+            case(
+                "stream_event without partial_messages_v1",
+                True,
+                lines=edit(
+                    lambda ls: (
+                        ls[0].update(capabilities=["stream_v1"]),
+                        ls.insert(
+                            1,
+                            line(
+                                0,
+                                "stream_event",
+                                event={
+                                    "type": "content_block_delta",
+                                    "index": 0,
+                                    "delta": {"type": "text_delta", "text": "Th"},
+                                },
+                            ),
+                        ),
+                        renumber(ls),
+                    )
+                ),
+                at=[(2, "/type")],
+                strict=True,
+            ),
+            case(
+                "task lines without tasks_v1",
+                True,
+                lines=edit(
+                    lambda ls: (
+                        ls[0].update(capabilities=["stream_v1"]),
+                        ls.insert(1, line(0, "system", subtype="task_started", task_id="t1")),
+                        renumber(ls),
+                    )
+                ),
+                strict=True,
+            ),
+            case(
+                "stream_event with partial_messages_v1 advertised",
+                False,
+                lines=edit(
+                    insert(
+                        1,
+                        line(
+                            0,
+                            "stream_event",
+                            event={
+                                "type": "content_block_delta",
+                                "index": 0,
+                                "delta": {"type": "text_delta", "text": "Th"},
+                            },
+                        ),
+                    )
+                ),
+                strict=True,
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.usage-rollup",
+        sj,
+        [
+            case(
+                "model_usage does not add up to usage",
+                True,
+                lines=edit(setf(4, "/usage/output_tokens", 6)),
+                at=[(5, "/usage/output_tokens")],
+                strict=True,
+            ),
+            case(
+                "two models that add up",
+                False,
+                lines=edit(
+                    lambda ls: ls[4].update(usage=usage(30, 9), model_usage={"m-1": usage(10, 5), "m-2": usage(20, 4)})
+                ),
+                strict=True,
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.ts-order",
+        sj,
+        [
+            case(
+                "ts goes back a second",
+                True,
+                lines=edit(setf(3, "/ts", "2026-03-01T10:00:01Z")),
+                at=[(4, "/ts")],
+                strict=True,
+            ),
+            case(
+                "ts goes back across offsets",
+                True,
+                lines=edit(setf(3, "/ts", "2026-03-01T10:59:00+01:00")),
+                strict=True,
+            ),
+            case(
+                "equal timestamps and a later one with an offset",
+                False,
+                lines=edit(lambda ls: (ls[2].update(ts=ls[1]["ts"]), ls[3].update(ts="2026-03-01T11:00:03+01:00"))),
+                strict=True,
+            ),
+        ],
+    )
+    write(
+        sj,
+        "sj.role-form",
+        sj,
+        [
+            case(
+                "role user on an assistant line",
+                True,
+                lines=edit(setf(3, "/message/role", "user")),
+                at=[(4, "/message/role")],
+                strict=True,
+            ),
+            case("matching roles", False, lines=base(), strict=True),
+        ],
+    )
 
 
 if __name__ == "__main__":
