@@ -59,8 +59,11 @@ def parse(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
         if "infinity" in message:  # a float that overflows, or an integer orjson cannot hold
             return _exact(body)
         return None, _diagnose(body, message)
-    if orjson.dumps(value) == body:
-        return value, ()
+    try:
+        if orjson.dumps(value) == body:
+            return value, ()
+    except orjson.JSONEncodeError:  # orjson writes at most 254 levels deep but reads 1024
+        pass
     return _exact(body)
 
 

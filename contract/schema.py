@@ -54,19 +54,26 @@ class Engine:
         try:
             return bool(self.is_valid_fast(instance))
         except (ValueError, OverflowError, TypeError):  # values the Rust engine cannot hold
-            return not any(True for _ in reference(self.wire).iter_errors(instance))
+            try:
+                return not any(True for _ in reference(self.wire).iter_errors(instance))
+            except RecursionError:  # and nested too deep for the other: not provably valid
+                return False
 
     def is_valid_reference(self, instance: Any) -> bool:
         return bool(reference(self.wire).is_valid(instance))
 
     def explain(self, instance: Any) -> list[SchemaError]:
         """Why ``instance`` fails, most useful first (never empty for an invalid instance)."""
-        found = list(dict.fromkeys(_flatten_all(reference(self.wire).iter_errors(instance), self.schema)))
+        try:
+            found = list(dict.fromkeys(_flatten_all(reference(self.wire).iter_errors(instance), self.schema)))
+        except RecursionError:  # nested deeper than the pure-Python engine recurses
+            found = []
         if not found:  # the engines disagree: trust the stricter and say what it said
             try:
                 return self._fast_errors(instance) or [SchemaError("", "", "fails the schema")]
             except (ValueError, OverflowError, TypeError):
-                return [SchemaError("", "", "fails the schema (the fast engine cannot hold a value)")]
+                return [SchemaError("", "", "expected a line valid against the schema, found one that is not "
+                                    "(nested too deep, or numbers too large, for either engine to say where)")]
         return found[:MAX_ERRORS_PER_LINE]
 
     def explain_fast(self, instance: Any) -> list[SchemaError]:

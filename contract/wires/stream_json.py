@@ -337,7 +337,14 @@ class StreamRules:
         if not same_json(args, block.get("input")):
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected input equal to its reassembled fragments {_clip(text)!r}, "
-                     f"found {_clip(json.dumps(block.get('input')))!r}")
+                     f"found {_clip(_dumps(block.get('input')))!r}")
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except RecursionError:  # deeper than json.dumps recurses: say what it is instead
+        return f"a {type(value).__name__} nested too deep to show"
 
 
 def _is_init(obj: dict[str, Any]) -> bool:
@@ -363,14 +370,26 @@ def _reject(name: str) -> Any:
 
 
 def same_json(a: Any, b: Any) -> bool:
-    """JSON equality that keeps types apart (Python says 1 == 1.0 == True)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if type(a) is list:
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+    """JSON equality that keeps types apart (Python says 1 == 1.0 == True).
+
+    Iterative: tool input may nest as deep as the parser allows, deeper than Python recurses.
+    """
+    stack: list[tuple[Any, Any]] = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if type(x) is dict:
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif type(x) is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
 
 
 def _machines() -> list[Machine]:
