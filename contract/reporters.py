@@ -18,9 +18,13 @@ from contract.catalog import CATALOG, Level, rules_for
 from contract.report import Report, Violation
 
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
+MAX_TEXT_FINDING_LINES = 45  # with notes, stderr and summary, a report fits on one screen
 SHOWN_LINES = 5
 
-_VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
+# What varies between occurrences of one finding: quoted text, numbers, and the bytes quoted
+# by line.utf8 ("invalid bytes e5 4f d3 at byte 4"), which differ on every line of binary input.
+_VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|(?<=bytes )[0-9a-f]{2}(?: [0-9a-f]{2})*|\d+")
+_INDEX = re.compile(r"/\d+(?=/|$)")  # array indices in a pointer: /content/0/text ~ /content/3/text
 
 
 @dataclass
@@ -34,7 +38,8 @@ def group(violations: list[Violation]) -> list[Group]:
     """Findings that differ only in line and in quoted or numeric detail, together."""
     groups: dict[tuple[str, str | None, str], Group] = {}
     for violation in violations:
-        key = (violation.rule, violation.pointer, _VARIABLE.sub("…", violation.message))
+        pointer = _INDEX.sub("/…", violation.pointer) if violation.pointer else violation.pointer
+        key = (violation.rule, pointer, _VARIABLE.sub("…", violation.message))
         entry = groups.get(key)
         if entry is None:
             entry = groups[key] = Group(violation)
@@ -47,10 +52,16 @@ def group(violations: list[Violation]) -> list[Group]:
 def render_text(report: Report) -> str:
     out: list[str] = [f"# {note}" for note in report.notes]
     groups = group(report.violations)
+    shown, hints, budget = 0, set[str](), MAX_TEXT_FINDING_LINES
     for entry in groups[:MAX_TEXT_GROUPS]:
-        out.extend(_text_group(report.source, entry))
-    if len(groups) > MAX_TEXT_GROUPS:
-        out.append(f"… {len(groups) - MAX_TEXT_GROUPS} more kinds of finding (--format json lists all)")
+        lines = _text_group(report.source, entry, hints)
+        if len(lines) > budget:
+            break
+        out.extend(lines)
+        budget -= len(lines)
+        shown += 1
+    if len(groups) > shown:
+        out.append(f"… {len(groups) - shown} more kinds of finding (--format json lists all)")
     if report.dropped:
         out.append(f"… {report.dropped} further findings counted but not kept (memory cap)")
     if report.stderr.strip():
@@ -61,7 +72,8 @@ def render_text(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def _text_group(source: str, entry: Group) -> list[str]:
+def _text_group(source: str, entry: Group, hints: set[str]) -> list[str]:
+    """One finding with its count and first lines; a hint only the first time it is given."""
     v = entry.first
     where = f"{source}:{v.line}" if v.line is not None else source
     pointer = f" at {v.pointer}" if v.pointer else ""
@@ -70,7 +82,8 @@ def _text_group(source: str, entry: Group) -> list[str]:
         shown = ", ".join(str(n) for n in entry.lines)
         more = ", …" if entry.count > len(entry.lines) else ""
         lines.append(f"    ×{entry.count} on lines {shown}{more}")
-    if v.hint:
+    if v.hint and v.hint not in hints:
+        hints.add(v.hint)
         lines.append(f"    hint: {v.hint}")
     return lines
 
