@@ -78,7 +78,7 @@ class _Explainer:
     rest are explained by the fast engine, with a note saying so.
     """
 
-    DETAILED = 2000
+    DETAILED = 1000  # about half a second of the reference engine
     MEMO_LINES = 4096
     MEMO_LINE_BYTES = 4096
 

@@ -1,0 +1,157 @@
+"""The hostile corpus (tests/hostile/cases.py): every input gets a verdict, never a crash.
+
+Two ways in. In process, every small case is checked on each wire it names through the CLI's
+``run`` (both report formats): exit status, the rule ids that must and must not appear, and a
+JSON report that keeps every occurrence. In a subprocess, the big cases (and a few small ones,
+one through stdin) run as ``milk-contract check`` with a wall-clock bound and their peak memory
+measured by ``os.wait4``: limits are findings (``line.limit``), never a traceback, a hang or a
+runaway process.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from contract import cli
+from tests.hostile.cases import CASES, Case, Expect
+
+SMALL = [(case, wire) for case in CASES if not case.big for wire in case.wires]
+# Small cases that also run as a real process: one of each kind of trouble, one through stdin.
+ALSO_SUBPROCESS = {"empty", "random-binary", "deep-array-top-level", "huge-integer", "cut-mid-line",
+                   "deep-run-tree-invalid", "1e999", "lone-surrogate-escape"}
+PROCESS_RUNS = [(case, wire) for case in CASES
+                for wire in (case.wires if case.big else list(case.wires)[:1])
+                if case.big or case.name in ALSO_SUBPROCESS]
+MAX_TEXT_LINES = 60
+
+
+def _id(param: tuple[Case, str]) -> str:
+    return f"{param[0].name}-{param[1]}"
+
+
+# -- in process ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("param", SMALL, ids=[_id(p) for p in SMALL])
+def test_small_case_in_process(
+    param: tuple[Case, str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    case, wire = param
+    data = case.make()
+    path = tmp_path / case.name
+    path.write_bytes(data)
+    target = "-" if case.stdin else str(path)
+    if case.stdin:
+        monkeypatch.setattr(sys, "stdin", _Stdin(data))
+    code = cli.run(["check", "--wire", wire, "--format", "json", *case.args, target])
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    report = json.loads(captured.out)
+    _assert_verdict(code, set(report["counts"]), case.wires[wire])
+    assert sum(report["counts"].values()) == len(report["violations"]) + report["dropped"]
+
+    if case.stdin:
+        monkeypatch.setattr(sys, "stdin", _Stdin(data))
+    assert cli.run(["check", "--wire", wire, *case.args, target]) == code
+    text = capsys.readouterr().out
+    assert len(text.splitlines()) <= MAX_TEXT_LINES
+    for rule in case.wires[wire].rules:
+        assert f" {rule} [" in text
+
+
+class _Stdin:
+    """A stand-in for ``sys.stdin`` whose ``buffer`` holds the case's bytes."""
+
+    def __init__(self, data: bytes) -> None:
+        self.buffer = io.BytesIO(data)
+
+
+def _assert_verdict(code: int, found: set[str], want: Expect) -> None:
+    assert code == want.exit, f"exit {code}, findings {sorted(found)}"
+    assert want.rules <= found, f"missing {sorted(want.rules - found)}; found {sorted(found)}"
+    assert not (want.absent & found), f"unexpected {sorted(want.absent & found)}"
+
+
+# -- as a process: bounded time and memory ---------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    max_rss_mib: float
+    timed_out: bool
+
+
+PEAK_RSS = Path(__file__).parent / "hostile" / "peak_rss.py"
+
+
+def check_process(args: list[str], *, stdin: Path | None, timeout: float, scratch: Path) -> Outcome:
+    """``milk-contract ARGS`` as a child: exit code, output, wall time and peak RSS.
+
+    The peak is the child's own ``VmHWM`` (see tests/hostile/peak_rss.py for why not
+    ``ru_maxrss``); ``os.wait4`` still reaps it, so a timeout kill is seen as such.
+    """
+    out_path, err_path, rss_path = scratch / "stdout", scratch / "stderr", scratch / "peak-kib"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err, \
+            open(stdin if stdin else os.devnull, "rb") as inp:
+        start = time.monotonic()
+        argv = [sys.executable, str(PEAK_RSS), str(rss_path), *args]
+        pid = os.posix_spawn(sys.executable, argv, dict(os.environ),
+                             file_actions=[(os.POSIX_SPAWN_DUP2, inp.fileno(), 0),
+                                           (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
+                                           (os.POSIX_SPAWN_DUP2, err.fileno(), 2)])
+    timed_out = threading.Event()
+
+    def kill() -> None:
+        timed_out.set()
+        os.kill(pid, 9)
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        _, status, _ = os.wait4(pid, 0)
+    finally:
+        timer.cancel()
+    peak = int(rss_path.read_text()) / 1024 if rss_path.exists() else float("inf")
+    return Outcome(os.waitstatus_to_exitcode(status), out_path.read_text("utf-8", "replace"),
+                   err_path.read_text("utf-8", "replace"), time.monotonic() - start,
+                   peak, timed_out.is_set())
+
+
+@pytest.mark.parametrize("param", PROCESS_RUNS, ids=[_id(p) for p in PROCESS_RUNS])
+def test_case_as_process(param: tuple[Case, str], tmp_path: Path) -> None:
+    case, wire = param
+    data_path = tmp_path / "input"
+    data_path.write_bytes(case.make())
+    target = "-" if case.stdin else str(data_path)
+    outcome = check_process(["check", "--wire", wire, *case.args, target],
+                            stdin=data_path if case.stdin else None, timeout=case.seconds, scratch=tmp_path)
+    assert not outcome.timed_out, f"no verdict within {case.seconds}s"
+    assert "Traceback" not in outcome.stderr
+    assert outcome.stderr == ""
+    found = {line.split(" ")[1] for line in outcome.stdout.splitlines()
+             if " [MUST]" in line or " [SHOULD]" in line}
+    _assert_verdict(outcome.code, found, case.wires[wire])
+    assert len(outcome.stdout.splitlines()) <= MAX_TEXT_LINES
+    assert outcome.max_rss_mib < case.max_rss_mib, f"peak RSS {outcome.max_rss_mib:.0f} MiB"
+    print(f"{case.name} [{wire}]: {outcome.seconds:.2f}s, peak RSS {outcome.max_rss_mib:.0f} MiB")
+
+
+def test_every_case_runs_somewhere() -> None:
+    """No case is listed and then silently skipped by both ways in."""
+    covered = {case.name for case, _ in SMALL} | {case.name for case, _ in PROCESS_RUNS}
+    assert covered == {case.name for case in CASES}
+    assert covered >= ALSO_SUBPROCESS
