@@ -197,10 +197,9 @@ def record_stream(
 
     reader = threading.Thread(target=consume, daemon=True)
     reader.start()
-    reader.join(max(deadline - time.monotonic(), 0))
-    status = None if reader.is_alive() else proc.wait(deadline - time.monotonic())
-    timed_out = status is None
-    if timed_out or stream.exceeded:
+    status = _await_end(proc, reader, stream, deadline)
+    timed_out = status is None and not stream.exceeded
+    if status is None or stream.exceeded:
         proc.kill()
         status = proc.popen.returncode
         reader.join(GRACE_SECONDS + 5)
@@ -211,6 +210,23 @@ def record_stream(
                expect_exit, timeout, max_output_bytes)
     report.stderr = proc.stderr_tail()
     return report, b"".join(stream.kept or ())
+
+
+def _await_end(proc: Process, reader: threading.Thread, stream: LimitedStream, deadline: float) -> int | None:
+    """The exit status once output has ended; None on a flood or when the deadline passes first.
+
+    A flood is cut at once rather than at the deadline, and an emitter that exited while a
+    child of its holds stdout open costs no timeout: its group is reaped, which ends the output.
+    """
+    reaped = False
+    while reader.is_alive() and time.monotonic() < deadline:
+        reader.join(min(0.05, max(deadline - time.monotonic(), 0.0)))
+        if reader.is_alive() and not reaped and proc.popen.poll() is not None:
+            proc.reap_group()
+            reaped = True
+    if reader.is_alive() or stream.exceeded:
+        return None
+    return proc.wait(deadline - time.monotonic())
 
 
 def _judge_end(
