@@ -123,7 +123,7 @@ def test_subagent_lines_valid_and_engines_agree(line: dict[str, Any], data: st.D
     _valid_and_agreed("subagent-stdio", line, data)
 
 
-SNAPSHOT = {
+SNAPSHOT: dict[str, Any] = {
     "version": 1,
     "sessionId": None,
     "epoch": "e1",
@@ -140,8 +140,8 @@ SNAPSHOT = {
     "runs": [],
     "omitted": {"runs": 0, "children": 0},
 }
-NODE = {"key": "k1", "status": "running", "children": [], "omittedChildren": 0}
-LINE = {
+NODE: dict[str, Any] = {"key": "k1", "status": "running", "children": [], "omittedChildren": 0}
+LINE: dict[str, Any] = {
     "type": "system",
     "subtype": "notification",
     "session_id": "sess_1",

@@ -27,7 +27,7 @@ from contract.strategies import (
 )
 
 EXAMPLES = settings().max_examples
-BROKEN_EXAMPLES = max(3, EXAMPLES // 2)  # per rule: there are some forty of them
+BROKEN_EXAMPLES = max(3, EXAMPLES // 3)  # per rule: there are some forty-six of them
 SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 CASES = [(wire, rule) for wire in WIRES for rule in sorted(breakable(wire))]
 

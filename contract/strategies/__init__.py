@@ -7,6 +7,19 @@
 * :func:`broken_streams` — transcripts that break exactly one rule of the catalog. Where breaking
   one rule necessarily breaks another, :func:`also_fires` names the other.
 
+For a parser of either wire::
+
+    from hypothesis import given
+    from contract.strategies import broken_streams, streams
+
+    @given(streams("stream-json"))
+    def test_my_parser_reads_every_conformant_stream(data: bytes) -> None:
+        my_parser.read(data)
+
+    @given(broken_streams("stream-json", "sj.seq"))
+    def test_my_parser_notices_a_dropped_line(data: bytes) -> None:
+        assert my_parser.read(data).gaps
+
 Drawing from the schema is slow (tens of stream-json lines and a few subagent snapshots a
 second), so keep example counts low. Importing this module imports hypothesis; ``import
 contract`` does not import it.
@@ -20,7 +33,13 @@ from typing import Any
 from hypothesis import strategies as st
 
 from contract.catalog import CATALOG
-from contract.strategies import framing, stream_json, stream_json_broken
+from contract.strategies import (
+    framing,
+    stream_json,
+    stream_json_broken,
+    subagent_stdio,
+    subagent_stdio_broken,
+)
 from contract.strategies._common import render
 from contract.strategies._schemas import DEFAULT_DEPTH
 from contract.strategies._schemas import lines as _schema_lines
@@ -38,9 +57,7 @@ def _why_not_breakable(rule: str) -> str | None:
 
 
 # Catalog rules that are not properties of a stream, with the reason.
-NOT_STREAM_PROPERTIES: dict[str, str] = {
-    rule: why for rule in CATALOG if (why := _why_not_breakable(rule)) is not None
-}
+NOT_STREAM_PROPERTIES: dict[str, str] = {rule: why for rule in CATALOG if (why := _why_not_breakable(rule)) is not None}
 
 
 def lines(wire: str, *, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, Any]]:
@@ -52,11 +69,7 @@ def lines(wire: str, *, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[st
 def streams(wire: str) -> st.SearchStrategy[bytes]:
     """Whole conformant transcripts of ``wire``, as the bytes on the wire."""
     _known(wire)
-    if wire == "stream-json":
-        return stream_json.streams()
-    from contract.strategies import subagent_stdio
-
-    return subagent_stdio.streams()
+    return stream_json.streams() if wire == "stream-json" else subagent_stdio.streams()
 
 
 def breakable(wire: str) -> frozenset[str]:
@@ -81,29 +94,21 @@ def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:
 
 def also_fires(wire: str, rule: str) -> frozenset[str]:
     """Rules that necessarily fire along with ``rule`` in :func:`broken_streams`."""
-    if wire == "stream-json":
-        return stream_json_broken.ALSO.get(rule, frozenset())
-    from contract.strategies import subagent_stdio_broken
-
-    return subagent_stdio_broken.ALSO.get(rule, frozenset())
+    _known(wire)
+    also = stream_json_broken.ALSO if wire == "stream-json" else subagent_stdio_broken.ALSO
+    return also.get(rule, frozenset())
 
 
 def _framing(wire: str, breaker: Callable[..., bytes]) -> st.SearchStrategy[bytes]:
     if wire == "stream-json":
         sacrificial, transcripts = stream_json_broken.sacrificial, stream_json.transcripts
     else:
-        from contract.strategies import subagent_stdio, subagent_stdio_broken
-
         sacrificial, transcripts = subagent_stdio_broken.sacrificial, subagent_stdio.transcripts
     return st.composite(lambda draw: breaker(draw, sacrificial, transcripts))()
 
 
 def _wire_breakers(wire: str) -> dict[str, Callable[[st.DrawFn], list[dict[str, Any]]]]:
-    if wire == "stream-json":
-        return stream_json_broken.BREAKERS
-    from contract.strategies import subagent_stdio_broken
-
-    return subagent_stdio_broken.BREAKERS
+    return stream_json_broken.BREAKERS if wire == "stream-json" else subagent_stdio_broken.BREAKERS
 
 
 def _known(wire: str) -> None:

@@ -47,10 +47,7 @@ def _refs(node: Any) -> set[str]:
 def _replace_ref(node: Any, old: str, new: str) -> Any:
     """A copy of ``node`` with every ``{"$ref": old}`` pointing at ``new``."""
     if isinstance(node, dict):
-        return {
-            k: (new if k == "$ref" and v == old else _replace_ref(v, old, new))
-            for k, v in node.items()
-        }
+        return {k: (new if k == "$ref" and v == old else _replace_ref(v, old, new)) for k, v in node.items()}
     if isinstance(node, list):
         return [_replace_ref(v, old, new) for v in node]
     return node
@@ -82,9 +79,7 @@ def unroll(schema: dict[str, Any], depth: int = DEFAULT_DEPTH) -> dict[str, Any]
     for name in sorted(recursive_defs(schema)):
         ref = f"#/$defs/{name}"
         body = out["$defs"].pop(name)
-        levels = {
-            f"{name}_{i}": _replace_ref(body, ref, f"#/$defs/{name}_{i + 1}") for i in range(depth)
-        }
+        levels = {f"{name}_{i}": _replace_ref(body, ref, f"#/$defs/{name}_{i + 1}") for i in range(depth)}
         levels[f"{name}_{depth}"] = _empty_self_arrays(body, ref)
         out = _replace_ref(out, ref, f"#/$defs/{name}_0")
         out["$defs"].update(levels)
@@ -97,8 +92,7 @@ def ecma_patterns(node: Any) -> Any:
     """A copy of ``node`` with each ``pattern`` given ECMA-262 ``$`` semantics (``\\Z``)."""
     if isinstance(node, dict):
         return {
-            k: (ecma_pattern(v) if k == "pattern" and isinstance(v, str) else ecma_patterns(v))
-            for k, v in node.items()
+            k: (ecma_pattern(v) if k == "pattern" and isinstance(v, str) else ecma_patterns(v)) for k, v in node.items()
         }
     if isinstance(node, list):
         return [ecma_patterns(v) for v in node]

@@ -35,9 +35,7 @@ def _join(bodies: list[bytes]) -> bytes:
     return b"".join(body + b"\n" for body in bodies)
 
 
-def _sacrificed(
-    draw: st.DrawFn, sacrificial: Sacrificial, damage: Callable[[bytes], bytes], text: str = MARK
-) -> bytes:
+def _sacrificed(draw: st.DrawFn, sacrificial: Sacrificial, damage: Callable[[bytes], bytes], text: str = MARK) -> bytes:
     lines, index = sacrificial(draw, text)
     bodies = _rendered(lines)
     bodies[index] = damage(bodies[index])
@@ -46,11 +44,7 @@ def _sacrificed(
 
 def utf8(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
     """Invalid UTF-8 inside a string (truncated, overlong, surrogate, stray byte), or a BOM."""
-    bad = draw(
-        st.sampled_from(
-            [b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\x80abc", b"\xf4\x90\x80\x80"]
-        )
-    )
+    bad = draw(st.sampled_from([b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\x80abc", b"\xf4\x90\x80\x80"]))
     if draw(st.booleans()):
         return _sacrificed(draw, sacrificial, lambda body: b"\xef\xbb\xbf" + body)
     return _sacrificed(draw, sacrificial, lambda body: body.replace(MARK.encode(), bad))
@@ -110,9 +104,7 @@ def json_object(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcri
     # (tests/test_strategies_streams.py::test_null_line_is_reported, xfail): add it back
     # once that test passes.
     other = draw(st.sampled_from([b"[]", b"1", b'"text"', b"true", b"false", b"wrap"]))
-    return _sacrificed(
-        draw, sacrificial, lambda body: b"[" + body + b"]" if other == b"wrap" else other
-    )
+    return _sacrificed(draw, sacrificial, lambda body: b"[" + body + b"]" if other == b"wrap" else other)
 
 
 def duplicate_key(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
@@ -137,9 +129,7 @@ def ansi(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) ->
 def limit(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
     """Nesting deeper than the checker's limit (``contract.jsonline.MAX_DEPTH``)."""
     depth = MAX_DEPTH + draw(st.integers(1, 64))
-    return _sacrificed(
-        draw, sacrificial, lambda body: body.replace(QMARK, b"[" * depth + b"]" * depth)
-    )
+    return _sacrificed(draw, sacrificial, lambda body: body.replace(QMARK, b"[" * depth + b"]" * depth))
 
 
 BREAKERS: dict[str, Callable[[st.DrawFn, Sacrificial, Transcripts], bytes]] = {

@@ -117,9 +117,7 @@ def _fragments(draw: st.DrawFn, payload: str) -> list[str]:
 def tool_call(draw: st.DrawFn, earlier: list[str], tool_id: str, value: Any) -> list[Line]:
     """The tool_args_delta stream_event lines that spell out ``value`` for ``tool_id``."""
     spaced = draw(st.booleans())
-    payload = json.dumps(
-        value, ensure_ascii=draw(st.booleans()), separators=(", ", ": ") if spaced else (",", ":")
-    )
+    payload = json.dumps(value, ensure_ascii=draw(st.booleans()), separators=(", ", ": ") if spaced else (",", ":"))
     return [
         _maybe_parent(
             draw,
@@ -207,13 +205,9 @@ def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
     subtype = draw(st.sampled_from(kinds))
     line: Line = {"type": "system", "subtype": subtype}
     fields: dict[str, st.SearchStrategy[Any]] = {
-        "notification": st.fixed_dictionaries(
-            {"body": text(), "severity": st.sampled_from(["info", "warn"])}
-        ),
+        "notification": st.fixed_dictionaries({"body": text(), "severity": st.sampled_from(["info", "warn"])}),
         "warning": st.fixed_dictionaries({"body": text(), "category": text()}),
-        "state": st.fixed_dictionaries(
-            {"session_state": st.sampled_from(["idle", "running", "waiting"])}
-        ),
+        "state": st.fixed_dictionaries({"session_state": st.sampled_from(["idle", "running", "waiting"])}),
         "agent_switch": st.fixed_dictionaries({"from": text(), "to": text(), "reason": text()}),
         "route": st.fixed_dictionaries(
             {
@@ -221,16 +215,12 @@ def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
                 "route_history": st.lists(schema_part("route_hop"), max_size=2),
             }
         ),
-        "commands": st.fixed_dictionaries(
-            {"commands": st.lists(schema_part("command"), max_size=2)}
-        ),
+        "commands": st.fixed_dictionaries({"commands": st.lists(schema_part("command"), max_size=2)}),
         "config_option": st.fixed_dictionaries({"option": text(), "value": text()}),
         "permission_denied": st.fixed_dictionaries({"tool": text(), "reason": text()}),
         "memory": st.fixed_dictionaries({"op": text(), "kind": text()}),
         "error": st.fixed_dictionaries({"message": text(), "recoverable": st.booleans()}),
-        "future_subtype": st.fixed_dictionaries(
-            {}, optional={"extension": json_values(), "_meta": json_objects()}
-        ),
+        "future_subtype": st.fixed_dictionaries({}, optional={"extension": json_values(), "_meta": json_objects()}),
         "task_started": st.fixed_dictionaries({"task_id": ident("task_"), "task": json_values()}),
         "task_progress": st.fixed_dictionaries({"task_id": ident("task_"), "status": text()}),
         "task_notification": st.fixed_dictionaries({"task_id": ident("task_"), "body": text()}),
@@ -251,9 +241,7 @@ def _body(draw: st.DrawFn, run: _Run) -> None:
         if draw(st.integers(0, 2)):
             _assistant_turn(draw, run)
         else:
-            run.lines.append(
-                _maybe_parent(draw, run.tool_ids, system_line(draw, TASKS in run.capabilities))
-            )
+            run.lines.append(_maybe_parent(draw, run.tool_ids, system_line(draw, TASKS in run.capabilities)))
 
 
 # -- init and result -----------------------------------------------------------------------------
@@ -320,9 +308,7 @@ def stamp(draw: st.DrawFn, lines: list[Line], session: str | None = None) -> lis
     out = []
     for offset, (line, ts) in enumerate(zip(lines, times, strict=True)):
         # The envelope first, as milk writes it; the order of members is not part of the contract.
-        out.append(
-            {"type": line["type"], "session_id": session, "seq": first + offset, "ts": ts} | line
-        )
+        out.append({"type": line["type"], "session_id": session, "seq": first + offset, "ts": ts} | line)
     return out
 
 

@@ -74,9 +74,7 @@ def _text_message(role: str) -> dict[str, Any]:
     return {"role": role, "content": [{"type": "text", "text": "hello"}]}
 
 
-def _init_capabilities(
-    lines: list[Line], add: str | None = None, remove: str | None = None
-) -> None:
+def _init_capabilities(lines: list[Line], add: str | None = None, remove: str | None = None) -> None:
     caps = [c for c in lines[0]["capabilities"] if c != remove]
     if add is not None and add not in caps:
         caps.append(add)
@@ -90,9 +88,7 @@ def schema(draw: st.DrawFn) -> list[Line]:
     """A line the schema rejects and no cross-line rule minds."""
     way = draw(st.sampled_from(["unknown-member", "mistyped", "missing", "unknown-type"]))
     if way == "unknown-member":
-        return insert(
-            draw, draw(transcripts()), notification("x") | {draw(ident("x_")): draw(json_objects())}
-        )
+        return insert(draw, draw(transcripts()), notification("x") | {draw(ident("x_")): draw(json_objects())})
     if way == "mistyped":
         field, value = draw(
             st.sampled_from(
@@ -175,9 +171,7 @@ def seq(draw: st.DrawFn) -> list[Line]:
     lines = draw(transcripts())
     index = draw(st.integers(1, len(lines) - 1))
     shift = draw(st.integers(-3, 3).filter(bool))
-    return [
-        line | {"seq": line["seq"] + shift} if i >= index else line for i, line in enumerate(lines)
-    ]
+    return [line | {"seq": line["seq"] + shift} if i >= index else line for i, line in enumerate(lines)]
 
 
 def session(draw: st.DrawFn) -> list[Line]:
@@ -268,9 +262,7 @@ def tool_args_reassembly(draw: st.DrawFn) -> list[Line]:
     elif way == "cut":  # the last fragment lost: the concatenation no longer parses
         actual = spelled
         last = fragments[-1]["event"]
-        fragments[-1] = fragments[-1] | {
-            "event": last | {"partial_json": last["partial_json"][:-1]}
-        }
+        fragments[-1] = fragments[-1] | {"event": last | {"partial_json": last["partial_json"][:-1]}}
     else:
         actual = spelled
         fragments.append(
@@ -289,8 +281,7 @@ def tool_args_reassembly(draw: st.DrawFn) -> list[Line]:
         before = lines[index + offset - 1]
         lines.insert(
             index + offset,
-            {"type": line["type"], "session_id": before["session_id"], "seq": 0, "ts": before["ts"]}
-            | line,
+            {"type": line["type"], "session_id": before["session_id"], "seq": 0, "ts": before["ts"]} | line,
         )
     return renumber(lines)
 
@@ -335,9 +326,7 @@ def role_form(draw: st.DrawFn) -> list[Line]:
     """A message whose role is not the line type."""
     lines = draw(transcripts())
     kind = draw(st.sampled_from(["assistant", "user"]))
-    role = draw(
-        st.sampled_from(["assistant", "user", "system", "tool"]).filter(lambda r: r != kind)
-    )
+    role = draw(st.sampled_from(["assistant", "user", "system", "tool"]).filter(lambda r: r != kind))
     return insert(draw, lines, {"type": kind, "message": _text_message(role)})
 
 

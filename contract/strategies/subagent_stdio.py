@@ -79,9 +79,7 @@ def _times(draw: st.DrawFn, node: dict[str, Any]) -> None:
             node[name] = at
         at += draw(st.integers(0, 10**6))
     if draw(st.booleans()):
-        terminal: dict[str, Any] = {
-            "state": draw(st.sampled_from(["pending", "observed", "unknown", "not-started"]))
-        }
+        terminal: dict[str, Any] = {"state": draw(st.sampled_from(["pending", "observed", "unknown", "not-started"]))}
         if draw(st.booleans()):
             terminal["observedAt"] = at
         if draw(st.booleans()):
@@ -250,9 +248,7 @@ def transcripts(draw: st.DrawFn) -> list[Line]:
     host = Host(draw)
     lines: list[Line] = []
     pending: list[Line] = []
-    for step in draw(
-        st.lists(st.sampled_from(["ask", "answer", "event", "epoch"]), min_size=1, max_size=8)
-    ):
+    for step in draw(st.lists(st.sampled_from(["ask", "answer", "event", "epoch"]), min_size=1, max_size=8)):
         if step == "ask" or (step == "answer" and not pending):
             pending.append(command(draw))
             lines.append(pending[-1])

@@ -40,9 +40,7 @@ def shown(lines: list[Line]) -> list[Snapshot]:
     return [snap for snap in found if isinstance(snap, dict)]
 
 
-def exchange(
-    draw: st.DrawFn, lines: list[Line], data: Snapshot, **response_fields: Any
-) -> list[Line]:
+def exchange(draw: st.DrawFn, lines: list[Line], data: Snapshot, **response_fields: Any) -> list[Line]:
     """``lines`` with one more command and its response carrying ``data``."""
     cmd = command(draw)
     return [*lines, cmd, response(cmd, data) | response_fields]
@@ -174,9 +172,7 @@ def event_envelope(draw: st.DrawFn) -> list[Line]:
     snap = pushed["snapshot"]
     if name == "sessionId":
         pushed["sessionId"] = (
-            "other"
-            if snap["sessionId"] is None
-            else draw(st.sampled_from([None, snap["sessionId"] + "x"]))
+            "other" if snap["sessionId"] is None else draw(st.sampled_from([None, snap["sessionId"] + "x"]))
         )
     elif name == "epoch":  # a fresh epoch of its own, so revision order still holds
         pushed["epoch"] = fresh_epoch(draw, [*lines, pushed])
@@ -240,10 +236,7 @@ def fleet_counts(draw: st.DrawFn) -> list[Line]:
     """totalActive below the entries listed, or omitted not covering the rest."""
     lines = draw(transcripts())
     snap = repeat_last(lines, available=True)
-    entries = [
-        entry(draw, key)
-        for key in draw(st.lists(field("entry", "key"), min_size=1, max_size=3, unique=True))
-    ]
+    entries = [entry(draw, key) for key in draw(st.lists(field("entry", "key"), min_size=1, max_size=3, unique=True))]
     if draw(st.booleans()):
         total, omitted = len(entries) - 1, 0
     else:
@@ -300,9 +293,7 @@ def node_times(draw: st.DrawFn) -> list[Line]:
     ]
     times = draw(st.sampled_from(choices))
     base = {
-        k: v
-        for k, v in _one_node(draw).items()
-        if k not in ("startedAt", "updatedAt", "endedAt", "processTerminal")
+        k: v for k, v in _one_node(draw).items() if k not in ("startedAt", "updatedAt", "endedAt", "processTerminal")
     }
     snap["runs"] = [base | times]
     return exchange(draw, lines, snap)
