@@ -68,20 +68,21 @@ def read_records(
     out: Collector,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     parse_line: Parser | None = None,
+    escapes: bool = True,
 ) -> Iterator[Record]:
     """Yield one record per non-blank line, reporting framing faults as it goes.
 
     A line is judged only when the previous record has been consumed, so a consumer that
     reports as it goes (the checker) reports line by line, whatever the block size.
     ``parse_line(body, number)`` replaces the strict parse; it must return the same value (the
-    parallel checker's main process uses one that reuses its worker's verdicts). With it, the
-    decoded-ESC check is skipped: that process reports no ``line.*`` finding.
+    parallel checker's main process uses one that reuses its worker's verdicts). ``escapes``
+    False skips the decoded-ESC check (that process reports no ``line.*`` finding).
     """
     stream = as_stream(source)
     blocks = _blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
     number = 0
     for block in blocks:
-        yield from _frame(block, number, out, max_line_bytes, parse_line)
+        yield from _frame(block, number, out, max_line_bytes, parse_line, escapes)
         number += len(block.bodies) or 1
 
 
@@ -105,7 +106,7 @@ class _Lines(NamedTuple):
 
 
 def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
-           parse_line: Parser | None) -> Iterator[Record]:
+           parse_line: Parser | None, escapes: bool = True) -> Iterator[Record]:
     """Judge the framing of one block's lines and parse them, one record at a time."""
     emit = out.emit
     if block.overlong:
@@ -146,7 +147,7 @@ def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
                  f"expected a JSON object, found {_kind(value)}")
             yield Record(number, raw, None)
             continue
-        if block.may_esc and parse_line is None and b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body):
+        if block.may_esc and escapes and b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body):
             _decoded_escapes(value, number, out)
         yield Record(number, raw, value)
 

@@ -53,6 +53,7 @@ class StreamRules:
     """
 
     MAX_PENDING_BYTES = 64 * 1024 * 1024  # tool_args_delta fragments kept while awaiting their tool_use
+    MAX_REMEMBERED_TAILS = 4096
 
     def __init__(self) -> None:
         self.first = True
@@ -62,6 +63,8 @@ class StreamRules:
         self.next_seq: int | None = None
         self.session: str | None = None
         self.last_ts: str | None = None
+        self.valid_head = ""  # the date-time part of the last valid ts
+        self.valid_tails: set[str] = set()  # fraction-and-offset parts seen in valid stamps
         self.advertised: set[str] | None = None
         self.tool_uses: set[str] = set()
         self.fragments: dict[str, list[str]] = {}
@@ -171,8 +174,7 @@ class StreamRules:
     # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
 
     def _ts(self, ts: str, line: int, out: Collector) -> None:
-        match = RFC3339.fullmatch(ts)
-        if match is None or (match.group(3) > "28" and not _real_day(match)):
+        if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
                      f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {_clip(ts)!r}")
             return
@@ -186,6 +188,24 @@ class StreamRules:
             return
         if went_back:
             out.emit("sj.ts-order", line, "/ts", f"expected ts at or after the previous line's {last}, found {ts}")
+
+    def _rfc3339(self, ts: str) -> bool:
+        """Whether ``ts`` is an RFC 3339 date-time (the schema: "ts (RFC 3339)").
+
+        The pattern is a fixed 19-character date and time, then an optional fraction and the
+        offset, each valid on its own. A run's stamps share the first part for a second at a
+        time and repeat a few shapes of the second, so both are remembered once seen valid.
+        """
+        head, tail = ts[:19], ts[19:]
+        if head == self.valid_head and tail in self.valid_tails:
+            return True
+        match = RFC3339.fullmatch(ts)
+        if match is None or (match.group(3) > "28" and not _real_day(match)):
+            return False
+        self.valid_head = head
+        if len(self.valid_tails) < self.MAX_REMEMBERED_TAILS:
+            self.valid_tails.add(tail)
+        return True
 
     # -- per line type -----------------------------------------------------------------------
 

@@ -1,0 +1,357 @@
+"""Checking a large regular file on two cores, with the very report one process would give.
+
+Checking a line costs a strict parse (orjson, then a re-serialisation that proves there were
+no duplicate members and that every number survived), a schema check and the rule machines.
+One core cannot do all of that as fast as ``json.loads`` alone reads the file, so the work is
+split (BENCHMARKS.md has the numbers):
+
+* a forked **worker** reads the file itself and does the line-level work: framing, the strict
+  parse, duplicate keys, decoded ESC, the schema. It sends its findings, and the numbers of the
+  lines whose value needed the exact parser ("marks"), in small messages;
+* the **main** process reads the file too, parses each line with plain ``orjson.loads`` (the
+  strict parser for marked lines, so every value is exactly the one the strict parse gives),
+  and feeds the cross-line rule machines.
+
+Order: the serial checker emits, for each record, the reader's findings, then the schema's,
+then the machines'. The worker tags each finding with the last record whose schema step was
+done when it was found; the main emits the worker's findings with a tag below a record's line
+just before feeding that record. So the findings, their order, the counts, the memory cap and
+``--ignore`` all come out as in the serial checker, which ``tests/test_parallel.py`` checks.
+
+Failure: if the worker dies, stalls or sends garbage, the main kills it, reaps it and checks
+the file again in one process: slower, never a different report, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import marshal
+import os
+import select
+import signal
+import stat
+import struct
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
+
+import orjson
+
+from contract.jsonline import Fault, parse
+from contract.reader import BLOCK_BYTES, Record, read_records
+from contract.report import Collector, Report
+
+MIN_PARALLEL_BYTES = 2 * 1024 * 1024  # below this a fork costs more than it saves
+STALL_SECONDS = 120.0  # no message from the worker for this long: it is stuck; check alone
+SEND_EVERY = 64  # records between the worker's progress messages
+_HEADER = struct.Struct(">I")
+
+
+class WorkerLost(Exception):
+    """The worker died, stalled or broke the protocol."""
+
+
+def worth_it(data: object, jobs: int | None) -> bool:
+    """Whether to check ``data`` on two processes (``jobs`` None means decide by size)."""
+    if jobs is not None and jobs < 2:
+        return False
+    if not hasattr(os, "fork") or not hasattr(data, "fileno"):
+        return False
+    try:
+        info = os.fstat(data.fileno())  # type: ignore[attr-defined]
+        start = data.tell()  # type: ignore[attr-defined]
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        return False  # a pipe or a terminal: one process, reading as the data comes
+    if jobs is not None:
+        return True
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    # forking a process that runs other threads risks locks they hold: only the CLI's case
+    return cores >= 2 and threading.active_count() == 1 and info.st_size - start >= MIN_PARALLEL_BYTES
+
+
+def check_file(
+    handle: BinaryIO,
+    wire: str,
+    *,
+    strict: bool = False,
+    ignore: Iterable[str] = (),
+    max_line_bytes: int,
+    source: str = "-",
+) -> Report:
+    """Check a regular file with a worker process; fall back to one process if it fails."""
+    from contract.checker import SchemaStep, run_rules  # noqa: F401 - imported before the fork
+    from contract.schema import engine
+    from contract.wires import WIRES
+
+    ignore = frozenset(ignore)
+    fd = handle.fileno()
+    start = handle.tell()
+    end = os.fstat(fd).st_size  # both processes stop here, even if the file grows meanwhile
+    for name in WIRES if wire == "auto" else (wire,):
+        engine(name)  # build the validators once, before the fork
+    try:
+        return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+    except WorkerLost:
+        return _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+
+
+def _serial(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
+            max_line_bytes: int, source: str) -> Report:
+    from contract.checker import check
+
+    return check(_open(fd, start, end), wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                 source=source, jobs=1)
+
+
+# -- reading the same bytes from two processes -------------------------------------------------
+
+
+class _Span(io.RawIOBase):
+    """Bytes ``start`` to ``end`` of an open file, read with pread: no shared file offset."""
+
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        self._fd, self._at, self._end = fd, start, end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = min(len(buffer), self._end - self._at)
+        if size <= 0:
+            return 0
+        data = os.pread(self._fd, size, self._at)
+        buffer[: len(data)] = data
+        self._at += len(data)
+        return len(data)
+
+
+def _open(fd: int, start: int, end: int) -> io.BufferedReader:
+    return io.BufferedReader(_Span(fd, start, end), buffer_size=BLOCK_BYTES)
+
+
+# -- the worker ---------------------------------------------------------------------------------
+
+
+def _with_worker(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
+                 max_line_bytes: int, source: str) -> Report:
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the worker: never returns, never runs the parent's cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            _work(fd, start, end, wire, ignore, max_line_bytes, write_end, parent)
+            status = 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    try:
+        inbox = _Inbox(read_end)
+        return _main(_open(fd, start, end), inbox, wire, strict, ignore, max_line_bytes, source)
+    finally:
+        os.close(read_end)
+        _reap(pid)
+
+
+def _reap(pid: int) -> None:
+    """Make sure the worker is gone (it has normally exited already)."""
+    with contextlib.suppress(ChildProcessError):
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == 0:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+class _Events:
+    """The worker's collector: findings and notes in order, tagged for the main's merge."""
+
+    __slots__ = ("_ignore", "events", "report", "tag")
+
+    def __init__(self, report: Report, ignore: frozenset[str]) -> None:
+        self.report = report
+        self._ignore = ignore
+        self.events: list[tuple[Any, ...]] = []
+        self.tag = 0  # the line of the last record whose schema step is done
+
+    def emit(self, rule: str, line: int | None, pointer: str | None, message: str, hint: str | None = None) -> None:
+        if rule not in self._ignore:
+            self.events.append((self.tag, rule, line, pointer, message, hint))
+
+
+def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_line_bytes: int,
+          out_fd: int, parent: int) -> None:
+    from contract.checker import SchemaStep, _pick_wire
+
+    report = Report(wire=wire)
+    out = _Events(report, ignore)
+    marks: list[int] = []
+    records: Iterator[Record] = read_records(_open(fd, start, end), out, max_line_bytes, _marking(marks))  # type: ignore[arg-type]
+    if wire == "auto":
+        records, wire = _pick_wire(records, report)
+    validate = SchemaStep(wire, out)  # type: ignore[arg-type]
+    notes = len(report.notes)
+    since = 0
+    for record in records:
+        validate(record)
+        if len(report.notes) > notes:
+            out.events.extend((out.tag, note) for note in report.notes[notes:])
+            notes = len(report.notes)
+        out.tag = record.line
+        since += 1
+        if since >= SEND_EVERY or len(out.events) >= SEND_EVERY:
+            if os.getppid() != parent:
+                return  # the main is gone: nobody to report to
+            _send(out_fd, (record.line, out.events, marks))
+            out.events, since = [], 0
+            marks.clear()
+    _send(out_fd, (-1, out.events, marks))
+
+
+def _marking(marks: list[int]) -> Any:
+    """The strict parse, noting the lines whose value is not plain ``orjson.loads``'s."""
+
+    def parse_line(body: bytes, number: int) -> tuple[Any, tuple[Fault, ...]]:
+        try:
+            value = orjson.loads(body)
+            if orjson.dumps(value) == body:  # parse's own fast path: this exact value, no faults
+                return value, ()
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+            pass
+        marks.append(number)
+        return parse(body)
+
+    return parse_line
+
+
+def _send(fd: int, message: Any) -> None:
+    data = marshal.dumps(message)
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+# -- the main process ---------------------------------------------------------------------------
+
+
+class _Inbox:
+    """The worker's messages, read as the main needs them."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self.upto = 0  # every finding tagged below this line, and every mark up to it, is in
+        self.done = False
+        self.events: deque[tuple[Any, ...]] = deque()
+        self.marks: set[int] = set()
+
+    def need(self, line: int) -> None:
+        """Wait until the worker has judged ``line`` (or finished)."""
+        while self.upto < line and not self.done:
+            upto, events, marks = self._receive()
+            self.events.extend(events)
+            self.marks.update(marks)
+            if upto < 0:
+                self.done = True
+            else:
+                self.upto = upto
+
+    def _receive(self) -> Any:
+        size = self._fill(_HEADER.size)
+        (length,) = _HEADER.unpack(bytes(self._buffer[:size]))
+        self._fill(size + length)
+        data = bytes(self._buffer[size : size + length])
+        del self._buffer[: size + length]
+        try:
+            message = marshal.loads(data)
+            upto, events, marks = message
+        except (ValueError, EOFError, TypeError) as exc:
+            raise WorkerLost(f"garbled message: {exc}") from None
+        return upto, events, marks
+
+    def _fill(self, size: int) -> int:
+        while len(self._buffer) < size:
+            ready, _, _ = select.select([self._fd], [], [], STALL_SECONDS)
+            if not ready:
+                raise WorkerLost("no progress")
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                raise WorkerLost("ended early")
+            self._buffer += chunk
+        return size
+
+
+def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: frozenset[str],
+          max_line_bytes: int, source: str) -> Report:
+    from contract.checker import _pick_wire
+    from contract.wires import WIRES
+
+    report = Report(wire=wire, strict=strict, source=source)
+    out = Collector(report, ignore)
+    records: Iterator[Record] = read_records(stream, _DISCARD, max_line_bytes, _reusing(inbox), escapes=False)
+    if wire == "auto":
+        records, wire = _pick_wire(records, report)
+    machines = WIRES[wire].machines()
+    feeds = [machine.feed for machine in machines]
+    pending = inbox.events
+    last = 0
+    for record in records:
+        line = last = record.line
+        inbox.need(line)
+        if pending and pending[0][0] < line:
+            _deliver(pending, line, out)
+        for feed in feeds:
+            feed(record, out)
+    inbox.need(1 << 62)
+    _deliver(pending, 1 << 62, out)
+    for machine in machines:
+        machine.finish(out)
+    report.lines = max(report.lines, last)
+    return report
+
+
+def _deliver(pending: deque[tuple[Any, ...]], line: int, out: Collector) -> None:
+    """The worker's findings and notes due before the record on ``line`` is fed."""
+    while pending and pending[0][0] < line:
+        event = pending.popleft()
+        if len(event) == 2:
+            out.report.notes.append(event[1])
+        else:
+            out.emit(*event[1:])
+
+
+def _reusing(inbox: _Inbox) -> Any:
+    """Plain ``orjson.loads``, except where the worker found that the strict parse differs."""
+    loads = orjson.loads
+
+    def parse_line(body: bytes, number: int) -> tuple[Any, tuple[Fault, ...]]:
+        if inbox.upto < number:
+            inbox.need(number)
+        if number in inbox.marks:
+            inbox.marks.discard(number)
+            return parse(body)
+        try:
+            return loads(body), ()
+        except orjson.JSONDecodeError:  # the worker said it parses: trust the strict parser
+            return parse(body)
+
+    return parse_line
+
+
+class _Discard:
+    """The main's reader reports nothing: the worker reports every line finding."""
+
+    report = Report(wire="-")
+
+    def emit(self, rule: str, line: int | None, pointer: str | None, message: str, hint: str | None = None) -> None:
+        pass
+
+
+_DISCARD: Any = _Discard()

@@ -1,0 +1,161 @@
+"""The parallel checker (contract.parallel) gives the very report of the serial one.
+
+Every rule case, every golden, the foreign corpus (when present) and generated large inputs
+are checked with ``jobs=1`` and ``jobs=2`` (forced, whatever the size) and their JSON reports
+compared whole: findings, order, counts, notes. A worker that dies falls back to one process
+with the same report, and leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.casefiles import all_cases
+from contract import parallel
+from contract.checker import check
+from contract.resources import data_dir
+
+FOREIGN = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "foreign"
+
+
+def _report(path: Path, wire: str, jobs: int, **options: Any) -> dict[str, Any]:
+    with path.open("rb") as handle:
+        report = check(handle, wire, jobs=jobs, source="x", **options)
+    return report.to_json()
+
+
+def _same(path: Path, wire: str, **options: Any) -> None:
+    serial = _report(path, wire, 1, **options)
+    assert _report(path, wire, 2, **options) == serial
+    with path.open("rb") as handle:  # the readline-only path (live pipes) agrees too
+        assert check(_ReadlineOnly(handle), wire, source="x", **options).to_json() == serial
+
+
+class _ReadlineOnly:
+    def __init__(self, handle: Any) -> None:
+        self.readline = handle.readline
+
+
+def _inputs() -> Iterator[tuple[str, str, bytes]]:
+    for case in all_cases():
+        yield f"case {case.id}", case.wire, case.data
+    for path in sorted(data_dir("goldens").glob("*/*.jsonl")):
+        yield f"golden {path.parent.name}/{path.name}", path.parent.name, path.read_bytes()
+    for path in sorted(FOREIGN.glob("*/*.jsonl")) if FOREIGN.is_dir() else ():
+        yield f"foreign {path.parent.name}/{path.name}", "auto", path.read_bytes()
+
+
+def test_every_case_golden_and_foreign_file_same_report(tmp_path: Path) -> None:
+    path = tmp_path / "input.jsonl"
+    checked = 0
+    for name, wire, data in _inputs():
+        path.write_bytes(data)
+        for each in (wire, "auto"):
+            try:
+                _same(path, each, max_line_bytes=4096)
+                _same(path, each, strict=True, ignore=["sj.seq"])
+            except AssertionError:
+                pytest.fail(f"serial and parallel reports differ on {name} ({each})")
+        checked += 1
+    assert checked > 100
+
+
+def _golden_stream(lines: int, wreck: bool = False) -> bytes:
+    """A long stream-json run from the hello golden; ``wreck`` breaks a rule every few lines."""
+    golden = [json.loads(x) for x in (data_dir("goldens") / "stream-json" / "hello.jsonl").read_text().splitlines()]
+    out = [golden[0]]
+    body = golden[1:-1]
+    while len(out) < lines - 1:
+        out.extend(dict(o) for o in body)
+    out.append(golden[-1])
+    chunks = []
+    for seq, obj in enumerate(out):
+        obj.update(seq=seq, session_id=golden[0]["session_id"])
+        text = json.dumps(obj, separators=(",", ":"))
+        if wreck and seq % 7 == 3:
+            text = text.replace('"seq":', '"seq": ', 1)  # not canonical: the exact path
+        if wreck and seq % 11 == 5:
+            text = text[:-1] + ',"seq":1}'  # duplicate key
+        if wreck and seq % 13 == 6:
+            text = '{"type":"user","x":123456789012345678901234567890}'
+        if wreck and seq % 17 == 2:
+            text = ""
+        chunks.append(text.encode() + (b"\r\n" if wreck and seq % 19 == 4 else b"\n"))
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("wreck", [False, True], ids=["conformant", "broken-every-few-lines"])
+def test_large_generated_inputs_same_report(tmp_path: Path, wreck: bool) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_golden_stream(6000, wreck))
+    _same(path, "stream-json")
+    _same(path, "auto")
+
+
+def test_many_findings_hit_the_memory_cap_identically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import contract.report
+
+    monkeypatch.setattr(contract.report, "MAX_KEPT_VIOLATIONS", 50)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_golden_stream(3000, wreck=True))
+    serial = _report(path, "stream-json", 1)
+    assert serial["dropped"] > 0
+    assert _report(path, "stream-json", 2) == serial
+
+
+def test_a_killed_worker_falls_back_to_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_golden_stream(4000, wreck=True))
+    serial = _report(path, "stream-json", 1)
+    real_work = parallel._work
+
+    def dying_work(*args: Any) -> None:
+        os.kill(os.getpid(), signal.SIGKILL)  # the worker dies before a word
+        real_work(*args)
+
+    monkeypatch.setattr(parallel, "_work", dying_work)
+    assert _report(path, "stream-json", 2) == serial
+    _assert_no_children()
+
+
+def test_a_worker_killed_midway_falls_back_to_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_golden_stream(4000, wreck=True))
+    serial = _report(path, "stream-json", 1)
+    real_send = parallel._send
+    sent = []
+
+    def send_then_die(fd: int, message: Any) -> None:
+        real_send(fd, message)
+        sent.append(1)
+        if len(sent) == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(parallel, "_send", send_then_die)
+    assert _report(path, "stream-json", 2) == serial
+    _assert_no_children()
+
+
+def _assert_no_children() -> None:
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_auto_uses_one_process_for_small_files_and_pipes(tmp_path: Path) -> None:
+    path = tmp_path / "small.jsonl"
+    path.write_bytes(_golden_stream(50))
+    with path.open("rb") as handle:
+        assert not parallel.worth_it(handle, None)
+        assert parallel.worth_it(handle, 2)
+        assert not parallel.worth_it(handle, 1)
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
+        assert not parallel.worth_it(pipe, 2)
+    assert not parallel.worth_it(b"{}\n", 2)
