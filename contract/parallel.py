@@ -193,26 +193,73 @@ def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_
     report = Report(wire=wire)
     out = _Events(report, ignore)
     marks: list[int] = []
-    records: Iterator[Record] = read_records(_open(fd, start, end), out, max_line_bytes, _marking(marks))  # type: ignore[arg-type]
-    if wire == "auto":
-        records, wire = _pick_wire(records, report)
+    stream = _open(fd, start, end)
+    parse_line = _marking(marks)
+    if wire == "auto":  # the wire is known after a look ahead: line by line
+        records, wire = _pick_wire(read_records(stream, out, max_line_bytes, parse_line), report)  # type: ignore[arg-type]
+        steps: Iterator[Iterator[Record] | int] = iter([records])
+    else:
+        steps = _worker_blocks(stream, out, max_line_bytes, parse_line, wire)
     validate = SchemaStep(wire, out)  # type: ignore[arg-type]
     notes = len(report.notes)
     since = 0
-    for record in records:
-        validate(record)
-        if len(report.notes) > notes:
-            out.events.extend((out.tag, note) for note in report.notes[notes:])
-            notes = len(report.notes)
-        out.tag = record.line
-        since += 1
-        if since >= SEND_EVERY or len(out.events) >= SEND_EVERY:
-            if os.getppid() != parent:
-                return  # the main is gone: nobody to report to
-            _send(out_fd, (record.line, out.events, marks))
-            out.events, since = [], 0
-            marks.clear()
+    for step in steps:
+        if isinstance(step, int):  # a block of clean lines: nothing to report
+            out.tag = step
+            since += SEND_EVERY // 4
+        else:
+            for record in step:
+                validate(record)
+                if len(report.notes) > notes:
+                    out.events.extend((out.tag, note) for note in report.notes[notes:])
+                    notes = len(report.notes)
+                out.tag = record.line
+                since += 1
+                if since >= SEND_EVERY:
+                    since = _flush(out_fd, out, marks, parent)
+        if since >= SEND_EVERY:
+            since = _flush(out_fd, out, marks, parent)
     _send(out_fd, (-1, out.events, marks))
+
+
+def _flush(out_fd: int, out: _Events, marks: list[int], parent: int) -> int:
+    if os.getppid() != parent:
+        raise WorkerLost("the main process is gone")
+    _send(out_fd, (out.tag, out.events, marks))
+    out.events = []
+    marks.clear()
+    return 0
+
+
+def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_line: Any,
+                   wire: str) -> Iterator[Iterator[Record] | int]:
+    """Per block: the line of its last record when every line is clean, else its records.
+
+    A clean block (every line canonical compact JSON, an object, valid under the schema, no
+    CR, no escaped control character, none too long) has nothing to report, and proving it
+    takes a few C-level passes over the whole block instead of a Python loop per line.
+    """
+    from contract.reader import _blocks, _frame
+    from contract.schema import engine
+
+    is_valid, loads, dumps = engine(wire).is_valid_fast, orjson.loads, orjson.dumps
+    number = 0
+    for block in _blocks(stream, max_line_bytes):
+        bodies = block.bodies
+        size = len(bodies) or 1
+        clean = False
+        if not (block.overlong or block.unterminated or block.may_cr or block.may_esc):
+            try:
+                values = list(map(loads, bodies))
+                clean = (list(map(dumps, values)) == bodies and set(map(type, values)) == {dict}
+                         and max(map(len, bodies)) <= max_line_bytes and all(map(is_valid, values)))
+            except (orjson.JSONDecodeError, orjson.JSONEncodeError, ValueError, OverflowError, TypeError):
+                clean = False
+        if clean:
+            yield number + size
+        else:
+            yield _frame(block, number, out, max_line_bytes, parse_line)  # type: ignore[arg-type]
+        number += size
 
 
 def _marking(marks: list[int]) -> Any:
@@ -295,26 +342,79 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
 
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
-    records: Iterator[Record] = read_records(stream, _DISCARD, max_line_bytes, _reusing(inbox), escapes=False)
-    if wire == "auto":
-        records, wire = _pick_wire(records, report)
+    if wire == "auto":  # the wire is known after a look ahead: line by line
+        records = read_records(stream, _DISCARD, max_line_bytes, _reusing(inbox), escapes=False)
+        steps: Iterator[Iterator[Record] | tuple[int, list[Any]]] = iter([_pick_wire(records, report)[0]])
+        wire = report.wire
+    else:
+        steps = _main_blocks(stream, inbox, max_line_bytes)
     machines = WIRES[wire].machines()
     feeds = [machine.feed for machine in machines]
+    feed_batch = getattr(machines[0], "feed_batch", None) if len(machines) == 1 else None
     pending = inbox.events
     last = 0
-    for record in records:
-        line = last = record.line
-        inbox.need(line)
-        if pending and pending[0][0] < line:
-            _deliver(pending, line, out)
-        for feed in feeds:
-            feed(record, out)
+    for step in steps:
+        if isinstance(step, tuple):  # a block of object lines, parsed at once
+            first, values = step
+            _deliver(pending, first, out)
+            if not pending or pending[0][0] >= first + len(values) - 1:  # no finding due inside
+                if feed_batch is not None:
+                    feed_batch(first, values, out)
+                else:
+                    for line, value in enumerate(values, first):
+                        record = Record(line, b"", value)
+                        for feed in feeds:
+                            feed(record, out)
+                last = first + len(values) - 1
+                continue
+            step = (Record(line, b"", value) for line, value in enumerate(values, first))
+        for record in step:
+            line = last = record.line
+            if inbox.upto < line:
+                inbox.need(line)
+            if pending and pending[0][0] < line:
+                _deliver(pending, line, out)
+            for feed in feeds:
+                feed(record, out)
     inbox.need(1 << 62)
     _deliver(pending, 1 << 62, out)
     for machine in machines:
         machine.finish(out)
     report.lines = max(report.lines, last)
     return report
+
+
+def _main_blocks(
+    stream: BinaryIO, inbox: _Inbox, max_line_bytes: int
+) -> Iterator[Iterator[Record] | tuple[int, list[Any]]]:
+    """Per block: (first line, objects) when it is plain object lines, else its records.
+
+    Plain: no line too long, no CR, none the worker marked, and ``orjson.loads`` gives an
+    object for each; then the whole block is parsed by one C-level ``map``.
+    """
+    from contract.reader import _blocks, _frame
+
+    loads = orjson.loads
+    parse_line = _reusing(inbox)
+    number = 0
+    for block in _blocks(stream, max_line_bytes):
+        bodies = block.bodies
+        size = len(bodies) or 1
+        inbox.need(number + size)
+        values: list[Any] | None = None
+        if not (block.overlong or block.unterminated or block.may_cr) and (
+                not inbox.marks or min(inbox.marks) > number + size):
+            try:
+                values = list(map(loads, bodies))
+            except orjson.JSONDecodeError:
+                values = None
+            if values is not None and (set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes):
+                values = None
+        if values is not None:
+            yield number + 1, values
+        else:
+            yield _frame(block, number, _DISCARD, max_line_bytes, parse_line, escapes=False)
+        number += size
 
 
 def _deliver(pending: deque[tuple[Any, ...]], line: int, out: Collector) -> None:

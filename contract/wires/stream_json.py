@@ -12,6 +12,7 @@ import calendar
 import json
 import re
 from datetime import datetime
+from itertools import repeat
 from typing import Any
 
 from contract.reader import Record
@@ -39,6 +40,14 @@ RFC3339 = re.compile(
     r"(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
     r"(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
 )
+
+
+# Many UTC stamps joined by LF, each of the same RFC 3339 shape as above but with a day that
+# exists in every month (01-28): one C-level match proves a whole batch of stamps valid.
+_STAMP_UTC = (
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?Z"
+)
+UTC_STAMPS = re.compile(rf"(?:{_STAMP_UTC}\n)*{_STAMP_UTC}")
 
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read", "cache_creation")
@@ -104,6 +113,60 @@ class StreamRules:
         handler = self.by_kind.get(kind)  # type: ignore[arg-type]
         if handler is not None:
             handler(obj, line, out)
+
+    def feed_batch(self, first: int, objs: list[dict[str, Any]], out: Collector) -> None:
+        """Feed consecutive object lines ``first``, ``first + 1``, ...: the same as ``feed`` on each.
+
+        When the whole batch passes the run-wide checks at once (``_batch_in_step``), only the
+        checks that depend on each line's type run line by line; otherwise every line takes
+        ``feed``. Either way the findings and their order are those of ``feed``.
+        """
+        if not self._batch_in_step(objs):
+            for line, obj in enumerate(objs, first):
+                self.feed(Record(line, b"", obj), out)
+            return
+        by_kind = self.by_kind
+        parent = self._parent
+        for line, obj in enumerate(objs, first):
+            if "parent_tool_use_id" in obj:
+                parent(obj["parent_tool_use_id"], line, out)
+            handler = by_kind.get(obj.get("type"))  # type: ignore[arg-type]
+            if handler is not None:
+                handler(obj, line, out)
+        self.last_line = first + len(objs) - 1
+
+    def _batch_in_step(self, objs: list[dict[str, Any]]) -> bool:
+        """Whether every line of the batch passes sj.init-first, sj.result-last, sj.seq,
+        sj.session, sj.ts-format and sj.ts-order with nothing to report, judged with a few
+        C-level operations; if so the run's state moves past the batch.
+
+        The batch must continue a run already under way (init seen, seq, session and a UTC ts
+        known), hold no result line, and have: seq exactly the next integers, every
+        session_id the run's, and ts all valid UTC stamps of the previous stamp's length, in
+        order (for one shape in UTC, text order is time order).
+        """
+        expected, last_ts = self.next_seq, self.last_ts
+        if self.first or self.result_line is not None or expected is None or self.session is None or last_ts is None:
+            return False
+        get, count = dict.get, len(objs)
+        if "result" in map(get, objs, repeat("type")):
+            return False
+        seqs = list(map(get, objs, repeat("seq")))
+        if seqs != list(range(expected, expected + count)) or set(map(type, seqs)) != {int}:
+            return False
+        if list(map(get, objs, repeat("session_id"))).count(self.session) != count:
+            return False
+        stamps = list(map(get, objs, repeat("ts")))
+        try:
+            joined = "\n".join(stamps)
+        except TypeError:  # a missing or mistyped ts: the schema's finding, judged line by line
+            return False
+        if (joined.count("\n") != count - 1 or set(map(len, stamps)) != {len(last_ts)} or last_ts[-1] != "Z"
+                or stamps[0] < last_ts or sorted(stamps) != stamps or UTC_STAMPS.fullmatch(joined) is None):
+            return False
+        self.next_seq = expected + count
+        self.last_ts = stamps[-1]
+        return True
 
     def finish(self, out: Collector) -> None:
         if self.first:
