@@ -40,6 +40,8 @@ def _build_parser() -> argparse.ArgumentParser:
     chk = verbs.add_parser("check", help="check a captured stream or conversation")
     _report_options(chk, wires=(*NAMES, AUTO))
     chk.add_argument("path", metavar="PATH|-", help="transcript file, or - for stdin")
+    chk.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                     help="1: one process; 2: a large file is checked by two (default: decide by size)")
 
     run = verbs.add_parser("run", help="run an emitter (default: the bundled reference) and check it live")
     _report_options(run, wires=NAMES)
@@ -122,7 +124,8 @@ def _emit(report: Report, fmt: str) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
-    options = {"strict": args.strict, "ignore": args.ignore, "max_line_bytes": args.max_line_bytes}
+    options = {"strict": args.strict, "ignore": args.ignore, "max_line_bytes": args.max_line_bytes,
+               "jobs": args.jobs}
     if args.path == "-":
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", **options)
     else:
