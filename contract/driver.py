@@ -142,7 +142,10 @@ class _Session:
             piece = stream.readline(piece_limit)
             if not piece:
                 break
-            buffer += piece
+            # past the limit a line is only judged too long: keep its start, drop the rest
+            buffer += piece[: max(piece_limit + 1 - len(buffer), 0)]
+            if piece.endswith(b"\n") and not buffer.endswith(b"\n"):
+                buffer += b"\n"
             if piece.endswith(b"\n"):
                 self.inbox.put(bytes(buffer))
                 buffer.clear()
@@ -182,11 +185,11 @@ class _Session:
         data = b""
         for line in step.commands:
             data += json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        if not self.proc.write(data):
+        if not self.proc.write(data, timeout=max(self.deadline - time.monotonic(), 0.0)):
             self.findings.append(_Finding(
                 "run.no-response", None,
                 f"expected the host to read {len(step.commands)} more command(s), "
-                f"found its stdin closed after {len(self.sent)} (did it exit?)"))
+                f"found its stdin closed or unread after {len(self.sent)} (did it exit, or stop reading?)"))
             return False
         now = time.monotonic()
         for _ in step.commands:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -66,17 +67,21 @@ class Process:
         assert self.popen.stdout is not None
         return self.popen.stdout
 
-    def write(self, data: bytes) -> bool:
-        """Write to the emitter's stdin; False when it no longer reads (closed or dead)."""
+    def write(self, data: bytes, timeout: float | None = None) -> bool:
+        """Write to the emitter's stdin; False when it no longer reads (closed, dead, or, with
+        ``timeout``, not reading: a full pipe must not block the driver past its deadline)."""
         pipe = self.popen.stdin
         if pipe is None:
             return False
         try:
-            pipe.write(data)
+            if timeout is None:
+                pipe.write(data)
+                pipe.flush()
+                return True
             pipe.flush()
+            return _write_within(pipe.fileno(), data, time.monotonic() + timeout)
         except (BrokenPipeError, OSError, ValueError):
             return False
-        return True
 
     def close_stdin(self) -> None:
         pipe = self.popen.stdin
@@ -120,6 +125,26 @@ class Process:
                     self._tail_size -= len(self._tail.popleft())
         except (OSError, ValueError):
             pass
+
+
+def _write_within(fd: int, data: bytes, until: float) -> bool:
+    """Write all of ``data`` to ``fd`` before ``until``; False if the reader does not take it."""
+    view = memoryview(data)
+    os.set_blocking(fd, False)
+    try:
+        while view:
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            if not select.select([], [fd], [], left)[1]:
+                continue
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+    finally:
+        os.set_blocking(fd, True)
+    return True
 
 
 class LimitedStream:
