@@ -77,17 +77,25 @@ def _golden_stream(lines: int, wreck: bool = False) -> bytes:
     out.append(golden[-1])
     chunks = []
     for seq, obj in enumerate(out):
-        obj.update(seq=seq, session_id=golden[0]["session_id"])
+        # rising UTC stamps of one shape, so whole blocks take the run-wide batch checks
+        obj.update(seq=seq, session_id=golden[0]["session_id"], ts=f"2026-01-01T00:{seq // 60000 % 60:02d}:"
+                   f"{seq // 1000 % 60:02d}.{seq % 1000:03d}Z")
+        if wreck and seq == 1500:
+            obj["seq"] = seq + 5  # a gap, and every later line a step back: sj.seq
+        if wreck and seq == 2400:
+            obj["session_id"] = "sess_other"
+        if wreck and seq in (2600, 2601):
+            obj["ts"] = "2026-02-30T00:00:00.000Z" if seq == 2600 else "2025-01-01T00:00:00.000Z"
         text = json.dumps(obj, separators=(",", ":"))
-        if wreck and seq % 7 == 3:
+        if wreck and seq < 1000 and seq % 7 == 3:
             text = text.replace('"seq":', '"seq": ', 1)  # not canonical: the exact path
-        if wreck and seq % 11 == 5:
+        if wreck and seq < 1000 and seq % 11 == 5:
             text = text[:-1] + ',"seq":1}'  # duplicate key
-        if wreck and seq % 13 == 6:
+        if wreck and seq < 1000 and seq % 13 == 6:
             text = '{"type":"user","x":123456789012345678901234567890}'
-        if wreck and seq % 17 == 2:
+        if wreck and seq < 1000 and seq % 17 == 2:
             text = ""
-        chunks.append(text.encode() + (b"\r\n" if wreck and seq % 19 == 4 else b"\n"))
+        chunks.append(text.encode() + (b"\r\n" if wreck and seq < 1000 and seq % 19 == 4 else b"\n"))
     return b"".join(chunks)
 
 
@@ -97,6 +105,27 @@ def test_large_generated_inputs_same_report(tmp_path: Path, wreck: bool) -> None
     path.write_bytes(_golden_stream(6000, wreck))
     _same(path, "stream-json")
     _same(path, "auto")
+    if wreck:
+        rules = _report(path, "stream-json", 1)["counts"]
+        assert {"sj.seq", "sj.session", "sj.ts-format", "sj.ts-order", "line.duplicate-key"} <= set(rules)
+
+
+def test_batch_run_checks_match_line_by_line() -> None:
+    """StreamRules.feed_batch reports what feed reports, line for line, batch or no batch."""
+    from contract.reader import Record
+    from contract.report import Collector, Report
+    from contract.wires.stream_json import StreamRules
+
+    objs = [json.loads(line) for line in _golden_stream(3000, wreck=True).splitlines() if line.startswith(b"{")]
+    objs = [o for o in objs if isinstance(o, dict)]
+    one, many = Report("stream-json"), Report("stream-json")
+    by_line, by_batch = StreamRules(), StreamRules()
+    for line, obj in enumerate(objs, 1):
+        by_line.feed(Record(line, b"", obj), Collector(one))
+    for first in range(0, len(objs), 37):
+        by_batch.feed_batch(first + 1, objs[first : first + 37], Collector(many))
+    assert many.to_json() == one.to_json()
+    assert one.counts["sj.seq"] > 0
 
 
 def test_many_findings_hit_the_memory_cap_identically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
