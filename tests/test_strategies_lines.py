@@ -88,9 +88,7 @@ def mutate(draw: st.DrawFn, line: dict[str, Any]) -> dict[str, Any]:
     elif kind == "beyond-max" and type(value) is int:
         container[key] = 9007199254740992  # one above the subagent schema's maximum
     else:
-        container[key] = draw(
-            st.sampled_from([v for v in OTHER_TYPES if type(v) is not type(value)])
-        )
+        container[key] = draw(st.sampled_from([v for v in OTHER_TYPES if type(v) is not type(value)]))
     return out
 
 
@@ -104,16 +102,12 @@ def _valid_and_agreed(wire: str, line: dict[str, Any], data: st.DataObject) -> N
     for _ in range(3):  # mutations are cheap next to drawing the line
         changed = data.draw(st.composite(lambda draw: mutate(draw, line))(), label="mutated")
         fast, reference = _fast(wire, changed), engine(wire).is_valid_reference(changed)
-        assert fast == reference, (
-            f"engines disagree: jsonschema-rs {fast}, jsonschema {reference} on {changed!r}"
-        )
+        assert fast == reference, f"engines disagree: jsonschema-rs {fast}, jsonschema {reference} on {changed!r}"
 
 
 @settings(max_examples=EXAMPLES["stream-json"], suppress_health_check=SLOW_OK)
 @given(line=lines("stream-json"), data=st.data())
-def test_stream_json_lines_valid_and_engines_agree(
-    line: dict[str, Any], data: st.DataObject
-) -> None:
+def test_stream_json_lines_valid_and_engines_agree(line: dict[str, Any], data: st.DataObject) -> None:
     _valid_and_agreed("stream-json", line, data)
 
 
@@ -176,13 +170,7 @@ LINE: dict[str, Any] = {
                 "data": SNAPSHOT
                 | {
                     "runs": [
-                        NODE
-                        | {
-                            "children": [
-                                NODE
-                                | {"children": [NODE | {"children": [NODE | {"key": "deep\n"}]}]}
-                            ]
-                        }
+                        NODE | {"children": [NODE | {"children": [NODE | {"children": [NODE | {"key": "deep\n"}]}]}]}
                     ]
                 },
             },
@@ -220,9 +208,7 @@ def test_unrolled_schema_has_no_recursion_and_a_bounded_depth() -> None:
     for level in ("node_0", "node_1", "node_2"):
         mine = schema["$defs"][level]["properties"]
         assert set(mine) == set(node)
-        assert all(
-            mine[k] == node[k] for k in node if k not in ("children", "key", "runId", "workflowId")
-        )
+        assert all(mine[k] == node[k] for k in node if k not in ("children", "key", "runId", "workflowId"))
 
 
 def test_unrolling_bounds_depth_but_keeps_shallow_trees() -> None:
