@@ -1,0 +1,188 @@
+"""Misbehaving emitters and hosts get a verdict in bounded time, leave nothing behind, keep stderr.
+
+Stream-json emitters (tests/faulty_emitters/) run through ``contract.harness.run_stream`` (what
+``milk-contract run`` calls) and subagent-stdio hosts (tests/faulty_hosts/: the ones added for
+this file; the driver's own tests cover the rest) through ``contract.driver.converse``. For each:
+the rules that name the fault, the wall time against the timeout plus a margin, the emitter's
+recognisable stderr line in both the text and the JSON report, and no process left carrying the
+run's marker argument (the emitter passes it to every child it starts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract import cli
+from contract.driver import EXIT_GRACE, Step, command, converse
+from contract.harness import GRACE_SECONDS, run_stream
+from contract.report import Report
+from contract.reporters import render_json, render_text
+from tests.test_hostile import check_process
+
+HERE = Path(__file__).parent
+EMITTERS = HERE / "faulty_emitters"
+HOSTS = HERE / "faulty_hosts"
+SLACK = 3.0  # interpreter start-up and scheduling on a loaded two-core machine
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Misbehaviour:
+    name: str
+    script: Path
+    run: Callable[[list[str]], Report]
+    rules: frozenset[str]
+    stderr: str  # a line the script writes on stderr
+    budget: float  # seconds the verdict may take, start-up included
+    args: tuple[str, ...] = ()
+    exit_status: int | None = None
+    absent: frozenset[str] = field(default=frozenset())
+
+
+def _stream(**options: Any) -> Callable[[list[str]], Report]:
+    return lambda argv: run_stream(argv, **options)
+
+
+def _host(**options: Any) -> Callable[[list[str]], Report]:
+    return lambda argv: converse(argv, **options)
+
+
+HUNG = 1.0
+KILL_MARGIN = GRACE_SECONDS + SLACK
+HOST_MARGIN = EXIT_GRACE + GRACE_SECONDS + SLACK
+BIG_STEP = (Step(tuple(command("c" * 1000 + str(i)) for i in range(200))),)  # 200 KB: over a pipe's 64 KiB
+
+CASES: tuple[Misbehaviour, ...] = (
+    Misbehaviour("hangs", EMITTERS / "hangs.py", _stream(timeout=HUNG),
+                 frozenset({"run.timeout", "sj.result-last"}), "wrote init, now hanging", HUNG + KILL_MARGIN,
+                 exit_status=-9),
+    Misbehaviour("exits-early", EMITTERS / "exits_early.py", _stream(timeout=20),
+                 frozenset({"run.exit-status", "sj.result-last"}), "giving up before the result", SLACK,
+                 exit_status=3),
+    Misbehaviour("sigkill", EMITTERS / "killed.py", _stream(timeout=20),
+                 frozenset({"run.exit-status", "sj.result-last"}), "about to die by SIGKILL", SLACK,
+                 args=("KILL",), exit_status=-9),
+    Misbehaviour("sigsegv", EMITTERS / "killed.py", _stream(timeout=20),
+                 frozenset({"run.exit-status", "sj.result-last"}), "about to die by SIGSEGV", SLACK,
+                 args=("SEGV",), exit_status=-11),
+    Misbehaviour("floods-with-limit", EMITTERS / "floods.py", _stream(timeout=20, max_output_bytes=MiB),
+                 frozenset({"run.output-limit"}), "flooding stdout", SLACK, absent=frozenset({"run.timeout"})),
+    Misbehaviour("floods-without-limit", EMITTERS / "floods.py", _stream(timeout=HUNG),
+                 frozenset({"run.timeout"}), "flooding stdout", HUNG + KILL_MARGIN,
+                 absent=frozenset({"run.output-limit"})),
+    Misbehaviour("writes-after-result", EMITTERS / "writes_after_result.py", _stream(timeout=20),
+                 frozenset({"sj.result-last"}), "wrote a line after the result", SLACK, exit_status=0,
+                 absent=frozenset({"run.exit-status"})),
+    Misbehaviour("closes-stdout-keeps-running", EMITTERS / "closes_stdout.py", _stream(timeout=HUNG),
+                 frozenset({"run.timeout"}), "closed stdout, still running", HUNG + KILL_MARGIN),
+    Misbehaviour("leaves-child-holding-stdout", EMITTERS / "leaves_child.py", _stream(timeout=20),
+                 frozenset(), "a child still holds stdout", SLACK, exit_status=0,
+                 absent=frozenset({"run.timeout"})),
+    Misbehaviour("megabytes-of-stderr", EMITTERS / "huge_stderr.py", _stream(timeout=20),
+                 frozenset(), "done with the noise", SLACK, exit_status=0),
+    Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py", _host(timeout=HUNG),
+                 frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HUNG + HOST_MARGIN),
+    Misbehaviour("host-never-reads-a-big-step", HOSTS / "never_reads.py", _host(timeout=HUNG, plan=BIG_STEP),
+                 frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HUNG + HOST_MARGIN),
+    Misbehaviour("host-endless-line", HOSTS / "endless_line.py", _host(timeout=HUNG, max_line_bytes=4096),
+                 frozenset({"line.limit", "run.no-response", "run.timeout"}), "one line without end",
+                 HUNG + HOST_MARGIN),
+    Misbehaviour("host-endless-line-output-limit", HOSTS / "endless_line.py",
+                 _host(timeout=20, max_output_bytes=MiB), frozenset({"run.output-limit"}),
+                 "one line without end", SLACK + GRACE_SECONDS),
+    Misbehaviour("host-killed-by-signal", HOSTS / "killed.py", _host(timeout=20),
+                 frozenset({"run.exit-status", "run.no-response"}), "SIGKILL on the second command",
+                 SLACK, exit_status=-9),
+)
+
+
+def survivors(marker: str) -> list[int]:
+    """Live processes whose argv carries ``marker`` (a zombie's cmdline reads empty)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker.encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    """A unique argv token for one run; afterwards no process may still carry it."""
+    token = f"milk-faulty-{uuid.uuid4().hex}"
+    yield token
+    deadline = time.monotonic() + 1.0  # SIGKILL is asynchronous: give the kernel a moment
+    while survivors(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = survivors(token)
+    for pid in left:  # never leak into the rest of the run, even when failing
+        os.kill(pid, 9)
+    assert not left, f"processes left behind: {left}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_misbehaviour_gets_a_verdict(case: Misbehaviour, marker: str) -> None:
+    began = time.monotonic()
+    report = case.run([sys.executable, str(case.script), marker, *case.args])
+    took = time.monotonic() - began
+    assert took < case.budget, f"verdict took {took:.1f}s"
+    found = report.rules()
+    assert case.rules <= found, f"missing {sorted(case.rules - found)}; found {sorted(found)}"
+    assert not (case.absent & found)
+    assert report.conformant == (not case.rules)
+    if case.exit_status is not None:
+        assert report.exit_status == case.exit_status
+    assert case.stderr in render_text(report)
+    assert case.stderr in json.loads(render_json(report))["stderr"]
+
+
+def test_signal_is_named_in_the_report(marker: str) -> None:
+    report = run_stream([sys.executable, str(EMITTERS / "killed.py"), marker, "SEGV"], timeout=20)
+    [status] = [v for v in report.violations if v.rule == "run.exit-status"]
+    assert "killed by signal SIGSEGV" in status.message
+
+
+def test_cli_run_reports_a_hung_emitter(marker: str, capsys: pytest.CaptureFixture[str]) -> None:
+    began = time.monotonic()
+    code = cli.run(["run", "--timeout", str(HUNG), "--format", "json", "--",
+                    sys.executable, str(EMITTERS / "hangs.py"), marker])
+    assert time.monotonic() - began < HUNG + KILL_MARGIN
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert "run.timeout" in report["counts"]
+    assert "wrote init, now hanging" in report["stderr"]
+
+
+def test_cli_run_max_output_bytes_stops_a_flood(marker: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.run(["run", "--timeout", "20", "--max-output-bytes", str(MiB), "--",
+                    sys.executable, str(EMITTERS / "floods.py"), marker])
+    text = capsys.readouterr().out
+    assert code == 1
+    assert " run.output-limit [MUST]" in text
+    assert "faulty-emitter floods: flooding stdout" in text
+
+
+def test_flood_without_limit_keeps_the_checker_small(marker: str, tmp_path: Path) -> None:
+    """Memory: the live checker streams what it reads, however much the emitter writes."""
+    outcome = check_process(["run", "--timeout", "1", "--", sys.executable, str(EMITTERS / "floods.py"), marker],
+                            stdin=None, timeout=1 + KILL_MARGIN + 5, scratch=tmp_path)
+    assert not outcome.timed_out
+    assert outcome.code == 1
+    assert "Traceback" not in outcome.stderr
+    assert " run.timeout [MUST]" in outcome.stdout
+    assert outcome.max_rss_mib < 300, f"peak RSS {outcome.max_rss_mib:.0f} MiB"
