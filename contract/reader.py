@@ -140,6 +140,8 @@ def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
         if value is None:
             if faults and faults[0].rule == "line.blank":
                 continue
+            if not faults and body.strip(b" \t") == b"null":  # JSON null: parsed, so no fault yet
+                emit("line.object", number, "", "expected a JSON object, found null")
             yield Record(number, raw, None)
             continue
         if type(value) is not dict:

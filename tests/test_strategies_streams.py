@@ -92,11 +92,6 @@ def test_unknown_wire_and_unbreakable_rules_are_refused() -> None:
         broken_streams("stream-json", "sa.schema")
 
 
-@pytest.mark.xfail(
-    reason="contract.jsonline.parse returns None for the JSON text null, which the reader takes "
-    "for an unusable line already reported, so no line.object is emitted (lead-owned fix)",
-    strict=True,
-)
 @pytest.mark.parametrize("wire", WIRES)
 def test_null_line_is_reported(wire: str) -> None:
     report = contract.check(b"null\n", wire=wire)
