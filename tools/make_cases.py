@@ -222,6 +222,7 @@ def main() -> None:
         "stream-json",
         [
             case("a JSON array line", True, raw_text=first + "\n[1,2]\n" + rest, at=[(2, "")]),
+            case("the JSON text null", True, raw_text="null\n", at=[(1, "")]),
             case("a bare string line", True, raw_text=first + '\n"hello"\n' + rest),
             case("objects only", False, raw_text=ok),
         ],
