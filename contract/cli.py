@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from contract import baseline
 from contract.catalog import CATALOG, rules_for
 from contract.checker import AUTO, check
 from contract.reader import DEFAULT_MAX_LINE_BYTES
@@ -87,6 +88,7 @@ def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str]) -> No
                         help="skip a rule by id (repeatable)")
     parser.add_argument("--max-line-bytes", type=_positive_int, default=DEFAULT_MAX_LINE_BYTES,
                         metavar="N", help="longest line the checker reads (default 64 MiB)")
+    baseline.add_arguments(parser)
 
 
 def _positive_int(text: str) -> int:
@@ -115,6 +117,13 @@ def _check_ignores(ignores: Sequence[str]) -> None:
         raise UsageError(f"--ignore: unknown rule {unknown[0]!r} (see `{PROG} rules`)")
 
 
+def _baseline(report: Report, args: argparse.Namespace) -> Report:
+    try:
+        return baseline.from_args(report, args)
+    except baseline.BaselineError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _emit(report: Report, fmt: str) -> int:
     sys.stdout.write(REPORTERS[fmt](report))
     if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
@@ -137,7 +146,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot read {args.path}: {exc.strerror or exc}") from None
         with handle:
             report = check(handle, args.wire, source=args.path, **options)
-    return _emit(report, args.format)
+    return _emit(_baseline(report, args), args.format)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -157,7 +166,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                             max_line_bytes=args.max_line_bytes, max_output_bytes=args.max_output_bytes)
     if not command:
         report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
-    return _emit(report, args.format)
+    return _emit(_baseline(report, args), args.format)
 
 
 def cmd_record(args: argparse.Namespace) -> int:

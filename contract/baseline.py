@@ -1,0 +1,219 @@
+"""Baselines: the findings an emitter on its way to conformance may keep for now, and no more.
+
+A baseline file (schema: ``schemas/baseline.schema.json``) lists entries ``{rule, pointer,
+count}``. An entry matches findings of that rule at that JSON pointer *inside* a line, whatever
+the line number, so inserting or removing lines elsewhere does not invalidate it; ``count``
+says how many such findings are accepted (absent: any number, at least one).
+
+Applied to a report (``--baseline FILE``):
+
+* a finding the baseline lists is accepted (dropped from the verdict, counted in a note);
+* any other finding, and any occurrence beyond an entry's count, stays: new findings fail;
+* an entry that occurs fewer times than it says is reported as ``baseline.stale`` (MUST), so
+  a fixed finding must leave the file: a baseline only ever shrinks, honestly.
+
+``--baseline-write FILE`` writes one from the current findings. Together with ``--baseline OLD``
+it writes only what OLD listed and still occurs (counts lowered to what occurs): rewriting can
+shrink a baseline but never grow it, and new findings still fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contract.catalog import CATALOG
+from contract.report import Collector, Report, Violation
+from contract.resources import data_dir
+
+VERSION = 1
+Key = tuple[str, str | None]  # (rule, pointer)
+
+
+class BaselineError(ValueError):
+    """A baseline file that cannot be used (missing, not JSON, not a baseline, wrong wire)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    rule: str
+    pointer: str | None
+    count: int | None = None  # None: any number of occurrences, at least one
+    first_line: int | None = None
+    message: str | None = None
+
+    @property
+    def key(self) -> Key:
+        return (self.rule, self.pointer)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rule": self.rule, "pointer": self.pointer}
+        if self.count is not None:
+            out["count"] = self.count
+        if self.first_line is not None:
+            out["first_line"] = self.first_line
+        if self.message is not None:
+            out["message"] = self.message
+        return out
+
+
+@dataclass(frozen=True)
+class Baseline:
+    entries: tuple[Entry, ...]
+    wire: str | None = None
+    source: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"version": VERSION}
+        if self.wire is not None:
+            out["wire"] = self.wire
+        if self.source is not None:
+            out["source"] = self.source
+        out["entries"] = [entry.to_json() for entry in self.entries]
+        return out
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((data_dir("schemas") / "baseline.schema.json").read_text("utf-8"))
+    return Draft202012Validator(schema)
+
+
+def parse(data: Any, where: str = "baseline") -> Baseline:
+    """A baseline from its JSON value; BaselineError says what is wrong with it."""
+    error = next(iter(sorted(_validator().iter_errors(data), key=lambda e: list(e.path))), None)
+    if error is not None:
+        at = "/".join(str(part) for part in error.absolute_path)
+        raise BaselineError(f"{where}: not a baseline file{f' at /{at}' if at else ''}: {error.message}")
+    entries = tuple(Entry(e["rule"], e["pointer"], e.get("count"), e.get("first_line"), e.get("message"))
+                    for e in data["entries"])
+    unknown = [e.rule for e in entries if e.rule not in CATALOG]
+    if unknown:
+        raise BaselineError(f"{where}: unknown rule {unknown[0]!r} (see `milk-contract rules`)")
+    seen: set[Key] = set()
+    for entry in entries:
+        if entry.key in seen:
+            raise BaselineError(f"{where}: {entry.rule} at {entry.pointer!r} is listed twice")
+        seen.add(entry.key)
+    return Baseline(entries, data.get("wire"), data.get("source"))
+
+
+def load(path: str | Path) -> Baseline:
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"cannot read baseline {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise BaselineError(f"baseline {path}: not JSON: {exc}") from None
+    return parse(data, str(path))
+
+
+def write(baseline: Baseline, path: str | Path) -> None:
+    text = json.dumps(baseline.to_json(), ensure_ascii=False, indent=2) + "\n"
+    try:
+        Path(path).write_text(text, "utf-8")
+    except OSError as exc:
+        raise BaselineError(f"cannot write baseline {path}: {exc.strerror or exc}") from None
+
+
+# -- from a report, onto a report ------------------------------------------------------------
+
+
+def from_report(report: Report, only: Baseline | None = None) -> Baseline:
+    """The baseline accepting exactly this report's findings (with ``only``: no more than it did)."""
+    groups: dict[Key, list[Violation]] = {}
+    for violation in report.violations:
+        if violation.rule != "baseline.stale":
+            groups.setdefault((violation.rule, violation.pointer), []).append(violation)
+    allowed = {entry.key: entry for entry in only.entries} if only is not None else None
+    entries = []
+    for key, found in groups.items():
+        count: int | None = len(found)
+        if allowed is not None:
+            if key not in allowed:
+                continue  # a new finding: rewriting never adds it
+            old = allowed[key].count
+            count = None if old is None else min(old, len(found))
+        entries.append(Entry(key[0], key[1], count, found[0].line, found[0].message))
+    return Baseline(tuple(entries), report.wire, report.source)
+
+
+def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
+    """``report`` without the findings ``baseline`` accepts, plus ``baseline.stale`` findings."""
+    if baseline.wire is not None and baseline.wire != report.wire:
+        raise BaselineError(f"{name} is for {baseline.wire}, this report is {report.wire}")
+    limits = {entry.key: entry.count for entry in baseline.entries}
+    used: Counter[Key] = Counter()
+    kept: list[Violation] = []
+    for violation in report.violations:
+        key = (violation.rule, violation.pointer)
+        if key in limits and (limits[key] is None or used[key] < limits[key]):  # type: ignore[operator]
+            used[key] += 1
+        else:
+            kept.append(violation)
+    counts = Counter(report.counts)
+    counts.subtract(Counter(rule for rule, _ in used.elements()))
+    result = dataclasses.replace(report, violations=kept, counts=+counts, notes=list(report.notes))
+    _stale(Collector(result), baseline.entries, used)
+    accepted = sum(used.values())
+    result.notes.append(f"baseline {name}: {accepted} finding(s) accepted by {len(baseline.entries)} entries")
+    if report.dropped:
+        result.notes.append(f"baseline {name}: {report.dropped} findings past the memory cap could not be "
+                            "matched and count as new")
+    return result
+
+
+def _stale(out: Collector, entries: Iterable[Entry], used: Counter[Key]) -> None:
+    for entry in entries:
+        found = used[entry.key]
+        if entry.count is None and found == 0:
+            expected = "at least once"
+        elif entry.count is not None and found < entry.count:
+            expected = f"{entry.count} time(s)"
+        else:
+            continue
+        where = f" at {entry.pointer}" if entry.pointer else ""
+        out.emit("baseline.stale", None, entry.pointer,
+                 f"expected {entry.rule}{where} {expected} as the baseline lists, found it {found} time(s)",
+                 "it was fixed: remove the entry or lower its count (--baseline-write rewrites the file)")
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--baseline", metavar="FILE", default=None,
+                        help="accept the findings FILE lists; new ones fail, so do listed ones no longer found")
+    parser.add_argument("--baseline-write", metavar="FILE", default=None,
+                        help="write FILE from this run's findings (with --baseline: only what it listed and "
+                             "still occurs; a baseline never grows)")
+
+
+def from_args(report: Report, args: argparse.Namespace) -> Report:
+    """What ``--baseline`` and ``--baseline-write`` make of a report (BaselineError on a bad file)."""
+    old = load(args.baseline) if getattr(args, "baseline", None) else None
+    target = getattr(args, "baseline_write", None)
+    if target:
+        new = from_report(report, only=old)
+        write(new, target)
+        result = apply(report, new, str(target))
+        grew = " (only what the old baseline listed and still occurs)" if old is not None else ""
+        result.notes.append(f"baseline: wrote {len(new.entries)} entries to {target}{grew}")
+        return result
+    if old is not None:
+        return apply(report, old, str(args.baseline))
+    return report
