@@ -93,7 +93,9 @@ def test_an_occurrence_beyond_the_count_fails(tmp_path: Path, capsys: pytest.Cap
     assert [(v["rule"], v["line"]) for v in report["violations"]] == [("sj.schema", 3)]
 
 
-def test_a_fixed_finding_makes_its_entry_stale(broken: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fixed_finding_makes_its_entry_stale(
+    broken: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     file = tmp_path / "baseline.json"
     _run(capsys, "check", "--baseline-write", str(file), str(broken))
     fixed = tmp_path / "fixed.jsonl"
