@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from contract import cli
+from contract.checker import check
+from contract.reader import DEFAULT_MAX_LINE_BYTES
 from tests.hostile.cases import CASES, Case, Expect
 
 SMALL = [(case, wire) for case in CASES if not case.big for wire in case.wires]
@@ -155,3 +157,23 @@ def test_every_case_runs_somewhere() -> None:
     covered = {case.name for case, _ in SMALL} | {case.name for case, _ in PROCESS_RUNS}
     assert covered == {case.name for case in CASES}
     assert covered >= ALSO_SUBPROCESS
+
+
+# -- the two-process checker gives the one-process report on hostile input too --------------
+
+
+FIRST_WIRE = [(case, next(iter(case.wires))) for case in CASES if not case.big]
+
+
+@pytest.mark.parametrize("param", FIRST_WIRE, ids=[_id(p) for p in FIRST_WIRE])
+def test_two_processes_agree_with_one(param: tuple[Case, str], tmp_path: Path) -> None:
+    """``check --jobs 2`` (contract.parallel, a forked worker) on every small hostile file."""
+    case, wire = param
+    path = tmp_path / case.name
+    path.write_bytes(case.make())
+    limit = int(case.args[1]) if case.args[:1] == ("--max-line-bytes",) else DEFAULT_MAX_LINE_BYTES
+    reports = []
+    for jobs in (1, 2):
+        with open(path, "rb") as handle:
+            reports.append(check(handle, wire, jobs=jobs, max_line_bytes=limit, source="f").to_json())
+    assert reports[1] == reports[0]

@@ -3,9 +3,12 @@
 ``os.wait4``'s ``ru_maxrss`` is no use for a child of the test process: Linux keeps the
 pre-exec high-water mark across ``exec``, so a child forked from a large pytest worker
 reports the worker's size. ``VmHWM`` in ``/proc/self/status`` belongs to the memory map
-created by ``exec``, so this shim reads it just before exiting and writes it (KiB) to OUT.
+created by ``exec``, so this shim reads it just before exiting and writes it (KiB) to OUT,
+or the peak of a child it forked and reaped (``check`` may fork a worker for a large file),
+whichever is larger.
 """
 
+import resource
 import sys
 
 from contract.cli import run
@@ -23,5 +26,5 @@ if __name__ == "__main__":
     code = run(sys.argv[2:])
     sys.stdout.flush()
     with open(sys.argv[1], "w") as out:
-        out.write(str(_peak_kib()))
+        out.write(str(max(_peak_kib(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)))
     sys.exit(code)
