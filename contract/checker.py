@@ -40,7 +40,7 @@ def check(
     if jobs != 1:
         from contract import parallel
 
-        if parallel.worth_it(data, jobs):
+        if parallel.worth_it(data, jobs, wire):
             with no_cycle_collection():
                 return parallel.check_file(data, wire, strict=strict, ignore=ignore,  # type: ignore[arg-type]
                                            max_line_bytes=max_line_bytes, source=source)

@@ -53,8 +53,13 @@ class WorkerLost(Exception):
     """The worker died, stalled or broke the protocol."""
 
 
-def worth_it(data: object, jobs: int | None) -> bool:
-    """Whether to check ``data`` on two processes (``jobs`` None means decide by size)."""
+# Where two processes measured faster (BENCHMARKS.md). The subagent-stdio rules cost more than
+# the line-level work the worker takes over, so there the split only adds its messages.
+GAINS = frozenset({"stream-json"})
+
+
+def worth_it(data: object, jobs: int | None, wire: str = "stream-json") -> bool:
+    """Whether to check ``data`` on two processes (``jobs`` None means decide by wire and size)."""
     if jobs is not None and jobs < 2:
         return False
     if not hasattr(os, "fork") or not hasattr(data, "fileno"):
@@ -70,7 +75,8 @@ def worth_it(data: object, jobs: int | None) -> bool:
         return True
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     # forking a process that runs other threads risks locks they hold: only the CLI's case
-    return cores >= 2 and threading.active_count() == 1 and info.st_size - start >= MIN_PARALLEL_BYTES
+    return (wire in GAINS and cores >= 2 and threading.active_count() == 1
+            and info.st_size - start >= MIN_PARALLEL_BYTES)
 
 
 def check_file(

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from tests.casefiles import all_cases
 from contract import parallel
 from contract.checker import check
 from contract.resources import data_dir
+from tests.casefiles import all_cases
 
 FOREIGN = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "foreign"
 
@@ -184,6 +184,11 @@ def test_auto_uses_one_process_for_small_files_and_pipes(tmp_path: Path) -> None
         assert not parallel.worth_it(handle, None)
         assert parallel.worth_it(handle, 2)
         assert not parallel.worth_it(handle, 1)
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(_golden_stream(20000))
+    with big.open("rb") as handle:
+        assert parallel.worth_it(handle, None, "stream-json") == (len(os.sched_getaffinity(0)) >= 2)
+        assert not parallel.worth_it(handle, None, "subagent-stdio")  # measured slower there
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
         assert not parallel.worth_it(pipe, 2)
