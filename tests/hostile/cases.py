@@ -269,6 +269,11 @@ CASES: tuple[Case, ...] = (
     Case("ansi-in-tool-input-legal", lambda: tool_stream(b'{"out":"\\u001b[31mred\\u001b[0m"}'),
          {SJ: expect(0, absent=("line.ansi",))},
          note="ESC in a free-form payload is tolerated"),
+    # over 2 MiB: the CLI checks these on two processes (contract.parallel) when it has two cores
+    Case("random-binary-3mib", lambda: random_bytes(3 * MiB, seed=10),
+         {SJ: expect(1, "line.utf8", "line.newline")}, big=True),
+    Case("deep-lines-many", lambda: (nested_array(300_000) + b"\n") * 8,
+         {SA: expect(1, "line.limit")}, big=True),
     Case("top-level-scalars", lambda: b'1\n"s"\nnull\ntrue\n[]\n',
          {SJ: expect(1, "line.object"), SA: expect(1, "line.object"), AUTO: expect(1, "line.object")}),
     Case("trailing-garbage", lambda: b'{"seq":1} {"seq":2}\n{"seq":3}x\n',
