@@ -65,7 +65,7 @@ def worth_it(data: object, jobs: int | None, wire: str = "stream-json") -> bool:
     if not hasattr(os, "fork") or not hasattr(data, "fileno"):
         return False
     try:
-        info = os.fstat(data.fileno())  # type: ignore[attr-defined]
+        info = os.fstat(data.fileno())
         start = data.tell()  # type: ignore[attr-defined]
     except (OSError, ValueError, io.UnsupportedOperation):
         return False
