@@ -256,4 +256,10 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main() -> NoReturn:
+    # a terminal or pipe that is not UTF-8 (PYTHONIOENCODING=ascii, a latin-1 locale) gets
+    # escapes for what it cannot show, never a UnicodeEncodeError traceback
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     sys.exit(run())
