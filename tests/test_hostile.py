@@ -24,7 +24,7 @@ import pytest
 from contract import cli
 from contract.checker import check
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from tests.hostile.cases import CASES, Case, Expect
+from tests.hostile.cases import BY_NAME, CASES, Case, Expect
 
 SMALL = [(case, wire) for case in CASES if not case.big for wire in case.wires]
 # Small cases that also run as a real process: one of each kind of trouble, one through stdin.
@@ -100,7 +100,9 @@ class Outcome:
 PEAK_RSS = Path(__file__).parent / "hostile" / "peak_rss.py"
 
 
-def check_process(args: list[str], *, stdin: Path | None, timeout: float, scratch: Path) -> Outcome:
+def check_process(
+    args: list[str], *, stdin: Path | None, timeout: float, scratch: Path, env: dict[str, str] | None = None
+) -> Outcome:
     """``milk-contract ARGS`` as a child: exit code, output, wall time and peak RSS.
 
     The peak is the child's own ``VmHWM`` (see tests/hostile/peak_rss.py for why not
@@ -111,7 +113,7 @@ def check_process(args: list[str], *, stdin: Path | None, timeout: float, scratc
             open(stdin if stdin else os.devnull, "rb") as inp:
         start = time.monotonic()
         argv = [sys.executable, str(PEAK_RSS), str(rss_path), *args]
-        pid = os.posix_spawn(sys.executable, argv, dict(os.environ),
+        pid = os.posix_spawn(sys.executable, argv, {**os.environ, **(env or {})},
                              file_actions=[(os.POSIX_SPAWN_DUP2, inp.fileno(), 0),
                                            (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
                                            (os.POSIX_SPAWN_DUP2, err.fileno(), 2)])
@@ -177,3 +179,14 @@ def test_two_processes_agree_with_one(param: tuple[Case, str], tmp_path: Path) -
         with open(path, "rb") as handle:
             reports.append(check(handle, wire, jobs=jobs, max_line_bytes=limit, source="f").to_json())
     assert reports[1] == reports[0]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_terminal_that_is_not_utf8_gets_no_traceback(fmt: str, tmp_path: Path) -> None:
+    """Reports quote what they found and use non-ASCII marks: an ASCII stdout gets escapes instead."""
+    data_path = tmp_path / "input"
+    data_path.write_bytes(BY_NAME["random-binary"].make() + "é ü ✓\n".encode())
+    outcome = check_process(["check", "--format", fmt, str(data_path)], stdin=None, timeout=20,
+                            scratch=tmp_path, env={"PYTHONIOENCODING": "ascii"})
+    assert (outcome.code, outcome.stderr) == (1, "")
+    assert outcome.stdout.isascii()
