@@ -11,7 +11,7 @@ whichever is larger.
 import resource
 import sys
 
-from contract.cli import run
+from contract.cli import main
 
 
 def _peak_kib() -> int:
@@ -23,8 +23,12 @@ def _peak_kib() -> int:
 
 
 if __name__ == "__main__":
-    code = run(sys.argv[2:])
+    out_path = sys.argv.pop(1)
+    try:
+        main()  # exactly what the milk-contract script runs; it always exits
+    except SystemExit as done:
+        code = done.code
     sys.stdout.flush()
-    with open(sys.argv[1], "w") as out:
+    with open(out_path, "w") as out:
         out.write(str(max(_peak_kib(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)))
     sys.exit(code)
