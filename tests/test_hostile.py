@@ -190,3 +190,10 @@ def test_a_terminal_that_is_not_utf8_gets_no_traceback(fmt: str, tmp_path: Path)
                             scratch=tmp_path, env={"PYTHONIOENCODING": "ascii"})
     assert (outcome.code, outcome.stderr) == (1, "")
     assert outcome.stdout.isascii()
+
+
+def test_duplicate_key_deep_in_payload_points_at_its_object() -> None:
+    data = BY_NAME["duplicate-key-deep-in-payload"].make()
+    [finding] = [v for v in check(data, "stream-json").violations if v.rule == "line.duplicate-key"]
+    assert (finding.line, finding.pointer) == (6, "/message/content/1/input/a/b/0")
+    assert '"c" repeated' in finding.message
