@@ -206,6 +206,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def from_args(report: Report, args: argparse.Namespace) -> Report:
     """What ``--baseline`` and ``--baseline-write`` make of a report (BaselineError on a bad file)."""
     old = load(args.baseline) if getattr(args, "baseline", None) else None
+    ignored = set(getattr(args, "ignore", None) or ())
+    if old is not None and ignored:  # an --ignore'd rule is not checked: its entries cannot go stale
+        old = dataclasses.replace(old, entries=tuple(e for e in old.entries if e.rule not in ignored))
     target = getattr(args, "baseline_write", None)
     if target:
         new = from_report(report, only=old)

@@ -217,3 +217,12 @@ def test_api_round_trip_and_schema() -> None:
     assert baseline.parse(written.to_json()) == written
     assert baseline.apply(report, written).conformant
     assert not report.conformant  # apply returns a new report; the original is untouched
+
+
+def test_an_ignored_rule_does_not_make_its_entries_stale(
+    broken: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "baseline.json"
+    _run(capsys, "check", "--baseline-write", str(file), str(broken))
+    code, report = _run(capsys, "check", "--ignore", "sj.schema", "--baseline", str(file), str(broken))
+    assert (code, report["counts"]) == (0, {})
