@@ -156,7 +156,7 @@ class StreamRules:
             return False
         if list(map(get, objs, repeat("session_id"))).count(self.session) != count:
             return False
-        stamps = list(map(get, objs, repeat("ts")))
+        stamps: list[str] = list(map(get, objs, repeat("ts")))  # type: ignore[arg-type]  # join checks
         try:
             joined = "\n".join(stamps)
         except TypeError:  # a missing or mistyped ts: the schema's finding, judged line by line
