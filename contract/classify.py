@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from contract.surface import as_surface
 
 ADDITIVE = "additive"
@@ -477,6 +475,8 @@ def _differing(a: Any, b: Any) -> tuple[Any, Any]:
 def _unexplained(old: Mapping[str, Any], new: Mapping[str, Any], covered: set[Region],
                  sections: list[str]) -> list[Change]:
     a, b = _differing({k: old.get(k) for k in sections}, {k: new.get(k) for k in sections})
+    from deepdiff import DeepDiff  # slow to import; `check` never needs it
+
     # lists in a surface are sorted when derived, so order is significant and cheap to compare
     diff = DeepDiff(_tagged(a), _tagged(b), view="tree", threshold_to_diff_deeper=0)
     out: list[Change] = []
