@@ -196,6 +196,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sample", type=int, default=200, help="lines for the validator-per-line baseline")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--wire", choices=("stream-json", "subagent-stdio"), action="append",
+                        help="measure only this wire (repeatable; default both)")
     args = parser.parse_args()
     results: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
@@ -204,6 +206,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for wire, build in (("stream-json", build_stream_json), ("subagent-stdio", build_subagent)):
+            if args.wire and wire not in args.wire:
+                continue
             path = folder / f"{wire}.jsonl"
             build(path, args.lines)
             found = compare(path, wire, args.rounds)

@@ -22,6 +22,10 @@ from contract.reporters import REPORTERS
 from contract.wires import NAMES
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
+# A live stream-json run is checked as it streams (memory flat); a subagent-stdio conversation is
+# kept whole to be judged (about twice its bytes in memory), so its flood limit is lower.
+STREAM_MAX_OUTPUT_BYTES = 1024**3
+SUBAGENT_MAX_OUTPUT_BYTES = 64 * 1024**2
 PROG = "milk-contract"
 
 
@@ -50,8 +54,10 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="kill the emitter (and its process group) after this long (default 60)")
     run.add_argument("--expect-exit", type=int, default=0, metavar="STATUS",
                      help="the exit status a conformant run ends with (default 0)")
-    run.add_argument("--max-output-bytes", type=_positive_int, default=1024**3, metavar="N",
-                     help="stop a flooding emitter after this much output (default 1 GiB)")
+    run.add_argument("--max-output-bytes", type=_positive_int, default=None, metavar="N",
+                     help="stop a flooding emitter after this much output (default: 1 GiB for stream-json, "
+                          "which is checked as it streams; 64 MiB for subagent-stdio, whose conversation "
+                          "is kept to be judged whole)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                      help="the emitter command; without one, the bundled reference emitter")
 
@@ -157,13 +163,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         report = run_subagent(command or None, timeout=args.timeout, strict=args.strict,
                               ignore=args.ignore, expect_exit=args.expect_exit,
-                              max_line_bytes=args.max_line_bytes, max_output_bytes=args.max_output_bytes)
+                              max_line_bytes=args.max_line_bytes,
+                              max_output_bytes=args.max_output_bytes or SUBAGENT_MAX_OUTPUT_BYTES)
     else:
         from contract.harness import default_command, run_stream
 
         report = run_stream(command or default_command(args.wire), wire=args.wire, timeout=args.timeout,
                             expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
-                            max_line_bytes=args.max_line_bytes, max_output_bytes=args.max_output_bytes)
+                            max_line_bytes=args.max_line_bytes,
+                            max_output_bytes=args.max_output_bytes or STREAM_MAX_OUTPUT_BYTES)
     if not command:
         report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
     return _emit(_baseline(report, args), args.format)
