@@ -61,9 +61,10 @@ def _remap_ids(obj: Any, suffix: str) -> Any:
     if isinstance(obj, dict):
         out = {}
         for key, value in obj.items():
-            if key in ("tool_use_id", "parent_tool_use_id") and isinstance(value, str):
-                out[key] = value + suffix
-            elif key == "id" and obj.get("type") == "tool_use" and isinstance(value, str):
+            is_tool_id = key in ("tool_use_id", "parent_tool_use_id") or (
+                key == "id" and obj.get("type") == "tool_use"
+            )
+            if is_tool_id and isinstance(value, str):
                 out[key] = value + suffix
             elif key in ("_meta", "extension", "input", "task", "tool_use_result"):
                 out[key] = value  # free-form payloads: not the wire's ids
@@ -184,7 +185,7 @@ def flatness(build: Any, wire: str, sizes: list[int], folder: Path) -> list[tupl
     for size in sizes:
         path = folder / f"{wire}-{size}.jsonl"
         build(path, size)
-        _, rss, status = timed([sys.executable, "-m", "contract", "check", "--wire", wire, str(path)])
+        _, rss, _status = timed([sys.executable, "-m", "contract", "check", "--wire", wire, str(path)])
         out.append((size, rss / 1024))
         path.unlink()
     return out

@@ -37,7 +37,7 @@ def as_stream(source: Source) -> BinaryIO:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return io.BytesIO(bytes(source))
     if hasattr(source, "readline"):
-        return source  # type: ignore[return-value]
+        return source
     return io.BufferedReader(_ChunkStream(iter(source)))  # type: ignore[arg-type]
 
 

@@ -202,7 +202,8 @@ class StreamRules:
     def _init(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         self.inits += 1
         if self.inits > 1:
-            out.emit("sj.init-once", line, "/subtype", f"expected one system/init per run, found init number {self.inits}")
+            out.emit("sj.init-once", line, "/subtype",
+                     f"expected one system/init per run, found init number {self.inits}")
         caps = obj.get("capabilities")
         self.advertised = {c for c in caps if type(c) is str} if type(caps) is list else set()
         if "agent" in obj and type(obj["agent"]) is not dict:
@@ -243,7 +244,7 @@ class StreamRules:
             return
         last = self.last_ts
         self.last_ts = ts
-        if last is None or ts >= last and len(ts) == len(last) and ts[-1] == last[-1] == "Z":
+        if last is None or (ts >= last and len(ts) == len(last) and ts[-1] == last[-1] == "Z"):
             return  # same shape in UTC: text order is time order
         try:
             went_back = _parse_ts(ts) < _parse_ts(last)
@@ -340,7 +341,8 @@ class StreamRules:
             return None
         role = message.get("role")
         if role != kind and type(role) is str:
-            out.emit("sj.role-form", line, "/message/role", f"expected role {kind!r} on a {kind} line, found {_clip(role)!r}")
+            out.emit("sj.role-form", line, "/message/role",
+                     f"expected role {kind!r} on a {kind} line, found {_clip(role)!r}")
         content = message.get("content")
         return content if type(content) is list else None
 
@@ -349,11 +351,13 @@ class StreamRules:
     @staticmethod
     def _is_error(obj: dict[str, Any], line: int, out: Collector) -> None:
         if "is_error" not in obj:
-            out.emit("sj.result-is-error", line, "/is_error", "expected is_error on every result line, found it missing")
+            out.emit("sj.result-is-error", line, "/is_error",
+                     "expected is_error on every result line, found it missing")
             return
         is_error = obj["is_error"]
         if type(is_error) is not bool:
-            out.emit("sj.result-is-error", line, "/is_error", f"expected a boolean is_error, found {_json_kind(is_error)}")
+            out.emit("sj.result-is-error", line, "/is_error",
+                     f"expected a boolean is_error, found {_json_kind(is_error)}")
             return
         want = RESULT_IS_ERROR.get(obj.get("subtype"))  # type: ignore[arg-type]
         if want is not None and want is not is_error:
