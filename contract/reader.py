@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, cast
 
 from contract.jsonline import Fault, parse
 from contract.report import Collector
@@ -37,8 +37,8 @@ def as_stream(source: Source) -> BinaryIO:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return io.BytesIO(bytes(source))
     if hasattr(source, "readline"):
-        return source
-    return io.BufferedReader(_ChunkStream(iter(source)))  # type: ignore[arg-type]
+        return cast(BinaryIO, source)
+    return io.BufferedReader(_ChunkStream(iter(cast(Iterable[bytes], source))))
 
 
 class _ChunkStream(io.RawIOBase):

@@ -29,7 +29,10 @@ def test_every_rule_the_code_emits_is_catalogued() -> None:
     assert emitted <= set(CATALOG), f"uncatalogued rule ids: {sorted(emitted - set(CATALOG))}"
 
 
-@pytest.mark.parametrize("verb", sorted(set(re.findall(r"(?:^|[\s`/|])milk-contract ([a-z]+)\b", README, re.MULTILINE))))
+VERBS = sorted(set(re.findall(r"(?:^|[\s`/|])milk-contract ([a-z]+)\b", README, re.MULTILINE)))
+
+
+@pytest.mark.parametrize("verb", VERBS)
 def test_every_verb_in_the_readme_exists(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert run([verb, "--help"]) == 0
     assert "usage:" in capsys.readouterr().out
