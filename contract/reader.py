@@ -38,7 +38,7 @@ def as_stream(source: Source) -> BinaryIO:
         return io.BytesIO(bytes(source))
     if hasattr(source, "readline"):
         return cast(BinaryIO, source)
-    return io.BufferedReader(_ChunkStream(iter(cast(Iterable[bytes], source))))
+    return io.BufferedReader(_ChunkStream(iter(source)))
 
 
 class _ChunkStream(io.RawIOBase):
