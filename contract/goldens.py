@@ -32,10 +32,10 @@ from typing import Any
 import jsonschema_rs
 from deepdiff import DeepDiff
 
-from contract.jsonline import parse
+from contract.jsonline import escape, parse
 from contract.normalize import normalize
 from contract.resources import data_dir
-from contract.schemawalk import escape, walker
+from contract.schemawalk import walker
 
 WIRES = ("stream-json", "subagent-stdio")
 META_SCHEMA = "golden-meta.schema.json"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from contract.jsonline import escape
 from contract.schema import load
 
 Schema = dict[str, Any]
@@ -39,10 +40,6 @@ def json_types(value: Any) -> tuple[str, ...]:
     if type(value) is float and value.is_integer():
         return ("integer", "number")
     return _JSON_TYPES.get(type(value), ())
-
-
-def escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 @dataclass(frozen=True)
