@@ -76,7 +76,34 @@ def worth_it(data: object, jobs: int | None, wire: str = "stream-json") -> bool:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     # forking a process that runs other threads risks locks they hold: only the CLI's case
     return (wire in GAINS and cores >= 2 and threading.active_count() == 1
-            and info.st_size - start >= MIN_PARALLEL_BYTES)
+            and info.st_size - start >= MIN_PARALLEL_BYTES and _mostly_valid(data.fileno(), start, wire))
+
+
+SAMPLE_BYTES = 64 * 1024
+MAX_SAMPLE_FAILURES = 0.25
+
+
+def _mostly_valid(fd: int, start: int, wire: str) -> bool:
+    """Whether the file's first lines mostly pass the schema: the split only pays on such input.
+
+    On a stream where nearly every line fails, the worker's findings dominate and their messages
+    cost more than the split saves (1M `{}` lines: 14.7 s on two processes, 6.2 s on one).
+    """
+    from contract.schema import engine
+
+    try:
+        sample = os.pread(fd, SAMPLE_BYTES, start)
+    except OSError:
+        return False
+    lines = sample.split(b"\n")[:-1] or [sample]  # the last piece may be cut mid-line
+    is_valid = engine(wire).is_valid_fast
+    failed = 0
+    for line in lines:
+        try:
+            failed += not is_valid(orjson.loads(line))
+        except (orjson.JSONDecodeError, ValueError, OverflowError, TypeError):
+            failed += 1
+    return failed <= MAX_SAMPLE_FAILURES * len(lines)
 
 
 def check_file(

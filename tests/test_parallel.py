@@ -193,3 +193,12 @@ def test_auto_uses_one_process_for_small_files_and_pipes(tmp_path: Path) -> None
     with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
         assert not parallel.worth_it(pipe, 2)
     assert not parallel.worth_it(b"{}\n", 2)
+
+
+def test_auto_uses_one_process_when_most_lines_fail(tmp_path: Path) -> None:
+    """The worker's findings would dominate: one process measured twice as fast there."""
+    failing = tmp_path / "failing.jsonl"
+    failing.write_bytes(b"{}\n" * (parallel.MIN_PARALLEL_BYTES // 3 + 1))
+    with failing.open("rb") as handle:
+        assert not parallel.worth_it(handle, None, "stream-json")
+        assert parallel.worth_it(handle, 2, "stream-json")  # asked for explicitly: still honoured
