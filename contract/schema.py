@@ -195,10 +195,11 @@ def _closest_branch(error: Any, root: dict[str, Any]) -> Iterator[SchemaError]:
 
 
 def _is_discriminator_error(error: Any) -> bool:
+    """The branch was not meant: another line type, or another form of a dual-form field."""
     path = list(error.relative_path)
     if error.validator == "const" and path[-1:] == ["type"]:
         return True
-    return bool(error.validator == "type" and not path and error.validator_value == "object")
+    return bool(error.validator == "type" and not path)
 
 
 def _branch_consts(branches: Any, root: dict[str, Any]) -> list[str]:

@@ -314,6 +314,12 @@ def main() -> None:
             case("an unknown line type", True, lines=edit(setf(3, "/type", "thought")), at=[(4, "/type")]),
             case("a member the schema does not model", True, lines=edit(setf(4, "/cost", 1)), at=[(5, "/cost")]),
             case(
+                "a dual-form Message object is explained at its own bad member",
+                True,
+                lines=edit(setf(3, "/message/model", "m-1")),
+                at=[(4, "/message/model")],
+            ),
+            case(
                 "usage without cache_read",
                 True,
                 lines=edit(setf(4, "/usage/cache_read", DELETE)),
