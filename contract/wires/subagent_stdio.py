@@ -39,8 +39,10 @@ MAX_EARLY = 64  # responses kept (by line) while no command has been seen yet
 MAX_EPOCHS = 4096  # epochs remembered by sa.revision-order (bounded memory on hostile input)
 
 
-def snapshot_of(obj: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def snapshot_of(obj: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
     """The snapshot a host line carries and its pointer: a response's data, an event's snapshot."""
+    if obj is None:
+        return None
     kind = obj.get("type")
     where = "/data" if kind == RESPONSE else "/snapshot" if kind == EVENT else None
     if where is None:
@@ -325,8 +327,7 @@ class UniqueKeys:
     """
 
     def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        found = snapshot_of(obj) if obj is not None else None
+        found = snapshot_of(record.obj)
         if found is None:
             return
         where, snap = found
@@ -380,8 +381,7 @@ class Consistency:
     """
 
     def feed(self, record: Record, out: Collector) -> None:
-        obj = record.obj
-        found = snapshot_of(obj) if obj is not None else None
+        found = snapshot_of(record.obj)
         if found is None:
             return
         where, snap = found
