@@ -34,16 +34,17 @@ class Fault:
     hint: str | None = None
 
 
-class _Duplicate(Exception):
-    pass
-
-
 class _Limit(Exception):
     pass
 
 
-class _Constant(Exception):
-    pass
+class _Constant(ValueError):
+    """NaN, Infinity or -Infinity: Python's json reads them, RFC 8259 has no such numbers."""
+
+
+def reject_constant(name: str) -> Any:
+    """``parse_constant`` hook for ``json.loads``: strict RFC 8259 numbers only."""
+    raise _Constant(f"{name} is not JSON")
 
 
 class _Overflow(Exception):
@@ -83,9 +84,6 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
             raise _Limit(f"an integer of {len(text)} digits (the checker reads at most {MAX_INT_DIGITS})")
         return int(text)
 
-    def constant(name: str) -> Any:
-        raise _Constant(name)
-
     def number(text: str) -> float:
         value = float(text)
         if value in (math.inf, -math.inf):
@@ -94,7 +92,7 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
 
     try:
         value = json.loads(body, object_pairs_hook=pairs, parse_int=integer, parse_float=number,
-                           parse_constant=constant)
+                           parse_constant=reject_constant)
     except _Overflow as exc:
         return None, (Fault("line.json", None,
                             f"expected numbers within IEEE 754 double range, found {_clip(str(exc))} "
@@ -103,7 +101,7 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
         return None, (Fault("line.limit", None, str(exc)),)
     except RecursionError:
         return None, (Fault("line.limit", None, "nesting too deep for the exact parser"),)
-    except (ValueError, _Constant) as exc:  # orjson accepted it, so this should not happen
+    except ValueError as exc:  # orjson accepted it, so this should not happen
         return None, (Fault("line.json", None, f"not strict JSON: {exc}"),)
     if duplicates:
         name = duplicates[0]
@@ -155,14 +153,13 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
 
 
 def _why(body: bytes, orjson_message: str) -> str:
-    for token in (b"NaN", b"Infinity"):
-        if token in body:
-            try:
-                json.loads(body, parse_constant=lambda name: (_ for _ in ()).throw(_Constant(name)))
-            except _Constant as exc:
-                return f"{exc} (not JSON; RFC 8259 has no NaN or Infinity)"
-            except (ValueError, RecursionError):
-                pass
+    if b"NaN" in body or b"Infinity" in body:
+        try:
+            json.loads(body, parse_constant=reject_constant)
+        except _Constant as exc:
+            return f"{exc} (RFC 8259 has no NaN or Infinity)"
+        except (ValueError, RecursionError):
+            pass
     return orjson_message
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
-from contract.jsonline import Fault, parse
+from contract.jsonline import Fault, escape, parse
 from contract.report import Collector
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -249,8 +249,6 @@ FREE_FORM = frozenset(
 
 
 def _decoded_escapes(value: dict[str, Any], number: int, out: Collector) -> None:
-    from contract.jsonline import escape
-
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, node = stack.pop()

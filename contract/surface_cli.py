@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any
 
-from contract.classify import BREAKING, Change, classify
+from contract.classify import BREAKING, Change, classify, is_breaking
 from contract.surface import WIRES, as_surface, surface_for
 
 
@@ -92,7 +92,7 @@ def main_diff(args: argparse.Namespace) -> int:
         return 2
     render = report_json if args.format == "json" else report_text
     print(render(args.old, args.new, changes))
-    return 1 if any(c.kind == BREAKING for c in changes) else 0
+    return 1 if is_breaking(changes) else 0
 
 
 def main_surface(args: argparse.Namespace) -> int:

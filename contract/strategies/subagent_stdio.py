@@ -26,7 +26,6 @@ from contract.wires.subagent_stdio import FAILED, SUCCEEDED
 
 Line = dict[str, Any]
 WIRE = "subagent-stdio"
-MAX_INT = 9007199254740991  # the schema's bound on every counter and timestamp
 STATUSES = (
     "queued",
     "pending",

@@ -28,4 +28,3 @@ class Wire:
     schema_rule: str
     machines: Callable[[], list[Machine]]
     detect: Callable[[dict[str, Any]], bool]
-    description: str = ""

@@ -15,6 +15,7 @@ from datetime import datetime
 from itertools import repeat
 from typing import Any
 
+from contract.jsonline import reject_constant
 from contract.reader import Record
 from contract.report import Collector
 from contract.wires.base import Machine, Wire
@@ -415,7 +416,7 @@ class StreamRules:
         text = "".join(pieces)
         self.pending_bytes -= len(text)
         try:
-            args = json.loads(text, parse_constant=_reject)
+            args = json.loads(text, parse_constant=reject_constant)
         except (ValueError, RecursionError):
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to "
@@ -451,9 +452,6 @@ def _parse_ts(ts: str) -> datetime:
         text = text[:17] + "59" + text[19:]
     return datetime.fromisoformat(text)
 
-
-def _reject(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -512,5 +510,4 @@ STREAM_JSON = Wire(
     schema_rule="sj.schema",
     machines=_machines,
     detect=_detect,
-    description="milk \"prompt\" --output-format stream-json: one run, one stream",
 )

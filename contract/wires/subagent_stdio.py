@@ -526,5 +526,4 @@ SUBAGENT_STDIO = Wire(
     schema_rule="sa.schema",
     machines=_machines,
     detect=_detect,
-    description="read-only subagent stdio observability v1: commands in, responses and events out",
 )
