@@ -24,7 +24,7 @@ class Level(StrEnum):
 class Rule:
     id: str
     level: Level
-    wire: str  # "line" (both wires), "stream-json", "subagent-stdio" or "run"
+    wire: str  # "line" (both wires), "stream-json", "subagent-stdio", "run" or "checker" (its own integrity)
     title: str
     source: str
 
@@ -52,6 +52,13 @@ _RULES: tuple[Rule, ...] = (
          "a line stays within the checker's limits (length, nesting depth, integer digits)",
          "checker limit: a line the checker cannot judge cannot be declared conformant; "
          "raise the limit with --max-line-bytes where the line is legitimate"),
+    # -- the checker's own integrity, both wires -------------------------------------------
+    Rule("checker.internal", Level.MUST, "checker",
+         "the checker finished every check it started (an internal error is a finding, never a pass)",
+         "fail closed: a check that raised cannot vouch for the stream, so the stream is not conformant"),
+    Rule("checker.limit", Level.MUST, "checker",
+         "no internal bound of the checker was reached (a check that could not be completed is a finding)",
+         "fail closed, no silent limits: the message names the check that stopped, the bound and the line"),
     # -- stream-json, MUST ---------------------------------------------------------------
     Rule("sj.schema", Level.MUST, "stream-json", "each line validates against the stream-json schema",
          f"{_SJ} (draft 2020-12), the whole document"),
@@ -164,7 +171,7 @@ CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 def rules_for(wire: str) -> Iterator[Rule]:
     """The rules that apply to ``wire``: framing, the wire's own, and the harness rules."""
     for rule in _RULES:
-        if rule.wire in ("line", "run", wire):
+        if rule.wire in ("line", "run", "checker", wire):
             yield rule
 
 

@@ -51,6 +51,8 @@ def _why_not_breakable(rule: str) -> str | None:
     """Why no stream can break ``rule``, or None when one can."""
     if CATALOG[rule].wire == "run":
         return "observed by the live harness (a process, its exit, its timing), not in the bytes"
+    if CATALOG[rule].wire == "checker":
+        return "the checker's own integrity (an internal error or bound), not a property of the stream"
     if rule == "baseline.stale":
         return "compares a baseline file with a report; not a property of any stream"
     return None
