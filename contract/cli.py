@@ -16,9 +16,9 @@ from typing import Any, NoReturn
 from contract import baseline
 from contract.catalog import CATALOG, rules_for
 from contract.checker import AUTO, check
+from contract.ci_reports import FORMATS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Report
-from contract.reporters import REPORTERS
 from contract.wires import NAMES
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
@@ -40,13 +40,16 @@ class _Parser(argparse.ArgumentParser):
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Contract checks for milk's stream-json and subagent-stdio wires.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
 
     chk = verbs.add_parser("check", help="check a captured stream or conversation")
     _report_options(chk, wires=(*NAMES, AUTO))
-    chk.add_argument("path", metavar="PATH|-", help="transcript file, or - for stdin")
+    chk.add_argument("path", nargs="+", metavar="PATH|-",
+                     help="transcript files and directories (every *.jsonl below, sorted), or - for stdin alone")
     chk.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
-                     help="1: one process; 2: a large file is checked by two (default: decide by size)")
+                     help="processes: many files are spread over N; one large file is checked by two when N "
+                          "is 2 or more (default: decide by size)")
 
     run = verbs.add_parser("run", help="run an emitter (default: the bundled reference) and check it live")
     _report_options(run, wires=NAMES)
@@ -86,9 +89,20 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(PROG)
+    except PackageNotFoundError:  # a checkout on sys.path that was never installed
+        return "0+unknown (not installed)"
+
+
 def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str]) -> None:
     parser.add_argument("--wire", choices=wires, default="stream-json")
-    parser.add_argument("--format", choices=tuple(REPORTERS), default="text")
+    parser.add_argument("--format", choices=tuple(FORMATS), default="text",
+                        help="text (people), json (tools), junit, github (workflow annotations), "
+                             "sarif (code scanning), markdown (a step summary)")
     parser.add_argument("--strict", action="store_true", help="SHOULD findings fail too")
     parser.add_argument("--ignore", action="append", default=[], metavar="RULE",
                         help="skip a rule by id (repeatable)")
@@ -131,7 +145,7 @@ def _baseline(report: Report, args: argparse.Namespace) -> Report:
 
 
 def _emit(report: Report, fmt: str) -> int:
-    sys.stdout.write(REPORTERS[fmt](report))
+    sys.stdout.write(FORMATS[fmt].one(report))
     if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
         return EXIT_USAGE
     return EXIT_OK if report.conformant else EXIT_VIOLATIONS
@@ -139,20 +153,26 @@ def _emit(report: Report, fmt: str) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
-    options = {"strict": args.strict, "ignore": args.ignore, "max_line_bytes": args.max_line_bytes,
-               "jobs": args.jobs}
-    if args.path == "-":
-        report = check(sys.stdin.buffer, args.wire, source="<stdin>", **options)
-    else:
-        if os.path.isdir(args.path):
-            raise UsageError(f"{args.path}: is a directory, expected a transcript file")
-        try:
-            handle = open(args.path, "rb")  # noqa: SIM115 - closed below, after streaming
-        except OSError as exc:
-            raise UsageError(f"cannot read {args.path}: {exc.strerror or exc}") from None
-        with handle:
-            report = check(handle, args.wire, source=args.path, **options)
-    return _emit(_baseline(report, args), args.format)
+    paths: list[str] = args.path
+    if "-" in paths:
+        if len(paths) > 1:
+            raise UsageError("- (stdin) cannot be checked together with other paths")
+        report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
+                       max_line_bytes=args.max_line_bytes, jobs=args.jobs)
+        return _emit(_baseline(report, args), args.format)
+    from contract import manyfiles
+
+    options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes)
+    try:
+        if len(paths) == 1 and not os.path.isdir(paths[0]):  # one file: the single-file report
+            return _emit(_baseline(manyfiles.check_path(paths[0], options, jobs=args.jobs), args), args.format)
+        if args.baseline or args.baseline_write:
+            raise UsageError("--baseline and --baseline-write take one transcript file (a baseline is per emitter)")
+        reports = manyfiles.check_many(manyfiles.expand(paths), options, jobs=args.jobs)
+    except manyfiles.PathError as exc:
+        raise UsageError(str(exc)) from None
+    sys.stdout.write(FORMATS[args.format].many(reports))
+    return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -1,0 +1,347 @@
+"""Reports on one or many files, for CI: ``github``, ``sarif`` and ``markdown``, and many-file text/JSON/JUnit.
+
+Every renderer here takes a list of :class:`~contract.report.Report` (one per file, in input
+order). The single-file ``text``, ``json`` and ``junit`` reports stay in ``contract.reporters``;
+``FORMATS`` maps each ``--format`` name to its single-file and many-file renderers.
+
+Shapes, fixed here so tools can rely on them:
+
+* ``json`` with many files: ``{"version": 1, "conformant", "files", "failed", "reports": [...]}``,
+  each entry the single-file JSON report unchanged. One file named as a file keeps the
+  single-file shape; a directory always gets the many-file shape, whatever it holds.
+* ``junit`` with many files: ``<testsuites>`` holding each file's ``<testsuite>``.
+* ``github``: one workflow command per kind of finding (``::error`` for MUST, and for SHOULD
+  under ``--strict``; ``::warning`` for SHOULD), then one plain summary line per file.
+* ``sarif``: SARIF 2.1.0, one run; the rules are the whole catalog, results carry their
+  JSON pointer in ``properties.pointer``.
+* ``markdown``: a table of files and verdicts, then each failing file's kinds of finding.
+
+Per-file facts every format shows come from :func:`file_summary`, so a per-rule status list
+(requirement verdicts) can be added there once and reach every format.
+
+Limits are stated, never silent: github annotates at most ``MAX_ANNOTATIONS`` kinds of finding
+per file, sarif lists at most ``MAX_SARIF_RESULTS`` findings per file, markdown at most
+``MAX_MARKDOWN_GROUPS`` kinds per file; each says how many more there were and where to see
+them (``--format json``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from functools import cache
+
+from contract.catalog import CATALOG, Level, Rule
+from contract.report import Report, Violation
+from contract.reporters import REPORTERS, group, render_junit, summary
+
+MAX_ANNOTATIONS = 50  # GitHub shows 10 error annotations per step and 50 per job; more is noise
+MAX_SARIF_RESULTS = 5_000  # code scanning keeps at most 25,000 results per run
+MAX_MARKDOWN_GROUPS = 20  # a step summary is read by a person (and capped at 1 MiB)
+MAX_MESSAGE_CHARS = 1_000  # a hostile member name can make a message as long as a line
+TOOL = "milk-contract"
+
+# -- per-format escaping --------------------------------------------------------------------------
+# Kept together so that they can be swapped for the shared helpers of contract.textsafe.
+# Control characters (C0 but tab, DEL, C1) and the Unicode line and paragraph separators never
+# reach the output raw: a terminal, a log viewer or an XML parser would act on them.
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def visible(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Text with control characters as ``\\xNN``/``\\uNNNN`` escapes (CR and LF kept), cut at ``limit``."""
+    if len(text) > limit:
+        text = text[:limit] + f"… ({len(text) - limit} more characters)"
+    return _CONTROLS.sub(lambda m: _escape_char(m.group()), text)
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """:func:`visible`, with CR and LF escaped too."""
+    return visible(text, limit).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _escape_char(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def github_data(text: str) -> str:
+    """A workflow command's message: ``%``, CR and LF percent-encoded, as GitHub decodes them."""
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(text: str) -> str:
+    """A workflow command's property value: as data, and ``:`` and ``,`` too (they end a property)."""
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+
+
+def markdown_cell(text: str) -> str:
+    """Text for a GFM table cell: every ASCII punctuation backslash-escaped (``|`` and backticks
+    included, and ``<`` so no HTML gets through), controls and line breaks as visible escapes."""
+    return one_line(_MARKDOWN_PUNCTUATION.sub(r"\\\1", text))
+
+
+def xml_safe(text: str) -> str:
+    """XML 1.0 cannot hold most C0 controls even escaped: they become visible escapes."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", lambda m: _escape_char(m.group()), text)
+
+
+def sarif_uri(path: str) -> str:
+    """A relative URI reference for a path (percent-encoded; an absolute path becomes file://)."""
+    import urllib.parse  # only here: urllib costs start-up time on every other command
+
+    uri = urllib.parse.quote(path.replace("\\", "/"), safe="/")
+    return "file://" + uri if uri.startswith("/") else uri
+
+
+# -- what every format says about one file ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    """One file's verdict and counts; the place a per-rule status list will be added."""
+
+    source: str
+    wire: str
+    lines: int
+    conformant: bool
+    must: int
+    should: int
+    rules: tuple[str, ...]
+    dropped: int
+
+
+def file_summary(report: Report) -> FileSummary:
+    must = sum(n for rule, n in report.counts.items() if CATALOG[rule].level is Level.MUST)
+    return FileSummary(report.source, report.wire, report.lines, report.conformant, must,
+                       sum(report.counts.values()) - must, tuple(sorted(report.counts)), report.dropped)
+
+
+def _failing(violation: Violation, report: Report) -> bool:
+    return violation.level is Level.MUST or report.strict
+
+
+def _totals(reports: list[Report]) -> str:
+    failed = sum(not r.conformant for r in reports)
+    return (f"{len(reports)} files: {len(reports) - failed} conformant, {failed} NOT conformant"
+            if failed else f"{len(reports)} files: all conformant")
+
+
+# -- text, json and junit over many files --------------------------------------------------------
+
+
+def render_text_many(reports: list[Report]) -> str:
+    """One line per file (its verdict, counts and broken rules), then the totals."""
+    out = [summary(replace(r, source=one_line(r.source))) for r in reports]
+    if any(not r.conformant for r in reports):
+        out.append(f"# details: {TOOL} check FILE (one file) or --format json")
+    out.append(_totals(reports))
+    return "\n".join(out) + "\n"
+
+
+def render_json_many(reports: list[Report]) -> str:
+    failed = sum(not r.conformant for r in reports)
+    payload = {"version": 1, "conformant": not failed, "files": len(reports), "failed": failed,
+               "reports": [r.to_json() for r in reports]}
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def render_junit_many(reports: list[Report]) -> str:
+    from xml.sax.saxutils import quoteattr
+
+    suites = []
+    for report in reports:
+        xml = render_junit(report)
+        suites.append(xml_safe(xml.split("\n", 1)[1] if xml.startswith("<?xml") else xml).rstrip("\n"))
+    failures = sum(not r.conformant for r in reports)
+    header = f'<testsuites name={quoteattr(TOOL)} tests="{len(reports)}" failures="{failures}">'
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + "\n".join([header, *suites, "</testsuites>"]) + "\n"
+
+
+# -- github workflow commands ------------------------------------------------------------------
+
+
+def render_github(reports: list[Report]) -> str:
+    out: list[str] = []
+    for report in reports:
+        file = github_property(report.source)
+        groups = group(report.violations)
+        for entry in groups[:MAX_ANNOTATIONS]:
+            v = entry.first
+            command = "error" if _failing(v, report) else "warning"
+            props = f"file={file}"
+            if v.line is not None:
+                props += f",line={v.line}"
+            props += f",title={github_property(f'{v.rule} [{v.level}]')}"
+            out.append(f"::{command} {props}::{github_data(_message(v, entry.count, entry.lines))}")
+        unshown = len(groups) - min(len(groups), MAX_ANNOTATIONS)
+        if unshown or report.dropped:
+            more = f"{unshown} more kinds of finding not annotated; " if unshown else ""
+            kept = f"{report.dropped} findings counted but not kept; " if report.dropped else ""
+            out.append(f"::warning file={file},title={TOOL}::{github_data(more + kept + 'see --format json')}")
+    # plain lines: prefixed, so that no file name can start a workflow command
+    out.extend(f"{TOOL}: {summary(replace(r, source=one_line(r.source)))}" for r in reports)
+    out.append(f"{TOOL}: {_totals(reports)}")
+    return "\n".join(out) + "\n"
+
+
+def _message(v: Violation, count: int, lines: list[int]) -> str:
+    pointer = f" at {v.pointer}" if v.pointer else ""
+    text = f"{v.message}{pointer}"
+    if count > 1:
+        more = ", …" if count > len(lines) else ""
+        text += f" (×{count}, lines {', '.join(map(str, lines))}{more})"
+    if v.hint:
+        text += f"\nhint: {v.hint}"
+    return text
+
+
+# -- SARIF 2.1.0 -------------------------------------------------------------------------------
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _sarif_level(level: Level) -> str:
+    return "error" if level is Level.MUST else "warning"
+
+
+@cache
+def _sarif_rules() -> tuple[list[dict[str, object]], dict[str, int]]:
+    rules = list(CATALOG.values())
+    return [_sarif_rule(r) for r in rules], {r.id: i for i, r in enumerate(rules)}
+
+
+def _sarif_rule(rule: Rule) -> dict[str, object]:
+    return {
+        "id": rule.id,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": f"{rule.title} ({rule.level.value}). From: {rule.source}"},
+        "help": {"text": f"{rule.level.value}: {rule.title}.\nFrom: {rule.source}\n"
+                         f"Skip with --ignore {rule.id}; list all rules with `{TOOL} rules`."},
+        "defaultConfiguration": {"level": _sarif_level(rule.level)},
+        "properties": {"level": rule.level.value, "wire": rule.wire},
+    }
+
+
+def render_sarif(reports: list[Report]) -> str:
+    rules, index = _sarif_rules()
+    results: list[dict[str, object]] = []
+    notifications: list[dict[str, object]] = []
+    for report in reports:
+        uri = sarif_uri(report.source)
+        for v in report.violations[:MAX_SARIF_RESULTS]:
+            results.append(_sarif_result(v, uri, index, report))
+        unlisted = sum(report.counts.values()) - min(len(report.violations), MAX_SARIF_RESULTS)
+        if unlisted:
+            notifications.append({
+                "level": "warning",
+                "message": {"text": f"{visible(report.source)}: {unlisted} further findings counted but not "
+                                    "listed here (see --format json)"},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
+            })
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        tool_version = version(TOOL)
+    except PackageNotFoundError:
+        tool_version = "0+unknown"
+    run: dict[str, object] = {
+        "tool": {"driver": {"name": TOOL, "version": tool_version, "rules": rules}},
+        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+        "results": results,
+        "properties": {"conformant": all(r.conformant for r in reports),
+                       "files": [{"uri": sarif_uri(r.source), "wire": r.wire, "lines": r.lines,
+                                  "conformant": r.conformant} for r in reports]},
+    }
+    sarif = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(sarif, ensure_ascii=True, indent=2) + "\n"
+
+
+def _sarif_result(v: Violation, uri: str, index: dict[str, int], report: Report) -> dict[str, object]:
+    location: dict[str, object] = {"artifactLocation": {"uri": uri}}
+    if v.line is not None and v.line >= 1:
+        location["region"] = {"startLine": v.line}
+    text = visible(v.message + (f" (at {v.pointer})" if v.pointer else ""))
+    properties: dict[str, object] = {"pointer": v.pointer, "level": v.level.value}
+    if v.hint:
+        properties["hint"] = v.hint
+    return {
+        "ruleId": v.rule,
+        "ruleIndex": index[v.rule],
+        "level": "error" if _failing(v, report) else "warning",
+        "message": {"text": text},
+        "locations": [{"physicalLocation": location}],
+        "properties": properties,
+    }
+
+
+# -- markdown (a CI step summary) ---------------------------------------------------------------
+
+
+def render_markdown(reports: list[Report]) -> str:
+    failed = sum(not r.conformant for r in reports)
+    title = "all conformant" if not failed else f"{failed} of {len(reports)} NOT conformant"
+    out = [f"### {TOOL}: {len(reports)} file{'s' if len(reports) != 1 else ''}, {title}", "",
+           "| File | Wire | Lines | Verdict | MUST | SHOULD | Rules |",
+           "| --- | --- | ---: | --- | ---: | ---: | --- |"]
+    for report in reports:
+        s = file_summary(report)
+        verdict = "conformant" if s.conformant else "**NOT conformant**"
+        rules = ", ".join(markdown_cell(rule) for rule in s.rules) or "none"
+        out.append(f"| {markdown_cell(s.source)} | {markdown_cell(s.wire)} | {s.lines} | {verdict} | "
+                   f"{s.must} | {s.should} | {rules} |")
+    for report in reports:
+        if report.violations or report.dropped:
+            out.extend(_markdown_findings(report))
+    return "\n".join(out) + "\n"
+
+
+def _markdown_findings(report: Report) -> Iterable[str]:
+    yield ""
+    yield f"#### {markdown_cell(report.source)}"
+    yield ""
+    yield "| Rule | Level | Line | Pointer | Finding | Count |"
+    yield "| --- | --- | ---: | --- | --- | ---: |"
+    groups = group(report.violations)
+    for entry in groups[:MAX_MARKDOWN_GROUPS]:
+        v = entry.first
+        line = "" if v.line is None else str(v.line)
+        yield (f"| {markdown_cell(v.rule)} | {v.level.value} | {line} | {markdown_cell(v.pointer or '')} | "
+               f"{markdown_cell(v.message)} | {entry.count} |")
+    rest = len(groups) - min(len(groups), MAX_MARKDOWN_GROUPS)
+    if rest or report.dropped:
+        yield ""
+        notes = [f"{rest} more kinds of finding"] if rest else []
+        notes += [f"{report.dropped} findings counted but not kept"] if report.dropped else []
+        yield f"{'; '.join(notes)}: see `--format json`."
+
+
+# -- the registry --------------------------------------------------------------------------------
+
+Many = Callable[[list[Report]], str]
+
+
+@dataclass(frozen=True)
+class Format:
+    one: Callable[[Report], str]
+    many: Many
+
+
+def _single(render: Many) -> Callable[[Report], str]:
+    return lambda report: render([report])
+
+
+FORMATS: dict[str, Format] = {
+    "text": Format(REPORTERS["text"], render_text_many),
+    "json": Format(REPORTERS["json"], render_json_many),
+    "junit": Format(REPORTERS["junit"], render_junit_many),
+    "github": Format(_single(render_github), render_github),
+    "sarif": Format(_single(render_sarif), render_sarif),
+    "markdown": Format(_single(render_markdown), render_markdown),
+}
