@@ -48,7 +48,7 @@ TOOL = "milk-contract"
 # Control characters (C0 but tab, DEL, C1) and the Unicode line and paragraph separators never
 # reach the output raw: a terminal, a log viewer or an XML parser would act on them.
 
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def visible(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
