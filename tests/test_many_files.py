@@ -168,3 +168,20 @@ def test_version_comes_from_package_metadata(capsys: pytest.CaptureFixture[str])
 
     assert run(["--version"]) == 0
     assert capsys.readouterr().out == f"milk-contract {version('milk-contract')}\n"
+
+
+FOREIGN = ROOT.parent.parent / "shared" / "corpus" / "foreign"  # other agent CLIs' output, where present
+FOREIGN_FILES = sorted(str(p) for p in FOREIGN.glob("*/*.jsonl")) if FOREIGN.is_dir() else []
+
+
+@pytest.mark.skipif(not FOREIGN_FILES, reason=f"no foreign corpus at {FOREIGN}")
+def test_foreign_corpus_summary_names_each_files_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    files = FOREIGN_FILES
+    assert run(["check", "--wire", "auto", "--jobs", "1", str(FOREIGN)]) == 1
+    one = capsys.readouterr().out
+    lines = one.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines[: len(files)]] == files
+    assert all(": NOT conformant (" in line for line in lines[: len(files)])
+    assert lines[-1] == f"{len(files)} files: 0 conformant, {len(files)} NOT conformant"
+    assert run(["check", "--wire", "auto", "--jobs", "2", str(FOREIGN)]) == 1
+    assert capsys.readouterr().out == one
