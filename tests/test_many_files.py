@@ -170,7 +170,7 @@ def test_version_comes_from_package_metadata(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out == f"milk-contract {version('milk-contract')}\n"
 
 
-FOREIGN = ROOT.parent.parent / "shared" / "corpus" / "foreign"  # other agent CLIs' output, where present
+FOREIGN = ROOT.parent / "shared" / "corpus" / "foreign"  # as in test_foreign_reports: beside a CI clone
 FOREIGN_FILES = sorted(str(p) for p in FOREIGN.glob("*/*.jsonl")) if FOREIGN.is_dir() else []
 
 
