@@ -1,6 +1,7 @@
 """The ``milk-contract`` command line. ``run(argv) -> int`` is the core; ``main`` only exits.
 
-Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error.
+Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error,
+130 interrupted (Ctrl-C: a live run still reports what it saw, as ``run.interrupted``).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
 """
 
@@ -22,6 +23,7 @@ from contract.reporters import REPORTERS
 from contract.wires import NAMES
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 128 + 2  # the shell's convention for death by SIGINT
 # A live stream-json run is checked as it streams (memory flat); a subagent-stdio conversation is
 # kept whole to be judged (about twice its bytes in memory), so its flood limit is lower.
 STREAM_MAX_OUTPUT_BYTES = 1024**3
@@ -132,6 +134,8 @@ def _baseline(report: Report, args: argparse.Namespace) -> Report:
 
 def _emit(report: Report, fmt: str) -> int:
     sys.stdout.write(REPORTERS[fmt](report))
+    if "run.interrupted" in report.counts:
+        return EXIT_INTERRUPTED
     if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
         return EXIT_USAGE
     return EXIT_OK if report.conformant else EXIT_VIOLATIONS
@@ -188,13 +192,19 @@ def cmd_record(args: argparse.Namespace) -> int:
     unknown = set(args.scenario) - {g.name for g in goldens}
     if unknown:
         raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
-    results, failed = [], False
+    results, failed, stopped = [], False, False
     for golden in goldens:
         run_ = run_scenario(golden, command or None, timeout=args.timeout)
+        # a golden is rewritten only from a complete, conformant run (rerecord checks both)
         comparison = run_.comparison if args.dry_run else rerecord(run_, command or None)
         failed |= comparison is None or bool(comparison.breaking)
         results.append((golden, run_, comparison))
+        if "run.interrupted" in run_.report.counts:  # Ctrl-C: no further scenario starts
+            stopped = True
+            break
     sys.stdout.write(_record_report(results, args.format, args.dry_run))
+    if stopped:
+        return EXIT_INTERRUPTED
     return EXIT_VIOLATIONS if failed else EXIT_OK
 
 
@@ -260,7 +270,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
-        return EXIT_USAGE
+        return EXIT_INTERRUPTED
 
 
 def main() -> NoReturn:
