@@ -94,11 +94,12 @@ def _proc_pids() -> list[int]:
         return []
 
 
-def _parent_of(pid: int) -> int | None:
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, process group) from ``/proc/<pid>/stat``; a zombie still has both."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()  # the command name may hold spaces and ')'
-        return int(fields[1])
+        return int(fields[1]), int(fields[2])
     except (OSError, IndexError, ValueError):
         return None
 
@@ -111,20 +112,21 @@ def _carries(pid: int, marker: bytes) -> bool:
         return False
 
 
-def _descendants(token: str, roots: Sequence[int]) -> set[int]:
-    """Live processes started by the run: those carrying its token, and their descendants.
+def _descendants(token: str, group: int) -> set[int]:
+    """Processes started by the run: in its process group, carrying its token, or their descendants.
 
-    The token is in the environment every child inherits; a descendant that cleared its
-    environment is still found while its parent carries the token (by walking parent links).
+    The token is in the environment every child inherits, so a ``setsid`` one is found while it
+    lives; a descendant that cleared its environment is still found while its parent is found
+    (by walking parent links). A zombie shows no environment but keeps its group: call this
+    before killing, and again after, to reap what was killed.
     """
     marker = f"\0{TOKEN_VARIABLE}={token}\0".encode()
     me = os.getpid()
-    pids = _proc_pids()
-    found = {pid for pid in pids if pid != me and _carries(pid, marker)} | {r for r in roots if r in pids}
-    parents = {pid: _parent_of(pid) for pid in pids}
+    stats = {pid: stat for pid in _proc_pids() if pid != me and (stat := _stat(pid)) is not None}
+    found = {pid for pid, (_, pgrp) in stats.items() if pgrp == group or _carries(pid, marker)}
     grew = True
     while grew:
-        more = {pid for pid, parent in parents.items() if parent in found and pid not in found and pid != me}
+        more = {pid for pid, (parent, _) in stats.items() if parent in found and pid not in found}
         found |= more
         grew = bool(more)
     return found
@@ -205,39 +207,47 @@ class Process:
 
     def kill(self) -> None:
         """Kill the whole process group and every descendant, and reap the emitter."""
+        found = self._found()  # before the kill: a killed process no longer shows its token
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             self.popen.kill()
         self.popen.wait()
-        self.kill_descendants()
+        self.kill_descendants(found)
         self._stderr_thread.join(GRACE_SECONDS)
 
     def reap_group(self) -> None:
         """After the emitter exited: children it left, in its group or not, die with it."""
+        found = self._found()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
-        self.kill_descendants()
+        self.kill_descendants(found)
         self._stderr_thread.join(GRACE_SECONDS)
 
-    def kill_descendants(self) -> list[int]:
-        """SIGKILL every live process the run started (``setsid`` ones too) and reap our orphans.
+    def _found(self) -> set[int]:
+        return _descendants(self.token, self.popen.pid) - {self.popen.pid}
 
-        Repeated until none is found, so a descendant forking while we kill is caught on the next
-        round. The emitter itself is left to ``popen`` (which reaps it); the others that became
-        our children (we are their subreaper) are reaped here, so no zombie piles up.
+    def kill_descendants(self, found: set[int] | None = None) -> set[int]:
+        """SIGKILL every process the run started (``setsid`` ones too) and reap our orphans.
+
+        Repeated until no new one is found, so a descendant forking while we kill is caught on
+        the next round. The emitter itself is left to ``popen`` (which reaps it); the others that
+        became our children (we are their subreaper) are reaped here, zombies included, so none
+        piles up. Only identified descendants are reaped: never a child other code waits for.
         """
-        killed: list[int] = []
+        handled: set[int] = set()
+        found = self._found() if found is None else set(found)
         for _ in range(20):
-            found = _descendants(self.token, [self.popen.pid]) - {self.popen.pid}
+            found -= handled
             if not found:
                 break
             for pid in found:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
             self._reap(found)
-        return killed
+            handled |= found
+            found = self._found()
+        return handled
 
     def _reap(self, pids: set[int]) -> None:
         until = time.monotonic() + REAP_SECONDS

@@ -22,6 +22,10 @@ if child == 0:
         os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(120)", MARKER])
     os._exit(0)  # the grandchild is orphaned at once
 os.waitpid(child, 0)
+for _ in range(400):  # until the grandchild is surely running (bounded: 20 s)
+    if os.path.exists(sys.argv[2]):
+        break
+    time.sleep(0.05)
 say("left a setsid grandchild holding stdout")
 if sys.argv[3] == "hang":
     time.sleep(300)
