@@ -162,6 +162,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
     command = _command(args.command)
+    from contract.harness import Interrupted
+
+    try:
+        report = _live(args, command)
+    except Interrupted as exc:  # Ctrl-C: what was seen, with run.interrupted; no baseline is applied
+        return _emit(exc.report, args.format)
+    if not command:
+        report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
+    return _emit(_baseline(report, args), args.format)
+
+
+def _live(args: argparse.Namespace, command: list[str]) -> Report:
     if args.wire == "subagent-stdio":
         from contract.driver import run_subagent
 
@@ -176,15 +188,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                             expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
                             max_line_bytes=args.max_line_bytes,
                             max_output_bytes=args.max_output_bytes or STREAM_MAX_OUTPUT_BYTES)
-    if not command:
-        report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
-    return _emit(_baseline(report, args), args.format)
+    return report
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed."""
-    from contract.goldens import all_scenarios
-    from contract.scenarios import rerecord, run_scenario
+    from contract.goldens import all_scenarios, compare
+    from contract.harness import Interrupted
+    from contract.scenarios import ScenarioRun, emitter_argv, rerecord, run_scenario
 
     command = _command(args.command)
     goldens = [g for g in all_scenarios()
@@ -194,7 +205,11 @@ def cmd_record(args: argparse.Namespace) -> int:
         raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
     results, failed, stopped = [], False, False
     for golden in goldens:
-        run_ = run_scenario(golden, command or None, timeout=args.timeout)
+        try:
+            run_ = run_scenario(golden, command or None, timeout=args.timeout)
+        except Interrupted as exc:  # Ctrl-C: report what was seen, keep this golden, start no other
+            run_ = ScenarioRun(golden, tuple(emitter_argv(command or None, golden)), exc.report,
+                               exc.transcript, compare(golden.data(), exc.transcript, golden.wire))
         # a golden is rewritten only from a complete, conformant run (rerecord checks both)
         comparison = run_.comparison if args.dry_run else rerecord(run_, command or None)
         failed |= comparison is None or bool(comparison.breaking)

@@ -32,6 +32,7 @@ from contract.checker import run_rules
 from contract.harness import (
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
+    Interrupted,
     LimitedStream,
     Process,
     StartError,
@@ -307,6 +308,9 @@ def record(
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
+    Ctrl-C kills the host and raises :class:`contract.harness.Interrupted` carrying the report
+    of what was read (with ``run.interrupted``).
+
     ``plan`` is the client's side (default :data:`DEFAULT_PLAN`; :func:`plan_from` turns a
     golden into one); ``commands`` is shorthand for a plan sending them one at a time.
     ``timeout`` bounds the whole conversation; ``response_timeout`` (default: ``timeout``)
@@ -359,6 +363,8 @@ def record(
     report.notes.append(
         f"conversation: sent {len(session.sent)} of {total} commands in {done} of {len(steps)} "
         f"steps, read {session.answered} responses")
+    if isinstance(stopped, KeyboardInterrupt):
+        raise Interrupted(report, transcript)
     return Conversation(report, transcript)
 
 

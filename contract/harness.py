@@ -359,6 +359,19 @@ def describe_status(status: int) -> str:
     return f"exit status {status}"
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a live run, raised once the emitter is killed and what it wrote is judged.
+
+    A KeyboardInterrupt still (a library caller or pytest stops as usual); ``report`` holds the
+    findings seen so far with ``run.interrupted``, and ``transcript`` what was read (for record).
+    """
+
+    def __init__(self, report: Report, transcript: bytes = b"") -> None:
+        super().__init__("live run interrupted")
+        self.report = report
+        self.transcript = transcript
+
+
 def internal(report: Report, where: str, exc: BaseException, line: int | None = None) -> None:
     """A fault of the checker itself as a ``checker.internal`` finding (never ignorable)."""
     detail = str(exc)
@@ -435,9 +448,10 @@ def record_stream(
     """Like :func:`run_stream`; with ``keep``, also the transcript (for goldens).
 
     Never raises for what the emitter or the checker does: an exception in the reader or judge
-    (or here) is ``checker.internal`` and Ctrl-C is ``run.interrupted``, with the findings seen so
-    far. ``exit_status`` is how the emitter process itself ended: its exit status, or a negative
-    signal number when it was killed (``-9`` when the harness killed it at a timeout or flood).
+    (or here) is ``checker.internal``, with the findings seen so far. Ctrl-C raises
+    :class:`Interrupted` carrying the report (with ``run.interrupted``) once the emitter is killed.
+    ``exit_status`` is how the emitter process itself ended: its exit status, or a negative signal
+    number when it was killed (``-9`` when the harness killed it at a timeout or flood).
     """
     source = " ".join(argv)
     report = Report(wire=wire, strict=strict, source=source)
@@ -449,6 +463,7 @@ def record_stream(
         return report, b""
     stream = LimitedStream(proc.stdout, max_output_bytes, keep)
     judge = _Judge(stream, wire, out, max_line_bytes)
+    stopped = False
     deadline = time.monotonic() + timeout
     join_until = deadline + GRACE_SECONDS  # the reader gets one grace after the deadline, in total
     with proc:
@@ -472,6 +487,7 @@ def record_stream(
             judge.thread.join(max(join_until - time.monotonic(), 0.0))
             report.lines = max(report.lines, judge.line)
             interrupted(report, "the emitter")
+            stopped = True
         except Exception as exc:  # a harness fault is a finding, never a pass
             proc.kill()
             report.exit_status = proc.popen.returncode
@@ -485,6 +501,8 @@ def record_stream(
         internal(report, "reader", TimeoutError("output still open after the emitter was killed"),
                  judge.line or None)
     report.stderr = proc.stderr_tail()
+    if stopped:
+        raise Interrupted(report, b"".join(stream.kept or ()))
     return report, b"".join(stream.kept or ())
 
 

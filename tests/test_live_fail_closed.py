@@ -10,12 +10,14 @@ carrying its marker is left (the ``marker`` fixture).
 
 from __future__ import annotations
 
+import _thread
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,7 +26,8 @@ from typing import Any
 import pytest
 
 from contract import cli, goldens
-from contract.harness import GRACE_SECONDS, TOKEN_VARIABLE, run_stream
+from contract.driver import converse
+from contract.harness import GRACE_SECONDS, TOKEN_VARIABLE, Interrupted, run_stream
 from contract.reader import Record
 from contract.report import Collector
 from contract.wires.stream_json import StreamRules
@@ -208,6 +211,36 @@ def test_ctrl_c_during_a_subagent_run(marker: str) -> None:
     assert "run.interrupted" in report["counts"]
     assert "run.timeout" not in report["counts"]
     assert not survivors(marker)
+
+
+def _ctrl_c_in(seconds: float) -> threading.Timer:
+    timer = threading.Timer(seconds, _thread.interrupt_main)
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_in_a_library_call_raises_interrupted_with_the_report(marker: str, tmp_path: Path) -> None:
+    """A library caller (or pytest) still sees a KeyboardInterrupt, and can read what was seen."""
+    timer = _ctrl_c_in(2.0)
+    try:
+        with pytest.raises(Interrupted) as caught:
+            run_stream([PY, str(EMITTERS / "setsid_child.py"), marker, str(tmp_path / "pid"), "hang"],
+                       timeout=60)
+    finally:
+        timer.cancel()
+    assert isinstance(caught.value, KeyboardInterrupt)
+    assert {"run.interrupted", "sj.seq"} <= caught.value.report.rules()
+    assert not caught.value.report.conformant
+
+
+def test_ctrl_c_in_a_library_conversation_raises_interrupted(marker: str) -> None:
+    timer = _ctrl_c_in(2.0)
+    try:
+        with pytest.raises(Interrupted) as caught:
+            converse([PY, str(HOSTS / "hangs_marked.py"), marker], timeout=60)
+    finally:
+        timer.cancel()
+    assert "run.interrupted" in caught.value.report.rules()
 
 
 # -- record -------------------------------------------------------------------------------------
