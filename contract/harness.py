@@ -471,15 +471,18 @@ def record_stream(
             judge.thread.start()
             status = _await_end(proc, judge.thread, stream, deadline)
             timed_out = status is None and not stream.exceeded
+            exited_itself = proc.popen.poll() is not None  # before our kill: what exit_status will mean
             if status is None or stream.exceeded:
                 proc.kill()
                 status = proc.popen.returncode
                 judge.thread.join(max(join_until - time.monotonic(), 0.0))
             else:
                 proc.reap_group()
-            _judge_end(report, out, timed_out, stream.exceeded, status, expect_exit, timeout, max_output_bytes)
-            if timed_out:
-                report.notes.append("exit_status: the emitter's own; -9 means the harness killed it at the timeout")
+            _judge_end(report, out, timed_out, stream.exceeded, status, expect_exit, timeout, max_output_bytes,
+                       exited_itself)
+            if timed_out or stream.exceeded:
+                report.notes.append("exit_status: how the emitter ended by itself" if exited_itself else
+                                    "exit_status: -9, the harness killed the emitter")
         except KeyboardInterrupt:
             proc.kill()
             report.exit_status = proc.popen.returncode
@@ -532,6 +535,7 @@ def _judge_end(
     expect_exit: int | None,
     timeout: float,
     max_output_bytes: int,
+    exited_itself: bool = False,
 ) -> None:
     if flooded:
         out.emit("run.output-limit", None, None,
@@ -539,8 +543,9 @@ def _judge_end(
                  "raise --max-output-bytes if the run is legitimately that long")
     elif timed_out:
         out.emit("run.timeout", None, None,
-                 f"expected the emitter to exit within {timeout:g}s, found it still running; "
-                 "killed it and its process group",
+                 f"expected the emitter's output to end within {timeout:g}s, found "
+                 + ("it still open after the emitter exited (a descendant we could not kill?)" if exited_itself
+                    else "the emitter still running; killed it, its process group and its descendants"),
                  "a hung emitter, or one that closed stdout but kept running")
     if status is not None:
         report.exit_status = status
