@@ -160,6 +160,9 @@ _RULES: tuple[Rule, ...] = (
          "harness, subagent-stdio: a read-only request gets a response"),
     Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
          "harness: a flooding emitter is stopped so that the checker's memory stays bounded"),
+    Rule("run.interrupted", Level.MUST, "run", "the run is not interrupted (Ctrl-C, SIGINT) before it ends",
+         "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
+         "process group is killed and the findings seen so far are reported (exit 130)"),
     Rule("baseline.stale", Level.MUST, "line",
          "every finding listed in --baseline still occurs",
          "baseline files only shrink: an entry that no longer occurs must be removed"),

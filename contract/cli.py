@@ -1,6 +1,7 @@
 """The ``milk-contract`` command line. ``run(argv) -> int`` is the core; ``main`` only exits.
 
-Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error.
+Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error,
+130 interrupted (Ctrl-C: a live run still reports what it saw, as ``run.interrupted``).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
 """
 
@@ -22,6 +23,7 @@ from contract.report import Report
 from contract.wires import NAMES
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 128 + 2  # the shell's convention for death by SIGINT
 # A live stream-json run is checked as it streams (memory flat); a subagent-stdio conversation is
 # kept whole to be judged (about twice its bytes in memory), so its flood limit is lower.
 STREAM_MAX_OUTPUT_BYTES = 1024**3
@@ -146,6 +148,8 @@ def _baseline(report: Report, args: argparse.Namespace) -> Report:
 
 def _emit(report: Report, fmt: str) -> int:
     sys.stdout.write(FORMATS[fmt].one(report))
+    if "run.interrupted" in report.counts:
+        return EXIT_INTERRUPTED
     if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
         return EXIT_USAGE
     return EXIT_OK if report.conformant else EXIT_VIOLATIONS
@@ -178,6 +182,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
     command = _command(args.command)
+    from contract.harness import Interrupted
+
+    try:
+        report = _live(args, command)
+    except Interrupted as exc:  # Ctrl-C: what was seen, with run.interrupted; no baseline is applied
+        return _emit(exc.report, args.format)
+    if not command:
+        report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
+    return _emit(_baseline(report, args), args.format)
+
+
+def _live(args: argparse.Namespace, command: list[str]) -> Report:
     if args.wire == "subagent-stdio":
         from contract.driver import run_subagent
 
@@ -192,15 +208,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                             expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
                             max_line_bytes=args.max_line_bytes,
                             max_output_bytes=args.max_output_bytes or STREAM_MAX_OUTPUT_BYTES)
-    if not command:
-        report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
-    return _emit(_baseline(report, args), args.format)
+    return report
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed."""
-    from contract.goldens import all_scenarios
-    from contract.scenarios import rerecord, run_scenario
+    from contract.goldens import all_scenarios, compare
+    from contract.harness import Interrupted
+    from contract.scenarios import ScenarioRun, emitter_argv, rerecord, run_scenario
 
     command = _command(args.command)
     goldens = [g for g in all_scenarios()
@@ -208,13 +223,23 @@ def cmd_record(args: argparse.Namespace) -> int:
     unknown = set(args.scenario) - {g.name for g in goldens}
     if unknown:
         raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
-    results, failed = [], False
+    results, failed, stopped = [], False, False
     for golden in goldens:
-        run_ = run_scenario(golden, command or None, timeout=args.timeout)
+        try:
+            run_ = run_scenario(golden, command or None, timeout=args.timeout)
+        except Interrupted as exc:  # Ctrl-C: report what was seen, keep this golden, start no other
+            run_ = ScenarioRun(golden, tuple(emitter_argv(command or None, golden)), exc.report,
+                               exc.transcript, compare(golden.data(), exc.transcript, golden.wire))
+        # a golden is rewritten only from a complete, conformant run (rerecord checks both)
         comparison = run_.comparison if args.dry_run else rerecord(run_, command or None)
         failed |= comparison is None or bool(comparison.breaking)
         results.append((golden, run_, comparison))
+        if "run.interrupted" in run_.report.counts:  # Ctrl-C: no further scenario starts
+            stopped = True
+            break
     sys.stdout.write(_record_report(results, args.format, args.dry_run))
+    if stopped:
+        return EXIT_INTERRUPTED
     return EXIT_VIOLATIONS if failed else EXIT_OK
 
 
@@ -280,7 +305,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
-        return EXIT_USAGE
+        return EXIT_INTERRUPTED
 
 
 def main() -> NoReturn:

@@ -9,7 +9,8 @@ reader and rule machines as ``milk-contract check --wire subagent-stdio``: a rec
 live conversation get the same verdict. What only a live run can show is reported with the
 ``run.*`` rules: no response before the deadline (``run.no-response``), no exit
 (``run.timeout``), a bad exit status (``run.exit-status``), a command that cannot start
-(``run.start``) and a flood (``run.output-limit``).
+(``run.start``), a flood (``run.output-limit``) and Ctrl-C (``run.interrupted``, with what was
+read so far). A fault in the driver, its reader thread or the judge is ``checker.internal``.
 
 Nothing waits unbounded: stdout is read on a thread into a queue, every wait has a deadline,
 and the host's whole process group is killed at the end (``contract.harness.Process``).
@@ -31,11 +32,14 @@ from contract.checker import run_rules
 from contract.harness import (
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
+    Interrupted,
     LimitedStream,
     Process,
     StartError,
     default_command,
     describe_status,
+    internal,
+    interrupted,
 )
 from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records
 from contract.report import Collector, Report
@@ -127,6 +131,7 @@ class _Session:
     findings: list[_Finding] = field(default_factory=list)
     inbox: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
     stream: LimitedStream | None = None
+    read_error: BaseException | None = None  # what stopped the reader thread, if not end of output
 
     def start_reader(self) -> threading.Thread:
         self.stream = LimitedStream(self.proc.stdout, self.max_output_bytes)
@@ -135,7 +140,15 @@ class _Session:
         return reader
 
     def _read(self, stream: LimitedStream) -> None:
-        """Whole lines from the host's stdout into the inbox; None at end of output."""
+        """Whole lines from the host's stdout into the inbox; None at end of output (or on a fault)."""
+        try:
+            self._read_lines(stream)
+        except BaseException as exc:  # a reader fault is a finding (checker.internal), never a hang
+            self.read_error = exc
+        finally:
+            self.inbox.put(None)
+
+    def _read_lines(self, stream: LimitedStream) -> None:
         piece_limit = self.max_line_bytes + 1
         buffer = bytearray()
         while True:
@@ -151,7 +164,6 @@ class _Session:
                 buffer.clear()
         if buffer:
             self.inbox.put(bytes(buffer))
-        self.inbox.put(None)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -296,6 +308,9 @@ def record(
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
+    Ctrl-C kills the host and raises :class:`contract.harness.Interrupted` carrying the report
+    of what was read (with ``run.interrupted``).
+
     ``plan`` is the client's side (default :data:`DEFAULT_PLAN`; :func:`plan_from` turns a
     golden into one); ``commands`` is shorthand for a plan sending them one at a time.
     ``timeout`` bounds the whole conversation; ``response_timeout`` (default: ``timeout``)
@@ -313,22 +328,43 @@ def record(
         return Conversation(report, b"")
     session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
                        max_line_bytes, max_output_bytes)
-    reader = session.start_reader()
     if plan is None and commands is not None:
         plan = tuple(Step((line,)) for line in commands)
     steps = tuple(plan) if plan is not None else DEFAULT_PLAN
-    done = _converse(session, steps)
-    status = session.finish(reader, timeout, expect_exit)
+    done, status = 0, None
+    stopped: BaseException | None = None  # Ctrl-C or a driver fault: the conversation did not finish
+    with proc:
+        try:
+            reader = session.start_reader()
+            done = _converse(session, steps)
+            status = session.finish(reader, timeout, expect_exit)
+        except (KeyboardInterrupt, Exception) as exc:  # kill first, then judge what was seen
+            stopped = exc
+            proc.kill()
+            status = proc.popen.returncode
+            session.drain()
     transcript = b"".join(session.transcript)
-    run_rules(read_records(transcript, out, max_line_bytes), WIRE, out)
+    try:
+        run_rules(read_records(transcript, out, max_line_bytes), WIRE, out)
+    except Exception as exc:  # a judge fault is a finding, never a pass
+        internal(report, "reader and rule machines", exc)
     for finding in session.findings:
         out.emit(finding.rule, finding.line, None, finding.message, finding.hint)
+    report.lines = max(report.lines, session.lines)
+    if isinstance(stopped, KeyboardInterrupt):
+        interrupted(report, "the host")
+    elif stopped is not None:
+        internal(report, "live driver", stopped)
+    if session.read_error is not None:
+        internal(report, "reader", session.read_error)
     report.exit_status = status
     report.stderr = proc.stderr_tail()
     total = sum(len(step.commands) for step in steps)
     report.notes.append(
         f"conversation: sent {len(session.sent)} of {total} commands in {done} of {len(steps)} "
         f"steps, read {session.answered} responses")
+    if isinstance(stopped, KeyboardInterrupt):
+        raise Interrupted(report, transcript)
     return Conversation(report, transcript)
 
 

@@ -22,8 +22,11 @@ deepdiff compares equal-looking containers with ``==`` and so misses ``1`` vs ``
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -225,10 +228,38 @@ def rewrite(golden: Golden, data: bytes, emitter: str, version: str, date: str) 
     errors = meta_errors(meta)
     if errors:
         raise ValueError(f"{golden.meta_path}: " + "; ".join(errors))
-    golden.path.write_bytes(data)
-    golden.meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
-                                encoding="utf-8")
+    text = (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    # both files are written in full beside their targets before either replaces its target, so
+    # Ctrl-C or a crash leaves each file old or new, never cut, and no temporary file behind
+    staged: list[tuple[Path, Path]] = []
+    try:
+        staged.append((_stage(golden.path, data), golden.path))
+        staged.append((_stage(golden.meta_path, text), golden.meta_path))
+        for temporary, target in staged:
+            os.replace(temporary, target)
+    finally:
+        for temporary, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                temporary.unlink()
     return comparison
+
+
+STAGING_SUFFIX = ".partial"  # temporary files of :func:`rewrite`, beside their targets
+
+
+def _stage(target: Path, data: bytes) -> Path:
+    """``data`` in a new temporary file in ``target``'s folder (same file system: rename is atomic)."""
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=STAGING_SUFFIX)
+    try:
+        with os.fdopen(handle, "wb") as temporary:
+            temporary.write(data)
+            temporary.flush()
+            os.fsync(temporary.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
+        raise
+    return Path(name)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,11 +4,19 @@ Both live drivers (stream-json capture here, the subagent-stdio conversation in
 ``contract.driver``) use :class:`Process`. The emitter runs in a new session so that a timeout
 kills its children too; its stderr is drained on a thread into a bounded tail that goes into
 the report, so a chatty emitter can neither block on a full pipe nor grow our memory.
+
+Descendants that leave the process group (``setsid``) are found too: while a run is live this
+process is a child subreaper (Linux), so orphaned descendants become our children, and every
+process started by the emitter carries a per-run token in its environment, by which it is found
+in ``/proc``, killed and reaped. Fail closed: an exception in the reader, the judge or the harness
+is a ``checker.internal`` finding and Ctrl-C is ``run.interrupted``, both with every finding seen
+so far; neither can ever leave an empty, passing report.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import os
 import select
@@ -17,12 +25,13 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any
 
-from contract.checker import check
-from contract.reader import DEFAULT_MAX_LINE_BYTES
+from contract.checker import no_cycle_collection, run_rules
+from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
 from contract.report import Collector, Report
 
 STDERR_TAIL_BYTES = 16 * 1024
@@ -30,12 +39,105 @@ DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
 GRACE_SECONDS = 2.0  # how long we wait for pipes to drain after a kill
 
 
+TOKEN_VARIABLE = "MILK_CONTRACT_RUN"  # names every process a run starts (see _descendants)
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+REAP_SECONDS = 1.0  # how long a SIGKILLed descendant may take to become reapable
+
+
 class StartError(Exception):
     """The command could not be started (not found, not executable)."""
 
 
+class _Subreaper:
+    """This process as a child subreaper while at least one run is live (Linux; a no-op elsewhere).
+
+    Orphaned descendants of an emitter (say a grandchild that called ``setsid`` and outlived its
+    parent) then become our children instead of init's, so we can kill and reap them. It is
+    counted, so nested or concurrent runs share it, and switched off when the last run ends: a
+    library caller (or a pytest worker) is a subreaper only while a run is live, and reaps only
+    the descendants it identified, never a child some other code of the caller is waiting for.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._prctl: Any = None
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError, AttributeError):
+                self._prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def _set(self, on: bool) -> None:
+        if self._prctl is not None:
+            self._prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)  # fails harmlessly (EINVAL) on old kernels
+
+    def __enter__(self) -> _Subreaper:
+        with self._lock:
+            if self._users == 0:
+                self._set(True)
+            self._users += 1
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0:
+                self._set(False)
+
+
+SUBREAPER = _Subreaper()
+
+
+def _proc_pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:  # no /proc (not Linux): only the process group can be killed
+        return []
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, process group) from ``/proc/<pid>/stat``; a zombie still has both."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # the command name may hold spaces and ')'
+        return int(fields[1]), int(fields[2])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _carries(pid: int, marker: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            return marker in b"\0" + environ.read()
+    except OSError:  # gone, or another user's process: not one of ours
+        return False
+
+
+def _descendants(token: str, group: int) -> set[int]:
+    """Processes started by the run: in its process group, carrying its token, or their descendants.
+
+    The token is in the environment every child inherits, so a ``setsid`` one is found while it
+    lives; a descendant that cleared its environment is still found while its parent is found
+    (by walking parent links). A zombie shows no environment but keeps its group: call this
+    before killing, and again after, to reap what was killed.
+    """
+    marker = f"\0{TOKEN_VARIABLE}={token}\0".encode()
+    me = os.getpid()
+    stats = {pid: stat for pid in _proc_pids() if pid != me and (stat := _stat(pid)) is not None}
+    found = {pid for pid, (_, pgrp) in stats.items() if pgrp == group or _carries(pid, marker)}
+    grew = True
+    while grew:
+        more = {pid for pid, (parent, _) in stats.items() if parent in found and pid not in found}
+        found |= more
+        grew = bool(more)
+    return found
+
+
 class Process:
-    """One emitter process in its own process group."""
+    """One emitter process in its own process group, and every process it starts.
+
+    Use it as a context manager (or call :meth:`close`): while open, this process is a child
+    subreaper, and on close every descendant still alive is killed and reaped.
+    """
 
     def __init__(
         self,
@@ -45,6 +147,11 @@ class Process:
         stdin: bool = False,
         cwd: str | None = None,
     ) -> None:
+        self.token = uuid.uuid4().hex
+        environ = dict(env) if env is not None else dict(os.environ)
+        environ[TOKEN_VARIABLE] = self.token
+        SUBREAPER.__enter__()
+        self._closed = False
         try:
             self.popen = subprocess.Popen(
                 list(argv),
@@ -52,10 +159,12 @@ class Process:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env=dict(env) if env is not None else None,
+                env=environ,
                 cwd=cwd,
             )
         except (OSError, ValueError) as exc:
+            self._closed = True
+            SUBREAPER.__exit__()
             raise StartError(f"cannot start {argv[0] if argv else '(empty command)'}: {exc}") from exc
         self._tail: deque[bytes] = deque()
         self._tail_size = 0
@@ -97,19 +206,83 @@ class Process:
             return None
 
     def kill(self) -> None:
-        """Kill the whole process group and reap the emitter."""
+        """Kill the whole process group and every descendant, and reap the emitter."""
+        found = self._found()  # before the kill: a killed process no longer shows its token
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             self.popen.kill()
         self.popen.wait()
+        self.kill_descendants(found)
         self._stderr_thread.join(GRACE_SECONDS)
 
     def reap_group(self) -> None:
-        """After the emitter exited: children it left in its group die with it."""
+        """After the emitter exited: children it left, in its group or not, die with it."""
+        found = self._found()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
+        self.kill_descendants(found)
         self._stderr_thread.join(GRACE_SECONDS)
+
+    def _found(self) -> set[int]:
+        return _descendants(self.token, self.popen.pid) - {self.popen.pid}
+
+    def kill_descendants(self, found: set[int] | None = None) -> set[int]:
+        """SIGKILL every process the run started (``setsid`` ones too) and reap our orphans.
+
+        Repeated until no new one is found, so a descendant forking while we kill is caught on
+        the next round. The emitter itself is left to ``popen`` (which reaps it); the others that
+        became our children (we are their subreaper) are reaped here, zombies included, so none
+        piles up. Only identified descendants are reaped: never a child other code waits for.
+        """
+        handled: set[int] = set()
+        found = self._found() if found is None else set(found)
+        for _ in range(20):
+            found -= handled
+            if not found:
+                break
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            self._reap(found)
+            handled |= found
+            found = self._found()
+        return handled
+
+    def _reap(self, pids: set[int]) -> None:
+        until = time.monotonic() + REAP_SECONDS
+        left = set(pids)
+        while left and time.monotonic() < until:
+            for pid in list(left):
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:  # not our child: its own parent (or init) reaps it
+                    left.discard(pid)
+                    continue
+                if done:
+                    left.discard(pid)
+            if left:
+                time.sleep(0.01)
+
+    def close(self) -> None:
+        """Kill whatever is left and stop being a subreaper for this run (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.popen.poll() is None:
+                self.kill()
+            else:
+                self.reap_group()
+        finally:
+            # stdout is not closed here: a reader thread still blocked on it would hold its lock
+            SUBREAPER.__exit__()
+
+    def __enter__(self) -> Process:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def stderr_tail(self) -> str:
         return b"".join(self._tail).decode("utf-8", "replace")
@@ -186,9 +359,77 @@ def describe_status(status: int) -> str:
     return f"exit status {status}"
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a live run, raised once the emitter is killed and what it wrote is judged.
+
+    A KeyboardInterrupt still (a library caller or pytest stops as usual); ``report`` holds the
+    findings seen so far with ``run.interrupted``, and ``transcript`` what was read (for record).
+    """
+
+    def __init__(self, report: Report, transcript: bytes = b"") -> None:
+        super().__init__("live run interrupted")
+        self.report = report
+        self.transcript = transcript
+
+
+def internal(report: Report, where: str, exc: BaseException, line: int | None = None) -> None:
+    """A fault of the checker itself as a ``checker.internal`` finding (never ignorable)."""
+    detail = str(exc)
+    if len(detail) > 300:
+        detail = detail[:300] + "…"
+    at = f" at line {line}" if line else ""
+    Collector(report).emit(
+        "checker.internal", line, None,
+        f"expected the {where} to finish, found {type(exc).__name__}{at}: {detail}; "
+        "the findings before it are kept, the rest was not judged",
+        "a bug in milk-contract: please report it with the transcript")
+
+
+def interrupted(report: Report, what: str) -> None:
+    """Ctrl-C as a ``run.interrupted`` finding (never ignorable: the run did not finish)."""
+    Collector(report).emit(
+        "run.interrupted", None, None,
+        f"expected the run to finish, found it interrupted (SIGINT) after {report.lines} lines; "
+        f"killed {what} and its process group; the findings before it are kept",
+        "an interrupted run is never conformant: run it again to the end")
+
+
 def run_stream(argv: Sequence[str], **options: Any) -> Report:
     """Start ``argv``, check its stdout as it comes, and judge how it ended."""
     return record_stream(argv, **options)[0]
+
+
+class _Judge:
+    """The reader thread: reads the emitter's stdout and judges each line as it comes.
+
+    It writes into a report the harness owns, so whatever happens (an exception here, a
+    timeout, Ctrl-C) the findings seen so far are there to report.
+    """
+
+    def __init__(self, stream: LimitedStream, wire: str, out: Collector, max_line_bytes: int) -> None:
+        self.stream = stream
+        self.wire = wire
+        self.out = out
+        self.max_line_bytes = max_line_bytes
+        self.line = 0  # the line being judged
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _records(self) -> Iterator[Record]:
+        for record in read_records(self.stream, self.out, self.max_line_bytes):  # type: ignore[arg-type]
+            self.line = record.line
+            yield record
+
+    def _run(self) -> None:
+        try:
+            with no_cycle_collection():
+                run_rules(self._records(), self.wire, self.out)
+        except BaseException as exc:  # every fault must become a finding
+            self.error = exc
+            # keep reading (and dropping) so the emitter is not blocked on a full pipe and can exit
+            with contextlib.suppress(Exception):
+                while self.stream.readline(65536):
+                    pass
 
 
 def record_stream(
@@ -204,36 +445,67 @@ def record_stream(
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     keep: bool = False,
 ) -> tuple[Report, bytes]:
-    """Like :func:`run_stream`; with ``keep``, also the transcript (for goldens)."""
+    """Like :func:`run_stream`; with ``keep``, also the transcript (for goldens).
+
+    Never raises for what the emitter or the checker does: an exception in the reader or judge
+    (or here) is ``checker.internal``, with the findings seen so far. Ctrl-C raises
+    :class:`Interrupted` carrying the report (with ``run.interrupted``) once the emitter is killed.
+    ``exit_status`` is how the emitter process itself ended: its exit status, or a negative signal
+    number when it was killed (``-9`` when the harness killed it at a timeout or flood).
+    """
     source = " ".join(argv)
+    report = Report(wire=wire, strict=strict, source=source)
+    out = Collector(report, ignore)
     try:
         proc = Process(argv, env=env)
     except StartError as exc:
-        failed = Report(wire=wire, strict=strict, source=source)
-        Collector(failed, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
-        return failed, b""
-    deadline = time.monotonic() + timeout
+        out.emit("run.start", None, None, str(exc), "check the command and PATH")
+        return report, b""
     stream = LimitedStream(proc.stdout, max_output_bytes, keep)
-    holder: dict[str, Any] = {}
-
-    def consume() -> None:
-        holder["report"] = check(stream, wire, strict=strict, ignore=ignore,  # type: ignore[arg-type]
-                                 max_line_bytes=max_line_bytes, source=source)
-
-    reader = threading.Thread(target=consume, daemon=True)
-    reader.start()
-    status = _await_end(proc, reader, stream, deadline)
-    timed_out = status is None and not stream.exceeded
-    if status is None or stream.exceeded:
-        proc.kill()
-        status = proc.popen.returncode
-        reader.join(GRACE_SECONDS + 5)
-    else:
-        proc.reap_group()
-    report: Report = holder.get("report") or Report(wire=wire, strict=strict, source=source)
-    _judge_end(report, Collector(report, ignore), timed_out, stream.exceeded, status,
-               expect_exit, timeout, max_output_bytes)
+    judge = _Judge(stream, wire, out, max_line_bytes)
+    stopped = False
+    deadline = time.monotonic() + timeout
+    join_until = deadline + GRACE_SECONDS  # the reader gets one grace after the deadline, in total
+    with proc:
+        try:
+            judge.thread.start()
+            status = _await_end(proc, judge.thread, stream, deadline)
+            timed_out = status is None and not stream.exceeded
+            exited_itself = proc.popen.poll() is not None  # before our kill: what exit_status will mean
+            if status is None or stream.exceeded:
+                proc.kill()
+                status = proc.popen.returncode
+                judge.thread.join(max(join_until - time.monotonic(), 0.0))
+            else:
+                proc.reap_group()
+            _judge_end(report, out, timed_out, stream.exceeded, status, expect_exit, timeout, max_output_bytes,
+                       exited_itself)
+            if timed_out or stream.exceeded:
+                report.notes.append("exit_status: how the emitter ended by itself" if exited_itself else
+                                    "exit_status: -9, the harness killed the emitter")
+        except KeyboardInterrupt:
+            proc.kill()
+            report.exit_status = proc.popen.returncode
+            join_until = min(join_until, time.monotonic() + GRACE_SECONDS)
+            judge.thread.join(max(join_until - time.monotonic(), 0.0))
+            report.lines = max(report.lines, judge.line)
+            interrupted(report, "the emitter")
+            stopped = True
+        except Exception as exc:  # a harness fault is a finding, never a pass
+            proc.kill()
+            report.exit_status = proc.popen.returncode
+            join_until = min(join_until, time.monotonic() + GRACE_SECONDS)
+            internal(report, "live harness", exc)
+    judge.thread.join(max(join_until - time.monotonic(), 0.0))
+    report.lines = max(report.lines, judge.line)
+    if judge.error is not None:
+        internal(report, "reader and rule machines", judge.error, judge.line or None)
+    elif judge.thread.is_alive():
+        internal(report, "reader", TimeoutError("output still open after the emitter was killed"),
+                 judge.line or None)
     report.stderr = proc.stderr_tail()
+    if stopped:
+        raise Interrupted(report, b"".join(stream.kept or ()))
     return report, b"".join(stream.kept or ())
 
 
@@ -263,6 +535,7 @@ def _judge_end(
     expect_exit: int | None,
     timeout: float,
     max_output_bytes: int,
+    exited_itself: bool = False,
 ) -> None:
     if flooded:
         out.emit("run.output-limit", None, None,
@@ -270,8 +543,9 @@ def _judge_end(
                  "raise --max-output-bytes if the run is legitimately that long")
     elif timed_out:
         out.emit("run.timeout", None, None,
-                 f"expected the emitter to exit within {timeout:g}s, found it still running; "
-                 "killed it and its process group",
+                 f"expected the emitter's output to end within {timeout:g}s, found "
+                 + ("it still open after the emitter exited (a descendant we could not kill?)" if exited_itself
+                    else "the emitter still running; killed it, its process group and its descendants"),
                  "a hung emitter, or one that closed stdout but kept running")
     if status is not None:
         report.exit_status = status

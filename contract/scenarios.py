@@ -85,9 +85,21 @@ def run_scenario(
     return ScenarioRun(golden, tuple(argv), report, output, compare(golden.data(), output, golden.wire))
 
 
+INCOMPLETE = ("run.", "checker.")  # rule families that say the run or its judging did not finish
+
+
+def complete(report: Report) -> bool:
+    """The run ended and was judged to the end: no ``run.*`` or ``checker.*`` finding at all.
+
+    Checked on the counts, which ``--ignore`` cannot hide the fail-closed findings from
+    (``checker.internal`` and ``run.interrupted`` are emitted past it).
+    """
+    return not any(rule.startswith(INCOMPLETE) for rule in report.counts)
+
+
 def rerecord(run: ScenarioRun, emitter: Sequence[str] | None) -> Comparison | None:
-    """Rewrite the golden from a conformant run; None (golden kept) when the run was not conformant."""
-    if not run.report.conformant:
+    """Rewrite the golden from a complete, conformant run; None (golden kept) otherwise."""
+    if not run.report.conformant or not complete(run.report) or not run.output:
         return None
     name = shlex.join(emitter) if emitter else "bundled reference emitter"
     version = emitter_version(run.output, run.golden.wire) or "unknown"
