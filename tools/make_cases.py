@@ -109,6 +109,23 @@ def setf(index: int, pointer: str, value: Any) -> Any:
 DELETE = object()
 
 
+def seqs(text: str, *written: str) -> str:
+    """The base stream's text with seq 0, 1, 2, ... written as given (7.0, 5e0: numeric forms)."""
+    for number, form in enumerate(written):
+        text = text.replace(f'"seq":{number},', f'"seq":{form},', 1)
+    return text
+
+
+def stamps(*values: str) -> Any:
+    """Set the ts of the last len(values) lines of the base stream."""
+
+    def fn(lines: list[dict[str, Any]]) -> None:
+        for obj, value in zip(lines[-len(values):], values, strict=True):
+            obj["ts"] = value
+
+    return fn
+
+
 def _nested(depth: int) -> Any:
     value: Any = []
     for _ in range(depth - 1):
@@ -446,19 +463,15 @@ def main() -> None:
             case(
                 "1.0, 1.0, 99.0: a repeat, then a gap",
                 True,
-                raw_text=ok.replace('"seq":0,', '"seq":1.0,').replace('"seq":1,', '"seq":1.0,')
-                .replace('"seq":2,', '"seq":99.0,').replace('"seq":3,', '"seq":100,').replace('"seq":4,', '"seq":101,'),
+                raw_text=seqs(ok, "1.0", "1.0", "99.0", "100", "101"),
                 at=[(2, "/seq"), (3, "/seq")],
             ),
             case(
                 "0.0, 1.0, 2.0, 3.0, 4.0: contiguous by value",
                 False,
-                raw_text=ok.replace('"seq":0,', '"seq":0.0,').replace('"seq":1,', '"seq":1.0,')
-                .replace('"seq":2,', '"seq":2.0,').replace('"seq":3,', '"seq":3.0,').replace('"seq":4,', '"seq":4.0,'),
+                raw_text=seqs(ok, "0.0", "1.0", "2.0", "3.0", "4.0"),
             ),
-            case("70e-1 after 6 is 7", False,
-                 raw_text=ok.replace('"seq":0,', '"seq":5,').replace('"seq":1,', '"seq":6,').replace('"seq":2,', '"seq":70e-1,')
-                 .replace('"seq":3,', '"seq":8,').replace('"seq":4,', '"seq":9,')),
+            case("70e-1 after 6 is 7", False, raw_text=seqs(ok, "5", "6", "70e-1", "8", "9")),
             case("a non-integral seq 2.5 is the schema's finding, not a gap", False,
                  raw_text=ok.replace('"seq":2,', '"seq":2.5,')),
             case("a seq that is an array is the schema's finding", False, lines=edit(setf(2, "/seq", [2]))),
@@ -576,14 +589,14 @@ def main() -> None:
             case(
                 "a tool_result on an assistant line naming an unknown tool_use",
                 True,
-                lines=edit(setf(3, "/message/content", [{"type": "tool_result", "tool_use_id": "tu_9", "content": "x"}])),
+                lines=edit(setf(3, "/message/content", [{"type": "tool_result", "tool_use_id": "tu_9"}])),
                 at=[(4, "/message/content/0/tool_use_id")],
             ),
             case("a tool_result after its tool_use", False, lines=base()),
             case(
                 "a tool_result on an assistant line naming an earlier tool_use",
                 False,
-                lines=edit(setf(3, "/message/content", [{"type": "tool_result", "tool_use_id": "tu_1", "content": "x"}])),
+                lines=edit(setf(3, "/message/content", [{"type": "tool_result", "tool_use_id": "tu_1"}])),
             ),
             case(
                 "a tool_use_id that is an array is the schema's finding",
@@ -745,16 +758,14 @@ def main() -> None:
             case(
                 "23:59:59.9 after the leap second 23:59:60 of the same minute",
                 True,
-                lines=edit(lambda ls: (ls[2].update(ts="2026-03-01T23:59:60Z"), ls[3].update(ts="2026-03-01T23:59:59.9Z"),
-                                       ls[4].update(ts="2026-03-02T00:00:00Z"))),
+                lines=edit(stamps("2026-03-01T23:59:60Z", "2026-03-01T23:59:59.9Z", "2026-03-02T00:00:00Z")),
                 at=[(4, "/ts")],
                 strict=True,
             ),
             case(
                 "23:59:59.5, the leap second 23:59:60, then the next day",
                 False,
-                lines=edit(lambda ls: (ls[2].update(ts="2026-03-01T23:59:59.5Z"), ls[3].update(ts="2026-03-01T15:59:60-08:00"),
-                                       ls[4].update(ts="2026-03-02T00:00:00Z"))),
+                lines=edit(stamps("2026-03-01T23:59:59.5Z", "2026-03-01T15:59:60-08:00", "2026-03-02T00:00:00Z")),
                 strict=True,
             ),
             case(
