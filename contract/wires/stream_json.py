@@ -254,7 +254,8 @@ class StreamRules:
             return
         if expected is not None and value != expected:
             what = "a gap (a dropped line?)" if value > expected else "a repeat or a step back"
-            out.emit("sj.seq", line, "/seq", f"expected seq {expected}, found {_number_text(seq)}: {what}")
+            out.emit("sj.seq", line, "/seq",
+                     f"expected seq {_clip(str(expected))}, found {_clip(_number_text(seq))}: {what}")
         self.next_seq = value + 1
 
     def _session(self, session: Any, line: int, out: Collector) -> None:
@@ -416,7 +417,8 @@ class StreamRules:
             whole = sum(p for p in parts if type(p) is int)
             if whole != total:
                 out.emit("sj.usage-rollup", line, f"/usage/{key}",
-                         f"expected usage.{key} to equal the model_usage sum {whole}, found {total}")
+                         f"expected usage.{key} to equal the model_usage sum {_clip(str(whole))}, "
+                         f"found {_clip(str(total))}")
 
     # -- sj.capabilities -----------------------------------------------------------------------
 
