@@ -109,6 +109,33 @@ def setf(index: int, pointer: str, value: Any) -> Any:
 DELETE = object()
 
 
+def seqs(text: str, *written: str) -> str:
+    """The base stream's text with seq 0, 1, 2, ... written as given (7.0, 5e0: numeric forms)."""
+    for number, form in enumerate(written):
+        text = text.replace(f'"seq":{number},', f'"seq":{form},', 1)
+    return text
+
+
+def stamps(*values: str) -> Any:
+    """Set the ts of the last len(values) lines of the base stream."""
+
+    def fn(lines: list[dict[str, Any]]) -> None:
+        for obj, value in zip(lines[-len(values):], values, strict=True):
+            obj["ts"] = value
+
+    return fn
+
+
+def _nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+NESTED_900 = _nested(900)
+
+
 def raw(lines: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(o, separators=(",", ":"), ensure_ascii=False) + "\n" for o in lines)
 
@@ -345,7 +372,22 @@ def main() -> None:
                 False,
                 lines=edit(setf(2, "/ts", "2026-03-01T11:00:02.123456+01:00")),
             ),
-            case("a leap second", False, lines=edit(setf(4, "/ts", "2026-03-01T10:00:60Z"))),
+            case("fullwidth digits in the year", True, lines=edit(setf(2, "/ts", "２０２６-03-01T10:00:02Z")),
+                 at=[(3, "/ts")]),
+            case("Arabic-Indic digits in the second", True, lines=edit(setf(2, "/ts", "2026-03-01T10:00:٠٢Z"))),
+            case("mathematical-bold digits in the second", True, lines=edit(setf(2, "/ts", "2026-03-01T10:00:𝟎𝟐Z"))),
+            case("second 60 on an ordinary minute (a leap second only at 23:59:60 UTC)", True,
+                 lines=edit(setf(4, "/ts", "2026-03-01T10:00:60Z")), at=[(5, "/ts")]),
+            case("second 60 at 09:14 UTC", True, lines=edit(setf(4, "/ts", "2026-03-01T09:14:60Z"))),
+            case("23:59:60 local time at +01:00 is 22:59:60 UTC", True,
+                 lines=edit(setf(4, "/ts", "2026-03-01T23:59:60+01:00"))),
+            case("a leap second at 23:59:60Z", False, lines=edit(setf(4, "/ts", "2026-03-01T23:59:60Z"))),
+            case("a leap second at 15:59:60-08:00 (23:59:60 UTC)", False,
+                 lines=edit(setf(4, "/ts", "2026-03-01T15:59:60-08:00"))),
+            case("a leap second at 00:29:60+00:30 (23:59:60 UTC the day before)", False,
+                 lines=edit(setf(4, "/ts", "2026-03-02T00:29:60+00:30"))),
+            case("lower-case t and z (RFC 3339 §5.6 note)", False, lines=edit(setf(2, "/ts", "2026-03-01t10:00:02z"))),
+            case("a ts that is an array is the schema's finding", False, lines=edit(setf(2, "/ts", ["x"]))),
         ],
     )
     write(
@@ -414,6 +456,25 @@ def main() -> None:
             case(
                 "contiguous from 7 (any start)", False, lines=edit(lambda ls: [o.update(seq=o["seq"] + 7) for o in ls])
             ),
+            case("a gap written as a double: 3.0 after 1", True, raw_text=ok.replace('"seq":2,', '"seq":3.0,'),
+                 at=[(3, "/seq")]),
+            case("a repeat written as 1e0 after 1", True, raw_text=ok.replace('"seq":2,', '"seq":1e0,'),
+                 at=[(3, "/seq")]),
+            case(
+                "1.0, 1.0, 99.0: a repeat, then a gap",
+                True,
+                raw_text=seqs(ok, "1.0", "1.0", "99.0", "100", "101"),
+                at=[(2, "/seq"), (3, "/seq")],
+            ),
+            case(
+                "0.0, 1.0, 2.0, 3.0, 4.0: contiguous by value",
+                False,
+                raw_text=seqs(ok, "0.0", "1.0", "2.0", "3.0", "4.0"),
+            ),
+            case("70e-1 after 6 is 7", False, raw_text=seqs(ok, "5", "6", "70e-1", "8", "9")),
+            case("a non-integral seq 2.5 is the schema's finding, not a gap", False,
+                 raw_text=ok.replace('"seq":2,', '"seq":2.5,')),
+            case("a seq that is an array is the schema's finding", False, lines=edit(setf(2, "/seq", [2]))),
         ],
     )
     write(
@@ -481,8 +542,12 @@ def main() -> None:
                 lines=edit(setf(1, "/agent", {"name": "milk", "provider": "anthropic"})),
                 at=[(2, "/agent")],
             ),
-            case("an unknown role label", True, lines=edit(setf(3, "/agent", "secondary"))),
+            case("a number as the agent of an assistant line", True, lines=edit(setf(3, "/agent", 7)),
+                 at=[(4, "/agent")]),
+            case("null as the agent of a user line", True, lines=edit(setf(2, "/agent", None)), at=[(3, "/agent")]),
             case("the escalation label on an assistant line", False, lines=edit(setf(3, "/agent", "escalation"))),
+            case("an unknown role label: primary | escalation are known values of an open set", False,
+                 lines=edit(setf(3, "/agent", "secondary"))),
         ],
     )
     write(
@@ -521,7 +586,23 @@ def main() -> None:
                 True,
                 lines=edit(lambda ls: (ls.insert(1, ls.pop(2)), renumber(ls))),
             ),
+            case(
+                "a tool_result on an assistant line naming an unknown tool_use",
+                True,
+                lines=edit(setf(3, "/message/content", [{"type": "tool_result", "tool_use_id": "tu_9"}])),
+                at=[(4, "/message/content/0/tool_use_id")],
+            ),
             case("a tool_result after its tool_use", False, lines=base()),
+            case(
+                "a tool_result on an assistant line naming an earlier tool_use",
+                False,
+                lines=edit(setf(3, "/message/content", [{"type": "tool_result", "tool_use_id": "tu_1"}])),
+            ),
+            case(
+                "a tool_use_id that is an array is the schema's finding",
+                False,
+                lines=edit(setf(2, "/message/content/0/tool_use_id", ["tu_9"])),
+            ),
         ],
     )
     write(
@@ -553,7 +634,18 @@ def main() -> None:
                 True,
                 lines=tool_args(['{"path":', '"a.txt"'], {"path": "a.txt"}),
             ),
-            case("an integer argument streamed as 1.0", True, lines=tool_args(['{"n":1.0}'], {"n": 1})),
+            case("a duplicate member in the reassembly (no last-wins)", True,
+                 lines=tool_args(['{"path":"a.txt",', '"path":"b.txt"}'], {"path": "b.txt"})),
+            case("a duplicate member deep in the reassembly", True,
+                 lines=tool_args(['{"o":{"x":1,', '"x":1}}'], {"o": {"x": 1}})),
+            case("a number streamed as 1.5 for the input 1", True, lines=tool_args(['{"n":1.5}'], {"n": 1})),
+            case("true streamed for the input 1", True, lines=tool_args(['{"n":true}'], {"n": 1})),
+            case("an integer argument streamed as 1.0 is the number 1", False,
+                 lines=tool_args(['{"n":1.0}'], {"n": 1})),
+            case("the same member name in sibling objects", False,
+                 lines=tool_args(['{"a":{"x":1},', '"b":{"x":1}}'], {"a": {"x": 1}, "b": {"x": 1}})),
+            case("arguments nested 900 levels deep", False,
+                 lines=tool_args(["[" * 450, "[" * 450 + "]" * 900], NESTED_900)),
             case(
                 "fragments that reassemble exactly",
                 False,
@@ -661,6 +753,19 @@ def main() -> None:
                 "ts goes back across offsets",
                 True,
                 lines=edit(setf(3, "/ts", "2026-03-01T10:59:00+01:00")),
+                strict=True,
+            ),
+            case(
+                "23:59:59.9 after the leap second 23:59:60 of the same minute",
+                True,
+                lines=edit(stamps("2026-03-01T23:59:60Z", "2026-03-01T23:59:59.9Z", "2026-03-02T00:00:00Z")),
+                at=[(4, "/ts")],
+                strict=True,
+            ),
+            case(
+                "23:59:59.5, the leap second 23:59:60, then the next day",
+                False,
+                lines=edit(stamps("2026-03-01T23:59:59.5Z", "2026-03-01T15:59:60-08:00", "2026-03-02T00:00:00Z")),
                 strict=True,
             ),
             case(

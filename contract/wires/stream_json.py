@@ -11,11 +11,11 @@ from __future__ import annotations
 import calendar
 import json
 import re
-from datetime import datetime
+from decimal import Decimal
 from itertools import repeat
 from typing import Any
 
-from contract.jsonline import reject_constant
+from contract.jsonline import MAX_INT_DIGITS, parse
 from contract.reader import Record
 from contract.report import Collector
 from contract.wires.base import Machine, Wire
@@ -30,23 +30,31 @@ RESULT_IS_ERROR = {
     "error_max_turns": True,
     "interrupted": True,
 }
-AGENT_LABELS = ("primary", "escalation")  # "a role label string (primary | escalation)"
+# "a role label string (primary | escalation)": the known labels, not a closed set ("open-set
+# enums everywhere — this schema documents known values in descriptions but does not constrain
+# them"), so any string passes sj.agent-form; generators draw from these.
+AGENT_LABELS = ("primary", "escalation")
 TASK_SUBTYPES = frozenset(
     {"task_started", "task_progress", "task_notification", "background_tasks_changed"}
 )
 SESSION_FORM = re.compile(r"sess_\S+")
 
-# RFC 3339 §5.6 date-time, with the field ranges in the pattern; day-of-month is checked after.
+# RFC 3339 §5.6 date-time, with the field ranges in the pattern; day-of-month and the leap
+# second are checked after. Digits are [0-9], never \d: RFC 3339 digits are ASCII, and Python's
+# \d also matches fullwidth, Arabic-Indic and mathematical-bold digits.
 RFC3339 = re.compile(
-    r"(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
-    r"(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+    r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)"
+    r"(?:\.([0-9]+))?([Zz]|([+-])([01][0-9]|2[0-3]):([0-5][0-9]))"
 )
+_DAY_MINUTES = 24 * 60
 
 
 # Many UTC stamps joined by LF, each of the same RFC 3339 shape as above but with a day that
-# exists in every month (01-28): one C-level match proves a whole batch of stamps valid.
+# exists in every month (01-28) and no leap second (valid only at 23:59 UTC, judged line by
+# line): one C-level match proves a whole batch of stamps valid.
 _STAMP_UTC = (
-    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?Z"
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    r"(?:\.[0-9]+)?Z"
 )
 UTC_STAMPS = re.compile(rf"(?:{_STAMP_UTC}\n)*{_STAMP_UTC}")
 
@@ -60,10 +68,22 @@ class StreamRules:
     One dispatcher on purpose: checking must cost no more than parsing (BENCHMARKS.md), so the
     common path per line is a handful of dict lookups, and each rule lives in its own small
     method that runs only when its line type, or a mismatch, calls for it.
+
+    Any member may hold any JSON value (the machine also sees lines that failed the schema):
+    values from the input are used as dict keys or set members only once known to be strings,
+    and integer fields are judged by their exact value whatever number type the parser gives
+    (``_integral``).
     """
 
+    # Bounds on what the machine keeps. A file can be of any size, so each one can be reached;
+    # reaching one is a checker.limit finding (once per bound), and the checks it feeds stop
+    # judging from there instead of guessing (no silent pass, no false finding).
     MAX_PENDING_BYTES = 64 * 1024 * 1024  # tool_args_delta fragments kept while awaiting their tool_use
+    MAX_TOOL_USE_BYTES = 64 * 1024 * 1024  # tool_use ids remembered for sj.tool-result-ref / sj.parent-ref
+    ENTRY_OVERHEAD = 64  # bytes charged per kept fragment or id, so empty strings are not free
+    # A cache, not a bound on a check: stamps it does not hold are validated in full.
     MAX_REMEMBERED_TAILS = 4096
+    MAX_REMEMBERED_TAIL_LENGTH = 40
 
     def __init__(self) -> None:
         self.first = True
@@ -73,12 +93,15 @@ class StreamRules:
         self.next_seq: int | None = None
         self.session: str | None = None
         self.last_ts: str | None = None
-        self.valid_head = ""  # the date-time part of the last valid ts
+        self.valid_head = ""  # the date-time part of the last valid ts (never a leap second)
         self.valid_tails: set[str] = set()  # fraction-and-offset parts seen in valid stamps
         self.advertised: set[str] | None = None
         self.tool_uses: set[str] = set()
+        self.tool_use_bytes = 0
+        self.tool_uses_full = False  # MAX_TOOL_USE_BYTES reached: unknown refs can no longer be judged
         self.fragments: dict[str, list[str]] = {}
         self.pending_bytes = 0
+        self.reassembly_stopped = False  # MAX_PENDING_BYTES reached: reassembly is no longer judged
         self.by_kind = {
             "assistant": self._assistant,
             "user": self._user,
@@ -111,7 +134,7 @@ class StreamRules:
             self._ts(ts, line, out)
         if "parent_tool_use_id" in obj:
             self._parent(obj["parent_tool_use_id"], line, out)
-        handler = self.by_kind.get(kind)  # type: ignore[arg-type]
+        handler = self.by_kind.get(kind) if type(kind) is str else None
         if handler is not None:
             handler(obj, line, out)
 
@@ -131,7 +154,8 @@ class StreamRules:
         for line, obj in enumerate(objs, first):
             if "parent_tool_use_id" in obj:
                 parent(obj["parent_tool_use_id"], line, out)
-            handler = by_kind.get(obj.get("type"))  # type: ignore[arg-type]
+            kind = obj.get("type")
+            handler = by_kind.get(kind) if type(kind) is str else None
             if handler is not None:
                 handler(obj, line, out)
         self.last_line = first + len(objs) - 1
@@ -142,9 +166,10 @@ class StreamRules:
         C-level operations; if so the run's state moves past the batch.
 
         The batch must continue a run already under way (init seen, seq, session and a UTC ts
-        known), hold no result line, and have: seq exactly the next integers, every
-        session_id the run's, and ts all valid UTC stamps of the previous stamp's length, in
-        order (for one shape in UTC, text order is time order).
+        known), hold no result line, and have: seq exactly the next integers (of type int: a
+        7.0 takes the line-by-line path), every session_id the run's, and ts all valid UTC
+        stamps of the previous stamp's length, in order (for one shape in UTC, text order is
+        time order), none of them a leap second.
         """
         expected, last_ts = self.next_seq, self.last_ts
         if self.first or self.result_line is not None or expected is None or self.session is None or last_ts is None:
@@ -214,15 +239,24 @@ class StreamRules:
     # -- sj.seq, sj.session ----------------------------------------------------------------
 
     def _seq(self, seq: Any, line: int, out: Collector) -> None:
+        """Judge seq by its exact value: 7.0 and 5e0 are the integers 7 and 5 (JSON Schema)."""
         expected = self.next_seq
-        if type(seq) is not int:  # missing or mistyped: the schema's finding
+        value = _integral(seq)
+        if value is None:  # missing, mistyped or not integral: the schema's finding
             if expected is not None:
                 self.next_seq = expected + 1
             return
-        if expected is not None:
-            what = "a gap (a dropped line?)" if seq > expected else "a repeat or a step back"
-            out.emit("sj.seq", line, "/seq", f"expected seq {expected}, found {seq}: {what}")
-        self.next_seq = seq + 1
+        if value is TOO_LONG:
+            out.emit("checker.limit", line, "/seq",
+                     f"sj.seq stopped: a seq of more than {MAX_INT_DIGITS} digits is beyond what the checker "
+                     "reads; seq is judged again from the next line on")
+            self.next_seq = None
+            return
+        if expected is not None and value != expected:
+            what = "a gap (a dropped line?)" if value > expected else "a repeat or a step back"
+            out.emit("sj.seq", line, "/seq",
+                     f"expected seq {_clip(str(expected))}, found {_clip(_number_text(seq))}: {what}")
+        self.next_seq = value + 1
 
     def _session(self, session: Any, line: int, out: Collector) -> None:
         if type(session) is not str:
@@ -241,25 +275,24 @@ class StreamRules:
     def _ts(self, ts: str, line: int, out: Collector) -> None:
         if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
-                     f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {_clip(ts)!r}")
+                     f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {_clip(ts)!r}",
+                     "ASCII digits, a real calendar date, second 60 only as a leap second at 23:59:60 UTC")
             return
         last = self.last_ts
         self.last_ts = ts
         if last is None or (ts >= last and len(ts) == len(last) and ts[-1] == last[-1] == "Z"):
-            return  # same shape in UTC: text order is time order
-        try:
-            went_back = _parse_ts(ts) < _parse_ts(last)
-        except ValueError:  # a shape fromisoformat does not read (RFC 3339 allows more digits)
-            return
-        if went_back:
-            out.emit("sj.ts-order", line, "/ts", f"expected ts at or after the previous line's {last}, found {ts}")
+            return  # same shape in UTC: text order is time order (a leap second included)
+        if _ts_key(ts) < _ts_key(last):
+            out.emit("sj.ts-order", line, "/ts",
+                     f"expected ts at or after the previous line's {_clip(last)}, found {_clip(ts)}")
 
     def _rfc3339(self, ts: str) -> bool:
         """Whether ``ts`` is an RFC 3339 date-time (the schema: "ts (RFC 3339)").
 
         The pattern is a fixed 19-character date and time, then an optional fraction and the
         offset, each valid on its own. A run's stamps share the first part for a second at a
-        time and repeat a few shapes of the second, so both are remembered once seen valid.
+        time and repeat a few shapes of the second, so both are remembered once seen valid;
+        a leap second's head is not, since its validity depends on the offset.
         """
         head, tail = ts[:19], ts[19:]
         if head == self.valid_head and tail in self.valid_tails:
@@ -267,8 +300,10 @@ class StreamRules:
         match = RFC3339.fullmatch(ts)
         if match is None or (match.group(3) > "28" and not _real_day(match)):
             return False
+        if match.group(6) == "60":
+            return _leap_minute(match)
         self.valid_head = head
-        if len(self.valid_tails) < self.MAX_REMEMBERED_TAILS:
+        if len(self.valid_tails) < self.MAX_REMEMBERED_TAILS and len(tail) <= self.MAX_REMEMBERED_TAIL_LENGTH:
             self.valid_tails.add(tail)
         return True
 
@@ -276,10 +311,10 @@ class StreamRules:
 
     def _system(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         subtype = obj.get("subtype")
+        if type(subtype) is not str:  # missing or mistyped: the schema's finding
+            return
         if subtype == "init":
             self._init(obj, line, out)
-            return
-        if "agent" in obj and type(obj["agent"]) is not dict and subtype == "init":
             return
         if subtype == "error" and "message" in obj and type(obj["message"]) is not str:
             out.emit("sj.message-form", line, "/message",
@@ -289,29 +324,30 @@ class StreamRules:
 
     def _assistant(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         content = self._actor(obj, "assistant", line, out)
-        if content is None:
-            return
-        for index, block in enumerate(content):
-            if type(block) is dict and block.get("type") == "tool_use":
-                self._tool_use(block, line, f"/message/content/{index}", out)
+        if content is not None:
+            self._blocks(content, line, out)
 
     def _user(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         content = self._actor(obj, "user", line, out)
-        if content is None:
-            return
+        if content is not None:
+            self._blocks(content, line, out)
+
+    def _blocks(self, content: list[Any], line: int, out: Collector) -> None:
+        """tool_use and tool_result blocks, in content order, on assistant and user lines alike."""
         for index, block in enumerate(content):
-            if type(block) is dict and block.get("type") == "tool_result":
-                ref = block.get("tool_use_id")
-                if ref not in self.tool_uses:
-                    found = repr(_clip(ref)) if type(ref) is str else "no tool_use_id"
-                    out.emit("sj.tool-result-ref", line, f"/message/content/{index}/tool_use_id",
-                             f"expected the id of an earlier tool_use, found {found}")
+            if type(block) is not dict:
+                continue
+            kind = block.get("type")
+            if kind == "tool_use":
+                self._tool_use(block, line, f"/message/content/{index}", out)
+            elif kind == "tool_result":
+                self._tool_result(block, line, f"/message/content/{index}/tool_use_id", out)
 
     def _stream_event(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         self._need("partial_messages_v1", "stream_event", line, out)
         event = obj.get("event")
         if type(event) is dict and event.get("type") == "tool_args_delta":
-            self._fragment(event)
+            self._fragment(event, line, out)
 
     def _result(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         if self.result_line is not None:
@@ -326,15 +362,14 @@ class StreamRules:
 
     @staticmethod
     def _actor(obj: dict[str, Any], kind: str, line: int, out: Collector) -> list[Any] | None:
-        """Check an assistant/user line's dual-form fields; return its content blocks."""
-        agent = obj.get("agent", "primary")
-        if agent not in AGENT_LABELS:
-            if type(agent) is not str:
-                out.emit("sj.agent-form", line, "/agent",
-                         f"expected a role label string on {kind} lines, found {_json_kind(agent)}")
-            else:
-                out.emit("sj.agent-form", line, "/agent",
-                         f"expected the role label primary or escalation, found {_clip(agent)!r}")
+        """Check an assistant/user line's dual-form fields; return its content blocks.
+
+        Any label string passes sj.agent-form: "primary | escalation" are known values in a
+        schema of "open-set enums everywhere"; the rule checks the form only.
+        """
+        if "agent" in obj and type(obj["agent"]) is not str:
+            out.emit("sj.agent-form", line, "/agent",
+                     f"expected a role label string on {kind} lines, found {_json_kind(obj['agent'])}")
         message = obj.get("message")
         if type(message) is not dict:
             found = "it missing" if "message" not in obj else _json_kind(message)
@@ -360,26 +395,30 @@ class StreamRules:
             out.emit("sj.result-is-error", line, "/is_error",
                      f"expected a boolean is_error, found {_json_kind(is_error)}")
             return
-        want = RESULT_IS_ERROR.get(obj.get("subtype"))  # type: ignore[arg-type]
+        subtype = obj.get("subtype")
+        want = RESULT_IS_ERROR.get(subtype) if type(subtype) is str else None
         if want is not None and want is not is_error:
             out.emit("sj.result-is-error", line, "/is_error",
-                     f"expected is_error {str(want).lower()} for subtype {obj['subtype']}, "
+                     f"expected is_error {str(want).lower()} for subtype {subtype}, "
                      f"found {str(is_error).lower()}",
                      "success and refused are completed turns; errors, max turns and interruptions are not")
 
     @staticmethod
     def _usage(obj: dict[str, Any], line: int, out: Collector) -> None:
+        """Token counts are integers judged by exact value (10.0 is 10); others are the schema's."""
         usage, per_model = obj.get("usage"), obj.get("model_usage")
         if type(usage) is not dict or type(per_model) is not dict or not per_model:
             return
         for key in USAGE_KEYS:
-            parts = [m.get(key) for m in per_model.values() if type(m) is dict]
-            total = usage.get(key)
+            total = _integral(usage.get(key))
+            parts = [_integral(m.get(key)) if type(m) is dict else None for m in per_model.values()]
             if type(total) is not int or not all(type(p) is int for p in parts):
-                continue
-            if sum(parts) != total:  # type: ignore[arg-type]
+                continue  # a missing, mistyped or over-long count: nothing exact to add up
+            whole = sum(p for p in parts if type(p) is int)
+            if whole != total:
                 out.emit("sj.usage-rollup", line, f"/usage/{key}",
-                         f"expected usage.{key} to equal the model_usage sum {sum(parts)}, found {total}")  # type: ignore[arg-type]
+                         f"expected usage.{key} to equal the model_usage sum {_clip(str(whole))}, "
+                         f"found {_clip(str(total))}")
 
     # -- sj.capabilities -----------------------------------------------------------------------
 
@@ -387,37 +426,97 @@ class StreamRules:
         if self.advertised is not None and capability not in self.advertised:
             out.emit("sj.capabilities", line, "/type",
                      f"expected {capability} in system/init capabilities before {what} lines, "
-                     f"found {sorted(self.advertised)}")
+                     f"found {_clip(str(sorted(self.advertised)), 200)}")
 
-    # -- sj.parent-ref, sj.tool-args-reassembly ------------------------------------------------
+    # -- sj.tool-result-ref, sj.parent-ref, sj.tool-args-reassembly ----------------------------
+
+    def _known(self, ref: str) -> bool | None:
+        """Whether ``ref`` names an earlier tool_use; None when that can no longer be told."""
+        if ref in self.tool_uses:
+            return True
+        return None if self.tool_uses_full else False
+
+    def _tool_result(self, block: dict[str, Any], line: int, where: str, out: Collector) -> None:
+        if "tool_use_id" not in block:
+            out.emit("sj.tool-result-ref", line, where, "expected the id of an earlier tool_use, found no tool_use_id")
+            return
+        ref = block["tool_use_id"]
+        if type(ref) is str and self._known(ref) is False:  # a non-string id is the schema's finding
+            out.emit("sj.tool-result-ref", line, where, f"expected the id of an earlier tool_use, found {_clip(ref)!r}")
 
     def _parent(self, parent: Any, line: int, out: Collector) -> None:
-        if type(parent) is str and parent not in self.tool_uses:
+        if type(parent) is str and self._known(parent) is False:
             out.emit("sj.parent-ref", line, "/parent_tool_use_id",
                      f"expected the id of an earlier tool_use, found {_clip(parent)!r}, never used before",
                      "nested actors point at the tool_use that started them")
 
-    def _fragment(self, event: dict[str, Any]) -> None:
+    def _remember(self, ref: str, line: int, out: Collector) -> None:
+        if self.tool_uses_full or ref in self.tool_uses:
+            return
+        cost = len(ref) + self.ENTRY_OVERHEAD
+        if self.tool_use_bytes + cost > self.MAX_TOOL_USE_BYTES:
+            self.tool_uses_full = True
+            out.emit("checker.limit", line, None,
+                     f"sj.tool-result-ref and sj.parent-ref stopped: the tool_use ids remembered reached "
+                     f"{self.MAX_TOOL_USE_BYTES} bytes; an id first used from line {line} on is not judged")
+            return
+        self.tool_use_bytes += cost
+        self.tool_uses.add(ref)
+
+    def _fragment(self, event: dict[str, Any], line: int, out: Collector) -> None:
+        if self.reassembly_stopped:
+            return
         ref, fragment = event.get("tool_use_id"), event.get("partial_json")
-        if type(ref) is str and type(fragment) is str:
-            if self.pending_bytes + len(fragment) > self.MAX_PENDING_BYTES:
-                return
-            self.pending_bytes += len(fragment)
-            self.fragments.setdefault(ref, []).append(fragment)
+        if type(ref) is not str or type(fragment) is not str:
+            return
+        pieces = self.fragments.get(ref)
+        cost = len(fragment) + self.ENTRY_OVERHEAD + (0 if pieces is not None else len(ref))
+        if self.pending_bytes + cost > self.MAX_PENDING_BYTES:
+            # Judging the calls whose fragments were partly dropped would be a false mismatch,
+            # and remembering which were would be another bound: stop the check here.
+            self.reassembly_stopped = True
+            self.fragments.clear()
+            self.pending_bytes = 0
+            out.emit("checker.limit", line, "/event/partial_json",
+                     f"sj.tool-args-reassembly stopped: pending tool_args_delta fragments reached "
+                     f"{self.MAX_PENDING_BYTES} bytes; no reassembly is judged from line {line} on")
+            return
+        self.pending_bytes += cost
+        if pieces is None:
+            self.fragments[ref] = [fragment]
+        else:
+            pieces.append(fragment)
 
     def _tool_use(self, block: dict[str, Any], line: int, where: str, out: Collector) -> None:
         ref = block.get("id")
         if type(ref) is not str:
             return
-        self.tool_uses.add(ref)
+        self._remember(ref, line, out)
         pieces = self.fragments.pop(ref, None)
         if pieces is None:
             return
         text = "".join(pieces)
-        self.pending_bytes -= len(text)
-        try:
-            args = json.loads(text, parse_constant=reject_constant)
-        except (ValueError, RecursionError):
+        self.pending_bytes -= len(text) + self.ENTRY_OVERHEAD * len(pieces) + len(ref)
+        # The reassembly is read as a line is (contract.jsonline): the same strict RFC 8259
+        # numbers, nesting limit and duplicate-member detection, never last-wins.
+        args, faults = parse(text.encode("utf-8", "surrogatepass"))
+        rules = {fault.rule for fault in faults}
+        if "line.limit" in rules:
+            why = next(f.message for f in faults if f.rule == "line.limit")
+            out.emit("checker.limit", line, f"{where}/input",
+                     f"sj.tool-args-reassembly stopped for {_clip(ref)!r}: its reassembled arguments are "
+                     f"beyond the checker's limits ({_clip(why, 120)})")
+            return
+        if "line.duplicate-key" in rules:
+            fault = next(f for f in faults if f.rule == "line.duplicate-key")
+            found = fault.message.removeprefix("expected unique member names, found ")
+            out.emit("sj.tool-args-reassembly", line, f"{where}/input",
+                     f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to concatenate "
+                     f"to JSON with unique member names, found {found} at {_clip(fault.pointer or '', 80)!r} "
+                     "of the reassembly",
+                     "parsers disagree on which duplicate wins; a consumer's reading would depend on its parser")
+            return
+        if faults:  # not one JSON text (parse gives a value only with no fault or a duplicate)
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to "
                      f"concatenate to JSON, found {_clip(text)!r}")
@@ -428,10 +527,46 @@ class StreamRules:
                      f"found {_clip(_dumps(block.get('input')))!r}")
 
 
+class _TooLong(int):
+    """The marker ``_integral`` returns for an integer longer than the checker reads."""
+
+
+TOO_LONG = _TooLong(0)
+
+
+def _integral(value: Any) -> int | None:
+    """The exact integer a JSON number stands for, or None when it is no integer.
+
+    Per JSON Schema an integer is any integer-valued number: ``7.0``, ``5e0`` and ``70e-1``
+    are 7, 5 and 7, whether the parser hands over an int, a float or a Decimal. A bool is not
+    a number. A Decimal is read exactly (``2.0000000000000001`` is not 2); one whose integer
+    would be longer than MAX_INT_DIGITS returns TOO_LONG instead of being built.
+    """
+    kind = type(value)
+    if kind is int:
+        return value  # type: ignore[no-any-return]
+    if kind is float:
+        return int(value) if value.is_integer() else None
+    if kind is Decimal:
+        if not value.is_finite():
+            return None
+        if value.adjusted() >= MAX_INT_DIGITS:
+            return TOO_LONG
+        if value != value.to_integral_value():
+            return None
+        return int(value)
+    return None
+
+
+def _number_text(value: Any) -> str:
+    return str(value) if type(value) is not float else repr(value)
+
+
 def _dumps(value: Any) -> str:
+    """A short JSON-ish rendering of ``value`` for a message (Decimal and depth tolerated)."""
     try:
-        return json.dumps(value)
-    except RecursionError:  # deeper than json.dumps recurses: say what it is instead
+        return json.dumps(value, default=str)
+    except (RecursionError, ValueError):  # deeper than json.dumps recurses: say what it is instead
         return f"a {type(value).__name__} nested too deep to show"
 
 
@@ -444,37 +579,77 @@ def _real_day(match: re.Match[str]) -> bool:
     return day <= calendar.monthrange(year, month)[1]
 
 
-def _parse_ts(ts: str) -> datetime:
-    text = ts.replace("t", "T").replace("z", "Z")
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    if text[17:19] == "60":  # a leap second: order it with the minute's last second
-        text = text[:17] + "59" + text[19:]
-    return datetime.fromisoformat(text)
+def _offset_minutes(match: re.Match[str]) -> int:
+    if match.group(9) is None:  # Z
+        return 0
+    minutes = int(match.group(10)) * 60 + int(match.group(11))
+    return minutes if match.group(9) == "+" else -minutes
 
+
+def _leap_minute(match: re.Match[str]) -> bool:
+    """Second 60 is a leap second, valid only at 23:59:60 UTC (after removing the offset)."""
+    local = int(match.group(4)) * 60 + int(match.group(5))
+    return (local - _offset_minutes(match)) % _DAY_MINUTES == _DAY_MINUTES - 1
+
+
+def _ts_key(ts: str) -> tuple[int, int, Decimal]:
+    """An exact sort key for a valid RFC 3339 stamp: UTC minute, second (60 for a leap second), fraction.
+
+    Computed from the digits, not through datetime: any fraction length, year 0000 and a leap
+    second (the 61st second of 23:59 UTC, after 59.999... and before the next minute) all order.
+    """
+    match = RFC3339.fullmatch(ts)
+    assert match is not None  # only stamps that passed _rfc3339 are ordered
+    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
+    days = _days_from_civil(year, month, day)
+    minute = days * _DAY_MINUTES + int(match.group(4)) * 60 + int(match.group(5)) - _offset_minutes(match)
+    fraction = Decimal("0." + match.group(7)) if match.group(7) else Decimal(0)
+    return minute, int(match.group(6)), fraction
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 0000-03-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm)."""
+    if month <= 2:
+        year -= 1
+    era = year // 400
+    yoe = year - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe
 
 
 def same_json(a: Any, b: Any) -> bool:
-    """JSON equality that keeps types apart (Python says 1 == 1.0 == True).
+    """JSON equality: numbers by exact value, every other kind by type and value.
 
+    Python says 1 == True, so booleans are kept apart from numbers; numbers compare by their
+    exact value whatever type the parser gave them (1, 1.0 and Decimal("1.0") are one JSON
+    number, as JSON Schema's equality has it; Decimal comparison is exact, no context rounding).
     Iterative: tool input may nest as deep as the parser allows, deeper than Python recurses.
     """
     stack: list[tuple[Any, Any]] = [(a, b)]
     while stack:
         x, y = stack.pop()
-        if type(x) is not type(y):
+        tx, ty = type(x), type(y)
+        if tx in _NUMBERS and ty in _NUMBERS:
+            if (x if tx is Decimal else Decimal(x)) != (y if ty is Decimal else Decimal(y)):
+                return False
+            continue
+        if tx is not ty:
             return False
-        if type(x) is dict:
+        if tx is dict:
             if x.keys() != y.keys():
                 return False
             stack.extend((x[k], y[k]) for k in x)
-        elif type(x) is list:
+        elif tx is list:
             if len(x) != len(y):
                 return False
             stack.extend(zip(x, y, strict=True))
         elif x != y:
             return False
     return True
+
+
+_NUMBERS = (int, float, Decimal)
 
 
 def _machines() -> list[Machine]:
@@ -491,14 +666,14 @@ def _kind(obj: dict[str, Any] | None) -> str:
     kind, subtype = obj.get("type"), obj.get("subtype")
     if type(kind) is not str:
         return "untyped"
-    return f"{kind}/{subtype}" if type(subtype) is str else kind
+    return f"{_clip(kind)}/{_clip(subtype)}" if type(subtype) is str else _clip(kind)
 
 
 def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
-            dict: "an object"}.get(type(value), type(value).__name__)
+    return {bool: "a boolean", int: "a number", float: "a number", Decimal: "a number", str: "a string",
+            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def _clip(text: str, limit: int = 60) -> str:
