@@ -253,6 +253,12 @@ SA_REPLACEMENTS: dict[str, tuple[str, str]] = {
         '"type":"subagent_event","version":1,"x":0,"sessionId"',
     ),
     "frame/leading-space": ("\n{", "\n {"),
+    "dup/fleet-entry-key": (
+        '"entries":[{',
+        '"entries":[{"key":"dupkey","agent":"a","startedAt":0,"tokens":{"input":0,"output":0,"total":0}},'
+        '{"key":"dupkey","agent":"a","startedAt":0,"tokens":{"input":0,"output":0,"total":0}},{',
+    ),
+    "open/status-completed-alias": ('"status":"running"', '"status":"completed"'),
 }
 
 FRAMING: dict[str, Callable[[bytes], bytes]] = {
