@@ -196,7 +196,16 @@ SA_MEMBERS: dict[str, str] = {
 SJ_REPLACEMENTS: dict[str, tuple[str, str]] = {
     "open/unknown-type": ('"type":"stream_event"', '"type":"telemetry"'),
     "open/unknown-result-subtype": ('"type":"result","subtype":"success"', '"type":"result","subtype":"budget_spent"'),
-    "open/unknown-system-subtype": ('"subtype":"init"', '"subtype":"init"'),  # placeholder, see below
+    "open/unknown-system-subtype": ('"subtype":"agent_switch"', '"subtype":"weather_report"'),
+    "open/unknown-system-subtype-2": ('"subtype":"memory"', '"subtype":"dream"'),
+    "form/error-message-object": (
+        '"message":"provider returned',
+        '"message":{"role":"x","content":[]},"_meta":"provider returned',
+    ),
+    "open/unknown-result-subtype-true": (
+        '"subtype":"error_max_turns"',
+        '"subtype":"error_budget"',
+    ),
     "open/unknown-agent-label": ('"agent":"primary"', '"agent":"sidekick"'),
     "open/unknown-capability": ('"capabilities":["', '"capabilities":["future_v9","'),
     "open/unknown-stop-reason": ('"stop_reason":"end_turn"', '"stop_reason":"mystery"'),
@@ -233,7 +242,6 @@ SJ_REPLACEMENTS: dict[str, tuple[str, str]] = {
     "frame/leading-space": ("\n{", "\n {"),
     "frame/tab-before-newline": ("}\n", "}\t\n"),
 }
-del SJ_REPLACEMENTS["open/unknown-system-subtype"]
 
 SA_REPLACEMENTS: dict[str, tuple[str, str]] = {
     "num/revision-.0": ('"revision":1', '"revision":1.0'),
