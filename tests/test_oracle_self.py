@@ -125,6 +125,15 @@ CASES: list[tuple[str, str, bytes, str, str, bool]] = [
         "MUST",
         False,
     ),
+    ("int-by-exponent", "stream-json", sj(INIT, A, R.replace('"seq":3', '"seq":1e5000')), "line.limit", "MUST", True),
+    (
+        "int-by-exponent-near",
+        "stream-json",
+        sj(INIT, A, R.replace('"seq":3', '"seq":1e400')),
+        "line.limit",
+        "MUST",
+        False,
+    ),
     ("schema", "stream-json", sj(INIT, A.replace('"seq":2', '"seq":"2"'), R), "sj.schema", "MUST", True),
     ("seq-2.0-near", "stream-json", sj(INIT, A.replace('"seq":2', '"seq":2.0'), R), "sj.schema", "MUST", False),
     (

@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Context, Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +32,10 @@ WIRES = ("stream-json", "subagent-stdio")
 # literals are beyond the checker, and saying so is a MUST-level finding (line.limit).
 MAX_DEPTH = 1024
 MAX_INTEGER_DIGITS = 4300
+
+# Arithmetic on seq must be exact for every integer within the limits (the default context rounds
+# to 28 digits); the oracle's only arithmetic is previous + 1.
+_EXACT = Context(prec=MAX_INTEGER_DIGITS + 2)
 
 _SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 _KNOWN_SJ_TYPES = ("system", "stream_event", "assistant", "user", "result")
@@ -323,7 +327,7 @@ def _stream_json(objects: list[tuple[int, dict[str, JSONValue]]], line_count: in
             continue
         if previous is not None and seq <= previous:
             verdict.fire("sj.seq", number, f"seq {seq} after {previous}")
-        elif previous is not None and seq != previous + 1:
+        elif previous is not None and seq != previous.fma(1, 1, _EXACT):
             # "gap-tolerant consumers can detect dropped lines on relays" implies the emitter
             # counts by one; the seed does not write it, so a gap is SHOULD-level only.
             verdict.fire("sj.seq", number, f"seq {seq} after {previous} (gap)", level="SHOULD")

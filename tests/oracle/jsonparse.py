@@ -100,9 +100,12 @@ def parse(text: str) -> Parsed:
                 if m is None:
                     raise JSONSyntaxError(f"bad number at offset {pos}")
                 tok = m.group(0)
+                value = Decimal(tok)
                 if "." not in tok and "e" not in tok and "E" not in tok:
                     longest_int = max(longest_int, len(tok.lstrip("-")))
-                value = Decimal(tok)
+                elif value == value.to_integral_value() and value != 0:
+                    # 1e5000 is an integer too (JSON Schema), one of 5001 digits.
+                    longest_int = max(longest_int, value.adjusted() + 1)
                 pos = m.end()
             elif text.startswith("true", pos):
                 value, pos = True, pos + 4
