@@ -183,6 +183,15 @@ SJ_MEMBERS: dict[str, str] = {
     "open/unknown-top-member": '"x_new_field":1',
 }
 
+
+def node_chain(n: int) -> str:
+    """A run node with ``n`` levels of single children below it (two nesting levels per node)."""
+    text = '{"key":"k","status":"running","children":[],"omittedChildren":0}'
+    for _ in range(n):
+        text = '{"key":"k","status":"running","children":[' + text + '],"omittedChildren":0}'
+    return text
+
+
 SA_MEMBERS: dict[str, str] = {
     "dup/top-type": '"type":"subagent_event"',
     "ctl/esc-member-name-top": '"\\u001b[2J":1',
@@ -271,6 +280,9 @@ SA_REPLACEMENTS: dict[str, tuple[str, str]] = {
         '{"key":"dupkey","agent":"a","startedAt":0,"tokens":{"input":0,"output":0,"total":0}},{',
     ),
     "open/status-completed-alias": ('"status":"running"', '"status":"completed"'),
+    # Valid recursive run trees, within the documented 1024-level limit: ~905 and ~1015 levels deep.
+    "deep/node-tree-905": ('"runs":[', '"runs":[' + node_chain(450) + ","),
+    "deep/node-tree-1015": ('"runs":[', '"runs":[' + node_chain(505) + ","),
 }
 
 FRAMING: dict[str, Callable[[bytes], bytes]] = {
