@@ -1,0 +1,478 @@
+"""An independent executable reading of milk's two JSONL wires (the differential-test oracle).
+
+``judge(data, wire)`` takes a whole transcript as bytes and returns the rule ids it finds violated,
+split into MUST (written in a seed schema) and SHOULD (only inferable from it). It is written from
+the schemas in ``schemas/`` and their ``description`` texts alone, deliberately shares no code with
+``contract``, and prefers plain loops to speed. ``tests/oracle/READINGS.md`` gives, per rule id,
+the seed words each check rests on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from decimal import Context, Decimal
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import jsonschema
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import ValidationError
+
+from tests.oracle.jsonparse import JSONSyntaxError, JSONValue, max_depth_of_bytes, parse
+from tests.oracle.rfc3339 import is_rfc3339_date_time
+
+WIRES = ("stream-json", "subagent-stdio")
+# The project's documented limits (see the brief in READINGS.md): deeper lines and longer integer
+# literals are beyond the checker, and saying so is a MUST-level finding (line.limit).
+MAX_DEPTH = 1024
+MAX_INTEGER_DIGITS = 4300
+
+# Arithmetic on seq must be exact for every integer within the limits (the default context rounds
+# to 28 digits); the oracle's only arithmetic is previous + 1.
+_EXACT = Context(prec=MAX_INTEGER_DIGITS + 2)
+
+_SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+_KNOWN_SJ_TYPES = ("system", "stream_event", "assistant", "user", "result")
+# Result subtypes whose is_error the seed fixes ("true when the run failed (execution error, max
+# turns, interruption)"; "a refusal is a completed turn and reports is_error false").
+_RESULT_IS_ERROR = {
+    "success": False,
+    "refused": False,
+    "error_during_execution": True,
+    "error_max_turns": True,
+    "interrupted": True,
+}
+
+
+@dataclass
+class Verdict:
+    """The oracle's findings for one transcript."""
+
+    must: set[str] = field(default_factory=set)
+    should: set[str] = field(default_factory=set)
+    # (rule, line, detail) for humans reading a disagreement.
+    notes: list[tuple[str, int, str]] = field(default_factory=list)
+
+    @property
+    def conformant(self) -> bool:
+        return not self.must
+
+    def fire(self, rule: str, line: int, detail: str, *, level: str = "MUST") -> None:
+        (self.must if level == "MUST" else self.should).add(rule)
+        self.notes.append((rule, line, detail))
+
+
+# --- schema validation with exact numbers and ECMA-262 patterns -------------------------------
+
+
+def _is_integer(_checker: object, instance: object) -> bool:
+    if isinstance(instance, bool):
+        return False
+    if isinstance(instance, int):
+        return True
+    # JSON Schema: an integer is a number with a zero fractional part, so 7.0 and 7e0 are integers.
+    return isinstance(instance, Decimal) and instance.is_finite() and instance == instance.to_integral_value()
+
+
+def _is_number(_checker: object, instance: object) -> bool:
+    return not isinstance(instance, bool) and isinstance(instance, (int, Decimal))
+
+
+def _ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """Translate ``$`` (outside classes) to ``\\Z``: in ECMA-262 without the m flag it is end of input."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+        elif ch == "]" and in_class:
+            in_class = False
+        elif ch == "$" and not in_class:
+            out.append(r"\Z")
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return re.compile("".join(out))
+
+
+def _pattern_keyword(_validator: Any, pattern: str, instance: object, _schema: object) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and _ecma_pattern(pattern).search(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r} (ECMA-262 semantics)")
+
+
+_TypeChecker = Draft202012Validator.TYPE_CHECKER.redefine_many({"integer": _is_integer, "number": _is_number})
+_OracleValidator = jsonschema.validators.extend(
+    Draft202012Validator, validators={"pattern": _pattern_keyword}, type_checker=_TypeChecker
+)
+
+
+def _load_schema(wire: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((_SCHEMA_DIR / f"{wire}.schema.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+_SCHEMAS = {wire: _load_schema(wire) for wire in WIRES}
+_VALIDATORS = {wire: _OracleValidator(_SCHEMAS[wire], format_checker=FormatChecker()) for wire in WIRES}
+# The stream-json "type" is an open set ("open set: ignore unknown values"), but the schema's top-level
+# oneOf names five constants. A line with an unknown type is judged by everything except that oneOf.
+_OPEN_TYPE_SCHEMA = {k: v for k, v in _SCHEMAS["stream-json"].items() if k != "oneOf"}
+_OPEN_TYPE_VALIDATOR = _OracleValidator(_OPEN_TYPE_SCHEMA, format_checker=FormatChecker())
+
+_T = TypeVar("_T")
+
+
+def _with_deep_stack(fn: Callable[[], _T]) -> _T:
+    """Run ``fn`` where deep (but within-limit) nesting cannot exhaust Python's stack.
+
+    jsonschema recurses once per schema level; a 1024-level line needs several thousand frames.
+    """
+    box: list[_T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 60_000))
+        try:
+            box.append(fn())
+        except BaseException as exc:  # handed back to the caller's thread below
+            errors.append(exc)
+        finally:
+            sys.setrecursionlimit(old)
+
+    old_size = threading.stack_size(512 * 1024 * 1024)
+    try:
+        worker = threading.Thread(target=run)
+        worker.start()
+    finally:
+        threading.stack_size(old_size)
+    worker.join()
+    if errors:
+        raise errors[0]
+    return box[0]
+
+
+def _schema_errors(wire: str, value: JSONValue, depth: int) -> list[str]:
+    validator = _VALIDATORS[wire]
+    if wire == "stream-json" and isinstance(value, dict):
+        kind = value.get("type")
+        if isinstance(kind, str) and kind not in _KNOWN_SJ_TYPES:
+            validator = _OPEN_TYPE_VALIDATOR
+
+    def collect() -> list[str]:
+        return [f"{'/'.join(str(p) for p in e.absolute_path)}: {e.message}" for e in validator.iter_errors(value)]
+
+    return _with_deep_stack(collect) if depth > 64 else collect()
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _strings_with_esc(value: JSONValue) -> list[str]:
+    """Every member name or string value, at any depth, that contains ESC (iterative walk)."""
+    found: list[str] = []
+    todo: list[JSONValue] = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            if "\x1b" in item:
+                found.append(item)
+        elif isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            for name, member in item.items():
+                if "\x1b" in name:
+                    found.append(name)
+                todo.append(member)
+    return found
+
+
+def same_json(a: JSONValue, b: JSONValue) -> bool:
+    """JSON equality: numbers by exact value, and true is not 1 (iterative)."""
+    todo: list[tuple[JSONValue, JSONValue]] = [(a, b)]
+    while todo:
+        x, y = todo.pop()
+        if isinstance(x, bool) or isinstance(y, bool) or x is None or y is None:
+            if x is not y:
+                return False
+        elif (isinstance(x, Decimal) and isinstance(y, Decimal)) or (isinstance(x, str) and isinstance(y, str)):
+            if x != y:
+                return False
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            todo.extend(zip(x, y, strict=True))
+        elif isinstance(x, dict) and isinstance(y, dict):
+            if set(x) != set(y):
+                return False
+            todo.extend((x[k], y[k]) for k in x)
+        else:
+            return False
+    return True
+
+
+def _integral(value: object) -> Decimal | None:
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return value
+    return None
+
+
+# --- framing ------------------------------------------------------------------------------------
+
+
+def _frame(data: bytes, verdict: Verdict, wire: str) -> list[tuple[int, dict[str, JSONValue]]]:
+    """Per-line rules; returns the (line number, object) pairs the cross-line rules read."""
+    objects: list[tuple[int, dict[str, JSONValue]]] = []
+    if not data:
+        return objects
+    pieces = data.split(b"\n")
+    if pieces[-1] == b"":
+        pieces.pop()  # the text after the final newline: nothing, as required
+    else:
+        verdict.fire("line.newline", len(pieces), "the last line has no trailing newline")
+    for number, raw in enumerate(pieces, start=1):
+        findings, obj = _judge_line(raw, wire)
+        for rule, detail in findings:
+            verdict.fire(rule, number, detail)
+        if obj is not None:
+            objects.append((number, obj))
+    return objects
+
+
+# Mutated transcripts share most of their lines, so per-line verdicts are memoised by content (a
+# line's findings depend on nothing else). The returned object must not be mutated by callers.
+@lru_cache(maxsize=8192)
+def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dict[str, JSONValue] | None]:
+    found: list[tuple[str, str]] = []
+    if b"\r" in raw:
+        found.append(("line.newline", "CR byte in the line (only LF terminates a line)"))
+    if b"\x1b" in raw:
+        found.append(("line.ansi", "raw ESC byte on the wire"))
+    if raw.strip(b" \t\r") == b"":
+        found.append(("line.blank", "empty line"))
+        return tuple(found), None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        found.append(("line.utf8", "byte order mark"))
+        return tuple(found), None
+    try:
+        text = raw.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        found.append(("line.utf8", f"not UTF-8: {exc.reason}"))
+        return tuple(found), None
+    depth = max_depth_of_bytes(raw)
+    if depth > MAX_DEPTH:
+        found.append(("line.limit", f"nesting depth {depth} > {MAX_DEPTH}"))
+        return tuple(found), None
+    try:
+        parsed = parse(text)
+    except JSONSyntaxError as exc:
+        found.append(("line.json", str(exc)))
+        return tuple(found), None
+    if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
+        found.append(("line.limit", f"integer of {parsed.longest_integer_digits} digits"))
+        return tuple(found), None
+    if not isinstance(parsed.value, dict):
+        found.append(("line.object", "the line is JSON but not an object"))
+        return tuple(found), None
+    for pointer in parsed.duplicate_pointers:
+        found.append(("line.duplicate-key", f"repeated member name at {pointer!r}"))
+    if _strings_with_esc(parsed.value):
+        found.append(("line.ansi", "ESC in a decoded member name or string"))
+    rule = "sj.schema" if wire == "stream-json" else "sa.schema"
+    for message in _schema_errors(wire, parsed.value, parsed.max_depth):
+        found.append((rule, message[:300]))
+    return tuple(found), parsed.value
+
+
+# --- stream-json cross-line rules ---------------------------------------------------------------
+
+
+def _stream_json(objects: list[tuple[int, dict[str, JSONValue]]], line_count: int, verdict: Verdict) -> None:
+    def is_init(obj: dict[str, JSONValue]) -> bool:
+        return obj.get("type") == "system" and obj.get("subtype") == "init"
+
+    # "system/init first": the first line on stdout, read literally. A first line that is not a
+    # judged object (broken, blank, beyond limits) is not a system/init line either.
+    if not objects or objects[0][0] != 1 or not is_init(objects[0][1]):
+        verdict.fire("sj.init-first", 1, "the first line is not system/init")
+    # "system/init first, then agent_switch | route | ...": one init, so every init after the
+    # first one is a second init (a single misplaced init is init-first's business alone).
+    inits = [number for number, obj in objects if is_init(obj)]
+    for number in inits[1:]:
+        verdict.fire("sj.init-once", number, "a second system/init")
+    # "exactly one terminal result last"; "exactly one terminal line per run"
+    results = [number for number, obj in objects if obj.get("type") == "result"]
+    if len(results) != 1:
+        verdict.fire("sj.result-once", results[1] if len(results) > 1 else 0, f"{len(results)} result lines")
+    # "last", read literally: the final line on stdout, whatever it is, must be that result.
+    if results and results[-1] != line_count:
+        verdict.fire("sj.result-last", line_count, "the last line is not the result")
+    # "monotonic seq per run": read as strictly increasing (see READINGS.md).
+    previous: Decimal | None = None
+    for number, obj in objects:
+        seq = _integral(obj.get("seq"))
+        if seq is None:
+            continue
+        if previous is not None and seq <= previous:
+            verdict.fire("sj.seq", number, f"seq {seq} after {previous}")
+        elif previous is not None and seq != previous.fma(1, 1, _EXACT):
+            # "gap-tolerant consumers can detect dropped lines on relays" implies the emitter
+            # counts by one; the seed does not write it, so a gap is SHOULD-level only.
+            verdict.fire("sj.seq", number, f"seq {seq} after {previous} (gap)", level="SHOULD")
+        previous = seq
+    for number, obj in objects:
+        kind, subtype = obj.get("type"), obj.get("subtype")
+        # ts: "RFC 3339 timestamp"
+        ts = obj.get("ts")
+        if isinstance(ts, str) and not is_rfc3339_date_time(ts):
+            verdict.fire("sj.ts-format", number, f"ts {ts!r} is not RFC 3339")
+        # "a \"type\" discriminator per line plus \"subtype\" for the system/result families"
+        if kind in ("system", "result") and "subtype" not in obj:
+            verdict.fire("oracle.subtype-present", number, f"{kind} line without subtype")
+        if kind == "result":
+            if "is_error" not in obj:
+                verdict.fire("sj.result-is-error", number, "is_error missing on a result line")
+            elif isinstance(subtype, str) and subtype in _RESULT_IS_ERROR:
+                is_error = obj["is_error"]
+                if isinstance(is_error, bool) and is_error is not _RESULT_IS_ERROR[subtype]:
+                    verdict.fire("sj.result-is-error", number, f"is_error {is_error} on {subtype}")
+        # agent: "the AgentInfo object on system/init lines; a role label string ... on assistant/user lines"
+        if "agent" in obj:
+            agent = obj["agent"]
+            if is_init(obj) and not isinstance(agent, dict):
+                verdict.fire("sj.agent-form", number, "agent on system/init is not an object")
+            if kind in ("assistant", "user") and not isinstance(agent, str):
+                verdict.fire("sj.agent-form", number, f"agent on {kind} is not a string")
+        # message: "a string on system/error lines; the Message object on assistant/user lines"
+        if "message" in obj:
+            message = obj["message"]
+            if kind == "system" and subtype == "error" and not isinstance(message, str):
+                verdict.fire("sj.message-form", number, "message on system/error is not a string")
+            if kind in ("assistant", "user") and not isinstance(message, dict):
+                verdict.fire("sj.message-form", number, f"message on {kind} is not an object")
+        elif kind in ("assistant", "user"):
+            verdict.fire("sj.message-form", number, f"{kind} line without message", level="SHOULD")
+    _stream_json_inferred(objects, verdict)
+
+
+def _blocks(obj: dict[str, JSONValue]) -> list[dict[str, JSONValue]]:
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        return []
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if isinstance(block, dict)]
+
+
+def _stream_json_inferred(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
+    """Relations the seed implies by field names only: SHOULD level (see READINGS.md)."""
+    sessions = {obj["session_id"] for _, obj in objects if isinstance(obj.get("session_id"), str)}
+    if len(sessions) > 1:
+        verdict.fire("sj.session", 0, "more than one session_id in one run", level="SHOULD")
+    for number, obj in objects:
+        sid = obj.get("session_id")
+        if isinstance(sid, str) and not sid.startswith("sess_"):
+            verdict.fire("sj.session", number, "session_id without the sess_ prefix", level="SHOULD")
+    tool_uses: dict[str, JSONValue] = {}
+    fragments: dict[str, list[str]] = {}
+    for number, obj in objects:
+        kind = obj.get("type")
+        event = obj.get("event")
+        if kind == "stream_event" and isinstance(event, dict) and event.get("type") == "tool_args_delta":
+            tid, piece = event.get("tool_use_id"), event.get("partial_json")
+            if isinstance(tid, str) and isinstance(piece, str):
+                fragments.setdefault(tid, []).append(piece)
+        parent = obj.get("parent_tool_use_id")
+        if isinstance(parent, str) and parent not in tool_uses:
+            verdict.fire("sj.parent-ref", number, "parent_tool_use_id names no earlier tool_use", level="SHOULD")
+        for block in _blocks(obj):
+            if kind == "assistant" and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                tool_uses[str(block["id"])] = block.get("input")
+            if block.get("type") == "tool_result":
+                ref = block.get("tool_use_id")
+                if not isinstance(ref, str) or ref not in tool_uses:
+                    verdict.fire("sj.tool-result-ref", number, "tool_result names no earlier tool_use", level="SHOULD")
+    for tid, pieces in fragments.items():
+        joined = "".join(pieces)
+        try:
+            parsed = parse(joined) if max_depth_of_bytes(joined.encode()) <= MAX_DEPTH else None
+        except JSONSyntaxError:
+            parsed = None
+        if parsed is None or parsed.duplicate_pointers:
+            verdict.fire(
+                "sj.tool-args-reassembly", 0, f"fragments of {tid!r} do not form one JSON text", level="SHOULD"
+            )
+        elif tid not in tool_uses or not same_json(parsed.value, tool_uses[tid]):
+            verdict.fire("sj.tool-args-reassembly", 0, f"fragments of {tid!r} differ from its input", level="SHOULD")
+
+
+# --- subagent-stdio: inferred relations only (the seed has no descriptions) ----------------------
+
+
+def _subagent_stdio(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
+    pending: list[JSONValue] = []
+    last: dict[str, Decimal] = {}
+    for number, obj in objects:
+        kind = obj.get("type")
+        if kind == "subagent_status":
+            pending.append(obj.get("id"))
+        elif kind == "response":
+            if not pending:
+                verdict.fire("sa.response-correlation", number, "response without a command", level="SHOULD")
+            else:
+                wanted = pending.pop(0)
+                if wanted is not None and not same_json(wanted, obj.get("id")):
+                    verdict.fire(
+                        "sa.response-correlation", number, "response id differs from its command", level="SHOULD"
+                    )
+        snapshot = obj.get("data") if kind == "response" else obj.get("snapshot")
+        if kind == "subagent_event" and isinstance(snapshot, dict):
+            for name in ("version", "sessionId", "epoch", "revision"):
+                if name in obj and name in snapshot and not same_json(obj[name], snapshot[name]):
+                    verdict.fire("sa.event-envelope", number, f"event {name} differs from the snapshot", level="SHOULD")
+        if isinstance(snapshot, dict) and isinstance(snapshot.get("epoch"), str):
+            revision = _integral(snapshot.get("revision"))
+            epoch = str(snapshot["epoch"])
+            if revision is not None:
+                if epoch in last and revision < last[epoch]:
+                    verdict.fire("sa.revision-order", number, "revision went back within an epoch", level="SHOULD")
+                last[epoch] = revision
+    if pending:
+        verdict.fire("sa.response-correlation", 0, "a command got no response", level="SHOULD")
+    # capabilities.events false reads as "this host sends no subagent_event lines" (inferable only).
+    events_off = False
+    for number, obj in objects:
+        kind = obj.get("type")
+        if kind == "subagent_event" and events_off:
+            verdict.fire("sa.events-capability", number, "event after capabilities.events false", level="SHOULD")
+        snapshot = obj.get("data") if kind == "response" else obj.get("snapshot")
+        caps = snapshot.get("capabilities") if isinstance(snapshot, dict) else None
+        if isinstance(caps, dict) and isinstance(caps.get("events"), bool):
+            events_off = caps["events"] is False
+
+
+def judge(data: bytes, wire: str) -> Verdict:
+    """Judge a whole transcript; ``wire`` is "stream-json" or "subagent-stdio"."""
+    if wire not in WIRES:
+        raise ValueError(f"unknown wire {wire!r}")
+    verdict = Verdict()
+    objects = _frame(data, verdict, wire)
+    if wire == "stream-json":
+        line_count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        _stream_json(objects, line_count, verdict)
+    else:
+        _subagent_stdio(objects, verdict)
+    return verdict
