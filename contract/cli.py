@@ -1,6 +1,7 @@
 """The ``milk-contract`` command line. ``run(argv) -> int`` is the core; ``main`` only exits.
 
-Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error.
+Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error, or a
+reporter that failed while writing (the report is then incomplete: never exit 0).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
 """
 
@@ -13,12 +14,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from contract import baseline
+from contract import baseline, textsafe
 from contract.catalog import CATALOG, rules_for
 from contract.checker import AUTO, check
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Report
-from contract.reporters import REPORTERS
+from contract.reporters import REPORTERS, write_report
 from contract.wires import NAMES
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
@@ -131,7 +132,17 @@ def _baseline(report: Report, args: argparse.Namespace) -> Report:
 
 
 def _emit(report: Report, fmt: str) -> int:
-    sys.stdout.write(REPORTERS[fmt](report))
+    try:
+        write_report(report, fmt, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except Exception as exc:
+        from contract.failsafe import describe
+
+        sys.stderr.write(f"{PROG}: error: the {fmt} reporter failed ({textsafe.text(describe(exc))}); "
+                         "the report is incomplete, so no verdict was given\n")
+        return EXIT_USAGE
     if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
         return EXIT_USAGE
     return EXIT_OK if report.conformant else EXIT_VIOLATIONS
