@@ -111,7 +111,7 @@ class StreamRules:
             self._ts(ts, line, out)
         if "parent_tool_use_id" in obj:
             self._parent(obj["parent_tool_use_id"], line, out)
-        handler = self.by_kind.get(kind)  # type: ignore[arg-type]
+        handler = self.by_kind.get(kind) if type(kind) is str else None  # a list/dict type: the schema's
         if handler is not None:
             handler(obj, line, out)
 
@@ -131,7 +131,8 @@ class StreamRules:
         for line, obj in enumerate(objs, first):
             if "parent_tool_use_id" in obj:
                 parent(obj["parent_tool_use_id"], line, out)
-            handler = by_kind.get(obj.get("type"))  # type: ignore[arg-type]
+            kind = obj.get("type")
+            handler = by_kind.get(kind) if type(kind) is str else None  # unhashable types: the schema's
             if handler is not None:
                 handler(obj, line, out)
         self.last_line = first + len(objs) - 1
@@ -284,7 +285,7 @@ class StreamRules:
         if subtype == "error" and "message" in obj and type(obj["message"]) is not str:
             out.emit("sj.message-form", line, "/message",
                      f"expected a string on system/error, found {_json_kind(obj['message'])}")
-        if subtype in TASK_SUBTYPES:
+        if type(subtype) is str and subtype in TASK_SUBTYPES:
             self._need("tasks_v1", f"system/{subtype}", line, out)
 
     def _assistant(self, obj: dict[str, Any], line: int, out: Collector) -> None:
@@ -302,7 +303,7 @@ class StreamRules:
         for index, block in enumerate(content):
             if type(block) is dict and block.get("type") == "tool_result":
                 ref = block.get("tool_use_id")
-                if ref not in self.tool_uses:
+                if type(ref) is not str or ref not in self.tool_uses:  # guard: a list/dict is unhashable
                     found = repr(_clip(ref)) if type(ref) is str else "no tool_use_id"
                     out.emit("sj.tool-result-ref", line, f"/message/content/{index}/tool_use_id",
                              f"expected the id of an earlier tool_use, found {found}")
@@ -360,7 +361,8 @@ class StreamRules:
             out.emit("sj.result-is-error", line, "/is_error",
                      f"expected a boolean is_error, found {_json_kind(is_error)}")
             return
-        want = RESULT_IS_ERROR.get(obj.get("subtype"))  # type: ignore[arg-type]
+        subtype = obj.get("subtype")
+        want = RESULT_IS_ERROR.get(subtype) if type(subtype) is str else None  # unhashable: the schema's
         if want is not None and want is not is_error:
             out.emit("sj.result-is-error", line, "/is_error",
                      f"expected is_error {str(want).lower()} for subtype {obj['subtype']}, "
