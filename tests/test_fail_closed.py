@@ -99,7 +99,8 @@ def test_a_machine_raising_in_finish_is_a_finding(wire: str, monkeypatch: pytest
     [finding] = _internal(report)
     assert not report.conformant
     assert finding.line is None
-    assert "(finish)" in finding.message and "RuntimeError: finish broke" in finding.message
+    assert "(finish)" in finding.message
+    assert "RuntimeError: finish broke" in finding.message
 
 
 def test_a_machine_raising_in_feed_batch_under_two_processes(
@@ -116,7 +117,8 @@ def test_a_machine_raising_in_feed_batch_under_two_processes(
         report = contract.check(handle, "stream-json", jobs=2)
     [finding] = _internal(report)
     assert not report.conformant
-    assert "StreamRules (feed_batch of lines 1-" in finding.message and "KeyError" in finding.message
+    assert "StreamRules (feed_batch of lines 1-" in finding.message
+    assert "KeyError" in finding.message
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -146,7 +148,9 @@ def test_the_reader_raising_ends_the_stream_with_a_finding(wire: str) -> None:
     report = contract.check(chunks(), wire)
     [finding] = _internal(report)
     assert not report.conformant
-    assert finding.line == 2 and "the line reader" in finding.message and "OSError" in finding.message
+    assert finding.line == 2
+    assert "the line reader" in finding.message
+    assert "OSError" in finding.message
     assert report.counts == {"checker.internal": 1}  # no false sj.result-last from a cut stream
 
 
@@ -159,7 +163,8 @@ def test_the_cli_reports_a_machine_fault_without_a_traceback(
     code = cli.run(["check", str(path)])
     out = capsys.readouterr()
     assert code == 1
-    assert "checker.internal [MUST]" in out.out and "NOT conformant" in out.out
+    assert "checker.internal [MUST]" in out.out
+    assert "NOT conformant" in out.out
     assert "Traceback" not in out.out + out.err
 
 
@@ -190,7 +195,8 @@ def test_a_conformant_report_exits_0_through_the_same_path(capsys: pytest.Captur
 
 def test_a_path_is_read_as_a_file() -> None:
     report = contract.check(GOLDEN["stream-json"])
-    assert report.conformant and report.source == str(GOLDEN["stream-json"])
+    assert report.conformant
+    assert report.source == str(GOLDEN["stream-json"])
     assert report.lines == GOLDEN["stream-json"].read_bytes().count(b"\n")
 
 
@@ -229,7 +235,9 @@ def test_baseline_write_alone_records_and_still_fails(tmp_path: Path, capsys: py
     file = tmp_path / "baseline.json"
     code = cli.run(["check", "--format", "json", "--baseline-write", str(file), str(broken)])
     report = json.loads(capsys.readouterr().out)
-    assert code == 1 and not report["conformant"] and report["counts"]
+    assert code == 1
+    assert not report["conformant"]
+    assert report["counts"]
     assert json.loads(file.read_text())["entries"]
     assert cli.run(["check", "--baseline", str(file), str(broken)]) == 0  # accepting is --baseline's job
 
