@@ -63,12 +63,16 @@ def check(
                                            max_line_bytes=max_line_bytes, source=source)
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
+    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes), out)
     with no_cycle_collection():
-        guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes), out)
-        records: Iterator[Record] = iter(guarded)
-        if wire == AUTO:
-            records, wire = _pick_wire(records, report)
-        run_rules(records, wire, out, guarded)
+        try:
+            records: Iterator[Record] = iter(guarded)
+            if wire == AUTO:
+                records, wire = _pick_wire(records, report)
+            run_rules(records, wire, out, guarded)
+        except Exception as exc:  # the last net: what the guards inside did not catch
+            failsafe.internal(out, guarded.last or None, "the checker", exc,
+                              "the check stopped there, so the stream cannot be declared conformant")
     return report
 
 
@@ -157,7 +161,7 @@ class SchemaStep:
                 record.valid = True
                 return
             errors = self._explain(record.raw, obj)
-        except Exception as exc:
+        except Exception as exc:  # fail closed: the line stays invalid, with a finding
             failsafe.internal(self._out, record.line, "the schema step", exc,
                               "this line's schema verdict is unknown and it counts as failing")
             return

@@ -137,7 +137,7 @@ def _emit(report: Report, fmt: str) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # fail closed: a report that could not be written is no verdict
         from contract.failsafe import describe
 
         sys.stderr.write(f"{PROG}: error: the {fmt} reporter failed ({textsafe.text(describe(exc))}); "

@@ -60,7 +60,7 @@ class GuardedRecords:
                 record = next(it)
             except StopIteration:
                 return
-            except Exception as exc:
+            except Exception as exc:  # fail closed: any exception is a finding
                 self.failed = True
                 internal(self._out, self.last + 1, "the line reader", exc,
                          "the lines from here on were not read or checked")
@@ -90,7 +90,7 @@ class Machines:
         for machine in tuple(self._live):
             try:
                 machine.feed(record, out)
-            except Exception as exc:
+            except Exception as exc:  # fail closed: any exception is a finding
                 self._fail(machine, record.line, exc, "feed")
 
     def batch(self) -> Any:
@@ -106,7 +106,7 @@ class Machines:
                 return
             try:
                 machine.feed_batch(first, objs, self._out)
-            except Exception as exc:
+            except Exception as exc:  # fail closed: any exception is a finding
                 self._fail(machine, first, exc, f"feed_batch of lines {first}-{first + len(objs) - 1}")
 
         return feed_batch
@@ -116,5 +116,5 @@ class Machines:
         for machine in tuple(self._live):
             try:
                 machine.finish(out)
-            except Exception as exc:
+            except Exception as exc:  # fail closed: any exception is a finding
                 self._fail(machine, None, exc, "finish")

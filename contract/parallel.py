@@ -131,7 +131,7 @@ def check_file(
         return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source)
     except WorkerLost:
         return _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
-    except Exception as exc:
+    except Exception as exc:  # fail closed: the one-process checker reports what it meets
         from contract.failsafe import describe
 
         report = _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)

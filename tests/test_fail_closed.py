@@ -245,3 +245,18 @@ def test_baseline_write_alone_records_and_still_fails(tmp_path: Path, capsys: py
 def test_help_says_writing_does_not_accept(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.run(["check", "--help"]) == 0
     assert "does not accept them" in " ".join(capsys.readouterr().out.split())
+
+
+def test_an_exception_outside_every_component_is_still_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last net in ``check``: the wire detection (auto) raising, say."""
+    from contract import checker
+
+    def broken(records: Any, report: Any) -> Any:
+        raise AttributeError("detect broke")
+
+    monkeypatch.setattr(checker, "_pick_wire", broken)
+    report = contract.check(GOLDEN["stream-json"].read_bytes(), "auto")
+    [finding] = _internal(report)
+    assert not report.conformant
+    assert "the checker" in finding.message
+    assert "AttributeError: detect broke" in finding.message
