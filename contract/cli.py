@@ -264,7 +264,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help and --version end here
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     except UsageError as exc:
-        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        sys.stderr.write(f"{PROG}: error: {textsafe.text(str(exc))}\n")  # paths and names are input too
         return EXIT_USAGE
     except BrokenPipeError:  # `milk-contract check x | head`: the reader left, not our failure
         sys.stderr.close()

@@ -260,3 +260,27 @@ def test_an_exception_outside_every_component_is_still_a_finding(monkeypatch: py
     assert not report.conformant
     assert "the checker" in finding.message
     assert "AttributeError: detect broke" in finding.message
+
+
+def test_a_live_run_whose_machine_raised_is_not_conformant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 11's first case: the reader thread of ``run`` died and an empty report passed."""
+    import sys
+
+    from contract.harness import run_stream
+
+    monkeypatch.setattr(StreamRules, "feed", _raising_on(1, []))
+    emitter = [sys.executable, "-c", "import sys; sys.stdout.buffer.write(open(sys.argv[1], 'rb').read())",
+               str(GOLDEN["stream-json"])]
+    report = run_stream(emitter, wire="stream-json", timeout=30)
+    assert not report.conformant
+    assert report.lines == GOLDEN["stream-json"].read_bytes().count(b"\n")
+    assert [v.line for v in _internal(report)] == [1]
+
+
+def test_a_usage_error_naming_hostile_input_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["check", str(tmp_path / "no\x1b]0;x\x07such")]) == 2
+    err = capsys.readouterr().err
+    assert "no\\u001b]0;x\\u0007such" in err
+    assert "\x1b" not in err
