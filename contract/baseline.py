@@ -167,7 +167,8 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
             kept.append(violation)
     counts = Counter(report.counts)
     counts.subtract(Counter(rule for rule, _ in used.elements()))
-    result = dataclasses.replace(report, violations=kept, counts=+counts, notes=list(report.notes))
+    result = dataclasses.replace(report, violations=kept, counts=+counts, notes=list(report.notes),
+                                 kept=Counter(v.rule for v in kept))
     _stale(Collector(result), baseline.entries, used)
     accepted = sum(used.values())
     result.notes.append(f"baseline {name}: {accepted} finding(s) accepted by {len(baseline.entries)} entries")
@@ -200,7 +201,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="accept the findings FILE lists; new ones fail, so do listed ones no longer found")
     parser.add_argument("--baseline-write", metavar="FILE", default=None,
                         help="write FILE from this run's findings (with --baseline: only what it listed and "
-                             "still occurs; a baseline never grows)")
+                             "still occurs; a baseline never grows). Writing records the findings, it does not "
+                             "accept them: without --baseline the run still reports them and exits by them")
 
 
 def from_args(report: Report, args: argparse.Namespace) -> Report:
@@ -213,9 +215,14 @@ def from_args(report: Report, args: argparse.Namespace) -> Report:
     if target:
         new = from_report(report, only=old)
         write(new, target)
+        if old is None:  # writing records the findings; only --baseline accepts them
+            result = dataclasses.replace(report, notes=list(report.notes))
+            result.notes.append(f"baseline: wrote {len(new.entries)} entries to {target}; the findings are "
+                                "still reported (pass --baseline to accept them)")
+            return result
         result = apply(report, new, str(target))
-        grew = " (only what the old baseline listed and still occurs)" if old is not None else ""
-        result.notes.append(f"baseline: wrote {len(new.entries)} entries to {target}{grew}")
+        result.notes.append(f"baseline: wrote {len(new.entries)} entries to {target} (only what the old "
+                            "baseline listed and still occurs)")
         return result
     if old is not None:
         return apply(report, old, str(args.baseline))

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import itertools
+import os
 from collections.abc import Iterable, Iterator
 
+from contract import failsafe
+from contract.catalog import CATALOG
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, Source, read_records
 from contract.report import Collector, Report
 from contract.schema import Engine, SchemaError, engine
@@ -20,7 +24,7 @@ AUTO = "auto"
 
 
 def check(
-    data: Source,
+    data: Source | os.PathLike[str],
     wire: str = "stream-json",
     *,
     strict: bool = False,
@@ -29,7 +33,13 @@ def check(
     source: str = "-",
     jobs: int | None = None,
 ) -> Report:
-    """Check a whole stream (bytes, a binary file, or an iterable of byte chunks).
+    """Check a whole stream (bytes, a binary file, a ``pathlib.Path``, or an iterable of byte chunks).
+
+    A ``Path`` (any ``os.PathLike``) is opened and read as a file. A ``str`` is refused with
+    a ``TypeError``: it could be a path or the stream's text, and guessing wrong would check
+    the wrong bytes; pass ``Path("run.jsonl")`` or ``data.encode()``. A text-mode file is
+    refused too (the checker judges bytes: UTF-8 and line endings are part of the contract).
+    An unknown rule id in ``ignore`` raises ``ValueError`` naming the known ones.
 
     ``jobs``: 1 checks in this process; 2 splits the work of a regular file over two
     processes (``contract.parallel``); None (auto) does so for files large enough to gain.
@@ -37,6 +47,13 @@ def check(
     """
     if wire != AUTO and wire not in WIRES:
         raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)} or auto")
+    ignore = _known_rules(ignore)
+    if isinstance(data, os.PathLike):
+        path = str(os.fspath(data))
+        with open(path, "rb") as handle:
+            return check(handle, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                         source=path if source == "-" else source, jobs=jobs)
+    _refuse_text(data)
     if jobs != 1:
         from contract import parallel
 
@@ -46,12 +63,37 @@ def check(
                                            max_line_bytes=max_line_bytes, source=source)
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
+    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes), out)
     with no_cycle_collection():
-        records: Iterator[Record] = read_records(data, out, max_line_bytes)
-        if wire == AUTO:
-            records, wire = _pick_wire(records, report)
-        run_rules(records, wire, out)
+        try:
+            records: Iterator[Record] = iter(guarded)
+            if wire == AUTO:
+                records, wire = _pick_wire(records, report)
+            run_rules(records, wire, out, guarded)
+        except Exception as exc:  # the last net: what the guards inside did not catch
+            failsafe.internal(out, guarded.last or None, "the checker", exc,
+                              "the check stopped there, so the stream cannot be declared conformant")
     return report
+
+
+def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(ignore, str):
+        raise TypeError(f"ignore must be a collection of rule ids, not the str {ignore!r}: "
+                        f"pass [{ignore!r}]")
+    rules = tuple(ignore)
+    unknown = [rule for rule in rules if rule not in CATALOG]
+    if unknown:
+        raise ValueError(f"ignore: unknown rule {unknown[0]!r}; known rules: {', '.join(CATALOG)}")
+    return rules
+
+
+def _refuse_text(data: object) -> None:
+    if isinstance(data, str):
+        raise TypeError("check() takes bytes, a binary file, a pathlib.Path or byte chunks, not a str "
+                        "(a path or the text?): pass pathlib.Path(path) for a file, or text.encode()")
+    if isinstance(data, io.TextIOBase):
+        raise TypeError("check() needs a binary file: open it with open(path, 'rb'), not in text mode "
+                        "(the checker judges the bytes: UTF-8 and line endings are part of the contract)")
 
 
 @contextlib.contextmanager
@@ -71,19 +113,27 @@ def no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def run_rules(records: Iterable[Record], wire: str, out: Collector) -> None:
-    """Validate each record against the wire's schema and feed the rule machines."""
-    machines = WIRES[wire].machines()
-    feeds = [machine.feed for machine in machines]
+def run_rules(records: Iterable[Record], wire: str, out: Collector,
+              guarded: failsafe.GuardedRecords | None = None) -> None:
+    """Validate each record against the wire's schema and feed the rule machines.
+
+    Fail closed (``contract.failsafe``): an exception in the reader, the schema step or a
+    machine is a ``checker.internal`` finding, never a traceback or a silent pass. After the
+    reader failed, the end-of-stream checks do not run (the stream was cut by the checker).
+    """
+    if guarded is None:
+        guarded = failsafe.GuardedRecords(records, out)
+        records = guarded
+    machines = failsafe.Machines(WIRES[wire].machines(), out)
+    feed = machines.feed
     validate = SchemaStep(wire, out)
     last = 0
     for record in records:
         last = record.line
         validate(record)
-        for feed in feeds:
-            feed(record, out)
-    for machine in machines:
-        machine.finish(out)
+        feed(record)
+    if not guarded.failed:
+        machines.finish()
     out.report.lines = max(out.report.lines, last)
 
 
@@ -93,6 +143,7 @@ class SchemaStep:
     def __init__(self, wire: str, out: Collector) -> None:
         self._engine = eng = engine(wire)
         self._is_valid = eng.is_valid_fast
+        self._out = out
         self._emit = out.emit
         self._rule = WIRES[wire].schema_rule
         self._explain = _Explainer(eng, out.report)
@@ -102,13 +153,19 @@ class SchemaStep:
         if obj is None:
             return
         try:
-            valid = self._is_valid(obj)
-        except (ValueError, OverflowError, TypeError):  # e.g. integers the Rust engine cannot hold
-            valid = self._engine.is_valid(obj)
-        if valid:
-            record.valid = True
+            try:
+                valid = self._is_valid(obj)
+            except (ValueError, OverflowError, TypeError):  # e.g. integers the Rust engine cannot hold
+                valid = self._engine.is_valid(obj)
+            if valid:
+                record.valid = True
+                return
+            errors = self._explain(record.raw, obj)
+        except Exception as exc:  # fail closed: the line stays invalid, with a finding
+            failsafe.internal(self._out, record.line, "the schema step", exc,
+                              "this line's schema verdict is unknown and it counts as failing")
             return
-        for error in self._explain(record.raw, obj):
+        for error in errors:
             self._emit(self._rule, record.line, error.pointer, error.message)
 
 

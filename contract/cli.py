@@ -1,7 +1,8 @@
 """The ``milk-contract`` command line. ``run(argv) -> int`` is the core; ``main`` only exits.
 
-Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error,
-130 interrupted (Ctrl-C: a live run still reports what it saw, as ``run.interrupted``).
+Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error, or a
+reporter that failed while writing (the report is then incomplete: never exit 0), 130 interrupted
+(Ctrl-C: a live run still reports what it saw, as ``run.interrupted``).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
 """
 
@@ -11,15 +12,16 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from contract import baseline
+from contract import baseline, textsafe
 from contract.catalog import CATALOG, rules_for
 from contract.checker import AUTO, check
 from contract.ci_reports import FORMATS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Report
+from contract.reporters import STREAMING
 from contract.wires import NAMES
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
@@ -146,8 +148,33 @@ def _baseline(report: Report, args: argparse.Namespace) -> Report:
         raise UsageError(str(exc)) from None
 
 
+def _write(fmt: str, write: Callable[[], object]) -> bool:
+    """Write a report; False (after one line on stderr) when the reporter failed.
+
+    Fail closed: a report that could not be written is no verdict, so the caller exits 2.
+    """
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except Exception as exc:
+        from contract.failsafe import describe
+
+        sys.stderr.write(f"{PROG}: error: the {fmt} reporter failed ({textsafe.text(describe(exc))}); "
+                         "the report is incomplete, so no verdict was given\n")
+        return False
+    return True
+
+
 def _emit(report: Report, fmt: str) -> int:
-    sys.stdout.write(FORMATS[fmt].one(report))
+    streaming = STREAMING.get(fmt)  # json: written as it is serialised (memory flat in the findings)
+    if streaming is not None:
+        written = _write(fmt, lambda: streaming(report, sys.stdout))
+    else:
+        written = _write(fmt, lambda: sys.stdout.write(FORMATS[fmt].one(report)))
+    if not written:
+        return EXIT_USAGE
     if "run.interrupted" in report.counts:
         return EXIT_INTERRUPTED
     if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
@@ -175,7 +202,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         reports = manyfiles.check_many(manyfiles.expand(paths), options, jobs=args.jobs)
     except manyfiles.PathError as exc:
         raise UsageError(str(exc)) from None
-    sys.stdout.write(FORMATS[args.format].many(reports))
+    if not _write(args.format, lambda: sys.stdout.write(FORMATS[args.format].many(reports))):
+        return EXIT_USAGE
     return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS
 
 
@@ -298,7 +326,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help and --version end here
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     except UsageError as exc:
-        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        sys.stderr.write(f"{PROG}: error: {textsafe.text(str(exc))}\n")  # paths and names are input too
         return EXIT_USAGE
     except BrokenPipeError:  # `milk-contract check x | head`: the reader left, not our failure
         sys.stderr.close()

@@ -39,6 +39,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from contract import failsafe
 from contract.jsonline import Fault, parse
 from contract.reader import BLOCK_BYTES, Record, read_records
 from contract.report import Collector, Report
@@ -130,6 +131,12 @@ def check_file(
         return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source)
     except WorkerLost:
         return _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+    except Exception as exc:  # fail closed: the one-process checker reports what it meets
+        from contract.failsafe import describe
+
+        report = _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+        report.notes.append(f"parallel checker failed ({describe(exc)}); the file was checked in one process")
+        return report
 
 
 def _serial(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
@@ -381,9 +388,9 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
         wire = report.wire
     else:
         steps = _main_blocks(stream, inbox, max_line_bytes)
-    machines = WIRES[wire].machines()
-    feeds = [machine.feed for machine in machines]
-    feed_batch = getattr(machines[0], "feed_batch", None) if len(machines) == 1 else None
+    machines = failsafe.Machines(WIRES[wire].machines(), out)  # exceptions become checker.internal
+    feed = machines.feed
+    feed_batch = machines.batch()
     pending = inbox.events
     last = 0
     for step in steps:
@@ -392,12 +399,10 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
             _deliver(pending, first, out)
             if not pending or pending[0][0] >= first + len(values) - 1:  # no finding due inside
                 if feed_batch is not None:
-                    feed_batch(first, values, out)
+                    feed_batch(first, values)
                 else:
                     for line, value in enumerate(values, first):
-                        record = Record(line, b"", value)
-                        for feed in feeds:
-                            feed(record, out)
+                        feed(Record(line, b"", value))
                 last = first + len(values) - 1
                 continue
             step = (Record(line, b"", value) for line, value in enumerate(values, first))
@@ -407,12 +412,10 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
                 inbox.need(line)
             if pending and pending[0][0] < line:
                 _deliver(pending, line, out)
-            for feed in feeds:
-                feed(record, out)
+            feed(record)
     inbox.need(1 << 62)
     _deliver(pending, 1 << 62, out)
-    for machine in machines:
-        machine.finish(out)
+    machines.finish()
     report.lines = max(report.lines, last)
     return report
 

@@ -1,7 +1,8 @@
 """Findings collected into a report object (never raised), and the collector the checks write to.
 
 A check calls :meth:`Collector.emit`; the collector looks the rule up in the catalog, applies
-``--ignore``, keeps every occurrence up to a memory cap (counting the rest), and at the end
+``--ignore``, keeps occurrences up to a memory cap (counting every one; see
+``MAX_KEPT_VIOLATIONS`` for what is kept past it), and at the end
 hands back a :class:`Report`. Reporters (``contract.reporters``) only read reports.
 """
 
@@ -14,9 +15,22 @@ from dataclasses import dataclass, field
 from contract.catalog import CATALOG, Level
 
 # Hostile input can break a rule on every one of millions of lines. The report keeps every
-# occurrence up to this many (plenty for a person or a baseline file) and counts the rest,
-# so the checker's memory stays bounded whatever it reads.
+# occurrence up to MAX_KEPT_VIOLATIONS (plenty for a person or a baseline file) and counts the
+# rest exactly (``Report.counts``), so the checker's memory stays bounded whatever it reads.
+# Past that cap a finding is still kept when it explains the failure: each rule's first
+# FIRST_PER_RULE occurrences (so no rule is ever only a number), and the findings of the
+# VITAL rules (the run, the framing, the checker's own and the terminal-line ones), up to
+# VITAL_PER_RULE each. Every report says how many it kept and counted, per rule.
 MAX_KEPT_VIOLATIONS = 100_000
+FIRST_PER_RULE = 10
+VITAL_PER_RULE = 10_000
+VITAL_PREFIXES = ("run.", "line.", "checker.")
+VITAL_RULES = frozenset({"sj.result-last", "sj.result-once"})
+
+
+def is_vital(rule: str) -> bool:
+    """A rule whose findings are kept past the general cap (up to ``VITAL_PER_RULE``)."""
+    return rule in VITAL_RULES or rule.startswith(VITAL_PREFIXES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +69,17 @@ class Report:
     stderr: str = ""  # a live emitter's stderr tail, kept for the person reading the report
     exit_status: int | None = None
 
+    kept: Counter[str] = field(default_factory=Counter)  # rule id -> occurrences kept in violations
+
     @property
     def dropped(self) -> int:
         return sum(self.counts.values()) - len(self.violations)
+
+    def kept_counts(self) -> Counter[str]:
+        """Occurrences kept per rule (recounted when a report was built without a collector)."""
+        if sum(self.kept.values()) != len(self.violations):
+            self.kept = Counter(v.rule for v in self.violations)
+        return self.kept
 
     def failing(self) -> list[Violation]:
         """The findings that make the stream non-conformant (SHOULD only under strict)."""
@@ -80,6 +102,7 @@ class Report:
             "strict": self.strict,
             "lines": self.lines,
             "counts": dict(sorted(self.counts.items())),
+            "kept": dict(sorted(self.kept_counts().items())),
             "dropped": self.dropped,
             "notes": self.notes,
             "exit_status": self.exit_status,
@@ -108,9 +131,12 @@ class Collector:
         if rule in self._ignore:
             return
         report = self._report
+        level = CATALOG[rule].level  # KeyError here is a bug: every id must be catalogued
         report.counts[rule] += 1
-        if len(report.violations) < MAX_KEPT_VIOLATIONS:
-            level = CATALOG[rule].level  # KeyError here is a bug: every id must be catalogued
+        kept = report.kept[rule]
+        if (len(report.violations) < MAX_KEPT_VIOLATIONS or kept < FIRST_PER_RULE
+                or (kept < VITAL_PER_RULE and is_vital(rule))):
+            report.kept[rule] = kept + 1
             report.violations.append(Violation(rule, level, line, pointer, message, hint))
 
     @property

@@ -3,16 +3,26 @@
 Reporters only read a :class:`~contract.report.Report`. The text reporter groups a finding
 that repeats on many lines (a missing ``seq`` on every line) into one entry with a count and
 its first lines, so the report on a badly broken stream fits on a screen; the JSON report
-keeps every occurrence.
+lists every occurrence the report kept (``contract.report`` says which are kept past its
+memory cap) and the exact count of every rule. Every report says how many findings it
+counted and how many it kept.
+
+Input-derived text (pointers, messages, source names, stderr) is printed through
+``contract.textsafe``, so no control character from the input reaches a terminal or an XML
+parser raw. :func:`write_report` writes to a stream; the JSON format is written violation by
+violation, so its memory does not grow with the number of findings.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TextIO
 
+from contract import textsafe
 from contract.catalog import CATALOG, Level, rules_for
 from contract.report import Report, Violation
 
@@ -49,11 +59,12 @@ def group(violations: list[Violation]) -> list[Group]:
 
 
 def render_text(report: Report) -> str:
-    out: list[str] = [f"# {note}" for note in report.notes]
+    safe = textsafe.text
+    out: list[str] = [f"# {safe(note)}" for note in report.notes]
     groups = group(report.violations)
     shown, hints, budget = 0, set[str](), MAX_TEXT_FINDING_LINES
     for entry in groups[:MAX_TEXT_GROUPS]:
-        lines = _text_group(report.source, entry, hints)
+        lines = _text_group(safe(report.source), entry, hints)
         if len(lines) > budget:
             break
         out.extend(lines)
@@ -62,80 +73,124 @@ def render_text(report: Report) -> str:
     if len(groups) > shown:
         out.append(f"… {len(groups) - shown} more kinds of finding (--format json lists all)")
     if report.dropped:
-        out.append(f"… {report.dropped} further findings counted but not kept (memory cap)")
+        out.append(kept_line(report))
     if report.stderr.strip():
         tail = report.stderr.strip().splitlines()[-5:]
         out.append("emitter stderr (last lines):")
-        out.extend(f"  | {line[:200]}" for line in tail)
+        out.extend(f"  | {safe(line[:200])}" for line in tail)
     out.append(summary(report))
     return "\n".join(out) + "\n"
 
 
+def kept_line(report: Report) -> str:
+    """How many findings were counted and kept, overall and for each rule that lost some."""
+    counts, kept = report.counts, report.kept_counts()
+    short = ", ".join(f"{rule} {kept.get(rule, 0)} of {n}" for rule, n in sorted(counts.items())
+                      if kept.get(rule, 0) < n)
+    return (f"… {sum(counts.values())} findings counted, {len(report.violations)} kept "
+            f"({report.dropped} past the memory cap are counted only; kept of counted: {short})")
+
+
 def _text_group(source: str, entry: Group, hints: set[str]) -> list[str]:
     """One finding with its count and first lines; a hint only the first time it is given."""
+    safe = textsafe.text
     v = entry.first
     where = f"{source}:{v.line}" if v.line is not None else source
-    pointer = f" at {v.pointer}" if v.pointer else ""
-    lines = [f"{where} {v.rule} [{v.level}]{pointer}: {v.message}"]
+    pointer = f" at {safe(v.pointer)}" if v.pointer else ""
+    lines = [f"{where} {v.rule} [{v.level}]{pointer}: {safe(v.message)}"]
     if entry.count > 1:
         shown = ", ".join(str(n) for n in entry.lines)
         more = ", …" if entry.count > len(entry.lines) else ""
         lines.append(f"    ×{entry.count} on lines {shown}{more}")
     if v.hint and v.hint not in hints:
         hints.add(v.hint)
-        lines.append(f"    hint: {v.hint}")
+        lines.append(f"    hint: {safe(v.hint)}")
     return lines
 
 
 def summary(report: Report) -> str:
     total = sum(report.counts.values())
     verdict = "conformant" if report.conformant else "NOT conformant"
+    source = textsafe.text(report.source)
     if not total:
-        return f"{report.source}: {verdict} ({report.wire}, {report.lines} lines, no findings)"
+        return f"{source}: {verdict} ({report.wire}, {report.lines} lines, no findings)"
     must = sum(n for r, n in report.counts.items() if CATALOG[r].level is Level.MUST)
     should = total - must
     rules = ", ".join(sorted(report.counts))
     strict = "" if report.strict or not should else " (SHOULD findings fail only with --strict)"
     return (
-        f"{report.source}: {verdict} ({report.wire}, {report.lines} lines): {total} findings "
+        f"{source}: {verdict} ({report.wire}, {report.lines} lines): {total} findings "
         f"(MUST {must}, SHOULD {should}) of {len(report.counts)} rules: {rules}{strict}"
     )
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
+    buffer = io.StringIO()
+    write_json(report, buffer)
+    return buffer.getvalue()
+
+
+def write_json(report: Report, stream: TextIO) -> None:
+    """The JSON report, written as it is serialised: one violation at a time (memory stays flat).
+
+    The document is what ``json.dumps(report.to_json(), indent=2)`` would give, except that
+    unsafe characters are escaped (``textsafe.json_safe``).
+    """
+    head = report.to_json()
+    head.pop("violations")
+    body = json.dumps(head, ensure_ascii=False, indent=2)
+    stream.write(textsafe.json_safe(body[:-2]))  # without the closing "\n}"
+    if not report.violations:
+        stream.write(',\n  "violations": []\n}\n')
+        return
+    stream.write(',\n  "violations": [')
+    separator = "\n"
+    for violation in report.violations:
+        item = json.dumps(violation.to_json(), ensure_ascii=False, indent=2)
+        stream.write(separator + textsafe.json_safe(item.replace("\n", "\n    ")).join(("    ", "")))
+        separator = ",\n"
+    stream.write("\n  ]\n}\n")
 
 
 def render_junit(report: Report) -> str:
-    """One test case per catalogued rule of the wire; a failure per broken rule."""
-    from xml.sax.saxutils import escape, quoteattr  # only here: it imports urllib (26 ms at startup)
+    """One test case per catalogued rule of the wire; a failure per broken rule.
 
+    Every input-derived string goes through ``textsafe.xml``: the document is well-formed
+    XML 1.0 whatever the input held (a U+0001 in a member name is shown as ``\\u0001``).
+    """
+    attr, xml = textsafe.xml_attr, textsafe.xml
     by_rule: dict[str, list[Violation]] = {}
     for violation in report.violations:
         by_rule.setdefault(violation.rule, []).append(violation)
     cases: list[str] = []
     failures = 0
+    classname = attr(f"milk-contract.{report.wire}")
     for rule in rules_for(report.wire):
         found = by_rule.get(rule.id, [])
-        name = quoteattr(f"{rule.id}: {rule.title}")
+        name = attr(f"{rule.id}: {rule.title}")
         if not report.counts.get(rule.id):
-            cases.append(f'  <testcase classname="milk-contract.{report.wire}" name={name}/>')
+            cases.append(f"  <testcase classname={classname} name={name}/>")
             continue
         count = report.counts[rule.id]
-        body = escape("\n".join(_junit_line(report.source, v) for v in found[:200]))
+        body = "\n".join(xml(_junit_line(report.source, v)) for v in found[:JUNIT_SHOWN])
         fails = rule.level is Level.MUST or report.strict
         tag = "failure" if fails else "skipped"
         failures += fails
-        message = quoteattr(f"{count} finding(s); first: {found[0].message if found else ''}")
+        first = found[0].message if found else ""
+        message = attr(f"{count} finding(s) counted, {len(found)} kept, {min(len(found), JUNIT_SHOWN)} "
+                       f"shown; first: {first}")
         cases.append(
-            f'  <testcase classname="milk-contract.{report.wire}" name={name}>'
+            f"  <testcase classname={classname} name={name}>"
             f"<{tag} message={message}>{body}</{tag}></testcase>"
         )
     header = (
-        f'<testsuite name={quoteattr("milk-contract " + report.source)} tests="{len(cases)}" '
+        f'<testsuite name={attr("milk-contract " + report.source)} tests="{len(cases)}" '
         f'failures="{failures}" errors="0">'
     )
     return '<?xml version="1.0" encoding="utf-8"?>\n' + "\n".join([header, *cases, "</testsuite>"]) + "\n"
+
+
+JUNIT_SHOWN = 200  # occurrences listed per rule; the failure message gives counted and kept
 
 
 def _junit_line(source: str, v: Violation) -> str:
@@ -147,3 +202,17 @@ REPORTERS: dict[str, Callable[[Report], str]] = {
     "json": render_json,
     "junit": render_junit,
 }
+
+# Formats written as they are serialised (memory flat in the number of findings).
+STREAMING: dict[str, Callable[[Report, TextIO], None]] = {
+    "json": write_json,
+}
+
+
+def write_report(report: Report, fmt: str, stream: TextIO) -> None:
+    """Write ``report`` in format ``fmt`` to ``stream`` (streamed where the format allows)."""
+    writer = STREAMING.get(fmt)
+    if writer is not None:
+        writer(report, stream)
+    else:
+        stream.write(REPORTERS[fmt](report))

@@ -55,7 +55,9 @@ def test_written_baseline_accepts_exactly_its_findings(
 ) -> None:
     file = tmp_path / "baseline.json"
     code, report = _run(capsys, "check", "--baseline-write", str(file), str(broken))
-    assert code == 0
+    assert code == 1  # writing records the findings, it does not accept them (issue 11)
+    assert report["counts"] == {"sj.schema": 3}
+    assert any("still reported" in note for note in report["notes"])
     written = json.loads(file.read_text())
     Draft202012Validator(SCHEMA).validate(written)
     assert [(e["rule"], e["pointer"], e["count"]) for e in written["entries"]] == [("sj.schema", "/ts", 3)]
@@ -198,7 +200,7 @@ def test_run_takes_a_baseline_too(tmp_path: Path, capsys: pytest.CaptureFixture[
     file = tmp_path / "baseline.json"
     emitter = [sys.executable, str(HERE / "faulty_emitters" / "exits_early.py"), "baseline-test"]
     code, _ = _run(capsys, "run", "--timeout", "20", "--baseline-write", str(file), "--", *emitter)
-    assert code == 0
+    assert code == 1  # writing records the findings, it does not accept them (issue 11)
     rules = {e["rule"] for e in json.loads(file.read_text())["entries"]}
     assert rules == {"run.exit-status", "sj.result-last"}
     code, report = _run(capsys, "run", "--timeout", "20", "--baseline", str(file), "--", *emitter)
