@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from contract import failsafe
 from contract.catalog import CATALOG
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, Source, read_records
-from contract.report import Collector, Report
+from contract.report import UNIGNORABLE, Collector, Report
 from contract.schema import Engine, SchemaError, engine
 from contract.wires import WIRES, detect
 
@@ -84,6 +84,9 @@ def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:
     unknown = [rule for rule in rules if rule not in CATALOG]
     if unknown:
         raise ValueError(f"ignore: unknown rule {unknown[0]!r}; known rules: {', '.join(CATALOG)}")
+    refused = sorted(UNIGNORABLE.intersection(rules))
+    if refused:
+        raise ValueError(f"ignore: {refused[0]!r} cannot be ignored: it says the check did not finish")
     return rules
 
 

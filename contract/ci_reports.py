@@ -338,9 +338,10 @@ def _single(render: Many) -> Callable[[Report], str]:
 
 
 FORMATS: dict[str, Format] = {
-    "text": Format(REPORTERS["text"], render_text_many),
-    "json": Format(REPORTERS["json"], render_json_many),
-    "junit": Format(REPORTERS["junit"], render_junit_many),
+    # looked up when called, so REPORTERS stays the one table of single-file renderers
+    "text": Format(lambda report: REPORTERS["text"](report), render_text_many),
+    "json": Format(lambda report: REPORTERS["json"](report), render_json_many),
+    "junit": Format(lambda report: REPORTERS["junit"](report), render_junit_many),
     "github": Format(_single(render_github), render_github),
     "sarif": Format(_single(render_sarif), render_sarif),
     "markdown": Format(_single(render_markdown), render_markdown),

@@ -20,7 +20,7 @@ from contract.catalog import CATALOG, rules_for
 from contract.checker import AUTO, check
 from contract.ci_reports import FORMATS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import Report
+from contract.report import UNIGNORABLE, Report
 from contract.reporters import STREAMING
 from contract.wires import NAMES
 
@@ -138,7 +138,10 @@ def _positive_float(text: str) -> float:
 def _check_ignores(ignores: Sequence[str]) -> None:
     unknown = [rule for rule in ignores if rule not in CATALOG]
     if unknown:
-        raise UsageError(f"--ignore: unknown rule {unknown[0]!r} (see `{PROG} rules`)")
+        raise UsageError(f"--ignore: unknown rule {textsafe.text(unknown[0])!r} (see `{PROG} rules`)")
+    refused = sorted(UNIGNORABLE.intersection(ignores))
+    if refused:
+        raise UsageError(f"--ignore: {refused[0]} cannot be ignored (it says the check did not finish)")
 
 
 def _baseline(report: Report, args: argparse.Namespace) -> Report:

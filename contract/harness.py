@@ -378,7 +378,7 @@ def internal(report: Report, where: str, exc: BaseException, line: int | None = 
     if len(detail) > 300:
         detail = detail[:300] + "…"
     at = f" at line {line}" if line else ""
-    Collector(report).emit(
+    Collector(report).emit(  # checker.internal is UNIGNORABLE: no --ignore reaches it
         "checker.internal", line, None,
         f"expected the {where} to finish, found {type(exc).__name__}{at}: {detail}; "
         "the findings before it are kept, the rest was not judged",

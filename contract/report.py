@@ -111,14 +111,21 @@ class Report:
         }
 
 
+# Findings that say the verdict itself cannot be trusted (the checker failed or stopped, the run
+# was cut short). Ignoring one would turn an unfinished check into a pass, so no ignore list
+# reaches them: the CLI and ``contract.check`` refuse them by name, and the collector drops them
+# from any ignore list that reaches it another way.
+UNIGNORABLE = frozenset({"checker.internal", "checker.limit", "run.interrupted"})
+
+
 class Collector:
-    """Where checks write findings; applies ``--ignore`` and the memory cap."""
+    """Where checks write findings; applies ``--ignore`` (never to UNIGNORABLE) and the memory cap."""
 
     __slots__ = ("_ignore", "_report")
 
     def __init__(self, report: Report, ignore: Iterable[str] = ()) -> None:
         self._report = report
-        self._ignore = frozenset(ignore)
+        self._ignore = frozenset(ignore) - UNIGNORABLE
 
     def emit(
         self,

@@ -20,7 +20,7 @@ import pytest
 import contract
 from contract import cli, reporters
 from contract.reader import Record
-from contract.report import Collector
+from contract.report import Collector, Report
 from contract.schema import Engine, engine
 from contract.wires.stream_json import StreamRules
 from contract.wires.subagent_stdio import Correlation, UniqueKeys
@@ -284,3 +284,18 @@ def test_a_usage_error_naming_hostile_input_is_escaped(tmp_path: Path, capsys: p
     err = capsys.readouterr().err
     assert "no\\u001b]0;x\\u0007such" in err
     assert "\x1b" not in err
+
+
+@pytest.mark.parametrize("rule", ["checker.internal", "checker.limit", "run.interrupted"])
+def test_a_finding_that_says_the_check_did_not_finish_cannot_be_ignored(
+        rule: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cannot be ignored"):
+        contract.check(b"", ignore=[rule])
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"{}\n")
+    assert cli.run(["check", "--ignore", rule, str(path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    # and an ignore list that reaches the collector another way does not hide it
+    out = Collector(Report(wire="stream-json"), ignore=[rule])
+    out.emit(rule, 1, None, "injected")
+    assert out.report.counts[rule] == 1
