@@ -194,12 +194,12 @@ def test_markdown_table_survives_hostile_names(hostile: Path, capsys: pytest.Cap
     assert "\r" not in out
     assert "<b>" not in out
     rows = [line for line in out.splitlines() if line.startswith("|")]
-    files = [row for row in rows if "stream\\-json |" in row]
+    files = [row for row in rows if "stream-json |" in row]
     assert len(files) == 2
     assert all(len(_cells(row)) == 7 for row in files)
     assert "**NOT conformant**" in files[0]
     assert "| conformant |" in files[1]
-    findings = [row for row in rows if row.startswith("| sj\\.")]
+    findings = [row for row in rows if row.startswith("| sj.")]
     assert len(findings) == 2
     assert all(len(_cells(row)) == 6 for row in findings)
     assert not re.search(r"(?<!\\)`", "\n".join(rows))  # every backtick in a cell is escaped
@@ -209,7 +209,10 @@ def test_markdown_table_survives_hostile_names(hostile: Path, capsys: pytest.Cap
 def test_markdown_escaping() -> None:
     assert ci_reports.markdown_cell("a|b`c") == "a\\|b\\`c"
     assert ci_reports.markdown_cell("line\r\nnext\x01") == "line\\r\\nnext\\x01"
-    assert ci_reports.markdown_cell("<img src=x>") == "\\<img src\\=x\\>"
+    assert ci_reports.markdown_cell("<img src=x>") == "\\<img src=x\\>"
+    assert ci_reports.markdown_cell("**[x](javascript:1)** ~~y~~ &amp; \\") == (
+        "\\*\\*\\[x\\](javascript:1)\\*\\* \\~\\~y\\~\\~ \\&amp; \\\\")
+    assert ci_reports.markdown_cell("sj.init-first /work/a-b.jsonl") == "sj.init-first /work/a-b.jsonl"  # readable
     assert ci_reports.markdown_cell("plain words 42") == "plain words 42"  # near miss
 
 
