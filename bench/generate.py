@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.insert(1, ("lines (legacy)", legacy(wire), lambda _: 1, None))
         for name, strategy, count, target in rows:
             rate, drawn, elapsed = measure(strategy, count, args.examples)
-            verdict = "" if target is None else (f">= {target:.0f} met" if rate >= target else f">= {target:.0f} MISSED")
+            verdict = "" if target is None else f">= {target:.0f} " + ("met" if rate >= target else "MISSED")
             missed += target is not None and rate < target
             print(f"{wire:<16}{name:<22}{rate:>10.1f}{drawn:>8}{elapsed:>9.2f}  {verdict}", flush=True)
     return 1 if missed else 0

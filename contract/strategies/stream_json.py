@@ -1,4 +1,4 @@
-"""Whole stream-json transcripts: the structure from code, the free-form parts from the schema.
+"""Whole stream-json transcripts: the structure from code, the schema-defined parts from the schema.
 
 A transcript is drawn as a list of line objects (:func:`transcripts`) so that the breaking
 strategies in :mod:`contract.strategies.stream_json_broken` can edit a conformant run before it
@@ -11,6 +11,7 @@ model_usage that sums to usage, and one result line last.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from datetime import UTC, datetime, timedelta, timezone
@@ -18,8 +19,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from contract.strategies import _compose
 from contract.strategies._common import ident, json_objects, json_values, render, text
-from contract.strategies._schemas import schema_strategy
 from contract.wires.stream_json import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 
 Line = dict[str, Any]
@@ -28,21 +29,9 @@ PARTIAL, TASKS = "partial_messages_v1", "tasks_v1"
 EPOCH = datetime(2020, 1, 1, tzinfo=UTC)
 
 
-def _scrub(value: Any) -> Any:
-    """Schema-drawn values with ESC removed from their strings (line.ansi outside payloads)."""
-    if isinstance(value, str):
-        return value.replace("\x1b", "")
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    return value
-
-
 def schema_part(definition: str) -> st.SearchStrategy[Any]:
-    """A value of ``$defs/definition`` drawn from the seed schema itself."""
-    strategy: st.SearchStrategy[Any] = schema_strategy("stream-json", definition)
-    return strategy.map(_scrub)
+    """A value of ``$defs/definition``, composed from the seed schema (no ESC in its strings)."""
+    return _compose.definition("stream-json", definition)
 
 
 # -- timestamps ----------------------------------------------------------------------------------
@@ -69,7 +58,8 @@ def format_ts(instant: datetime, style: int) -> str:
 def timestamps(draw: st.DrawFn, count: int) -> list[str]:
     """``count`` RFC 3339 timestamps that never go back (millisecond steps, mixed spellings)."""
     start = EPOCH + timedelta(seconds=draw(st.integers(0, 10**9)))
-    gap = st.integers(0, 5000) | st.integers(0, 5).map(lambda s: s * 1000)  # whole seconds too
+    # Millisecond steps, and now and then whole seconds; one choice each, shrinking to 0.
+    gap = st.integers(0, 5005).map(lambda ms: ms if ms <= 5000 else (ms - 5000) * 1000)
     steps = draw(st.lists(gap, min_size=count, max_size=count))
     styles = draw(st.lists(st.integers(0, 11), min_size=count, max_size=count))
     out: list[str] = []
@@ -187,24 +177,33 @@ def _tool_results(draw: st.DrawFn, used: list[str]) -> Line:
 
 def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
     """A system line of one of the known non-init subtypes (task ones only when ``tasks``)."""
-    kinds = [
-        "notification",
-        "warning",
-        "state",
-        "agent_switch",
-        "route",
-        "commands",
-        "config_option",
-        "permission_denied",
-        "memory",
-        "error",
-        "future_subtype",
-    ]
-    if tasks:
-        kinds += ["task_started", "task_progress", "task_notification", "background_tasks_changed"]
-    subtype = draw(st.sampled_from(kinds))
+    fields = _system_fields()
+    subtype = draw(st.sampled_from(SYSTEM_KINDS + TASK_KINDS if tasks else SYSTEM_KINDS))
     line: Line = {"type": "system", "subtype": subtype}
-    fields: dict[str, st.SearchStrategy[Any]] = {
+    line.update(draw(fields[subtype]))
+    return line
+
+
+SYSTEM_KINDS = [
+    "notification",
+    "warning",
+    "state",
+    "agent_switch",
+    "route",
+    "commands",
+    "config_option",
+    "permission_denied",
+    "memory",
+    "error",
+    "future_subtype",
+]
+TASK_KINDS = ["task_started", "task_progress", "task_notification", "background_tasks_changed"]
+
+
+@functools.cache
+def _system_fields() -> dict[str, st.SearchStrategy[Any]]:
+    """The members of each system subtype, built once (strategies are cheap to draw, not to build)."""
+    return {
         "notification": st.fixed_dictionaries({"body": text(), "severity": st.sampled_from(["info", "warn"])}),
         "warning": st.fixed_dictionaries({"body": text(), "category": text()}),
         "state": st.fixed_dictionaries({"session_state": st.sampled_from(["idle", "running", "waiting"])}),
@@ -232,8 +231,6 @@ def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
             }
         ),
     }
-    line.update(draw(fields[subtype]))
-    return line
 
 
 def _body(draw: st.DrawFn, run: _Run) -> None:
