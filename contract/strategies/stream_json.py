@@ -244,16 +244,9 @@ def _body(draw: st.DrawFn, run: _Run) -> None:
 # -- init and result -----------------------------------------------------------------------------
 
 
-@st.composite
-def init_line(draw: st.DrawFn) -> Line:
-    known = draw(st.lists(st.sampled_from(KNOWN_CAPABILITIES), unique=True))
-    unknown = draw(st.lists(ident("x_"), max_size=1))
-    line: Line = {
-        "type": "system",
-        "subtype": "init",
-        "agent": draw(schema_part("agent_info")),
-        "capabilities": known + unknown,
-    }
+@functools.cache
+def _init_parts() -> tuple[st.SearchStrategy[Any], ...]:
+    """The parts of an init line, built once (strategies are cheap to draw, not to build)."""
     optional = {
         "cwd": text(),
         "milk_version": ident(),
@@ -263,13 +256,46 @@ def init_line(draw: st.DrawFn) -> Line:
         "escalation_agent": schema_part("agent_info"),
         "_meta": json_objects(),
     }
-    line.update(draw(st.fixed_dictionaries({}, optional=optional)))
+    return (
+        st.lists(st.sampled_from(KNOWN_CAPABILITIES), unique=True),
+        st.lists(ident("x_"), max_size=1),
+        st.fixed_dictionaries({}, optional=optional),
+    )
+
+
+@st.composite
+def init_line(draw: st.DrawFn) -> Line:
+    known, unknown, optional = _init_parts()
+    line: Line = {
+        "type": "system",
+        "subtype": "init",
+        "agent": draw(schema_part("agent_info")),
+        "capabilities": draw(known) + draw(unknown),
+    }
+    line.update(draw(optional))
     return line
+
+
+@functools.cache
+def _result_parts() -> tuple[st.SearchStrategy[Any], ...]:
+    """The parts of a result line, built once."""
+    optional = {
+        "result": text(),
+        "stop_reason": st.sampled_from(["end_turn", "max_turns", "refusal", "cancelled", "error"]),
+        "ttft_ms": st.integers(0, 10**5),
+        "total_cost_usd": json_values(),
+    }
+    return (
+        st.sampled_from([*RESULT_IS_ERROR, "cancelled_by_host"]),
+        st.dictionaries(ident(), schema_part("usage"), max_size=2),
+        st.fixed_dictionaries({}, optional=optional),
+    )
 
 
 @st.composite
 def result_line(draw: st.DrawFn) -> Line:
-    subtype = draw(st.sampled_from([*RESULT_IS_ERROR, "cancelled_by_host"]))
+    subtypes, models, optional = _result_parts()
+    subtype = draw(subtypes)
     is_error = RESULT_IS_ERROR.get(subtype)
     line: Line = {
         "type": "result",
@@ -278,19 +304,13 @@ def result_line(draw: st.DrawFn) -> Line:
         "num_turns": draw(st.integers(0, 50)),
         "duration_ms": draw(st.integers(0, 10**7)),
     }
-    per_model = draw(st.dictionaries(ident(), schema_part("usage"), max_size=2))
+    per_model = draw(models)
     if per_model:
         line["model_usage"] = per_model
         line["usage"] = {key: sum(usage[key] for usage in per_model.values()) for key in USAGE_KEYS}
     elif draw(st.booleans()):
         line["usage"] = draw(schema_part("usage"))
-    optional = {
-        "result": text(),
-        "stop_reason": st.sampled_from(["end_turn", "max_turns", "refusal", "cancelled", "error"]),
-        "ttft_ms": st.integers(0, 10**5),
-        "total_cost_usd": json_values(),
-    }
-    line.update(draw(st.fixed_dictionaries({}, optional=optional)))
+    line.update(draw(optional))
     return line
 
 
