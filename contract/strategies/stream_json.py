@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from contract.strategies import _compose
-from contract.strategies._common import ident, json_objects, json_values, render, text
+from contract.strategies._common import flags, ident, json_objects, json_values, render, text
 from contract.wires.stream_json import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 
 Line = dict[str, Any]
@@ -58,14 +58,15 @@ def format_ts(instant: datetime, style: int) -> str:
 def timestamps(draw: st.DrawFn, count: int) -> list[str]:
     """``count`` RFC 3339 timestamps that never go back (millisecond steps, mixed spellings)."""
     start = EPOCH + timedelta(seconds=draw(st.integers(0, 10**9)))
-    # Millisecond steps, and now and then whole seconds; one choice each, shrinking to 0.
-    gap = st.integers(0, 5005).map(lambda ms: ms if ms <= 5000 else (ms - 5000) * 1000)
-    steps = draw(st.lists(gap, min_size=count, max_size=count))
-    styles = draw(st.lists(st.integers(0, 11), min_size=count, max_size=count))
+    # One choice per line for both its step and its spelling (hypothesis pays per choice):
+    # millisecond steps and now and then whole seconds, times one of twelve spellings. It
+    # shrinks towards 0: no step, the first spelling.
+    steps = draw(st.lists(st.integers(0, 5006 * 12 - 1), min_size=count, max_size=count))
     out: list[str] = []
     at = start
-    for step, style in zip(steps, styles, strict=True):
-        at += timedelta(milliseconds=step)
+    for step in steps:
+        ms, style = divmod(step, 12)
+        at += timedelta(milliseconds=ms if ms <= 5000 else (ms - 5000) * 1000)
         out.append(format_ts(at, style))
     return out
 
@@ -148,10 +149,11 @@ def _assistant_turn(draw: st.DrawFn, run: _Run) -> None:
             before.extend(tool_call(draw, earlier, tool_id, value))
         blocks.append(block)
     message: dict[str, Any] = {"role": "assistant", "content": blocks}
-    if draw(st.booleans()):
+    with_id, with_agent = flags(draw, 2)
+    if with_id:
         message["id"] = draw(ident("msg_"))
     line: Line = {"type": "assistant", "message": message}
-    if draw(st.booleans()):
+    if with_agent:
         line["agent"] = draw(st.sampled_from(AGENT_LABELS))
     run.lines.extend(before)
     run.lines.append(_maybe_parent(draw, earlier, line))
