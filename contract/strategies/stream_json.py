@@ -236,7 +236,7 @@ def _system_fields() -> dict[str, st.SearchStrategy[Any]]:
 
 
 def _body(draw: st.DrawFn, run: _Run) -> None:
-    for _ in range(draw(st.integers(0, 5))):
+    for _ in range(draw(st.integers(0, 8))):
         if draw(st.integers(0, 2)):
             _assistant_turn(draw, run)
         else:

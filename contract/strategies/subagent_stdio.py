@@ -110,20 +110,27 @@ def node(draw: st.DrawFn, key: str, depth: int) -> dict[str, Any]:
         if present:
             result[name] = draw(_node_field(name))
     _times(draw, result)
-    with_tokens, with_outcome = flags(draw, 2)
+    with_tokens, with_outcome, with_children = flags(draw, 3)
     if with_tokens:
         result["tokens"] = tokens(draw)
     if with_outcome:
         result["outcome"] = _outcome(draw, status)
-    result["children"] = nodes(draw, depth - 1) if depth > 0 else []
+    result["children"] = nodes(draw, depth - 1) if depth > 0 and with_children else []
     result["omittedChildren"] = draw(st.integers(0, 3))
     return result
 
 
 def nodes(draw: st.DrawFn, depth: int, max_size: int = 2) -> list[dict[str, Any]]:
     """Siblings with unique keys."""
-    keys = draw(st.lists(_node_field("key"), max_size=max_size, unique=True))
+    keys = draw(_unique_keys("node", max_size))
     return [node(draw, key, depth) for key in keys]
+
+
+@functools.cache
+def _unique_keys(kind: str, max_size: int, min_size: int = 0) -> st.SearchStrategy[list[str]]:
+    """Lists of distinct sibling keys (built once: strategies are cheap to draw, not to build)."""
+    keys = _node_field("key") if kind == "node" else field("entry", "key")
+    return st.lists(keys, min_size=min_size, max_size=max_size, unique=True)
 
 
 def entry(draw: st.DrawFn, key: str) -> dict[str, Any]:
@@ -140,7 +147,7 @@ def entry(draw: st.DrawFn, key: str) -> dict[str, Any]:
 
 
 def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
-    keys = draw(st.lists(field("entry", "key"), max_size=3, unique=True)) if available else []
+    keys = draw(_unique_keys("entry", 3)) if available else []
     entries = [entry(draw, key) for key in keys]
     omitted = draw(st.integers(0, 5)) if available else 0
     limit = draw(st.integers(0, 16))
