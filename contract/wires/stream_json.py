@@ -15,7 +15,7 @@ from datetime import datetime
 from itertools import repeat
 from typing import Any
 
-from contract.jsonline import reject_constant
+from contract.jsonline import parse
 from contract.reader import Record
 from contract.report import Collector
 from contract.wires.base import Machine, Wire
@@ -415,12 +415,19 @@ class StreamRules:
             return
         text = "".join(pieces)
         self.pending_bytes -= len(text)
-        try:
-            args = json.loads(text, parse_constant=reject_constant)
-        except (ValueError, RecursionError):
+        # Read exactly as a line is read (contract.jsonline): the same numbers (Decimal where a
+        # float would round), the same nesting limit whatever the stack, duplicate members caught.
+        args, faults = parse(text.encode("utf-8", "surrogatepass"))
+        if faults and faults[0].rule == "line.limit":
+            out.emit("checker.limit", line, f"{where}/input",
+                     f"expected reassembled tool arguments within the checker's limits, found "
+                     f"{faults[0].message}: sj.tool-args-reassembly not judged for {_clip(ref)!r}")
+            return
+        if faults or args is None and text.strip(" \t\r\n") != "null":
+            why = f" ({faults[0].message})" if faults else ""
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to "
-                     f"concatenate to JSON, found {_clip(text)!r}")
+                     f"concatenate to one JSON text with unique member names, found {_clip(text)!r}{why}")
             return
         if not same_json(args, block.get("input")):
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
@@ -430,7 +437,7 @@ class StreamRules:
 
 def _dumps(value: Any) -> str:
     try:
-        return json.dumps(value)
+        return json.dumps(value, default=str)  # default: a Decimal (exact number) as written
     except RecursionError:  # deeper than json.dumps recurses: say what it is instead
         return f"a {type(value).__name__} nested too deep to show"
 
