@@ -423,7 +423,7 @@ class StreamRules:
                      f"expected reassembled tool arguments within the checker's limits, found "
                      f"{faults[0].message}: sj.tool-args-reassembly not judged for {_clip(ref)!r}")
             return
-        if faults or args is None and text.strip(" \t\r\n") != "null":
+        if faults or (args is None and text.strip(" \t\r\n") != "null"):
             why = f" ({faults[0].message})" if faults else ""
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to "
