@@ -1,4 +1,5 @@
-"""Breaking strategies for the ``line.*`` framing rules, shared by both wires.
+"""Breaking strategies for the ``line.*`` framing rules, shared by both wires (``line.ansi``,
+a stream-json rule, is offered for stream-json only; see ``contract.strategies.breakable``).
 
 Each breaker takes a conformant transcript and damages its bytes in one way. Breakers that make
 a line unparseable damage a *sacrificial* line: one the wire module placed so that losing it

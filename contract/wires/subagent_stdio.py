@@ -44,6 +44,7 @@ HOST_OUTPUT_ONLY_NOTE = (
 # Node statuses that name a finished run that worked, and one that did not (sa.outcome).
 SUCCEEDED = frozenset({"complete", "completed"})
 FAILED = frozenset({"failed", "rejected"})
+TIMES = ("startedAt", "updatedAt", "endedAt")
 MAX_EARLY = 64  # responses listed one by one before the first command; the rest are counted
 MAX_EPOCHS = 4096  # epochs remembered by sa.revision-order; reaching it is a checker.limit
 MAX_PENDING = 65536  # unanswered commands remembered by sa.response-correlation; ditto
@@ -519,15 +520,19 @@ class Consistency:
 def _tokens(at: str, tokens: Any, line: int, out: Collector) -> None:
     if type(tokens) is not dict:
         return
-    inp, outp = exact_int(tokens.get("input")), exact_int(tokens.get("output"))
-    total = exact_int(tokens.get("total"))
-    if inp is not None and outp is not None and total is not None and total != inp + outp:
+    inp, outp, total = tokens.get("input"), tokens.get("output"), tokens.get("total")
+    if not (type(inp) is int and type(outp) is int and type(total) is int):  # rare: 1e1, 5.0, junk
+        inp, outp, total = exact_int(inp), exact_int(outp), exact_int(total)
+        if inp is None or outp is None or total is None:
+            return
+    if total != inp + outp:
         out.emit("sa.tokens-total", line, f"{at}/total",
                  f"expected total = input + output = {inp} + {outp} = {inp + outp}, found {total}")
 
 
 def _times(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
-    stamps = [(name, exact_int(node.get(name))) for name in ("startedAt", "updatedAt", "endedAt")]
+    # type(v) is int first: exact_int is only called for the rare other forms (per node, hot)
+    stamps = [(name, v if type(v := node.get(name)) is int else exact_int(v)) for name in TIMES]
     present = [(name, value) for name, value in stamps if value is not None]
     for (early, a), (late, b) in itertools.pairwise(present):
         if b < a:
