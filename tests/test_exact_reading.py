@@ -121,7 +121,8 @@ def test_the_depth_limit_does_not_depend_on_the_callers_stack(frames: int, depth
 def test_a_deep_line_behind_a_huge_number_is_measured_too() -> None:
     body = b'{"n":1e400,"a":' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}"
     value, faults = parse(body)
-    assert value is None and [f.rule for f in faults] == ["line.limit"]
+    assert value is None
+    assert [f.rule for f in faults] == ["line.limit"]
 
 
 # -- numbers do not cascade ----------------------------------------------------------------------
@@ -171,7 +172,8 @@ def test_reaching_the_epoch_bound_is_reported_once_and_known_epochs_stay_judged(
     limits = [v for v in report.violations if v.rule == "checker.limit"]
     assert len(limits) == 1
     assert limits[0].line == subagent_stdio.MAX_EPOCHS + 1
-    assert "sa.revision-order" in limits[0].message and str(subagent_stdio.MAX_EPOCHS) in limits[0].message
+    assert "sa.revision-order" in limits[0].message
+    assert str(subagent_stdio.MAX_EPOCHS) in limits[0].message
     assert "sa.revision-order" in report.rules()  # e0 was remembered: its going back is judged
     assert not report.conformant
 
