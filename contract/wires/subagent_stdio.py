@@ -532,7 +532,7 @@ def _tokens(at: str, tokens: Any, line: int, out: Collector) -> None:
 
 def _times(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
     # type(v) is int first: exact_int is only called for the rare other forms (per node, hot)
-    stamps = [(name, v if type(v := node.get(name)) is int else exact_int(v)) for name in TIMES]
+    stamps = [(name, v if type(v := node.get(name)) is int or v is None else exact_int(v)) for name in TIMES]
     present = [(name, value) for name, value in stamps if value is not None]
     for (early, a), (late, b) in itertools.pairwise(present):
         if b < a:
@@ -563,8 +563,8 @@ def _outcome(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
         out.emit("sa.outcome", line, f"{at}/outcome/success",
                  f"expected success {str(not success).lower()} with status {final!r}, "
                  f"found {str(success).lower()}")
-    code = exact_int(outcome.get("exitCode"))
-    if success and code is not None and code != 0:
+    code = exact_int(outcome.get("exitCode")) if success else None
+    if code is not None and code != 0:
         out.emit("sa.outcome", line, f"{at}/outcome/exitCode",
                  f"expected exitCode 0 with success true, found {code}")
 
