@@ -31,7 +31,11 @@ class Rule:
 
 _SJ = "stream-json schema"
 _SA = "subagent-stdio schema"
-_FRAMING = f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
+_FRAMING = (
+    f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
+    "; subagent-stdio: inferred (its schema has no descriptions): JSONL lines of objects whose "
+    "$defs are line types, the same framing as its sibling wire"
+)
 
 _RULES: tuple[Rule, ...] = (
     # -- framing, both wires ------------------------------------------------------------
