@@ -82,7 +82,12 @@ def streams(wire: str) -> st.SearchStrategy[bytes]:
 def breakable(wire: str) -> frozenset[str]:
     """The catalog rules of ``wire`` that :func:`broken_streams` can break."""
     _known(wire)
-    return frozenset(_wire_breakers(wire)) | frozenset(framing.BREAKERS)
+    return frozenset(_wire_breakers(wire)) | _framing_rules(wire)
+
+
+def _framing_rules(wire: str) -> frozenset[str]:
+    """The framing breakers whose rule applies to ``wire`` (line.ansi is stream-json's only)."""
+    return frozenset(rule for rule in framing.BREAKERS if CATALOG[rule].wire in ("line", wire))
 
 
 def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:
@@ -90,7 +95,7 @@ def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:
     _known(wire)
     if rule in NOT_STREAM_PROPERTIES:
         raise ValueError(f"{rule} is not a stream property: {NOT_STREAM_PROPERTIES[rule]}")
-    if rule in framing.BREAKERS:
+    if rule in _framing_rules(wire):
         return _framing(wire, framing.BREAKERS[rule])
     breakers = _wire_breakers(wire)
     if rule not in breakers:

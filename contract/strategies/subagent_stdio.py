@@ -50,6 +50,8 @@ def field(definition: str, name: str) -> st.SearchStrategy[Any]:
         props = defs["fleet"]["properties"]["entries"]["items"]["properties"]
     else:
         props = defs[definition]["properties"]
+    # ESC in a string is allowed on this wire: line.ansi is a stream-json rule (only that seed
+    # says "never any ANSI escapes"), so schema-drawn strings are used as drawn.
     return _compose.subschema(WIRE, props[name])
 
 
