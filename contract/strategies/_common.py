@@ -42,8 +42,9 @@ def flags(draw: st.DrawFn, count: int, sparse: bool = False) -> list[bool]:
 
 
 @functools.cache
-def json_values(max_leaves: int = 3, escapes: bool = True) -> st.SearchStrategy[Any]:
-    """Free-form JSON (tool input, tool result content, _meta): ESC allowed when ``escapes``."""
+def json_values(max_leaves: int = 3, escapes: bool = False) -> st.SearchStrategy[Any]:
+    """Free-form JSON (tool input, tool result content, _meta). No ESC unless ``escapes``:
+    stream-json's "never any ANSI escapes" has no exception for free-form payloads."""
     strings = st.text(max_size=8) if escapes else text(max_size=8)
     leaves = (
         st.none()
@@ -61,7 +62,7 @@ def json_values(max_leaves: int = 3, escapes: bool = True) -> st.SearchStrategy[
 
 @functools.cache
 def json_objects(max_leaves: int = 3) -> st.SearchStrategy[dict[str, Any]]:
-    return st.dictionaries(st.text(max_size=8), json_values(max_leaves), max_size=2)
+    return st.dictionaries(text(max_size=8), json_values(max_leaves), max_size=2)
 
 
 def dump(obj: Any) -> bytes:
