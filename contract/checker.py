@@ -1,31 +1,28 @@
-"""The pipeline: reader → schema → rule machines → report.
+"""The public entry to the pipeline (reader → schema → rule machines → report): ``check``.
 
-``check`` is the whole of it; the CLI, the live harness and the pytest plugin all call it.
-Nothing here raises on bad input: every fault becomes a finding in the report.
+The CLI, the many-file checker and the pytest plugin call it; the steps themselves are
+``contract.pipeline``. Nothing here raises on bad input: every fault becomes a finding in the
+report (misuse of the API, such as an unknown wire or rule id, raises).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import io
-import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
-from contract import failsafe
 from contract.catalog import CATALOG
-from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, Source, read_records
-from contract.report import UNIGNORABLE, Collector, Report
-from contract.schema import Engine, SchemaError, engine
-from contract.wires import WIRES, detect
+from contract.pipeline import SchemaStep, check_stream, no_cycle_collection, pick_wire, run_rules
+from contract.reader import DEFAULT_MAX_LINE_BYTES, Source
+from contract.report import UNIGNORABLE, Report
+from contract.wires import AUTO, DEFAULT, NAMES, is_auto
 
-AUTO = "auto"
+__all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
 
 
 def check(
     data: Source | os.PathLike[str],
-    wire: str = "stream-json",
+    wire: str = DEFAULT.name,
     *,
     strict: bool = False,
     ignore: Iterable[str] = (),
@@ -45,8 +42,8 @@ def check(
     processes (``contract.parallel``); None (auto) does so for files large enough to gain.
     The report is the same either way.
     """
-    if wire != AUTO and wire not in WIRES:
-        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)} or auto")
+    if not is_auto(wire) and wire not in NAMES:
+        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(NAMES)} or {AUTO}")
     ignore = _known_rules(ignore)
     if isinstance(data, os.PathLike):
         path = str(os.fspath(data))
@@ -59,21 +56,9 @@ def check(
 
         if parallel.worth_it(data, jobs, wire):
             with no_cycle_collection():
-                return parallel.check_file(data, wire, strict=strict, ignore=ignore,  # type: ignore[arg-type]
+                return parallel.check_file(data, wire, strict=strict, ignore=ignore,
                                            max_line_bytes=max_line_bytes, source=source)
-    report = Report(wire=wire, strict=strict, source=source)
-    out = Collector(report, ignore)
-    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes), out)
-    with no_cycle_collection():
-        try:
-            records: Iterator[Record] = iter(guarded)
-            if wire == AUTO:
-                records, wire = _pick_wire(records, report)
-            run_rules(records, wire, out, guarded)
-        except Exception as exc:  # the last net: what the guards inside did not catch
-            failsafe.internal(out, guarded.last or None, "the checker", exc,
-                              "the check stopped there, so the stream cannot be declared conformant")
-    return report
+    return check_stream(data, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes, source=source)
 
 
 def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:
@@ -99,129 +84,3 @@ def _refuse_text(data: object) -> None:
                         "(the checker judges the bytes: UTF-8 and line endings are part of the contract)")
 
 
-@contextlib.contextmanager
-def no_cycle_collection() -> Iterator[None]:
-    """Pause Python's cycle collector while checking.
-
-    Parsed JSON holds no reference cycles and is freed by reference counting as each line is
-    done; the collector would only rescan the rule machines' state every few hundred lines,
-    which measured a third of the checking time. It is restored afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def run_rules(records: Iterable[Record], wire: str, out: Collector,
-              guarded: failsafe.GuardedRecords | None = None) -> None:
-    """Validate each record against the wire's schema and feed the rule machines.
-
-    Fail closed (``contract.failsafe``): an exception in the reader, the schema step or a
-    machine is a ``checker.internal`` finding, never a traceback or a silent pass. After the
-    reader failed, the end-of-stream checks do not run (the stream was cut by the checker).
-    """
-    if guarded is None:
-        guarded = failsafe.GuardedRecords(records, out)
-        records = guarded
-    machines = failsafe.Machines(WIRES[wire].machines(), out)
-    feed = machines.feed
-    validate = SchemaStep(wire, out)
-    last = 0
-    for record in records:
-        last = record.line
-        validate(record)
-        feed(record)
-    if not guarded.failed:
-        machines.finish()
-    out.report.lines = max(out.report.lines, last)
-
-
-class SchemaStep:
-    """The schema check of one record: the fast engine's verdict, the explainer's detail."""
-
-    def __init__(self, wire: str, out: Collector) -> None:
-        self._engine = eng = engine(wire)
-        self._is_valid = eng.is_valid_fast
-        self._out = out
-        self._emit = out.emit
-        self._rule = WIRES[wire].schema_rule
-        self._explain = _Explainer(eng, out.report)
-
-    def __call__(self, record: Record) -> None:
-        obj = record.obj
-        if obj is None:
-            return
-        try:
-            try:
-                valid = self._is_valid(obj)
-            except (ValueError, OverflowError, TypeError):  # e.g. integers the Rust engine cannot hold
-                valid = self._engine.is_valid(obj)
-            if valid:
-                record.valid = True
-                return
-            errors = self._explain(record.raw, obj)
-        except Exception as exc:  # fail closed: the line stays invalid, with a finding
-            failsafe.internal(self._out, record.line, "the schema step", exc,
-                              "this line's schema verdict is unknown and it counts as failing")
-            return
-        for error in errors:
-            self._emit(self._rule, record.line, error.pointer, error.message)
-
-
-class _Explainer:
-    """Schema errors for failing lines, in bounded time however many lines fail.
-
-    The reference engine explains best but costs about half a millisecond a line: a hostile
-    stream of hundreds of thousands of failing lines would take minutes. So identical lines
-    (``{}`` repeated) are explained once, and after ``DETAILED`` distinct failing lines the
-    rest are explained by the fast engine, with a note saying so.
-    """
-
-    DETAILED = 1000  # about half a second of the reference engine
-    MEMO_LINES = 4096
-    MEMO_LINE_BYTES = 4096
-
-    def __init__(self, eng: Engine, report: Report) -> None:
-        self._engine = eng
-        self._report = report
-        self._memo: dict[bytes, list[SchemaError]] = {}
-        self._explained = 0
-
-    def __call__(self, raw: bytes, obj: object) -> list[SchemaError]:
-        errors = self._memo.get(raw)
-        if errors is not None:
-            return errors
-        self._explained += 1
-        if self._explained <= self.DETAILED:
-            errors = self._engine.explain(obj)
-        else:
-            if self._explained == self.DETAILED + 1:
-                self._report.notes.append(
-                    f"schema detail: after {self.DETAILED} distinct failing lines, schema findings "
-                    "come from the fast engine (plainer messages)")
-            errors = self._engine.explain_fast(obj)
-        if len(raw) <= self.MEMO_LINE_BYTES and len(self._memo) < self.MEMO_LINES:
-            self._memo[raw] = errors
-        return errors
-
-
-def _pick_wire(records: Iterator[Record], report: Report) -> tuple[Iterator[Record], str]:
-    """Look ahead to the first object line, decide the wire, and put the lines back."""
-    seen: list[Record] = []
-    picked: str | None = None
-    for record in records:
-        seen.append(record)
-        picked = detect(record.obj)
-        if picked is not None or len(seen) >= 16:
-            break
-    if picked is None:
-        picked = "stream-json"
-        report.notes.append("wire: stream-json (auto: no line looked like either wire; defaulting)")
-    else:
-        report.notes.append(f"wire: {picked} (auto: from line {seen[-1].line})")
-    report.wire = picked
-    return itertools.chain(seen, records), picked

@@ -22,14 +22,10 @@ from contract.ci_reports import FORMATS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import UNIGNORABLE, Report
 from contract.reporters import STREAMING
-from contract.wires import NAMES
+from contract.wires import NAMES, WIRES, Live, get
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 128 + 2  # the shell's convention for death by SIGINT
-# A live stream-json run is checked as it streams (memory flat); a subagent-stdio conversation is
-# kept whole to be judged (about twice its bytes in memory), so its flood limit is lower.
-STREAM_MAX_OUTPUT_BYTES = 1024**3
-SUBAGENT_MAX_OUTPUT_BYTES = 64 * 1024**2
 PROG = "milk-contract"
 
 
@@ -225,21 +221,21 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _live(args: argparse.Namespace, command: list[str]) -> Report:
-    if args.wire == "subagent-stdio":
+    wire = get(args.wire)
+    # the flood limit is the wire's: a stream is checked as it streams (memory flat), a
+    # conversation is kept whole to be judged (about twice its bytes in memory)
+    max_output_bytes = args.max_output_bytes or wire.max_output_bytes
+    if wire.live is Live.CONVERSATION:
         from contract.driver import run_subagent
 
-        report = run_subagent(command or None, timeout=args.timeout, strict=args.strict,
-                              ignore=args.ignore, expect_exit=args.expect_exit,
-                              max_line_bytes=args.max_line_bytes,
-                              max_output_bytes=args.max_output_bytes or SUBAGENT_MAX_OUTPUT_BYTES)
-    else:
-        from contract.harness import default_command, run_stream
+        return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
+                            ignore=args.ignore, expect_exit=args.expect_exit,
+                            max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes)
+    from contract.harness import default_command, run_stream
 
-        report = run_stream(command or default_command(args.wire), wire=args.wire, timeout=args.timeout,
-                            expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
-                            max_line_bytes=args.max_line_bytes,
-                            max_output_bytes=args.max_output_bytes or STREAM_MAX_OUTPUT_BYTES)
-    return report
+    return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,
+                      expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
+                      max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -301,7 +297,7 @@ def _command(argv: Sequence[str]) -> list[str]:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    wires = NAMES if args.wire == "all" else (args.wire,)
+    wires = (args.wire,) if args.wire in WIRES else NAMES  # or "all"
     seen: dict[str, None] = {}
     for wire in wires:
         for rule in rules_for(wire):

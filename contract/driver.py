@@ -28,7 +28,6 @@ from typing import Any
 
 import orjson
 
-from contract.checker import run_rules
 from contract.harness import (
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
@@ -41,6 +40,7 @@ from contract.harness import (
     internal,
     interrupted,
 )
+from contract.pipeline import run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records
 from contract.report import Collector, Report
 

@@ -14,12 +14,13 @@ report still holds everything they can vouch for.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from contract.reader import Record
-from contract.report import Collector
+from contract.sink import Sink
 from contract.textsafe import clip
+from contract.wires.base import BatchMachine, Machine
 
 RULE = "checker.internal"
 HINT = "a bug in milk-contract, not necessarily in the stream: please report it with the input line"
@@ -31,7 +32,7 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {clip(text, 200)}" if text else type(exc).__name__
 
 
-def internal(out: Collector, line: int | None, component: str, exc: BaseException, consequence: str) -> None:
+def internal(out: Sink, line: int | None, component: str, exc: BaseException, consequence: str) -> None:
     """Report one exception raised inside ``component`` while it handled ``line``."""
     out.emit(RULE, line, None,
              f"expected {component} to finish, found it raised {describe(exc)}; {consequence}", HINT)
@@ -47,7 +48,7 @@ class GuardedRecords:
 
     __slots__ = ("_it", "_out", "failed", "last")
 
-    def __init__(self, records: Iterable[Record], out: Collector) -> None:
+    def __init__(self, records: Iterable[Record], out: Sink) -> None:
         self._it = iter(records)
         self._out = out
         self.failed = False
@@ -74,11 +75,11 @@ class Machines:
 
     __slots__ = ("_live", "_out")
 
-    def __init__(self, machines: Iterable[Any], out: Collector) -> None:
-        self._live: list[Any] = list(machines)
+    def __init__(self, machines: Iterable[Machine], out: Sink) -> None:
+        self._live: list[Machine] = list(machines)
         self._out = out
 
-    def _fail(self, machine: Any, line: int | None, exc: Exception, what: str) -> None:
+    def _fail(self, machine: Machine, line: int | None, exc: Exception, what: str) -> None:
         if machine in self._live:
             self._live.remove(machine)
         name = type(machine).__name__
@@ -93,12 +94,12 @@ class Machines:
             except Exception as exc:  # fail closed: any exception is a finding
                 self._fail(machine, record.line, exc, "feed")
 
-    def batch(self) -> Any:
-        """The lone machine's ``feed_batch(first, objs)`` when there is one, else None."""
+    def batch(self) -> Callable[[int, list[Any]], None] | None:
+        """The lone machine's ``feed_batch(first, objs)`` when it is a batch machine, else None."""
         if len(self._live) != 1:
             return None
         machine = self._live[0]
-        if getattr(machine, "feed_batch", None) is None:
+        if not isinstance(machine, BatchMachine):
             return None
 
         def feed_batch(first: int, objs: list[Any]) -> None:

@@ -39,8 +39,10 @@ from contract.jsonline import escape, parse
 from contract.normalize import normalize
 from contract.resources import data_dir
 from contract.schemawalk import walker
+from contract.wires import NAMES, Wire, get, resolve
 
-WIRES = ("stream-json", "subagent-stdio")
+WIRES = NAMES  # the wires with goldens: every registered wire
+
 META_SCHEMA = "golden-meta.schema.json"
 TRANSCRIPT, META = ".jsonl", ".meta.json"
 
@@ -89,6 +91,11 @@ class Golden:
     provenance: Provenance
 
     @property
+    def descriptor(self) -> Wire:
+        """The wire this golden belongs to, as its descriptor."""
+        return get(self.wire)
+
+    @property
     def meta_path(self) -> Path:
         return self.path.with_name(self.name + META)
 
@@ -130,15 +137,14 @@ def goldens_dir() -> Path:
 
 def scenarios(wire: str) -> list[Golden]:
     """Every golden of a wire, sorted by name."""
-    if wire not in WIRES:
-        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)}")
+    get(wire)  # ValueError for an unknown wire
     folder = goldens_dir() / wire
     paths = sorted(folder.glob("*" + TRANSCRIPT)) if folder.is_dir() else []
     return [load(wire, path.name[: -len(TRANSCRIPT)]) for path in paths]
 
 
 def all_scenarios() -> list[Golden]:
-    return [golden for wire in WIRES for golden in scenarios(wire)]
+    return [golden for wire in NAMES for golden in scenarios(wire)]
 
 
 def load(wire: str, name: str) -> Golden:
@@ -204,16 +210,10 @@ def _provenance(raw: dict[str, Any]) -> Provenance:
     return Provenance(authored=raw["authored"])
 
 
-def emitter_version(data: bytes, wire: str) -> str | None:
-    """The version an emitter reports in its own output (stream-json: init's milk_version)."""
-    if wire != "stream-json":
-        return None
-    for body in data.split(b"\n"):
-        value, _ = parse(body) if body.strip() else (None, ())
-        if isinstance(value, dict) and value.get("subtype") == "init":
-            version = value.get("milk_version")
-            return version if isinstance(version, str) and version else None
-    return None
+def emitter_version(data: bytes, wire: Wire | str) -> str | None:
+    """The version an emitter reports in its own output, where its wire carries one (``Wire.version``)."""
+    version = resolve(wire).version
+    return version(data) if version is not None else None
 
 
 def rewrite(golden: Golden, data: bytes, emitter: str, version: str, date: str) -> Comparison:
@@ -358,8 +358,9 @@ class _Line:
     parsed: bool
 
 
-def compare(golden: bytes, actual: bytes, wire: str) -> Comparison:
+def compare(golden: bytes, actual: bytes, wire: Wire | str) -> Comparison:
     """Normalize both transcripts, pair their lines and classify every difference."""
+    wire = resolve(wire).name
     old, new = _lines(golden, wire), _lines(actual, wire)
     matcher = difflib.SequenceMatcher(None, [_signature(x) for x in old],
                                       [_signature(x) for x in new], autojunk=False)
@@ -382,32 +383,13 @@ def _lines(data: bytes, wire: str) -> list[_Line]:
         value, faults = parse(body.rstrip(b"\r"))
         ok = value is not None and not faults
         raw.append(_Line(number, value if ok else body.decode("utf-8", "replace"), ok))
-    if wire == "subagent-stdio":
-        raw = _canonical_conversation(raw)
+    canonical = resolve(wire).canonical
+    if canonical is not None:
+        raw = [raw[i] for i in canonical([x.value if x.parsed and isinstance(x.value, dict) else None
+                                           for x in raw])]
     normal = normalize(wire, [x.value if x.parsed else None for x in raw])
     return [_Line(x.number, normal[i] if x.parsed else x.value, x.parsed)
             for i, x in enumerate(raw)]
-
-
-def _canonical_conversation(lines: list[_Line]) -> list[_Line]:
-    """Each command moved to just before the response that answers it.
-
-    Where a command falls among the host's pushed events depends on timing (the client writes
-    while the host pushes), and pipelining is the client's choice: neither is the host's
-    behaviour. The host's own order (responses and events) is kept; the n-th response answers
-    the n-th command (sa.response-correlation checks that).
-    """
-    waiting: list[_Line] = []
-    ordered: list[_Line] = []
-    for line in lines:
-        kind = line.value.get("type") if line.parsed and isinstance(line.value, dict) else None
-        if kind == "subagent_status":
-            waiting.append(line)
-            continue
-        if kind == "response" and waiting:
-            ordered.append(waiting.pop(0))
-        ordered.append(line)
-    return ordered + waiting
 
 
 def _signature(line: _Line) -> tuple[Any, ...]:

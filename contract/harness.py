@@ -30,9 +30,10 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any
 
-from contract.checker import no_cycle_collection, run_rules
+from contract.pipeline import no_cycle_collection, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
 from contract.report import Collector, Report
+from contract.wires import Wire, resolve
 
 STDERR_TAIL_BYTES = 16 * 1024
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
@@ -344,10 +345,9 @@ class LimitedStream:
         return data
 
 
-def default_command(wire: str) -> list[str]:
-    """The bundled reference emitter for ``wire``, run with this interpreter."""
-    module = {"stream-json": "stream_json_emitter", "subagent-stdio": "subagent_host"}[wire]
-    return [sys.executable, "-m", f"contract.reference.{module}"]
+def default_command(wire: Wire | str) -> list[str]:
+    """The bundled reference emitter for ``wire`` (``Wire.reference``), run with this interpreter."""
+    return [sys.executable, "-m", resolve(wire).reference]
 
 
 def describe_status(status: int) -> str:

@@ -35,7 +35,7 @@ import struct
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 import orjson
 
@@ -43,6 +43,7 @@ from contract import failsafe
 from contract.jsonline import Fault, parse
 from contract.reader import BLOCK_BYTES, Record, read_records
 from contract.report import Collector, Report
+from contract.wires import DEFAULT, NAMES, get, is_auto
 
 MIN_PARALLEL_BYTES = 2 * 1024 * 1024  # below this a fork costs more than it saves
 STALL_SECONDS = 120.0  # no message from the worker for this long: it is stuck; check alone
@@ -54,12 +55,7 @@ class WorkerLost(Exception):
     """The worker died, stalled or broke the protocol."""
 
 
-# Where two processes measured faster (BENCHMARKS.md). The subagent-stdio rules cost more than
-# the line-level work the worker takes over, so there the split only adds its messages.
-GAINS = frozenset({"stream-json"})
-
-
-def worth_it(data: object, jobs: int | None, wire: str = "stream-json") -> bool:
+def worth_it(data: object, jobs: int | None, wire: str = DEFAULT.name) -> TypeGuard[BinaryIO]:
     """Whether to check ``data`` on two processes (``jobs`` None means decide by wire and size)."""
     if jobs is not None and jobs < 2:
         return False
@@ -76,7 +72,9 @@ def worth_it(data: object, jobs: int | None, wire: str = "stream-json") -> bool:
         return True
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     # forking a process that runs other threads risks locks they hold: only the CLI's case
-    return (wire in GAINS and cores >= 2 and threading.active_count() == 1
+    # Wire.batch: where two processes measured faster (BENCHMARKS.md); auto decides too late
+    gains = not is_auto(wire) and get(wire).batch
+    return (gains and cores >= 2 and threading.active_count() == 1
             and info.st_size - start >= MIN_PARALLEL_BYTES and _mostly_valid(data.fileno(), start, wire))
 
 
@@ -117,15 +115,13 @@ def check_file(
     source: str = "-",
 ) -> Report:
     """Check a regular file with a worker process; fall back to one process if it fails."""
-    from contract.checker import SchemaStep, run_rules  # noqa: F401 - imported before the fork
+    from contract.pipeline import SchemaStep, run_rules  # noqa: F401 - imported before the fork
     from contract.schema import engine
-    from contract.wires import WIRES
-
     ignore = frozenset(ignore)
     fd = handle.fileno()
     start = handle.tell()
     end = os.fstat(fd).st_size  # both processes stop here, even if the file grows meanwhile
-    for name in WIRES if wire == "auto" else (wire,):
+    for name in NAMES if is_auto(wire) else (wire,):
         engine(name)  # build the validators once, before the fork
     try:
         return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source)
@@ -141,10 +137,10 @@ def check_file(
 
 def _serial(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
             max_line_bytes: int, source: str) -> Report:
-    from contract.checker import check
+    from contract.pipeline import check_stream
 
-    return check(_open(fd, start, end), wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                 source=source, jobs=1)
+    return check_stream(_open(fd, start, end), wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                        source=source)
 
 
 # -- reading the same bytes from two processes -------------------------------------------------
@@ -211,12 +207,11 @@ def _reap(pid: int) -> None:
 
 
 class _Events:
-    """The worker's collector: findings and notes in order, tagged for the main's merge."""
+    """The worker's sink: findings and notes in order, tagged for the main's merge."""
 
-    __slots__ = ("_ignore", "events", "report", "tag")
+    __slots__ = ("_ignore", "events", "tag")
 
-    def __init__(self, report: Report, ignore: frozenset[str]) -> None:
-        self.report = report
+    def __init__(self, ignore: frozenset[str]) -> None:
         self._ignore = ignore
         self.events: list[tuple[Any, ...]] = []
         self.tag = 0  # the line of the last record whose schema step is done
@@ -225,23 +220,25 @@ class _Events:
         if rule not in self._ignore:
             self.events.append((self.tag, rule, line, pointer, message, hint))
 
+    def note(self, text: str) -> None:
+        self.events.append((self.tag, text))
+
 
 def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_line_bytes: int,
           out_fd: int, parent: int) -> None:
-    from contract.checker import SchemaStep, _pick_wire
+    from contract.pipeline import SchemaStep, pick_wire
 
     report = Report(wire=wire)
-    out = _Events(report, ignore)
+    out = _Events(ignore)
     marks: list[int] = []
     stream = _open(fd, start, end)
     parse_line = _marking(marks)
-    if wire == "auto":  # the wire is known after a look ahead: line by line
-        records, wire = _pick_wire(read_records(stream, out, max_line_bytes, parse_line), report)  # type: ignore[arg-type]
+    if is_auto(wire):  # the wire is known after a look ahead: line by line
+        records, wire = pick_wire(read_records(stream, out, max_line_bytes, parse_line), report)
         steps: Iterator[Iterator[Record] | int] = iter([records])
     else:
         steps = _worker_blocks(stream, out, max_line_bytes, parse_line, wire)
-    validate = SchemaStep(wire, out)  # type: ignore[arg-type]
-    notes = len(report.notes)
+    validate = SchemaStep(wire, out)
     since = 0
     for step in steps:
         if isinstance(step, int):  # a block of clean lines: nothing to report
@@ -249,10 +246,7 @@ def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_
             since += SEND_EVERY // 4
         else:
             for record in step:
-                validate(record)
-                if len(report.notes) > notes:
-                    out.events.extend((out.tag, note) for note in report.notes[notes:])
-                    notes = len(report.notes)
+                validate(record)  # its notes reach the events through out.note, tagged like findings
                 out.tag = record.line
                 since += 1
                 if since >= SEND_EVERY:
@@ -279,12 +273,12 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
     CR, no escaped control character, none too long) has nothing to report, and proving it
     takes a few C-level passes over the whole block instead of a Python loop per line.
     """
-    from contract.reader import _blocks, _frame
+    from contract.reader import blocks, frame
     from contract.schema import engine
 
     is_valid, loads, dumps = engine(wire).is_valid_fast, orjson.loads, orjson.dumps
     number = 0
-    for block in _blocks(stream, max_line_bytes):
+    for block in blocks(stream, max_line_bytes):
         bodies = block.bodies
         size = len(bodies) or 1
         clean = False
@@ -298,7 +292,7 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
         if clean:
             yield number + size
         else:
-            yield _frame(block, number, out, max_line_bytes, parse_line)  # type: ignore[arg-type]
+            yield frame(block, number, out, max_line_bytes, parse_line)
         number += size
 
 
@@ -377,18 +371,17 @@ class _Inbox:
 
 def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: frozenset[str],
           max_line_bytes: int, source: str) -> Report:
-    from contract.checker import _pick_wire
-    from contract.wires import WIRES
+    from contract.pipeline import pick_wire
 
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
-    if wire == "auto":  # the wire is known after a look ahead: line by line
+    if is_auto(wire):  # the wire is known after a look ahead: line by line
         records = read_records(stream, _DISCARD, max_line_bytes, _reusing(inbox), escapes=False)
-        steps: Iterator[Iterator[Record] | tuple[int, list[Any]]] = iter([_pick_wire(records, report)[0]])
+        steps: Iterator[Iterator[Record] | tuple[int, list[Any]]] = iter([pick_wire(records, report)[0]])
         wire = report.wire
     else:
         steps = _main_blocks(stream, inbox, max_line_bytes)
-    machines = failsafe.Machines(WIRES[wire].machines(), out)  # exceptions become checker.internal
+    machines = failsafe.Machines(get(wire).machines(), out)  # exceptions become checker.internal
     feed = machines.feed
     feed_batch = machines.batch()
     pending = inbox.events
@@ -428,12 +421,12 @@ def _main_blocks(
     Plain: no line too long, no CR, none the worker marked, and ``orjson.loads`` gives an
     object for each; then the whole block is parsed by one C-level ``map``.
     """
-    from contract.reader import _blocks, _frame
+    from contract.reader import blocks, frame
 
     loads = orjson.loads
     parse_line = _reusing(inbox)
     number = 0
-    for block in _blocks(stream, max_line_bytes):
+    for block in blocks(stream, max_line_bytes):
         bodies = block.bodies
         size = len(bodies) or 1
         inbox.need(number + size)
@@ -449,7 +442,7 @@ def _main_blocks(
         if values is not None:
             yield number + 1, values
         else:
-            yield _frame(block, number, _DISCARD, max_line_bytes, parse_line, escapes=False)
+            yield frame(block, number, _DISCARD, max_line_bytes, parse_line, escapes=False)
         number += size
 
 
@@ -482,12 +475,13 @@ def _reusing(inbox: _Inbox) -> Any:
 
 
 class _Discard:
-    """The main's reader reports nothing: the worker reports every line finding."""
-
-    report = Report(wire="-")
+    """The main's reader reports nothing: the worker reports every line finding and note."""
 
     def emit(self, rule: str, line: int | None, pointer: str | None, message: str, hint: str | None = None) -> None:
         pass
 
+    def note(self, text: str) -> None:
+        pass
 
-_DISCARD: Any = _Discard()
+
+_DISCARD = _Discard()

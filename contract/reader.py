@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
 from contract.jsonline import Fault, escape, parse
-from contract.report import Collector
+from contract.sink import Sink
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
@@ -65,7 +65,7 @@ class _ChunkStream(io.RawIOBase):
 
 def read_records(
     source: Source,
-    out: Collector,
+    out: Sink,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     parse_line: Parser | None = None,
     escapes: bool = True,
@@ -79,10 +79,10 @@ def read_records(
     False skips the decoded-ESC check (that process reports no ``line.*`` finding).
     """
     stream = as_stream(source)
-    blocks = _blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
+    pieces = blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
     number = 0
-    for block in blocks:
-        yield from _frame(block, number, out, max_line_bytes, parse_line, escapes)
+    for block in pieces:
+        yield from frame(block, number, out, max_line_bytes, parse_line, escapes)
         number += len(block.bodies) or 1
 
 
@@ -95,7 +95,7 @@ BLOCK_BYTES = 32 * 1024
 Parser = Callable[[bytes, int], tuple[Any, tuple[Fault, ...]]]
 
 
-class _Lines(NamedTuple):
+class Block(NamedTuple):
     """One block's complete lines (without their LF) and what the block may hold."""
 
     bodies: list[bytes]
@@ -108,7 +108,7 @@ class _Lines(NamedTuple):
     may_exp: bool = False
 
 
-def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
+def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
            parse_line: Parser | None, escapes: bool = True) -> Iterator[Record]:
     """Judge the framing of one block's lines and parse them, one record at a time."""
     emit = out.emit
@@ -158,14 +158,17 @@ def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
         yield Record(number, raw, value)
 
 
-def _too_long(number: int, found: int, max_line_bytes: int, out: Collector) -> None:
+def _too_long(number: int, found: int, max_line_bytes: int, out: Sink) -> None:
     out.emit("line.limit", number, None,
              f"expected a line of at most {max_line_bytes} bytes, found {found}",
              "raise --max-line-bytes if such lines are legitimate")
 
 
-def _blocks(stream: Any, max_line_bytes: int) -> Iterator[_Lines]:
+def blocks(stream: Any, max_line_bytes: int) -> Iterator[Block]:
     """Split a buffered stream into blocks of whole lines, in bounded memory.
+
+    Public with ``frame`` (which judges and parses one block): the two-process checker frames
+    the same blocks itself.
 
     A line longer than ``max_line_bytes`` is counted, not kept: once the unfinished line
     passes the limit its bytes are skipped up to the next LF.
@@ -191,7 +194,7 @@ def _blocks(stream: Any, max_line_bytes: int) -> Iterator[_Lines]:
                         skipped, pending, pending_bytes = pending_bytes, [], 0
                 continue
             if skipped >= 0:
-                yield _Lines([], False, False, False, skipped + at + 1)
+                yield Block([], False, False, False, skipped + at + 1)
                 skipped = -1
             else:
                 pending.append(data[:at])
@@ -210,15 +213,15 @@ def _blocks(stream: Any, max_line_bytes: int) -> Iterator[_Lines]:
             bodies.insert(0, head)
             may_cr, may_esc = may_cr or b"\r" in head, may_esc or b"\\u001" in head
         if bodies:
-            yield _Lines(bodies, False, may_cr, may_esc, 0, b"e+" in data or (head is not None and b"e+" in head))
+            yield Block(bodies, False, may_cr, may_esc, 0, b"e+" in data or (head is not None and b"e+" in head))
     if skipped >= 0:
-        yield _Lines([], False, False, False, skipped)
+        yield Block([], False, False, False, skipped)
     elif pending:
         tail = b"".join(pending)
-        yield _Lines([tail], True, b"\r" in tail, b"\\u001" in tail, 0, b"e+" in tail)
+        yield Block([tail], True, b"\r" in tail, b"\\u001" in tail, 0, b"e+" in tail)
 
 
-def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[_Lines]:
+def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[Block]:
     """A stream with only ``readline`` (a live pipe): one line at a time, as it arrives."""
     readline = stream.readline
     limit = max_line_bytes + 1  # room for the LF
@@ -227,11 +230,11 @@ def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[_Lines]:
         if not raw:
             break
         if raw[-1] == 0x0A:  # 0x0A is LF
-            yield _Lines([raw[:-1]], False, True, True)
+            yield Block([raw[:-1]], False, True, True)
         elif len(raw) == limit:
-            yield _Lines([], False, False, False, len(raw) + _skip_line(readline, limit))
+            yield Block([], False, False, False, len(raw) + _skip_line(readline, limit))
         else:
-            yield _Lines([raw], True, True, True)
+            yield Block([raw], True, True, True)
 
 
 def _skip_line(readline: Any, limit: int) -> int:
@@ -263,7 +266,7 @@ FREE_FORM = frozenset(
 )
 
 
-def _decoded_escapes(value: dict[str, Any], number: int, out: Collector) -> None:
+def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
     """line.ansi for ESC in decoded strings and member names outside the free-form payloads."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:

@@ -146,6 +146,9 @@ class Collector:
             report.kept[rule] = kept + 1
             report.violations.append(Violation(rule, level, line, pointer, message, hint))
 
+    def note(self, text: str) -> None:
+        self._report.notes.append(text)
+
     @property
     def report(self) -> Report:
         return self._report

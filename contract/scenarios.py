@@ -19,6 +19,7 @@ from contract.driver import record as converse
 from contract.goldens import Comparison, Golden, compare, emitter_version, rewrite
 from contract.harness import default_command, record_stream
 from contract.report import Report
+from contract.wires import Live
 
 ENV_SCENARIO = "MILK_CONTRACT_SCENARIO"
 ENV_GOLDEN = "MILK_CONTRACT_GOLDEN"
@@ -31,11 +32,6 @@ class ScenarioRun:
     report: Report
     output: bytes
     comparison: Comparison
-
-    @property
-    def ok(self) -> bool:
-        """Conformant, and no breaking difference from the golden."""
-        return self.report.conformant and not self.comparison.breaking
 
     def explain(self) -> str:
         """What a failing scenario says: the findings, then each difference with line and path."""
@@ -51,7 +47,7 @@ class ScenarioRun:
 
 def emitter_argv(emitter: Sequence[str] | None, golden: Golden) -> list[str]:
     """The command for one scenario: the emitter, then the scenario's own arguments."""
-    base = list(emitter) if emitter else default_command(golden.wire)
+    base = list(emitter) if emitter else default_command(golden.descriptor)
     return [*base, *golden.reproduce.argv]
 
 
@@ -73,7 +69,7 @@ def run_scenario(
     argv = emitter_argv(emitter, golden)
     env = scenario_env(golden)
     expect = golden.reproduce.exit_status
-    if golden.wire == "subagent-stdio":
+    if golden.descriptor.live is Live.CONVERSATION:
         from contract.driver import Step
 
         plan = [Step(group) for group in golden.command_groups()]

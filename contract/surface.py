@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from contract.resources import data_dir
+from contract.wires import NAMES, get
 
 FORMAT = "milk-contract-surface/1"
-WIRES = ("stream-json", "subagent-stdio")
+WIRES = NAMES
 
 POLICY: dict[str, str] = {
     "additional-properties": (
@@ -254,9 +255,10 @@ def schema_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
     kinds = _line_kinds(walker, schema)
     root = _describe([{k: v for k, v in schema.items()
                        if k in ("type", "properties", "additionalProperties")}], None)
-    if "properties" in schema:  # stream-json: every kind shares the top-level object
+    # Read from the schema's structure, not a wire's name: any JSON Schema can be surfaced.
+    if "properties" in schema:  # every kind shares the top-level object (stream-json)
         walker._children([schema], "", {})
-    else:  # subagent-stdio: each kind is its own object, named by its $def
+    else:  # each kind is its own object, named by its $def (subagent-stdio)
         for name, branch in zip(kinds, schema.get("oneOf", []), strict=True):
             walker.walk(branch, name, True, {})
     out: dict[str, Any] = {
@@ -360,10 +362,9 @@ def surface_of(schema: Mapping[str, Any], wire: str | None = None,
 def surface_for(wire: str, schemas: Path | None = None,
                 goldens: Path | None = None) -> dict[str, Any]:
     """The surface of a bundled wire: its schema plus its goldens."""
-    if wire not in WIRES:
-        raise ValueError(f"unknown wire {wire!r} (expected one of {', '.join(WIRES)})")
+    descriptor = get(wire)  # ValueError for an unknown wire
     folder = schemas if schemas is not None else data_dir("schemas")
-    with open(folder / f"{wire}.schema.json", "rb") as handle:
+    with open(folder / descriptor.schema_file, "rb") as handle:
         schema = json.load(handle)
     return surface_of(schema, wire, goldens)
 

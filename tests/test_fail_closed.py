@@ -249,12 +249,12 @@ def test_help_says_writing_does_not_accept(capsys: pytest.CaptureFixture[str]) -
 
 def test_an_exception_outside_every_component_is_still_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     """The last net in ``check``: the wire detection (auto) raising, say."""
-    from contract import checker
+    from contract import pipeline
 
     def broken(records: Any, report: Any) -> Any:
         raise AttributeError("detect broke")
 
-    monkeypatch.setattr(checker, "_pick_wire", broken)
+    monkeypatch.setattr(pipeline, "pick_wire", broken)
     report = contract.check(GOLDEN["stream-json"].read_bytes(), "auto")
     [finding] = _internal(report)
     assert not report.conformant

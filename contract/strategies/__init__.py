@@ -38,33 +38,26 @@ from typing import Any
 from hypothesis import strategies as st
 
 from contract.catalog import CATALOG
-from contract.strategies import (
-    framing,
-    stream_json,
-    stream_json_broken,
-    subagent_stdio,
-    subagent_stdio_broken,
-)
+from contract.rules import Observed
+from contract.strategies import framing
 from contract.strategies._common import render
 from contract.strategies._compose import lines as _composed_lines
 from contract.strategies._schemas import DEFAULT_DEPTH
+from contract.wires import NAMES, Strategies, Wire, get
 
-WIRES = ("stream-json", "subagent-stdio")
+WIRES = NAMES
 
-
-def _why_not_breakable(rule: str) -> str | None:
-    """Why no stream can break ``rule``, or None when one can."""
-    if CATALOG[rule].wire == "run":
-        return "observed by the live harness (a process, its exit, its timing), not in the bytes"
-    if CATALOG[rule].wire == "checker":
-        return "the checker's own integrity (an internal error or bound), not a property of the stream"
-    if rule == "baseline.stale":
-        return "compares a baseline file with a report; not a property of any stream"
-    return None
-
+# Why no stream can break a rule, by where the rule is observed.
+_NOT_IN_STREAMS = {
+    Observed.PROCESS: "observed by the live harness (a process, its exit, its timing), not in the bytes",
+    Observed.CHECKER: "the checker's own integrity (an internal error or bound), not a property of the stream",
+    Observed.BASELINE: "compares a baseline file with a report; not a property of any stream",
+}
 
 # Catalog rules that are not properties of a stream, with the reason.
-NOT_STREAM_PROPERTIES: dict[str, str] = {rule: why for rule in CATALOG if (why := _why_not_breakable(rule)) is not None}
+NOT_STREAM_PROPERTIES: dict[str, str] = {
+    rule.id: _NOT_IN_STREAMS[rule.observed] for rule in CATALOG.values() if rule.observed in _NOT_IN_STREAMS
+}
 
 
 def lines(wire: str, *, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, Any]]:
@@ -75,14 +68,13 @@ def lines(wire: str, *, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[st
 
 def streams(wire: str) -> st.SearchStrategy[bytes]:
     """Whole conformant transcripts of ``wire``, as the bytes on the wire (LF-terminated JSONL)."""
-    _known(wire)
-    return stream_json.streams() if wire == "stream-json" else subagent_stdio.streams()
+    result: st.SearchStrategy[bytes] = _strategies(wire).streams()
+    return result
 
 
 def breakable(wire: str) -> frozenset[str]:
     """The catalog rules of ``wire`` that :func:`broken_streams` can break."""
-    _known(wire)
-    return frozenset(_wire_breakers(wire)) | _framing_rules(wire)
+    return frozenset(_strategies(wire).breakers) | _framing_rules(wire)
 
 
 def _framing_rules(wire: str) -> frozenset[str]:
@@ -92,40 +84,32 @@ def _framing_rules(wire: str) -> frozenset[str]:
 
 def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:
     """Transcripts (bytes) of ``wire`` that break ``rule`` (and only it, but for :func:`also_fires`)."""
-    _known(wire)
+    parts = _strategies(wire)
     if rule in NOT_STREAM_PROPERTIES:
         raise ValueError(f"{rule} is not a stream property: {NOT_STREAM_PROPERTIES[rule]}")
     if rule in _framing_rules(wire):
-        return _framing(wire, framing.BREAKERS[rule])
-    breakers = _wire_breakers(wire)
-    if rule not in breakers:
+        return _framing(parts, framing.BREAKERS[rule])
+    if rule not in parts.breakers:
         raise ValueError(f"no breaking strategy for {rule!r} on {wire}")
-    breaker = breakers[rule]
+    breaker = parts.breakers[rule]
     return st.composite(lambda draw: render(breaker(draw)))()
 
 
 def also_fires(wire: str, rule: str) -> frozenset[str]:
     """Rules that necessarily fire along with ``rule`` in :func:`broken_streams`."""
-    _known(wire)
-    also = stream_json_broken.ALSO if wire == "stream-json" else subagent_stdio_broken.ALSO
-    return also.get(rule, frozenset())
+    return _strategies(wire).also.get(rule, frozenset())
 
 
-def _framing(wire: str, breaker: Callable[..., bytes]) -> st.SearchStrategy[bytes]:
-    if wire == "stream-json":
-        sacrificial, transcripts = stream_json_broken.sacrificial, stream_json.transcripts
-    else:
-        sacrificial, transcripts = subagent_stdio_broken.sacrificial, subagent_stdio.transcripts
-    return st.composite(lambda draw: breaker(draw, sacrificial, transcripts))()
+def _framing(parts: Strategies, breaker: Callable[..., bytes]) -> st.SearchStrategy[bytes]:
+    return st.composite(lambda draw: breaker(draw, parts.sacrificial, parts.transcripts))()
 
 
-def _wire_breakers(wire: str) -> dict[str, Callable[[st.DrawFn], list[dict[str, Any]]]]:
-    return stream_json_broken.BREAKERS if wire == "stream-json" else subagent_stdio_broken.BREAKERS
+def _strategies(wire: str) -> Strategies:
+    return _known(wire).strategies()
 
 
-def _known(wire: str) -> None:
-    if wire not in WIRES:
-        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)}")
+def _known(wire: str) -> Wire:
+    return get(wire)  # ValueError naming the known wires
 
 
 __all__ = [

@@ -1,4 +1,10 @@
-"""The subagent-stdio wire: a conversation of commands, responses and events, and its rules.
+"""The subagent-stdio wire, completely: ``SUBAGENT_STDIO``, its one descriptor.
+
+Read-only subagent stdio observability v1: ``subagent_status`` commands in, ``response`` and
+``subagent_event`` lines out, judged as one conversation. Its rules (``rules.py``) sit beside
+the machines that emit them (below, with the descriptor at the end); what its goldens must
+show is ``coverage.py``, its per-run fields ``volatile.py``. Its hypothesis strategies live in
+``contract.strategies`` and load only when ``SUBAGENT_STDIO.strategies()`` is called.
 
 A recorded conversation holds both directions in order in one JSONL file: ``subagent_status``
 commands (client to host), ``response`` lines and pushed ``subagent_event`` lines (host to
@@ -26,12 +32,15 @@ import itertools
 from collections import deque
 from collections.abc import Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from contract.jsonline import exact_int, is_number
 from contract.reader import Record
-from contract.report import Collector
-from contract.wires.base import Machine, Wire
+from contract.sink import Sink
+from contract.wires.base import Coverage, Line, Live, Machine, Strategies, Wire
+from contract.wires.subagent_stdio import coverage
+from contract.wires.subagent_stdio.rules import RULES
+from contract.wires.subagent_stdio.volatile import VOLATILE
 
 COMMAND, RESPONSE, EVENT = "subagent_status", "response", "subagent_event"
 LINE_TYPES = (COMMAND, RESPONSE, EVENT)
@@ -51,7 +60,7 @@ MAX_PENDING = 65536  # unanswered commands remembered by sa.response-correlation
 MAX_KEY_CHARS = 256  # a longer epoch is remembered by its digest, so memory stays bounded
 
 
-def _limit(out: Collector, line: int, check: str, bound: str) -> None:
+def _limit(out: Sink, line: int, check: str, bound: str) -> None:
     out.emit("checker.limit", line, None,
              f"expected the checker's bound of {bound} to suffice, found it reached: {check} is not "
              "judged from here on for what did not fit, so the stream cannot be declared conformant")
@@ -136,6 +145,8 @@ class Correlation:
     order. Events are pushed at any time and never answer a command.
     """
 
+    rules: ClassVar[frozenset[str]] = frozenset({"sa.response-correlation", "checker.limit"})
+
     def __init__(self) -> None:
         self.pending: deque[tuple[int, Any, bool]] = deque()  # (line, id, has id)
         self.commands = 0
@@ -144,7 +155,7 @@ class Correlation:
         self.host_lines = 0
         self.limited = False  # MAX_PENDING reached: later commands are not remembered
 
-    def feed(self, record: Record, out: Collector) -> None:
+    def feed(self, record: Record, out: Sink) -> None:
         obj = record.obj
         if obj is None:
             return
@@ -173,7 +184,7 @@ class Correlation:
                 return
             self._answer(obj, record.line, out)
 
-    def _flush_early(self, out: Collector) -> None:
+    def _flush_early(self, out: Sink) -> None:
         for line in self.early:
             out.emit("sa.response-correlation", line, "/type",
                      "expected a response only after a subagent_status command, "
@@ -186,7 +197,7 @@ class Correlation:
                      f"{MAX_EARLY} are listed one by one)")
         self.early.clear()
 
-    def _answer(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _answer(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         if not self.pending:
             out.emit("sa.response-correlation", line, "/type",
                      "expected no response (every command is already answered), "
@@ -220,10 +231,10 @@ class Correlation:
         out.emit("sa.response-correlation", line, "/id" if has_id else "", message,
                  "echo the command's id verbatim, and omit id when the command had none")
 
-    def finish(self, out: Collector) -> None:
+    def finish(self, out: Sink) -> None:
         if self.commands == 0:
             if self.host_lines:
-                out.report.notes.append(HOST_OUTPUT_ONLY_NOTE)
+                out.note(HOST_OUTPUT_ONLY_NOTE)
             return
         if self.limited:  # which remembered command went unanswered is unknown past the bound
             return
@@ -243,9 +254,11 @@ class Envelope:
     which is only sound when the two agree.
     """
 
+    rules: ClassVar[frozenset[str]] = frozenset({"sa.event-envelope"})
+
     FIELDS = ("sessionId", "epoch", "revision")
 
-    def feed(self, record: Record, out: Collector) -> None:
+    def feed(self, record: Record, out: Sink) -> None:
         obj = record.obj
         if obj is None or obj.get("type") != EVENT:
             return
@@ -258,7 +271,7 @@ class Envelope:
                          f"expected the event's {name} to equal its snapshot's "
                          f"{_show(snap[name])}, found {_show(obj[name])}")
 
-    def finish(self, out: Collector) -> None:
+    def finish(self, out: Sink) -> None:
         pass
 
 
@@ -274,12 +287,14 @@ class Revisions:
     envelope's epoch and revision (the snapshot's, when the envelope's are unusable).
     """
 
+    rules: ClassVar[frozenset[str]] = frozenset({"sa.revision-order", "checker.limit"})
+
     def __init__(self) -> None:
         self.highest: dict[str, tuple[int, int]] = {}  # epoch key -> (revision, line)
         self.last_event: dict[str, tuple[int, int]] = {}
         self.limited = False
 
-    def feed(self, record: Record, out: Collector) -> None:
+    def feed(self, record: Record, out: Sink) -> None:
         obj = record.obj
         if obj is None:
             return
@@ -326,7 +341,7 @@ class Revisions:
             return f"{where}/revision", epoch, revision
         return None
 
-    def finish(self, out: Collector) -> None:
+    def finish(self, out: Sink) -> None:
         pass
 
 
@@ -340,11 +355,13 @@ class EventsCapability:
     lifts it.
     """
 
+    rules: ClassVar[frozenset[str]] = frozenset({"sa.events-capability"})
+
     def __init__(self) -> None:
         self.epoch: Any = None
         self.events_off_at: int | None = None  # line of the latest snapshot saying events false
 
-    def feed(self, record: Record, out: Collector) -> None:
+    def feed(self, record: Record, out: Sink) -> None:
         obj = record.obj
         if obj is None:
             return
@@ -360,7 +377,7 @@ class EventsCapability:
             self.epoch = snap.get("epoch")
             self.events_off_at = None if events else record.line
 
-    def _judge(self, snap: dict[str, Any] | None, line: int, out: Collector) -> None:
+    def _judge(self, snap: dict[str, Any] | None, line: int, out: Sink) -> None:
         caps = snap.get("capabilities") if snap is not None else None
         own = caps.get("events") if type(caps) is dict else None
         if own is False:
@@ -376,7 +393,7 @@ class EventsCapability:
                      f"(line {self.events_off_at}), found an event",
                      "a snapshot must advertise events: true before events are pushed")
 
-    def finish(self, out: Collector) -> None:
+    def finish(self, out: Sink) -> None:
         pass
 
 
@@ -389,7 +406,9 @@ class UniqueKeys:
     when siblings differ. Checked at every level of the tree and across fleet entries.
     """
 
-    def feed(self, record: Record, out: Collector) -> None:
+    rules: ClassVar[frozenset[str]] = frozenset({"sa.unique-keys"})
+
+    def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
         if found is None:
             return
@@ -403,7 +422,7 @@ class UniqueKeys:
             self._siblings(f"{where}/fleet/entries", entries, "fleet entry", record.line, out)
 
     @staticmethod
-    def _siblings(at: str, items: Any, what: str, line: int, out: Collector) -> None:
+    def _siblings(at: str, items: Any, what: str, line: int, out: Sink) -> None:
         if type(items) is not list or len(items) < 2:
             return
         seen: dict[str, int] = {}
@@ -418,7 +437,7 @@ class UniqueKeys:
             else:
                 seen[key] = index
 
-    def finish(self, out: Collector) -> None:
+    def finish(self, out: Sink) -> None:
         pass
 
 
@@ -443,7 +462,11 @@ class Consistency:
       ``totalActive`` and ``omitted`` 0.
     """
 
-    def feed(self, record: Record, out: Collector) -> None:
+    rules: ClassVar[frozenset[str]] = frozenset({
+        "sa.fleet-counts", "sa.capacity", "sa.tokens-total", "sa.node-times", "sa.outcome", "sa.unavailable",
+    })
+
+    def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
         if found is None:
             return
@@ -458,7 +481,7 @@ class Consistency:
             self._unavailable(where, snap, line, out)
 
     @staticmethod
-    def _fleet(at: str, fleet: dict[str, Any], line: int, out: Collector) -> None:
+    def _fleet(at: str, fleet: dict[str, Any], line: int, out: Sink) -> None:
         entries, total = fleet.get("entries"), exact_int(fleet.get("totalActive"))
         omitted = exact_int(fleet.get("omitted"))
         if type(entries) is list and total is not None:
@@ -484,13 +507,13 @@ class Consistency:
                     _tokens(f"{at}/entries/{index}/tokens", entry.get("tokens"), line, out)
 
     @staticmethod
-    def _node(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
+    def _node(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
         _tokens(f"{at}/tokens", node.get("tokens"), line, out)
         _times(at, node, line, out)
         _outcome(at, node, line, out)
 
     @staticmethod
-    def _unavailable(where: str, snap: dict[str, Any], line: int, out: Collector) -> None:
+    def _unavailable(where: str, snap: dict[str, Any], line: int, out: Sink) -> None:
         shown: list[tuple[str, str]] = []
         runs = snap.get("runs")
         if type(runs) is list and runs:
@@ -513,11 +536,11 @@ class Consistency:
             out.emit("sa.unavailable", line, f"{where}{pointer}",
                      f"expected no runs and an empty fleet while available is false, found {what}")
 
-    def finish(self, out: Collector) -> None:
+    def finish(self, out: Sink) -> None:
         pass
 
 
-def _tokens(at: str, tokens: Any, line: int, out: Collector) -> None:
+def _tokens(at: str, tokens: Any, line: int, out: Sink) -> None:
     if type(tokens) is not dict:
         return
     inp, outp, total = tokens.get("input"), tokens.get("output"), tokens.get("total")
@@ -530,7 +553,7 @@ def _tokens(at: str, tokens: Any, line: int, out: Collector) -> None:
                  f"expected total = input + output = {inp} + {outp} = {inp + outp}, found {total}")
 
 
-def _times(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
+def _times(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
     # type(v) is int first: exact_int is only called for the rare other forms (per node, hot)
     stamps = [(name, v if type(v := node.get(name)) is int or v is None else exact_int(v)) for name in TIMES]
     present = [(name, value) for name, value in stamps if value is not None]
@@ -546,7 +569,7 @@ def _times(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
                      f"expected observedAt at or after startedAt {started}, found {observed}")
 
 
-def _outcome(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
+def _outcome(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
     outcome = node.get("outcome")
     if type(outcome) is not dict:
         return
@@ -577,6 +600,8 @@ def _status_class(status: str) -> str:
     return "completed" if status in SUCCEEDED else status
 
 
+# -- the descriptor ---------------------------------------------------------------------------
+
 def _machines() -> list[Machine]:
     return [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(), Consistency()]
 
@@ -585,14 +610,49 @@ def _detect(obj: dict[str, Any]) -> bool:
     return obj.get("type") in LINE_TYPES
 
 
-__all__ = [
-    "COMMAND", "EVENT", "HOST_OUTPUT_ONLY_NOTE", "LINE_TYPES", "RESPONSE", "SUBAGENT_STDIO",
-    "snapshot_of",
-]
+def _canonical(values: list[Line | None]) -> list[int]:
+    """Each command moved to just before the response that answers it (line indexes, in order).
+
+    Where a command falls among the host's pushed events depends on timing (the client writes
+    while the host pushes), and pipelining is the client's choice: neither is the host's
+    behaviour. The host's own order (responses and events) is kept; the n-th response answers
+    the n-th command (sa.response-correlation checks that).
+    """
+    waiting: list[int] = []
+    ordered: list[int] = []
+    for index, value in enumerate(values):
+        kind = value.get("type") if value is not None else None
+        if kind == COMMAND:
+            waiting.append(index)
+            continue
+        if kind == RESPONSE and waiting:
+            ordered.append(waiting.pop(0))
+        ordered.append(index)
+    return ordered + waiting
+
+
+def _strategies() -> Strategies:
+    from contract.strategies import subagent_stdio, subagent_stdio_broken  # hypothesis: only when asked
+
+    return Strategies(streams=subagent_stdio.streams, transcripts=subagent_stdio.transcripts,
+                      sacrificial=subagent_stdio_broken.sacrificial, breakers=subagent_stdio_broken.BREAKERS,
+                      also=subagent_stdio_broken.ALSO)
+
 
 SUBAGENT_STDIO = Wire(
     name="subagent-stdio",
+    schema_file="subagent-stdio.schema.json",
     schema_rule="sa.schema",
+    rules=RULES,
     machines=_machines,
     detect=_detect,
+    detect_rank=0,  # its line types are the more specific test: tried first
+    volatile=VOLATILE,
+    coverage=Coverage(exempt_enums=coverage.EXEMPT_ENUMS, edges=coverage.EDGES),
+    live=Live.CONVERSATION,
+    reference="contract.reference.subagent_host",
+    max_output_bytes=64 * 1024**2,  # the conversation is kept to be judged whole
+    batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
+    strategies=_strategies,
+    canonical=_canonical,
 )

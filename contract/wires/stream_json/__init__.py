@@ -1,4 +1,10 @@
-"""The stream-json wire: its cross-line rules as small state machines.
+"""The stream-json wire, completely: ``STREAM_JSON``, its one descriptor.
+
+The batch output stream of ``milk "prompt" --output-format stream-json``: one run, one stream.
+Its rules (``rules.py``) sit beside the machine that emits them (below, with the descriptor at
+the end); what its goldens must show is ``coverage.py``, its per-run fields ``volatile.py``.
+Its hypothesis strategies live in ``contract.strategies`` and load only when
+``STREAM_JSON.strategies()`` is called, so ``check`` never imports hypothesis.
 
 Each machine implements a few related rules of the catalog (``contract.catalog``) and cites the
 schema words it enforces. Machines see every parsed line, valid or not, and judge only the
@@ -13,12 +19,15 @@ import json
 import re
 from decimal import Decimal
 from itertools import repeat
-from typing import Any
+from typing import Any, ClassVar
 
 from contract.jsonline import MAX_INT_DIGITS, parse
 from contract.reader import Record
-from contract.report import Collector
-from contract.wires.base import Machine, Wire
+from contract.sink import Sink
+from contract.wires.base import Coverage, Live, Machine, Strategies, Wire
+from contract.wires.stream_json import coverage
+from contract.wires.stream_json.rules import RULES
+from contract.wires.stream_json.volatile import VOLATILE
 
 # result subtype -> is_error, from the schema's description: "result subtype known set:
 # success | error_during_execution | error_max_turns | interrupted | refused, with is_error as
@@ -75,6 +84,13 @@ class StreamRules:
     (``_integral``).
     """
 
+    rules: ClassVar[frozenset[str]] = frozenset({
+        "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.session",
+        "sj.ts-format", "sj.ts-order", "sj.agent-form", "sj.message-form", "sj.role-form",
+        "sj.result-is-error", "sj.usage-rollup", "sj.capabilities", "sj.tool-result-ref", "sj.parent-ref",
+        "sj.tool-args-reassembly", "checker.limit",
+    })
+
     # Bounds on what the machine keeps. A file can be of any size, so each one can be reached;
     # reaching one is a checker.limit finding (once per bound), and the checks it feeds stop
     # judging from there instead of guessing (no silent pass, no false finding).
@@ -110,7 +126,7 @@ class StreamRules:
             "result": self._result,
         }
 
-    def feed(self, record: Record, out: Collector) -> None:
+    def feed(self, record: Record, out: Sink) -> None:
         obj = record.obj
         line = record.line
         self.last_line = line
@@ -138,7 +154,7 @@ class StreamRules:
         if handler is not None:
             handler(obj, line, out)
 
-    def feed_batch(self, first: int, objs: list[dict[str, Any]], out: Collector) -> None:
+    def feed_batch(self, first: int, objs: list[dict[str, Any]], out: Sink) -> None:
         """Feed consecutive object lines ``first``, ``first + 1``, ...: the same as ``feed`` on each.
 
         When the whole batch passes the run-wide checks at once (``_batch_in_step``), only the
@@ -194,7 +210,7 @@ class StreamRules:
         self.last_ts = stamps[-1]
         return True
 
-    def finish(self, out: Collector) -> None:
+    def finish(self, out: Sink) -> None:
         if self.first:
             out.emit("sj.init-first", None, None, "expected system/init as the first line, found an empty stream")
         if self.result_line is None:
@@ -204,13 +220,13 @@ class StreamRules:
 
     # -- sj.init-first, sj.init-once, sj.result-once, sj.result-last ------------------------
 
-    def _first(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _first(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         self.first = False
         if not _is_init(obj):
             out.emit("sj.init-first", line, "/type", f"expected system/init as the first line, found {_kind(obj)}",
                      "a consumer reads session, model and capabilities from init before anything else")
 
-    def _broken(self, line: int, out: Collector) -> None:
+    def _broken(self, line: int, out: Sink) -> None:
         """A line that is not an object still takes its place in the run."""
         if self.first:
             self.first = False
@@ -219,13 +235,13 @@ class StreamRules:
         if self.next_seq is not None:
             self.next_seq += 1
 
-    def _after_result(self, obj: dict[str, Any] | None, line: int, out: Collector) -> None:
+    def _after_result(self, obj: dict[str, Any] | None, line: int, out: Sink) -> None:
         if obj is None or obj.get("type") != "result":  # a second result is sj.result-once's
             out.emit("sj.result-last", line, None,
                      f"expected nothing after the terminal result on line {self.result_line}, "
                      f"found a line of type {_kind(obj)}")
 
-    def _init(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _init(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         self.inits += 1
         if self.inits > 1:
             out.emit("sj.init-once", line, "/subtype",
@@ -238,7 +254,7 @@ class StreamRules:
 
     # -- sj.seq, sj.session ----------------------------------------------------------------
 
-    def _seq(self, seq: Any, line: int, out: Collector) -> None:
+    def _seq(self, seq: Any, line: int, out: Sink) -> None:
         """Judge seq by its exact value: 7.0 and 5e0 are the integers 7 and 5 (JSON Schema)."""
         expected = self.next_seq
         value = _integral(seq)
@@ -258,7 +274,7 @@ class StreamRules:
                      f"expected seq {_clip(str(expected))}, found {_clip(_number_text(seq))}: {what}")
         self.next_seq = value + 1
 
-    def _session(self, session: Any, line: int, out: Collector) -> None:
+    def _session(self, session: Any, line: int, out: Sink) -> None:
         if type(session) is not str:
             return
         if self.session is None:
@@ -272,7 +288,7 @@ class StreamRules:
 
     # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
 
-    def _ts(self, ts: str, line: int, out: Collector) -> None:
+    def _ts(self, ts: str, line: int, out: Sink) -> None:
         if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
                      f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {_clip(ts)!r}",
@@ -309,7 +325,7 @@ class StreamRules:
 
     # -- per line type -----------------------------------------------------------------------
 
-    def _system(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _system(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         subtype = obj.get("subtype")
         if type(subtype) is not str:  # missing or mistyped: the schema's finding
             return
@@ -322,17 +338,17 @@ class StreamRules:
         if subtype in TASK_SUBTYPES:
             self._need("tasks_v1", f"system/{subtype}", line, out)
 
-    def _assistant(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _assistant(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         content = self._actor(obj, "assistant", line, out)
         if content is not None:
             self._blocks(content, line, out)
 
-    def _user(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _user(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         content = self._actor(obj, "user", line, out)
         if content is not None:
             self._blocks(content, line, out)
 
-    def _blocks(self, content: list[Any], line: int, out: Collector) -> None:
+    def _blocks(self, content: list[Any], line: int, out: Sink) -> None:
         """tool_use and tool_result blocks, in content order, on assistant and user lines alike."""
         for index, block in enumerate(content):
             if type(block) is not dict:
@@ -343,13 +359,13 @@ class StreamRules:
             elif kind == "tool_result":
                 self._tool_result(block, line, f"/message/content/{index}/tool_use_id", out)
 
-    def _stream_event(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _stream_event(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         self._need("partial_messages_v1", "stream_event", line, out)
         event = obj.get("event")
         if type(event) is dict and event.get("type") == "tool_args_delta":
             self._fragment(event, line, out)
 
-    def _result(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _result(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         if self.result_line is not None:
             out.emit("sj.result-once", line, "/type",
                      f"expected exactly one result line, found another after line {self.result_line}")
@@ -361,7 +377,7 @@ class StreamRules:
     # -- sj.agent-form, sj.message-form, sj.role-form ----------------------------------------
 
     @staticmethod
-    def _actor(obj: dict[str, Any], kind: str, line: int, out: Collector) -> list[Any] | None:
+    def _actor(obj: dict[str, Any], kind: str, line: int, out: Sink) -> list[Any] | None:
         """Check an assistant/user line's dual-form fields; return its content blocks.
 
         Any label string passes sj.agent-form: "primary | escalation" are known values in a
@@ -385,7 +401,7 @@ class StreamRules:
     # -- sj.result-is-error, sj.usage-rollup --------------------------------------------------
 
     @staticmethod
-    def _is_error(obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _is_error(obj: dict[str, Any], line: int, out: Sink) -> None:
         if "is_error" not in obj:
             out.emit("sj.result-is-error", line, "/is_error",
                      "expected is_error on every result line, found it missing")
@@ -404,7 +420,7 @@ class StreamRules:
                      "success and refused are completed turns; errors, max turns and interruptions are not")
 
     @staticmethod
-    def _usage(obj: dict[str, Any], line: int, out: Collector) -> None:
+    def _usage(obj: dict[str, Any], line: int, out: Sink) -> None:
         """Token counts are integers judged by exact value (10.0 is 10); others are the schema's."""
         usage, per_model = obj.get("usage"), obj.get("model_usage")
         if type(usage) is not dict or type(per_model) is not dict or not per_model:
@@ -422,7 +438,7 @@ class StreamRules:
 
     # -- sj.capabilities -----------------------------------------------------------------------
 
-    def _need(self, capability: str, what: str, line: int, out: Collector) -> None:
+    def _need(self, capability: str, what: str, line: int, out: Sink) -> None:
         if self.advertised is not None and capability not in self.advertised:
             out.emit("sj.capabilities", line, "/type",
                      f"expected {capability} in system/init capabilities before {what} lines, "
@@ -436,7 +452,7 @@ class StreamRules:
             return True
         return None if self.tool_uses_full else False
 
-    def _tool_result(self, block: dict[str, Any], line: int, where: str, out: Collector) -> None:
+    def _tool_result(self, block: dict[str, Any], line: int, where: str, out: Sink) -> None:
         if "tool_use_id" not in block:
             out.emit("sj.tool-result-ref", line, where, "expected the id of an earlier tool_use, found no tool_use_id")
             return
@@ -444,13 +460,13 @@ class StreamRules:
         if type(ref) is str and self._known(ref) is False:  # a non-string id is the schema's finding
             out.emit("sj.tool-result-ref", line, where, f"expected the id of an earlier tool_use, found {_clip(ref)!r}")
 
-    def _parent(self, parent: Any, line: int, out: Collector) -> None:
+    def _parent(self, parent: Any, line: int, out: Sink) -> None:
         if type(parent) is str and self._known(parent) is False:
             out.emit("sj.parent-ref", line, "/parent_tool_use_id",
                      f"expected the id of an earlier tool_use, found {_clip(parent)!r}, never used before",
                      "nested actors point at the tool_use that started them")
 
-    def _remember(self, ref: str, line: int, out: Collector) -> None:
+    def _remember(self, ref: str, line: int, out: Sink) -> None:
         if self.tool_uses_full or ref in self.tool_uses:
             return
         cost = len(ref) + self.ENTRY_OVERHEAD
@@ -463,7 +479,7 @@ class StreamRules:
         self.tool_use_bytes += cost
         self.tool_uses.add(ref)
 
-    def _fragment(self, event: dict[str, Any], line: int, out: Collector) -> None:
+    def _fragment(self, event: dict[str, Any], line: int, out: Sink) -> None:
         if self.reassembly_stopped:
             return
         ref, fragment = event.get("tool_use_id"), event.get("partial_json")
@@ -487,7 +503,7 @@ class StreamRules:
         else:
             pieces.append(fragment)
 
-    def _tool_use(self, block: dict[str, Any], line: int, where: str, out: Collector) -> None:
+    def _tool_use(self, block: dict[str, Any], line: int, where: str, out: Sink) -> None:
         ref = block.get("id")
         if type(ref) is not str:
             return
@@ -653,14 +669,6 @@ def same_json(a: Any, b: Any) -> bool:
 _NUMBERS = (int, float, Decimal)
 
 
-def _machines() -> list[Machine]:
-    return [StreamRules()]
-
-
-def _detect(obj: dict[str, Any]) -> bool:
-    return obj.get("type") in ("system", "stream_event", "assistant", "user", "result") or "seq" in obj
-
-
 def _kind(obj: dict[str, Any] | None) -> str:
     if obj is None:
         return "non-object"
@@ -681,9 +689,52 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# -- the descriptor ---------------------------------------------------------------------------
+
+LINE_TYPES = ("system", "stream_event", "assistant", "user", "result")
+
+
+def _machines() -> list[Machine]:
+    return [StreamRules()]
+
+
+def _detect(obj: dict[str, Any]) -> bool:
+    return obj.get("type") in LINE_TYPES or "seq" in obj
+
+
+def _version(data: bytes) -> str | None:
+    """The milk_version system/init reports, if any."""
+    for body in data.split(b"\n"):
+        value, _ = parse(body) if body.strip() else (None, ())
+        if isinstance(value, dict) and value.get("subtype") == "init":
+            version = value.get("milk_version")
+            return version if isinstance(version, str) and version else None
+    return None
+
+
+def _strategies() -> Strategies:
+    from contract.strategies import stream_json, stream_json_broken  # hypothesis: only when asked
+
+    return Strategies(streams=stream_json.streams, transcripts=stream_json.transcripts,
+                      sacrificial=stream_json_broken.sacrificial, breakers=stream_json_broken.BREAKERS,
+                      also=stream_json_broken.ALSO)
+
+
 STREAM_JSON = Wire(
     name="stream-json",
+    schema_file="stream-json.schema.json",
     schema_rule="sj.schema",
+    rules=RULES,
     machines=_machines,
     detect=_detect,
+    detect_rank=1,  # after subagent-stdio, whose line types are the more specific test
+    volatile=VOLATILE,
+    coverage=Coverage(exempt=coverage.EXEMPT, known_sets=coverage.KNOWN_SETS, edges=coverage.EDGES,
+                      values=coverage.values),
+    live=Live.STREAM,
+    reference="contract.reference.stream_json_emitter",
+    max_output_bytes=1024**3,  # checked as it streams: memory stays flat however long the run
+    batch=True,  # two processes measured faster (BENCHMARKS.md)
+    strategies=_strategies,
+    version=_version,
 )

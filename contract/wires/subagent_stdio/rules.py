@@ -1,0 +1,47 @@
+"""The subagent-stdio rules of the catalog, from the schema's structure (it has no descriptions).
+
+They sit beside the machines that emit them (``machines``); the schema rule ``sa.schema`` is
+emitted by the checker's schema step for this wire.
+"""
+
+from __future__ import annotations
+
+from contract.rules import SA_SCHEMA as _SA
+from contract.rules import Level, Rule
+
+RULES: tuple[Rule, ...] = (
+    # -- subagent-stdio, MUST ------------------------------------------------------------
+    Rule("sa.schema", Level.MUST, "subagent-stdio", "each line validates against the subagent-stdio schema",
+         f"{_SA} (draft 2020-12), the whole document"),
+    Rule("sa.response-correlation", Level.MUST, "subagent-stdio",
+         "exactly one response per command, id echoed, in order",
+         f"{_SA}: $defs.command.id and $defs.response.id; a read-only request/response protocol"),
+    Rule("sa.event-envelope", Level.MUST, "subagent-stdio",
+         "an event's sessionId, epoch and revision equal its snapshot's",
+         f"{_SA}: $defs.event repeats sessionId, epoch and revision beside $defs.event.snapshot"),
+    Rule("sa.revision-order", Level.MUST, "subagent-stdio",
+         "within an epoch revisions never go back; events strictly increase",
+         f"{_SA}: snapshot.epoch and snapshot.revision (a revision counter scoped by epoch)"),
+    Rule("sa.events-capability", Level.MUST, "subagent-stdio",
+         "no subagent_event while capabilities.events is false",
+         f"{_SA}: snapshot.capabilities.events"),
+    Rule("sa.unique-keys", Level.MUST, "subagent-stdio", "sibling node keys and fleet entry keys are unique",
+         f"{_SA}: node.key and fleet.entries[].key are identifiers (pattern ^[^/\\\\\\r\\n]+$)"),
+    # -- subagent-stdio, SHOULD ----------------------------------------------------------
+    Rule("sa.fleet-counts", Level.SHOULD, "subagent-stdio",
+         "fleet.totalActive is at least the entries listed, and omitted covers the rest",
+         f"inferred from {_SA}: fleet.entries (maxItems 16), fleet.totalActive, fleet.omitted"),
+    Rule("sa.capacity", Level.SHOULD, "subagent-stdio", "topLevelAsyncCapacity.used does not exceed limit",
+         f"inferred from {_SA}: fleet.topLevelAsyncCapacity.used / limit"),
+    Rule("sa.tokens-total", Level.SHOULD, "subagent-stdio", "tokens.total equals input + output",
+         f"inferred from {_SA}: $defs.tokens input, output, total"),
+    Rule("sa.node-times", Level.SHOULD, "subagent-stdio",
+         "startedAt <= updatedAt <= endedAt, and observedAt not before startedAt",
+         f"inferred from {_SA}: node.startedAt, updatedAt, endedAt, processTerminal.observedAt"),
+    Rule("sa.outcome", Level.SHOULD, "subagent-stdio",
+         "outcome.status agrees with the node status; success agrees with the status and exitCode",
+         f"inferred from {_SA}: node.outcome.status repeats the node status enum"),
+    Rule("sa.unavailable", Level.SHOULD, "subagent-stdio",
+         "available false comes with an empty fleet and no runs (none omitted either)",
+         f"inferred from {_SA}: snapshot.available"),
+)
