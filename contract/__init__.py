@@ -7,14 +7,38 @@ The library API for third parties::
     report.conformant, report.violations  # each with rule, level, line, pointer, message
 
 ``contract.strategies`` offers hypothesis strategies for both wires.
+
+The names below load on first use (PEP 562): the pytest plugin lives in this package, so a bare
+``import contract`` runs at every pytest start wherever milk-contract is installed, and must
+cost nothing until the checker is actually used.
 """
 
 from __future__ import annotations
 
-from contract.catalog import CATALOG, Level, Rule
-from contract.checker import check
-from contract.report import Report, Violation
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from contract.catalog import CATALOG, Level, Rule
+    from contract.checker import check
+    from contract.report import Report, Violation
 
 __version__ = "0.1.0"
+
+# public name -> the module that defines it
+_LAZY = {
+    "CATALOG": "contract.catalog", "Level": "contract.catalog", "Rule": "contract.catalog",
+    "check": "contract.checker", "Report": "contract.report", "Violation": "contract.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'contract' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
 
 __all__ = ["CATALOG", "Level", "Report", "Rule", "Violation", "__version__", "check"]

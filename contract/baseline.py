@@ -34,6 +34,7 @@ from contract.report import Collector, Report, Violation
 from contract.resources import data_dir
 
 VERSION = 1
+RULES = frozenset({"baseline.stale"})  # the one catalog rule this module emits
 Key = tuple[str, str | None]  # (rule, pointer)
 
 

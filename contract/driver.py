@@ -44,6 +44,8 @@ from contract.pipeline import run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records
 from contract.report import Collector, Report
 
+# The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
+RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.no-response"})
 WIRE = "subagent-stdio"
 EXIT_GRACE = 1.0  # after stdin closes, a host gets at least this long to exit, whatever is left
 SPACING = 0.05  # pause before a spaced command: the host must answer one it did not see coming

@@ -23,6 +23,7 @@ from contract.textsafe import clip
 from contract.wires.base import BatchMachine, Machine
 
 RULE = "checker.internal"
+RULES = frozenset({RULE})  # the one catalog rule this module emits
 HINT = "a bug in milk-contract, not necessarily in the stream: please report it with the input line"
 
 

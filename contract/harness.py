@@ -36,6 +36,9 @@ from contract.report import Collector, Report
 from contract.wires import Wire, resolve
 
 STDERR_TAIL_BYTES = 16 * 1024
+# The catalog rules a live stream run emits beside the reader's, the schema's and the machines'.
+RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.interrupted",
+                   "checker.internal"})
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
 GRACE_SECONDS = 2.0  # how long we wait for pipes to drain after a kill
 

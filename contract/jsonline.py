@@ -41,6 +41,8 @@ import orjson
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
 MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never a RecursionError
+# The catalog rules a Fault can name (the reader emits them; see contract.catalog).
+RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.duplicate-key", "line.ansi", "line.limit"})
 Number = int | float | Decimal
 
 

@@ -12,13 +12,14 @@ import contextlib
 import gc
 import itertools
 from collections.abc import Iterable, Iterator
+from typing import ClassVar
 
 from contract import failsafe
 from contract.reader import Record, Source, read_records
 from contract.report import Collector, Report
 from contract.schema import Engine, SchemaError, engine
 from contract.sink import Sink
-from contract.wires import DEFAULT, detect, get, is_auto
+from contract.wires import DEFAULT, WIRES, detect, get, is_auto
 
 
 def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
@@ -82,6 +83,9 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
 
 class SchemaStep:
     """The schema check of one record: the fast engine's verdict, the explainer's detail."""
+
+    # each wire's schema rule, and checker.internal for a step that raised
+    rules: ClassVar[frozenset[str]] = frozenset({*(w.schema_rule for w in WIRES.values()), *failsafe.RULES})
 
     def __init__(self, wire: str, out: Sink) -> None:
         self._engine = eng = engine(wire)

@@ -14,10 +14,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
+from contract import jsonline
 from contract.jsonline import Fault, escape, parse
 from contract.sink import Sink
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+# The catalog rules the reader emits: its own framing checks and every parse fault.
+RULES = jsonline.RULES | {"line.newline", "line.object", "line.ansi", "line.limit"}
 
 Source = bytes | bytearray | memoryview | BinaryIO | Iterable[bytes]
 

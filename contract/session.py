@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from contract.goldens import Golden
-from contract.scenarios import ScenarioRun, rerecord, run_scenario
+if TYPE_CHECKING:  # loaded when a scenario runs: the plugin imports this module at every pytest start
+    from contract.goldens import Golden
+    from contract.scenarios import ScenarioRun
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class ContractSession:
 
     def run(self, golden: Golden) -> tuple[ScenarioRun, Outcome]:
         """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
+        from contract.scenarios import rerecord, run_scenario
+
         result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict)
         label = f"{golden.wire}/{golden.name}"
         if self.record:

@@ -11,6 +11,7 @@ import pytest
 
 import contract
 from contract import coverage, goldens
+from contract.wires import Live
 
 SCENARIOS = goldens.all_scenarios()
 IDS = [f"{g.wire}/{g.name}" for g in SCENARIOS]
@@ -34,7 +35,7 @@ def test_golden_meta_validates(golden: goldens.Golden) -> None:
     meta = json.loads(golden.meta_path.read_text(encoding="utf-8"))
     assert goldens.meta_errors(meta) == []
     assert golden.reproduce.argv, "a scenario names its own emitter arguments"
-    if golden.wire == "subagent-stdio":
+    if golden.descriptor.live is Live.CONVERSATION:
         assert golden.reproduce.stdin_from_transcript
         assert golden.commands(), "a subagent conversation holds the client's commands"
 
