@@ -17,7 +17,7 @@ Path notation: ``a.b`` for a member, ``a[]`` for array items, ``a{}`` for the va
 (``additionalProperties`` with a schema). Subagent paths start with their line kind
 (``event.snapshot.runs[].key``); stream-json kinds share one object, so its paths have no prefix.
 
-Policy on the schema quirks PITFALLS.md lists (also stored in every surface under ``policy``, so a
+Policy on the schema quirks docs/architecture.md lists ("Pitfalls") (also stored in every surface under ``policy``, so a
 reviewer reads it next to the data it governs): see :data:`POLICY`.
 """
 

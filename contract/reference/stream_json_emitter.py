@@ -1,7 +1,7 @@
 """A reference stream-json emitter that replays a golden scenario with fresh per-run values.
 
 Run as ``python -m contract.reference.stream_json_emitter [ARG ...]``. It picks its scenario
-the way the harness tells an emitter to (DESIGN.md): ``$MILK_CONTRACT_GOLDEN`` (the absolute
+the way the harness tells an emitter to (docs/architecture.md, "Scenarios"): ``$MILK_CONTRACT_GOLDEN`` (the absolute
 path of a golden transcript), else ``$MILK_CONTRACT_SCENARIO`` (a bundled stream-json
 scenario's name), else ``DEFAULT_SCENARIO``. Arguments are the scenario's own milk arguments
 (the prompt, ``--output-format stream-json``, ...) and are accepted and ignored.

@@ -25,7 +25,7 @@ from hypothesis_jsonschema import from_schema
 
 from contract.schema import ecma_pattern, load
 
-DEFAULT_DEPTH = 2  # node_0 … node_2: trees three levels deep, 3-11 snapshots/s (PITFALLS)
+DEFAULT_DEPTH = 2  # node_0 … node_2: trees three levels deep, 3-11 snapshots/s deeper (docs/architecture.md, "Pitfalls")
 
 
 def recursive_defs(schema: dict[str, Any]) -> set[str]:

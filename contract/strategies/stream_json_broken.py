@@ -14,7 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contract.strategies._common import dump, ident, json_objects, render, text
+from contract.strategies._common import dump, ident, json_objects, text
 from contract.strategies.stream_json import (
     PARTIAL,
     TASKS,
@@ -367,10 +367,4 @@ BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
 }
 
 
-def broken(rule: str) -> st.SearchStrategy[bytes]:
-    """Streams that break ``rule`` (a stream-json rule of the catalog)."""
-    breaker = BREAKERS[rule]
-    return st.composite(lambda draw: render(breaker(draw)))()
-
-
-__all__ = ["ALSO", "BREAKERS", "broken", "sacrificial"]
+__all__ = ["ALSO", "BREAKERS", "sacrificial"]

@@ -110,7 +110,7 @@ def schema(draw: st.DrawFn) -> list[Line]:
         )
     )
     if way in ("id-newline", "version", "member"):
-        # "id-newline": ECMA-262 `$` does not match before a final LF (PITFALLS: Python's does).
+        # "id-newline": ECMA-262 `$` does not match before a final LF (docs/architecture.md, "Pitfalls": Python's does).
         cmd: Line = {"type": "subagent_status", "version": 1, "id": "q1"}
         bad: dict[str, Line] = {
             "id-newline": {"id": "q1\n"},

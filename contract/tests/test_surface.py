@@ -43,7 +43,7 @@ def test_surface(wire: str, surface_snapshot: SnapshotAssertion) -> None:
     current = surface_for(wire, where.schemas, where.goldens)
     verdict = evaluate(wire, _stored(surface_snapshot), current, load_accepted(where.accepted))
     # Compare before any failure: a test that fails first leaves its snapshot unused, and
-    # --snapshot-update would then delete it (PITFALLS.md).
+    # --snapshot-update would then delete it (docs/architecture.md, "Pitfalls").
     matches = verdict.value == surface_snapshot
     if verdict.problems:
         pytest.fail(verdict.problems, pytrace=False)
