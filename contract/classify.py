@@ -16,11 +16,11 @@ as a breaking ``unclassified`` change rather than passing silently.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from contract.jsonvalue import canonical_text, clip, same_text
 from contract.surface import as_surface
 
 ADDITIVE = "additive"
@@ -83,17 +83,8 @@ Region = tuple[str, ...]
 Found = Iterator[tuple[Region, Change | None]]
 
 
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return _canon(a) == _canon(b)
-
-
 def _show(value: Any) -> str:
-    text = _canon(value)
-    return text if len(text) <= 80 else text[:79] + "…"
+    return clip(canonical_text(value), 80)
 
 
 def _breaking(path: str, code: str, reason: str, breaks: str) -> Change:
@@ -140,7 +131,7 @@ def _required(path: str, old: Any, new: Any) -> Iterator[Change]:
 
 def _const(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
     if "const" in old and "const" in new:
-        if not _same(old["const"], new["const"]):
+        if not same_text(old["const"], new["const"]):
             yield _breaking(path, "const-changed", f"const changed from {_show(old['const'])} to "
                             f"{_show(new['const'])}", "both")
     elif "const" in new:
@@ -162,8 +153,8 @@ def _enum(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator
         yield _breaking(path, "enum-removed", "closed enum removed (consumers may now receive "
                         "values they do not handle)", "consumers")
         return
-    before = {_canon(v) for v in old["enum"]}
-    after = {_canon(v) for v in new["enum"]}
+    before = {canonical_text(v) for v in old["enum"]}
+    after = {canonical_text(v) for v in new["enum"]}
     for value in sorted(before - after):
         yield _breaking(path, "enum-value-removed", f"closed enum value {value} removed "
                         "(emitters that send it are now invalid)", "emitters")
@@ -187,7 +178,7 @@ def _open_set(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iter
 def _bounds(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
     for keyword in (*_NARROW_UP, *_NARROW_DOWN):
         a, b = old.get(keyword), new.get(keyword)
-        if (keyword not in old and keyword not in new) or _same(a, b):
+        if (keyword not in old and keyword not in new) or same_text(a, b):
             continue
         if keyword not in old:
             yield _breaking(path, "bound-added", f"{keyword} {_show(b)} added", "emitters")
@@ -213,7 +204,7 @@ def _bound_moved(path: str, keyword: str, a: Any, b: Any) -> Change:
 
 def _pattern(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
     a, b = old.get("pattern"), new.get("pattern")
-    if _same(a, b):
+    if same_text(a, b):
         return
     if a is None:
         yield _breaking(path, "pattern-added", f"pattern {b!r} added", "emitters")
@@ -225,7 +216,7 @@ def _pattern(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Itera
 
 def _extra(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
     a, b = old.get("additionalProperties"), new.get("additionalProperties")
-    if _same(a, b) or a is None or b is None:
+    if same_text(a, b) or a is None or b is None:
         return  # None: the value stopped or started being an object, reported as a type change
     if a is False:
         yield _breaking(path, "object-opened", f"additionalProperties changed from false to "
@@ -240,13 +231,13 @@ def _extra(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterato
 
 def _recursive(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
     a, b = old.get("recursive"), new.get("recursive")
-    if not _same(a, b):
+    if not same_text(a, b):
         yield _breaking(path, "structure-changed", f"recursion changed from {_show(a)} to "
                         f"{_show(b)}", "both")
 
 
 def _description(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
-    if not _same(old.get("description"), new.get("description")):
+    if not same_text(old.get("description"), new.get("description")):
         yield _additive(path, "description-edited", "description edited (no shape change)")
 
 
@@ -276,7 +267,7 @@ def _subtree(fields: Mapping[str, Any], top: str) -> dict[str, str]:
     for path, entry in fields.items():
         if path == top or path.startswith((top + ".", top + "[]", top + "{}")):
             ignore = ("description", "required") if path == top else ("description",)
-            out[path[len(top):]] = _canon({k: v for k, v in entry.items() if k not in ignore})
+            out[path[len(top):]] = canonical_text({k: v for k, v in entry.items() if k not in ignore})
     return out
 
 
@@ -366,7 +357,7 @@ def _kind_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     for name in sorted(set(before) & set(after)):
         a, b = before[name], after[name]
         region: Region = ("line_kinds", name)
-        if not _same(a.get("type"), b.get("type")):
+        if not same_text(a.get("type"), b.get("type")):
             yield region, _breaking(f"kind:{name}", "const-changed", f"line kind {name!r} type "
                                     f"changed from {_show(a.get('type'))} to "
                                     f"{_show(b.get('type'))}", "both")
@@ -398,7 +389,7 @@ def _corpus_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
 
 def _text_changes(section: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     for key in sorted(set(old) | set(new)):
-        if not _same(old.get(key), new.get(key)):
+        if not same_text(old.get(key), new.get(key)):
             yield (key,), _additive(f"{section}:{key}", f"{section}-edited",
                                     f"{section} {key!r} edited (no shape change)")
 
@@ -451,7 +442,7 @@ def _tagged(value: Any) -> Any:
         return {k: _tagged(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_tagged(v) for v in value]
-    return _canon(value)
+    return canonical_text(value)
 
 
 def _differing(a: Any, b: Any) -> tuple[Any, Any]:
@@ -462,7 +453,7 @@ def _differing(a: Any, b: Any) -> tuple[Any, Any]:
     keep_b: dict[str, Any] = {}
     for key in a.keys() | b.keys():
         if key in a and key in b:
-            if _same(a[key], b[key]):
+            if same_text(a[key], b[key]):
                 continue
             keep_a[key], keep_b[key] = _differing(a[key], b[key])
         elif key in a:

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from contract.jsonvalue import clip
 from contract.reader import Record
 from contract.sink import Sink
-from contract.textsafe import clip
 from contract.wires.base import BatchMachine, Machine
 
 RULE = "checker.internal"

@@ -35,7 +35,9 @@ from typing import Any
 import jsonschema_rs
 from deepdiff import DeepDiff
 
-from contract.jsonline import escape, parse
+from contract.jsonline import parse
+from contract.jsonvalue import clip, type_name
+from contract.jsonvalue import pointer as pointer_of
 from contract.normalize import normalize
 from contract.resources import data_dir
 from contract.schemawalk import walker
@@ -188,7 +190,7 @@ def _meta_validator() -> Any:
 def meta_errors(meta: Any) -> list[str]:
     """What is wrong with a metadata value, one message per fault (empty when valid)."""
     errors = _meta_validator().iter_errors(meta)
-    return sorted(f"{_pointer(list(e.instance_path))}: {e.message}" for e in errors)
+    return sorted(f"{pointer_of(list(e.instance_path))}: {e.message}" for e in errors)
 
 
 def _reproduce(raw: dict[str, Any]) -> Reproduce:
@@ -436,12 +438,12 @@ def _diff_pair(old: _Line, new: _Line, wire: str) -> list[Difference]:
     for report_type, levels in diff.tree.items():
         for level in levels:
             path = level.path(output_format="list")
-            pointer = _pointer(path)
+            pointer = pointer_of(path)
             seen.add(pointer)
             found.append(_classify(report_type, path, pointer, level.t1, level.t2,
                                    old, new, wire))
     for path, a, b in _type_mismatches(old.value, new.value, []):
-        pointer = _pointer(path)
+        pointer = pointer_of(path)
         if pointer not in seen:
             found.append(Difference(BREAKING, "type", old.number, new.number, pointer, a, b,
                                     f"JSON type changed from {_json_type(a)} to {_json_type(b)}"))
@@ -503,23 +505,13 @@ def _absent(value: Any) -> bool:
     return type(value).__name__ == "NotPresent"
 
 
-def _pointer(path: list[Any]) -> str:
-    return "".join(f"/{escape(str(p))}" for p in path)
-
-
 def _name(path: list[Any]) -> str:
     return repr(path[-1]) if path else "line"
 
 
 def _json_type(value: Any) -> str:
-    if value is MISSING:
-        return "nothing"
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-            dict: "object"}.get(type(value), type(value).__name__)
+    return "nothing" if value is MISSING else type_name(value)
 
 
 def _show(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, _Missing) else "-"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(json.dumps(value, ensure_ascii=False) if not isinstance(value, _Missing) else "-", limit)

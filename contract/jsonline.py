@@ -38,6 +38,8 @@ from typing import Any, cast
 
 import orjson
 
+from contract.jsonvalue import clip, escape
+
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
 MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never a RecursionError
@@ -151,7 +153,7 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
             Fault(
                 "line.duplicate-key",
                 where,
-                f'expected unique member names, found "{_clip(name)}" repeated{more}',
+                f'expected unique member names, found "{clip(name)}" repeated{more}',
                 "parsers disagree on which duplicate wins; emit each member once",
             ),
         )
@@ -165,7 +167,7 @@ def number(text: str) -> float | Decimal:
         try:
             exact = Decimal(text)
         except InvalidOperation:  # an exponent beyond any decimal's (1e followed by 50,000 nines)
-            raise _Limit(f"a number whose exponent the checker cannot hold: {_clip(text)}") from None
+            raise _Limit(f"a number whose exponent the checker cannot hold: {clip(text)}") from None
         return value if exact == value else exact  # Decimal == float compares exact values
     return value
 
@@ -309,11 +311,3 @@ def walk(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
         elif isinstance(node, list):
             stack.extend((f"{where}/{i}", v) for i, v in reversed(list(enumerate(node))))
 
-
-def escape(token: str) -> str:
-    """Escape one JSON pointer reference token (RFC 6901)."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

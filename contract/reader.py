@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
 from contract import jsonline
-from contract.jsonline import Fault, escape, parse
+from contract.jsonline import Fault, parse
+from contract.jsonvalue import escape, kind
 from contract.sink import Sink
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -152,7 +153,7 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
             continue
         if type(value) is not dict:
             emit("line.object", number, "",
-                 f"expected a JSON object, found {_kind(value)}")
+                 f"expected a JSON object, found {kind(value)}")
             yield Record(number, raw, None)
             continue
         if (block.may_esc and escapes and b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)
@@ -294,15 +295,3 @@ def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(node))
 
 
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return type(value).__name__

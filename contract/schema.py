@@ -28,7 +28,8 @@ from typing import Any
 
 import jsonschema_rs
 
-from contract.jsonline import escape
+from contract.jsonvalue import clip, escape
+from contract.jsonvalue import pointer as pointer_of
 from contract.resources import schema_path
 
 MAX_ERRORS_PER_LINE = 8  # a line that fails many ways is reported by its first few
@@ -95,7 +96,7 @@ class Engine:
         for e in self._fast.iter_errors(instance):
             keyword = str(e.schema_path[-1]) if e.schema_path else ""
             message = e.message if len(e.message) <= 200 else e.message[:199] + "…"  # it quotes values
-            found.append(SchemaError(_pointer(e.instance_path), keyword, message))
+            found.append(SchemaError(pointer_of(e.instance_path), keyword, message))
             if len(found) >= MAX_ERRORS_PER_LINE:
                 break
         return found
@@ -168,10 +169,6 @@ def _is_integer(checker: Any, instance: Any) -> bool:
 # -- explaining errors -----------------------------------------------------------------------
 
 
-def _pointer(path: Any) -> str:
-    return "".join(f"/{escape(str(part))}" for part in path)
-
-
 def _flatten_all(errors: Any, root: dict[str, Any]) -> Iterator[SchemaError]:
     for error in sorted(errors, key=lambda e: (len(e.absolute_path), str(e.absolute_path))):
         yield from _flatten(error, root)
@@ -201,12 +198,12 @@ def _closest_branch(error: Any, root: dict[str, Any]) -> Iterator[SchemaError]:
         if consts and isinstance(instance, dict):
             found = instance.get("type", "<missing>")
             yield SchemaError(
-                _pointer(error.absolute_path) + "/type",
+                pointer_of(error.absolute_path) + "/type",
                 error.validator,
                 f"expected type to be one of {', '.join(consts)}, found {_short(found)}",
             )
             return
-        yield SchemaError(_pointer(error.absolute_path), error.validator,
+        yield SchemaError(pointer_of(error.absolute_path), error.validator,
                           f"expected a value valid under one of the {error.validator} branches, "
                           f"found {_short(instance)}")
         return
@@ -238,7 +235,7 @@ def _describe(error: Any) -> SchemaError:
     keyword = error.validator
     value = error.validator_value
     instance = error.instance
-    pointer = _pointer(error.absolute_path)
+    pointer = pointer_of(error.absolute_path)
     if keyword == "required":
         # jsonschema reports one error per missing member, naming it only in its message
         name = next((n for n in value if repr(n) in error.message), "?")
@@ -274,10 +271,9 @@ def _describe(error: Any) -> SchemaError:
 
 def _short(value: Any, limit: int = 60) -> str:
     if type(value) is Decimal:  # a number as written (json.dumps cannot write a Decimal)
-        text = str(value)
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return clip(str(value), limit)
     try:
         text = json.dumps(value, ensure_ascii=True)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from contract.jsonline import escape
+from contract.jsonvalue import escape, same_type_and_value
 from contract.schema import load
 
 Schema = dict[str, Any]
@@ -99,12 +99,12 @@ class Walker:
                 allowed = (kinds,) if isinstance(kinds, str) else tuple(kinds)
                 if not set(allowed) & set(json_types(value)):
                     return False
-            if "const" in schema and not _same(schema["const"], value):
+            if "const" in schema and not same_type_and_value(schema["const"], value):
                 return False
             if isinstance(value, dict):
                 for key, sub in schema.get("properties", {}).items():
                     if isinstance(sub, dict) and "const" in sub and key in value \
-                            and not _same(sub["const"], value[key]):
+                            and not same_type_and_value(sub["const"], value[key]):
                         return False
                     if isinstance(sub, dict) and "const" in sub and key not in value \
                             and key in schema.get("required", ()):
@@ -195,10 +195,6 @@ class Walker:
         for keyword in ("items", "additionalProperties"):
             if isinstance(schema.get(keyword), dict):
                 yield f"{loc}/{keyword}"
-
-
-def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and bool(a == b)
 
 
 @cache

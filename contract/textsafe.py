@@ -54,7 +54,3 @@ def json_safe(document: str) -> str:
     """
     return _UNSAFE_IN_JSON.sub(_escape, document)
 
-
-def clip(value: str, limit: int = 60) -> str:
-    """At most ``limit`` characters, an ellipsis marking a cut."""
-    return value if len(value) <= limit else value[: limit - 1] + "…"

@@ -25,7 +25,8 @@ from hypothesis_jsonschema import from_schema
 
 from contract.schema import ecma_pattern, load
 
-DEFAULT_DEPTH = 2  # node_0 … node_2: trees three levels deep, 3-11 snapshots/s deeper (docs/architecture.md, "Pitfalls")
+# node_0 … node_2: trees three levels deep; deeper ones draw at 3-11 snapshots/s (docs/architecture.md, "Pitfalls")
+DEFAULT_DEPTH = 2
 
 
 def recursive_defs(schema: dict[str, Any]) -> set[str]:

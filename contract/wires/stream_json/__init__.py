@@ -22,6 +22,8 @@ from itertools import repeat
 from typing import Any, ClassVar
 
 from contract.jsonline import MAX_INT_DIGITS, parse
+from contract.jsonvalue import clip, same_value
+from contract.jsonvalue import kind as json_kind
 from contract.reader import Record
 from contract.sink import Sink
 from contract.wires.base import Coverage, Live, Machine, Strategies, Wire
@@ -250,7 +252,7 @@ class StreamRules:
         self.advertised = {c for c in caps if type(c) is str} if type(caps) is list else set()
         if "agent" in obj and type(obj["agent"]) is not dict:
             out.emit("sj.agent-form", line, "/agent",
-                     f"expected the AgentInfo object on system/init, found {_json_kind(obj['agent'])}")
+                     f"expected the AgentInfo object on system/init, found {json_kind(obj['agent'])}")
 
     # -- sj.seq, sj.session ----------------------------------------------------------------
 
@@ -271,7 +273,7 @@ class StreamRules:
         if expected is not None and value != expected:
             what = "a gap (a dropped line?)" if value > expected else "a repeat or a step back"
             out.emit("sj.seq", line, "/seq",
-                     f"expected seq {_clip(str(expected))}, found {_clip(_number_text(seq))}: {what}")
+                     f"expected seq {clip(str(expected))}, found {clip(_number_text(seq))}: {what}")
         self.next_seq = value + 1
 
     def _session(self, session: Any, line: int, out: Sink) -> None:
@@ -281,17 +283,17 @@ class StreamRules:
             self.session = session
             if not SESSION_FORM.fullmatch(session):
                 out.emit("sj.session", line, "/session_id",
-                         f"expected a milk session id of the form sess_..., found {_clip(session)!r}")
+                         f"expected a milk session id of the form sess_..., found {clip(session)!r}")
             return
         out.emit("sj.session", line, "/session_id",
-                 f"expected the run's session_id {_clip(self.session)!r}, found {_clip(session)!r}")
+                 f"expected the run's session_id {clip(self.session)!r}, found {clip(session)!r}")
 
     # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
 
     def _ts(self, ts: str, line: int, out: Sink) -> None:
         if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
-                     f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {_clip(ts)!r}",
+                     f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {clip(ts)!r}",
                      "ASCII digits, a real calendar date, second 60 only as a leap second at 23:59:60 UTC")
             return
         last = self.last_ts
@@ -300,7 +302,7 @@ class StreamRules:
             return  # same shape in UTC: text order is time order (a leap second included)
         if _ts_key(ts) < _ts_key(last):
             out.emit("sj.ts-order", line, "/ts",
-                     f"expected ts at or after the previous line's {_clip(last)}, found {_clip(ts)}")
+                     f"expected ts at or after the previous line's {clip(last)}, found {clip(ts)}")
 
     def _rfc3339(self, ts: str) -> bool:
         """Whether ``ts`` is an RFC 3339 date-time (the schema: "ts (RFC 3339)").
@@ -334,7 +336,7 @@ class StreamRules:
             return
         if subtype == "error" and "message" in obj and type(obj["message"]) is not str:
             out.emit("sj.message-form", line, "/message",
-                     f"expected a string on system/error, found {_json_kind(obj['message'])}")
+                     f"expected a string on system/error, found {json_kind(obj['message'])}")
         if subtype in TASK_SUBTYPES:
             self._need("tasks_v1", f"system/{subtype}", line, out)
 
@@ -385,16 +387,16 @@ class StreamRules:
         """
         if "agent" in obj and type(obj["agent"]) is not str:
             out.emit("sj.agent-form", line, "/agent",
-                     f"expected a role label string on {kind} lines, found {_json_kind(obj['agent'])}")
+                     f"expected a role label string on {kind} lines, found {json_kind(obj['agent'])}")
         message = obj.get("message")
         if type(message) is not dict:
-            found = "it missing" if "message" not in obj else _json_kind(message)
+            found = "it missing" if "message" not in obj else json_kind(message)
             out.emit("sj.message-form", line, "/message", f"expected the Message object on {kind} lines, found {found}")
             return None
         role = message.get("role")
         if role != kind and type(role) is str:
             out.emit("sj.role-form", line, "/message/role",
-                     f"expected role {kind!r} on a {kind} line, found {_clip(role)!r}")
+                     f"expected role {kind!r} on a {kind} line, found {clip(role)!r}")
         content = message.get("content")
         return content if type(content) is list else None
 
@@ -409,7 +411,7 @@ class StreamRules:
         is_error = obj["is_error"]
         if type(is_error) is not bool:
             out.emit("sj.result-is-error", line, "/is_error",
-                     f"expected a boolean is_error, found {_json_kind(is_error)}")
+                     f"expected a boolean is_error, found {json_kind(is_error)}")
             return
         subtype = obj.get("subtype")
         want = RESULT_IS_ERROR.get(subtype) if type(subtype) is str else None
@@ -433,8 +435,8 @@ class StreamRules:
             whole = sum(p for p in parts if type(p) is int)
             if whole != total:
                 out.emit("sj.usage-rollup", line, f"/usage/{key}",
-                         f"expected usage.{key} to equal the model_usage sum {_clip(str(whole))}, "
-                         f"found {_clip(str(total))}")
+                         f"expected usage.{key} to equal the model_usage sum {clip(str(whole))}, "
+                         f"found {clip(str(total))}")
 
     # -- sj.capabilities -----------------------------------------------------------------------
 
@@ -442,7 +444,7 @@ class StreamRules:
         if self.advertised is not None and capability not in self.advertised:
             out.emit("sj.capabilities", line, "/type",
                      f"expected {capability} in system/init capabilities before {what} lines, "
-                     f"found {_clip(str(sorted(self.advertised)), 200)}")
+                     f"found {clip(str(sorted(self.advertised)), 200)}")
 
     # -- sj.tool-result-ref, sj.parent-ref, sj.tool-args-reassembly ----------------------------
 
@@ -458,12 +460,12 @@ class StreamRules:
             return
         ref = block["tool_use_id"]
         if type(ref) is str and self._known(ref) is False:  # a non-string id is the schema's finding
-            out.emit("sj.tool-result-ref", line, where, f"expected the id of an earlier tool_use, found {_clip(ref)!r}")
+            out.emit("sj.tool-result-ref", line, where, f"expected the id of an earlier tool_use, found {clip(ref)!r}")
 
     def _parent(self, parent: Any, line: int, out: Sink) -> None:
         if type(parent) is str and self._known(parent) is False:
             out.emit("sj.parent-ref", line, "/parent_tool_use_id",
-                     f"expected the id of an earlier tool_use, found {_clip(parent)!r}, never used before",
+                     f"expected the id of an earlier tool_use, found {clip(parent)!r}, never used before",
                      "nested actors point at the tool_use that started them")
 
     def _remember(self, ref: str, line: int, out: Sink) -> None:
@@ -520,28 +522,28 @@ class StreamRules:
         if "line.limit" in rules:
             why = next(f.message for f in faults if f.rule == "line.limit")
             out.emit("checker.limit", line, f"{where}/input",
-                     f"sj.tool-args-reassembly stopped for {_clip(ref)!r}: its reassembled arguments are "
-                     f"beyond the checker's limits ({_clip(why, 120)})")
+                     f"sj.tool-args-reassembly stopped for {clip(ref)!r}: its reassembled arguments are "
+                     f"beyond the checker's limits ({clip(why, 120)})")
             return
         if "line.duplicate-key" in rules:
             fault = next(f for f in faults if f.rule == "line.duplicate-key")
             found = fault.message.removeprefix("expected unique member names, found ")
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
-                     f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to concatenate "
-                     f"to JSON with unique member names, found {found} at {_clip(fault.pointer or '', 80)!r} "
+                     f"expected the {len(pieces)} tool_args_delta fragments of {clip(ref)!r} to concatenate "
+                     f"to JSON with unique member names, found {found} at {clip(fault.pointer or '', 80)!r} "
                      "of the reassembly",
                      "parsers disagree on which duplicate wins; a consumer's reading would depend on its parser")
             return
         if faults:  # not one JSON text (parse gives a value only with no fault or a duplicate)
-            why = f" ({_clip(faults[0].message, 120)})"
+            why = f" ({clip(faults[0].message, 120)})"
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
-                     f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to "
-                     f"concatenate to one JSON text with unique member names, found {_clip(text)!r}{why}")
+                     f"expected the {len(pieces)} tool_args_delta fragments of {clip(ref)!r} to "
+                     f"concatenate to one JSON text with unique member names, found {clip(text)!r}{why}")
             return
         if not same_json(args, block.get("input")):
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
-                     f"expected input equal to its reassembled fragments {_clip(text)!r}, "
-                     f"found {_clip(_dumps(block.get('input')))!r}")
+                     f"expected input equal to its reassembled fragments {clip(text)!r}, "
+                     f"found {clip(_dumps(block.get('input')))!r}")
 
 
 class _TooLong(int):
@@ -635,38 +637,9 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
     return era * 146097 + doe
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """JSON equality: numbers by exact value, every other kind by type and value.
-
-    Python says 1 == True, so booleans are kept apart from numbers; numbers compare by their
-    exact value whatever type the parser gave them (1, 1.0 and Decimal("1.0") are one JSON
-    number, as JSON Schema's equality has it; Decimal comparison is exact, no context rounding).
-    Iterative: tool input may nest as deep as the parser allows, deeper than Python recurses.
-    """
-    stack: list[tuple[Any, Any]] = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        tx, ty = type(x), type(y)
-        if tx in _NUMBERS and ty in _NUMBERS:
-            if (x if tx is Decimal else Decimal(x)) != (y if ty is Decimal else Decimal(y)):
-                return False
-            continue
-        if tx is not ty:
-            return False
-        if tx is dict:
-            if x.keys() != y.keys():
-                return False
-            stack.extend((x[k], y[k]) for k in x)
-        elif tx is list:
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y, strict=True))
-        elif x != y:
-            return False
-    return True
+same_json = same_value  # the name tests and callers know: JSON equality, numbers by exact value
 
 
-_NUMBERS = (int, float, Decimal)
 
 
 def _kind(obj: dict[str, Any] | None) -> str:
@@ -675,18 +648,7 @@ def _kind(obj: dict[str, Any] | None) -> str:
     kind, subtype = obj.get("type"), obj.get("subtype")
     if type(kind) is not str:
         return "untyped"
-    return f"{_clip(kind)}/{_clip(subtype)}" if type(subtype) is str else _clip(kind)
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", Decimal: "a number", str: "a string",
-            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return f"{clip(kind)}/{clip(subtype)}" if type(subtype) is str else clip(kind)
 
 
 # -- the descriptor ---------------------------------------------------------------------------

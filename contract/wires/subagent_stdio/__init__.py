@@ -34,7 +34,8 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from contract.jsonline import exact_int, is_number
+from contract.jsonline import exact_int
+from contract.jsonvalue import clip, same_value
 from contract.reader import Record
 from contract.sink import Sink
 from contract.wires.base import Coverage, Line, Live, Machine, Strategies, Wire
@@ -102,28 +103,14 @@ def _nodes(where: str, snap: dict[str, Any]) -> Iterator[tuple[str, dict[str, An
 
 def _show(value: Any) -> str:
     if type(value) is str:
-        return repr(value if len(value) <= 60 else value[:59] + "…")
+        return repr(clip(value))
     if value is None:
         return "null"
     if type(value) is bool:
         return "true" if value else "false"
     if type(value) is Decimal:
-        text = str(value)
-        return text if len(text) <= 60 else text[:59] + "…"
+        return clip(str(value))
     return str(value) if type(value) in (int, float) else type(value).__name__
-
-
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality: numbers compare by exact value (1 == 1.0 == 1E+0), never a boolean with one.
-
-    Containers compare with Python's ``==``, which is only used on values of the same type;
-    ``int``, ``float`` and ``Decimal`` compare exactly with one another.
-    """
-    if type(a) is bool or type(b) is bool:
-        return type(a) is type(b) and a == b
-    if is_number(a) and is_number(b):
-        return bool(a == b)
-    return type(a) is type(b) and bool(a == b)
 
 
 def obj_revision(obj: dict[str, Any], where: str) -> Any:
@@ -206,11 +193,11 @@ class Correlation:
             return
         has_id, rid = "id" in obj, obj.get("id")
         first_line, want, want_has = self.pending[0]
-        if has_id == want_has and (not has_id or _same(rid, want)):
+        if has_id == want_has and (not has_id or same_value(rid, want)):
             self.pending.popleft()
             return
         later = next(
-            (p for p in list(self.pending)[1:] if p[2] and has_id and _same(p[1], rid)), None
+            (p for p in list(self.pending)[1:] if p[2] and has_id and same_value(p[1], rid)), None
         )
         if later is not None:
             self.pending.remove(later)
@@ -266,7 +253,7 @@ class Envelope:
         if type(snap) is not dict:
             return
         for name in self.FIELDS:
-            if name in obj and name in snap and not _same(obj[name], snap[name]):
+            if name in obj and name in snap and not same_value(obj[name], snap[name]):
                 out.emit("sa.event-envelope", record.line, f"/{name}",
                          f"expected the event's {name} to equal its snapshot's "
                          f"{_show(snap[name])}, found {_show(obj[name])}")
@@ -386,7 +373,7 @@ class EventsCapability:
                      "capabilities.events false, found an event saying so itself",
                      "advertise events: true, or do not push events")
             return
-        same_epoch = snap is None or _same(snap.get("epoch"), self.epoch)
+        same_epoch = snap is None or same_value(snap.get("epoch"), self.epoch)
         if self.events_off_at is not None and same_epoch:
             out.emit("sa.events-capability", line, "/type",
                      "expected no subagent_event while capabilities.events is false "
