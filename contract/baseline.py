@@ -19,7 +19,6 @@ shrink a baseline but never grow it, and new findings still fail.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import json
@@ -32,6 +31,7 @@ from typing import Any
 from contract.catalog import CATALOG
 from contract.report import Collector, Report, Violation
 from contract.resources import data_dir
+from contract.rules import Observed
 
 VERSION = 1
 RULES = frozenset({"baseline.stale"})  # the one catalog rule this module emits
@@ -138,7 +138,7 @@ def from_report(report: Report, only: Baseline | None = None) -> Baseline:
     """The baseline accepting exactly this report's findings (with ``only``: no more than it did)."""
     groups: dict[Key, list[Violation]] = {}
     for violation in report.violations:
-        if violation.rule != "baseline.stale":
+        if CATALOG[violation.rule].observed is not Observed.BASELINE:  # a baseline never lists its own findings
             groups.setdefault((violation.rule, violation.pointer), []).append(violation)
     allowed = {entry.key: entry for entry in only.entries} if only is not None else None
     entries = []
@@ -194,37 +194,27 @@ def _stale(out: Collector, entries: Iterable[Entry], used: Counter[Key]) -> None
                  "it was fixed: remove the entry or lower its count (--baseline-write rewrites the file)")
 
 
-# -- the command line ------------------------------------------------------------------------
+# -- --baseline and --baseline-write ---------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--baseline", metavar="FILE", default=None,
-                        help="accept the findings FILE lists; new ones fail, so do listed ones no longer found")
-    parser.add_argument("--baseline-write", metavar="FILE", default=None,
-                        help="write FILE from this run's findings (with --baseline: only what it listed and "
-                             "still occurs; a baseline never grows). Writing records the findings, it does not "
-                             "accept them: without --baseline the run still reports them and exits by them")
-
-
-def from_args(report: Report, args: argparse.Namespace) -> Report:
-    """What ``--baseline`` and ``--baseline-write`` make of a report (BaselineError on a bad file)."""
-    old = load(args.baseline) if getattr(args, "baseline", None) else None
-    ignored = set(getattr(args, "ignore", None) or ())
+def settle(report: Report, *, baseline: str | None, write_to: str | None, ignore: Iterable[str] = ()) -> Report:
+    """What ``--baseline FILE`` and ``--baseline-write FILE`` make of a report (BaselineError on a bad file)."""
+    old = load(baseline) if baseline else None
+    ignored = set(ignore)
     if old is not None and ignored:  # an --ignore'd rule is not checked: its entries cannot go stale
         old = dataclasses.replace(old, entries=tuple(e for e in old.entries if e.rule not in ignored))
-    target = getattr(args, "baseline_write", None)
-    if target:
+    if write_to:
         new = from_report(report, only=old)
-        write(new, target)
+        write(new, write_to)
         if old is None:  # writing records the findings; only --baseline accepts them
             result = dataclasses.replace(report, notes=list(report.notes))
-            result.notes.append(f"baseline: wrote {len(new.entries)} entries to {target}; the findings are "
+            result.notes.append(f"baseline: wrote {len(new.entries)} entries to {write_to}; the findings are "
                                 "still reported (pass --baseline to accept them)")
             return result
-        result = apply(report, new, str(target))
-        result.notes.append(f"baseline: wrote {len(new.entries)} entries to {target} (only what the old "
+        result = apply(report, new, str(write_to))
+        result.notes.append(f"baseline: wrote {len(new.entries)} entries to {write_to} (only what the old "
                             "baseline listed and still occurs)")
         return result
     if old is not None:
-        return apply(report, old, str(args.baseline))
+        return apply(report, old, str(baseline))
     return report

@@ -21,7 +21,7 @@ from contract.checker import AUTO, check
 from contract.ci_reports import FORMATS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import UNIGNORABLE, Report
-from contract.reporters import STREAMING
+from contract.reporters import STREAMING, render_diff, render_record, render_rules, render_surface
 from contract.wires import NAMES, WIRES, Live, get
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
@@ -64,9 +64,13 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                      help="the emitter command; without one, the bundled reference emitter")
 
+    chk.set_defaults(handler=cmd_check)
+    run.set_defaults(handler=cmd_run)
+
     rules = verbs.add_parser("rules", help="print the rule catalog")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--wire", choices=(*NAMES, "all"), default="all")
+    rules.set_defaults(handler=cmd_rules)
 
     record = verbs.add_parser("record", help="re-record the goldens from an emitter and report each change")
     record.add_argument("--wire", choices=(*NAMES, "all"), default="all")
@@ -77,15 +81,19 @@ def _build_parser() -> argparse.ArgumentParser:
     record.add_argument("--format", choices=("text", "json"), default="text")
     record.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                         help="the emitter (a milk build); without one, the bundled reference emitters")
-
-    from contract import surface_cli  # its own module: schema surfaces and the change classifier
+    record.set_defaults(handler=cmd_record)
 
     diff = verbs.add_parser("diff", help="classify the changes between two schemas or surfaces")
-    surface_cli.add_diff_arguments(diff)
-    diff.set_defaults(handler=surface_cli.main_diff)
+    diff.add_argument("--format", choices=("text", "json"), default="text", help="report format (default: text)")
+    diff.add_argument("old", metavar="OLD", help="the earlier schema or surface (JSON file)")
+    diff.add_argument("new", metavar="NEW", help="the later schema or surface (JSON file)")
+    diff.set_defaults(handler=cmd_diff)
+
     surface = verbs.add_parser("surface", help="print a wire's surface (fields, types, bounds, values)")
-    surface_cli.add_surface_arguments(surface)
-    surface.set_defaults(handler=surface_cli.main_surface)
+    surface.add_argument("--wire", choices=NAMES, default=None, help="a bundled wire (schema plus goldens)")
+    surface.add_argument("schema", metavar="SCHEMA", nargs="?", default=None,
+                         help="a schema file instead of a bundled wire")
+    surface.set_defaults(handler=cmd_surface)
     return parser
 
 
@@ -108,7 +116,12 @@ def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str]) -> No
                         help="skip a rule by id (repeatable)")
     parser.add_argument("--max-line-bytes", type=_positive_int, default=DEFAULT_MAX_LINE_BYTES,
                         metavar="N", help="longest line the checker reads (default 64 MiB)")
-    baseline.add_arguments(parser)
+    parser.add_argument("--baseline", metavar="FILE", default=None,
+                        help="accept the findings FILE lists; new ones fail, so do listed ones no longer found")
+    parser.add_argument("--baseline-write", metavar="FILE", default=None,
+                        help="write FILE from this run's findings (with --baseline: only what it listed and "
+                             "still occurs; a baseline never grows). Writing records the findings, it does not "
+                             "accept them: without --baseline the run still reports them and exits by them")
 
 
 def _positive_int(text: str) -> int:
@@ -142,7 +155,7 @@ def _check_ignores(ignores: Sequence[str]) -> None:
 
 def _baseline(report: Report, args: argparse.Namespace) -> Report:
     try:
-        return baseline.from_args(report, args)
+        return baseline.settle(report, baseline=args.baseline, write_to=args.baseline_write, ignore=args.ignore)
     except baseline.BaselineError as exc:
         raise UsageError(str(exc)) from None
 
@@ -264,31 +277,10 @@ def cmd_record(args: argparse.Namespace) -> int:
         if "run.interrupted" in run_.report.counts:  # Ctrl-C: no further scenario starts
             stopped = True
             break
-    sys.stdout.write(_record_report(results, args.format, args.dry_run))
+    sys.stdout.write(render_record(results, args.format, args.dry_run))
     if stopped:
         return EXIT_INTERRUPTED
     return EXIT_VIOLATIONS if failed else EXIT_OK
-
-
-def _record_report(results: list[Any], fmt: str, dry_run: bool) -> str:
-    if fmt == "json":
-        return json.dumps([
-            {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant,
-             "rewritten": c is not None and not dry_run, "changes": c.to_json() if c is not None else None,
-             "findings": [v.to_json() for v in r.report.failing()]}
-            for g, r, c in results], ensure_ascii=False, indent=2) + "\n"
-    lines = []
-    for golden, run_, comparison in results:
-        label = f"{golden.wire}/{golden.name}"
-        if comparison is None:
-            lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
-            continue
-        verb = "would change" if dry_run else "re-recorded"
-        lines.append(f"{label}: {verb}: {comparison.summary()}")
-    breaking = sum(1 for _, _, c in results if c is None or c.breaking)
-    lines.append(f"{len(results)} scenarios, {breaking} with breaking changes or findings"
-                 + ("" if dry_run else "; review with git diff goldens/, and name accepted breaks with their ADR"))
-    return "\n".join(lines) + "\n"
 
 
 def _command(argv: Sequence[str]) -> list[str]:
@@ -302,25 +294,56 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for wire in wires:
         for rule in rules_for(wire):
             seen.setdefault(rule.id)
-    rules = [CATALOG[rule_id] for rule_id in seen]
-    if args.format == "json":
-        payload = [{"id": r.id, "level": r.level.value, "wire": r.wire, "title": r.title, "source": r.source}
-                   for r in rules]
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
-        return EXIT_OK
-    width = max(len(r.id) for r in rules)
-    for r in rules:
-        sys.stdout.write(f"{r.id:<{width}}  {r.level.value:<6}  {r.title}\n{'':<{width}}          from: {r.source}\n")
+    sys.stdout.write(render_rules([CATALOG[rule_id] for rule_id in seen], args.format))
     return EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Classify the changes between two schemas or surfaces: exit 1 when any is breaking."""
+    from contract.classify import classify, is_breaking
+
+    old, new = _surface_file(args.old), _surface_file(args.new)
+    try:
+        changes = classify(old, new)
+    except Exception as error:  # a hand-edited surface of the wrong shape, say
+        raise UsageError(f"cannot compare {args.old} with {args.new}: {error!r}") from None
+    sys.stdout.write(render_diff(args.old, args.new, changes, args.format))
+    return EXIT_VIOLATIONS if is_breaking(changes) else EXIT_OK
+
+
+def cmd_surface(args: argparse.Namespace) -> int:
+    """Print a bundled wire's surface (schema plus goldens) or a schema file's."""
+    from contract.surface import surface_for
+
+    if (args.wire is None) == (args.schema is None):
+        raise UsageError("give either --wire or a SCHEMA file")
+    surface = surface_for(args.wire) if args.wire else _surface_file(args.schema)
+    sys.stdout.write(render_surface(surface))
+    return EXIT_OK
+
+
+def _surface_file(path: str) -> dict[str, Any]:
+    """A surface from a JSON file holding a schema or a surface; UsageError when it is neither."""
+    from contract.surface import as_surface
+
+    try:
+        with open(path, "rb") as handle:
+            document = json.load(handle)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"{path} is not valid JSON: {error}") from None
+    try:
+        return as_surface(document)
+    except Exception as error:  # any malformed schema shape ends here, never as a traceback
+        raise UsageError(f"{path}: not a usable JSON Schema or surface ({error})") from None
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the verb; returns the exit code."""
     try:
         args = _build_parser().parse_args(argv)
-        handler = {"check": cmd_check, "run": cmd_run, "rules": cmd_rules, "record": cmd_record}.get(args.verb)
-        if handler is None:
-            return int(args.handler(args))
+        handler: Callable[[argparse.Namespace], int] = args.handler  # every verb sets one
         return handler(args)
     except SystemExit as exc:  # --help and --version end here
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE

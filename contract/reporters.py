@@ -20,11 +20,16 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from contract import textsafe
-from contract.catalog import CATALOG, Level, rules_for
+from contract.catalog import CATALOG, Level, Rule, rules_for
+from contract.classify import BREAKING, Change
 from contract.report import Report, Violation
+
+if TYPE_CHECKING:  # only for the record report's types: scenarios load the live harness
+    from contract.goldens import Comparison, Golden
+    from contract.scenarios import ScenarioRun
 
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
 MAX_TEXT_FINDING_LINES = 45  # with notes, stderr and summary, a report fits on one screen
@@ -216,3 +221,67 @@ def write_report(report: Report, fmt: str, stream: TextIO) -> None:
         writer(report, stream)
     else:
         stream.write(REPORTERS[fmt](report))
+
+
+# -- the other verbs: rules, record, diff, surface --------------------------------------------
+# Every verb's output is rendered here, so the CLI only parses, dispatches and picks exit codes.
+
+
+def render_rules(rules: list[Rule], fmt: str) -> str:
+    """``milk-contract rules``: the catalog as a table (text) or a list of objects (json)."""
+    if fmt == "json":
+        payload = [{"id": r.id, "level": r.level.value, "wire": r.wire, "title": r.title, "source": r.source}
+                   for r in rules]
+        return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    width = max(len(r.id) for r in rules)
+    return "".join(f"{r.id:<{width}}  {r.level.value:<6}  {r.title}\n{'':<{width}}          from: {r.source}\n"
+                   for r in rules)
+
+
+def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None]], fmt: str, dry_run: bool) -> str:
+    """``milk-contract record``: per scenario, whether it was re-recorded and what changed."""
+    if fmt == "json":
+        return json.dumps([
+            {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant,
+             "rewritten": c is not None and not dry_run, "changes": c.to_json() if c is not None else None,
+             "findings": [v.to_json() for v in r.report.failing()]}
+            for g, r, c in results], ensure_ascii=False, indent=2) + "\n"
+    lines = []
+    for golden, run_, comparison in results:
+        label = f"{golden.wire}/{golden.name}"
+        if comparison is None:
+            lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
+            continue
+        verb = "would change" if dry_run else "re-recorded"
+        lines.append(f"{label}: {verb}: {comparison.summary()}")
+    breaking = sum(1 for _, _, c in results if c is None or c.breaking)
+    lines.append(f"{len(results)} scenarios, {breaking} with breaking changes or findings"
+                 + ("" if dry_run else "; review with git diff goldens/, and name accepted breaks with their ADR"))
+    return "\n".join(lines) + "\n"
+
+
+def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
+    """``milk-contract diff``: each change between two schemas or surfaces, and the verdict."""
+    breaking = sum(c.kind == BREAKING for c in changes)
+    if fmt == "json":
+        return json.dumps({
+            "old": old,
+            "new": new,
+            "breaking": breaking > 0,
+            "counts": {"breaking": breaking, "additive": len(changes) - breaking},
+            "changes": [c.to_json() for c in changes],
+        }, indent=2, ensure_ascii=False) + "\n"
+    lines = [f"{c.kind:<9} {c.path}: {c.reason} [{c.code}"
+             + (f"; breaks {c.breaks}]" if c.breaks else "]") for c in changes]
+    if not changes:
+        lines.append(f"{old} → {new}: no change")
+    else:
+        verdict = "BREAKING" if breaking else "additive only"
+        lines.append(f"{old} → {new}: {len(changes)} changes, {breaking} breaking, "
+                     f"{len(changes) - breaking} additive ({verdict})")
+    return "\n".join(lines) + "\n"
+
+
+def render_surface(surface: dict[str, object]) -> str:
+    """``milk-contract surface``: the surface as sorted, indented JSON."""
+    return json.dumps(surface, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from contract.cli import run as main
 from contract.schema import load
-from contract.surface_cli import main
 
 SNAPSHOTS = Path(__file__).resolve().parents[1] / "contract" / "tests" / "__snapshots__"
 
