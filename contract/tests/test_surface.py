@@ -10,41 +10,64 @@ updated, saying that nothing breaks. See contract/gate.py for the rules.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from contract.gate import evaluate, load_accepted, sources
+from contract.gate import Accepted, Verdict, evaluate, load_accepted, sources
 from contract.surface import WIRES, surface_for
+
+
+class SurfaceGate(JSONSnapshotExtension):
+    """The gate as a syrupy extension: it sees the stored snapshot as syrupy reads it.
+
+    syrupy reads the stored snapshot (``read_snapshot_data_from_location``) before it serializes
+    the asserted value (``serialize``); the gate keeps the first and turns the current surface
+    into what the snapshot must hold after this run (``Verdict.value``: the stored value when a
+    break is refused, so ``--snapshot-update`` cannot write it).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wire = ""
+        self.accepted: list[Accepted] = []
+        self.stored: dict[str, Any] | None = None
+        self.verdict: Verdict | None = None
+
+    def bind(self, wire: str, accepted: list[Accepted]) -> None:
+        self.wire, self.accepted = wire, accepted
+
+    def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str,
+                                         session_id: str) -> Any:
+        data = super().read_snapshot_data_from_location(snapshot_location=snapshot_location,
+                                                        snapshot_name=snapshot_name, session_id=session_id)
+        self.stored = json.loads(data) if data is not None else None
+        return data
+
+    def serialize(self, data: Any, **kwargs: Any) -> Any:
+        self.verdict = evaluate(self.wire, self.stored, data, self.accepted)
+        return super().serialize(self.verdict.value, **kwargs)
 
 
 @pytest.fixture
 def surface_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
-    return snapshot.use_extension(JSONSnapshotExtension)
-
-
-def _stored(snap: SnapshotAssertion) -> dict[str, Any] | None:
-    """The snapshot as it is on disk now, before this run may rewrite it."""
-    location = Path(snap.extension.get_location(test_location=snap.test_location,
-                                                index=snap.index))
-    if not location.exists():
-        return None
-    with open(location, encoding="utf-8") as handle:
-        stored: dict[str, Any] = json.load(handle)
-    return stored
+    return snapshot.use_extension(SurfaceGate)
 
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_surface(wire: str, surface_snapshot: SnapshotAssertion) -> None:
     where = sources()
     current = surface_for(wire, where.schemas, where.goldens)
-    verdict = evaluate(wire, _stored(surface_snapshot), current, load_accepted(where.accepted))
+    gate = surface_snapshot.extension
+    assert isinstance(gate, SurfaceGate)
+    gate.bind(wire, load_accepted(where.accepted))
     # Compare before any failure: a test that fails first leaves its snapshot unused, and
     # --snapshot-update would then delete it (docs/architecture.md, "Pitfalls").
-    matches = verdict.value == surface_snapshot
+    matches = current == surface_snapshot
+    verdict = gate.verdict
+    assert verdict is not None  # the extension judged the surface while serializing it
     if verdict.problems:
         pytest.fail(verdict.problems, pytrace=False)
     if not matches:
