@@ -195,6 +195,7 @@ def test_unwritable_baseline_is_a_usage_error(broken: Path, tmp_path: Path, caps
     assert "cannot write baseline" in capsys.readouterr().err
 
 
+@pytest.mark.process
 def test_run_takes_a_baseline_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A live emitter that dies before its result: both faults accepted, then one fixed is stale."""
     file = tmp_path / "baseline.json"

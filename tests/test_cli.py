@@ -102,6 +102,7 @@ def test_rules_json_lists_the_catalog(capsys: pytest.CaptureFixture[str]) -> Non
     assert all(r["source"] and r["level"] in ("MUST", "SHOULD") for r in rules)
 
 
+@pytest.mark.process
 def test_console_script_and_module_entry_point() -> None:
     script = Path(sys.executable).parent / "milk-contract"  # installed beside this interpreter
     for argv in ([str(script)], [sys.executable, "-m", "contract"]):

@@ -103,6 +103,7 @@ def test_a_machine_raising_in_finish_is_a_finding(wire: str, monkeypatch: pytest
     assert "RuntimeError: finish broke" in finding.message
 
 
+@pytest.mark.process
 def test_a_machine_raising_in_feed_batch_under_two_processes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -262,6 +263,7 @@ def test_an_exception_outside_every_component_is_still_a_finding(monkeypatch: py
     assert "AttributeError: detect broke" in finding.message
 
 
+@pytest.mark.process
 def test_a_live_run_whose_machine_raised_is_not_conformant(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

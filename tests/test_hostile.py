@@ -26,6 +26,8 @@ from contract.checker import check
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from tests.hostile.cases import BY_NAME, CASES, Case, Expect
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 SMALL = [(case, wire) for case in CASES if not case.big for wire in case.wires]
 # Small cases that also run as a real process: one of each kind of trouble, one through stdin.
 ALSO_SUBPROCESS = {"empty", "random-binary", "deep-array-top-level", "huge-integer", "cut-mid-line",

@@ -34,6 +34,8 @@ from contract.wires.stream_json import StreamRules
 from contract.wires.subagent_stdio import Correlation
 from tests.test_misbehaving_emitters import EMITTERS, HOSTS, SLACK, marker, survivors
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 __all__ = ["marker"]  # the fixture, imported for its teardown check
 
 PY = sys.executable

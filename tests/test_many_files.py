@@ -81,6 +81,7 @@ def test_junit_one_testsuite_per_file(tree: Path, capsys: pytest.CaptureFixture[
     assert suites[1].find("testcase/failure") is None
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("fmt", ["text", "json", "junit", "github", "sarif", "markdown"])
 def test_jobs_2_gives_the_same_report_as_one_process(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["check", "--wire", "auto", "--format", fmt, str(GOLDENS), str(CONFORMANT)]
@@ -90,6 +91,7 @@ def test_jobs_2_gives_the_same_report_as_one_process(fmt: str, capsys: pytest.Ca
     assert capsys.readouterr().out == one
 
 
+@pytest.mark.process
 def test_jobs_2_really_uses_processes(tree: Path) -> None:
     files = manyfiles.expand([str(tree)])
     options = manyfiles.Options("stream-json", False, (), 1 << 20)
@@ -174,6 +176,7 @@ FOREIGN = ROOT.parent / "shared" / "corpus" / "foreign"  # as in test_foreign_re
 FOREIGN_FILES = sorted(str(p) for p in FOREIGN.glob("*/*.jsonl")) if FOREIGN.is_dir() else []
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not FOREIGN_FILES, reason=f"no foreign corpus at {FOREIGN}")
 def test_foreign_corpus_summary_names_each_files_verdict(capsys: pytest.CaptureFixture[str]) -> None:
     files = FOREIGN_FILES

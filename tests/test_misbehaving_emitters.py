@@ -29,6 +29,8 @@ from contract.report import Report
 from contract.reporters import render_json, render_text
 from tests.test_hostile import check_process
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 HERE = Path(__file__).parent
 EMITTERS = HERE / "faulty_emitters"
 HOSTS = HERE / "faulty_hosts"

@@ -22,6 +22,8 @@ from contract.checker import check
 from contract.resources import data_dir
 from tests.casefiles import all_cases
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 FOREIGN = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "foreign"
 
 

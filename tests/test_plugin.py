@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 EMITTERS = Path(__file__).parent / "emitters"
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "goldens"
 BIN = Path(sys.executable).parent

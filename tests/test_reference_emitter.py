@@ -13,6 +13,8 @@ import contract
 from contract import goldens
 from contract.reference.stream_json_emitter import replay
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 SCENARIOS = goldens.scenarios("stream-json")
 
 

@@ -146,6 +146,7 @@ def test_the_json_report_is_the_documented_document(hostile: Report) -> None:
     assert json.loads(render_json(hostile)) == json.loads(json.dumps(hostile.to_json()))
 
 
+@pytest.mark.process
 def test_200k_failing_lines_stay_flat_in_memory(tmp_path: Path) -> None:
     """Measured: about 70 MiB peak for JSON, 43 MiB for text (a clean file: 28 MiB); before: 196 MiB."""
     lines = HELLO.splitlines(keepends=True)

@@ -227,6 +227,7 @@ def test_unrolling_bounds_depth_but_keeps_shallow_trees() -> None:
     assert not unrolled.is_valid(with_depth(3))
 
 
+@pytest.mark.process
 def test_import_contract_does_not_import_hypothesis() -> None:
     code = "import sys, contract; sys.exit('hypothesis' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

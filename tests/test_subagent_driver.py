@@ -20,6 +20,8 @@ from contract import driver
 from contract.driver import EXIT_GRACE, Step, command, converse, record, run_subagent
 from contract.harness import GRACE_SECONDS, Process, default_command
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 FAULTY = Path(__file__).parent / "faulty_hosts"
 SLACK = 3.0  # interpreter start-up on a loaded two-core machine
 

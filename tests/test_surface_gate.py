@@ -16,6 +16,8 @@ import pytest
 
 from contract.gate import ACCEPTED_NAME, ROOT_ENV
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parents[1]

@@ -148,6 +148,7 @@ def _emitter(tmp: Path, data: bytes) -> list[str]:
             str(path)]
 
 
+@pytest.mark.process
 def test_check_and_run_agree_on_samples(tmp_path: Path) -> None:
     """``run`` on an emitter printing the mutated bytes gives ``check``'s verdict and findings."""
     sample = random.Random(11).sample(_all("stream-json"), 6)

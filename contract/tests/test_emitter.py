@@ -14,6 +14,8 @@ import pytest
 from contract.goldens import Golden, all_scenarios
 from contract.session import ContractSession
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 SCENARIOS = all_scenarios()
 
 
