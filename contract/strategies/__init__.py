@@ -105,7 +105,7 @@ def _framing(parts: Strategies, breaker: Callable[..., bytes]) -> st.SearchStrat
 
 
 def _strategies(wire: str) -> Strategies:
-    return _known(wire).strategies()
+    return _known(wire).load_strategies()
 
 
 def _known(wire: str) -> Wire:

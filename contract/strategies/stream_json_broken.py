@@ -22,9 +22,11 @@ from contract.strategies.stream_json import (
     format_ts,
     renumber,
     schema_part,
+    streams,
     tool_call,
     transcripts,
 )
+from contract.wires.base import Strategies
 from contract.wires.stream_json import RESULT_IS_ERROR, USAGE_KEYS
 
 # Rules that necessarily fire with the one broken, and why.
@@ -367,4 +369,8 @@ BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
 }
 
 
-__all__ = ["ALSO", "BREAKERS", "sacrificial"]
+# What the wire descriptor's ``strategies`` names: this wire's strategies in one object.
+STRATEGIES = Strategies(streams=streams, transcripts=transcripts, sacrificial=sacrificial, breakers=BREAKERS,
+                        also=ALSO)
+
+__all__ = ["ALSO", "BREAKERS", "STRATEGIES", "sacrificial"]

@@ -24,9 +24,11 @@ from contract.strategies.subagent_stdio import (
     node,
     response,
     snapshot,
+    streams,
     transcripts,
     unseen_epoch,
 )
+from contract.wires.base import Strategies
 
 # Rules that necessarily fire with the one broken, and why. None on this wire: every breaker
 # appends or edits so that the other rules keep holding.
@@ -344,3 +346,7 @@ BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
     "sa.outcome": outcome,
     "sa.unavailable": unavailable,
 }
+
+# What the wire descriptor's ``strategies`` names: this wire's strategies in one object.
+STRATEGIES = Strategies(streams=streams, transcripts=transcripts, sacrificial=sacrificial, breakers=BREAKERS,
+                        also=ALSO)

@@ -15,6 +15,7 @@ test checks that the union of every emitter's declaration is exactly the catalog
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
@@ -133,14 +134,18 @@ class Wire:
     reference: str  # the bundled reference emitter, a module run with ``python -m``
     max_output_bytes: int  # default --max-output-bytes for a live run
     batch: bool  # two-process checking pays (BENCHMARKS.md); the lone machine takes feed_batch
-    strategies: Callable[[], Strategies]  # imports hypothesis when called, never before
+    # The module whose ``STRATEGIES`` are the wire's hypothesis strategies: a name, imported only
+    # by ``load_strategies`` (so hypothesis stays out of ``check``, and no import cycle arises).
+    strategies: str
     # The order in which to compare a transcript's lines with a golden's, from their parsed
     # values (None for a line that is not an object): what timing decides is not behaviour.
     canonical: Callable[[list[Line | None]], list[int]] | None = None
     # The emitter version a transcript reports about itself, if the wire carries one.
     version: Callable[[bytes], str | None] | None = None
 
-    @property
-    def stream_rules(self) -> frozenset[str]:
-        """The wire's rule ids observed in the stream (what a broken stream can show)."""
-        return frozenset(rule.id for rule in self.rules)
+    def load_strategies(self) -> Strategies:
+        """The wire's hypothesis strategies (imports hypothesis)."""
+        found = importlib.import_module(self.strategies).STRATEGIES
+        if not isinstance(found, Strategies):
+            raise TypeError(f"{self.strategies}.STRATEGIES is not a Strategies")
+        return found

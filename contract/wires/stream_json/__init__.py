@@ -26,7 +26,7 @@ from contract.jsonvalue import clip, same_value
 from contract.jsonvalue import kind as json_kind
 from contract.reader import Record
 from contract.sink import Sink
-from contract.wires.base import Coverage, Live, Machine, Strategies, Wire
+from contract.wires.base import Coverage, Live, Machine, Wire
 from contract.wires.stream_json import coverage
 from contract.wires.stream_json.rules import RULES
 from contract.wires.stream_json.volatile import VOLATILE
@@ -674,14 +674,6 @@ def _version(data: bytes) -> str | None:
     return None
 
 
-def _strategies() -> Strategies:
-    from contract.strategies import stream_json, stream_json_broken  # hypothesis: only when asked
-
-    return Strategies(streams=stream_json.streams, transcripts=stream_json.transcripts,
-                      sacrificial=stream_json_broken.sacrificial, breakers=stream_json_broken.BREAKERS,
-                      also=stream_json_broken.ALSO)
-
-
 STREAM_JSON = Wire(
     name="stream-json",
     schema_file="stream-json.schema.json",
@@ -697,6 +689,6 @@ STREAM_JSON = Wire(
     reference="contract.reference.stream_json_emitter",
     max_output_bytes=1024**3,  # checked as it streams: memory stays flat however long the run
     batch=True,  # two processes measured faster (BENCHMARKS.md)
-    strategies=_strategies,
+    strategies="contract.strategies.stream_json_broken",
     version=_version,
 )

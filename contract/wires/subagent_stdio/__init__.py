@@ -38,7 +38,7 @@ from contract.jsonline import exact_int
 from contract.jsonvalue import clip, same_value
 from contract.reader import Record
 from contract.sink import Sink
-from contract.wires.base import Coverage, Line, Live, Machine, Strategies, Wire
+from contract.wires.base import Coverage, Line, Live, Machine, Wire
 from contract.wires.subagent_stdio import coverage
 from contract.wires.subagent_stdio.rules import RULES
 from contract.wires.subagent_stdio.volatile import VOLATILE
@@ -618,14 +618,6 @@ def _canonical(values: list[Line | None]) -> list[int]:
     return ordered + waiting
 
 
-def _strategies() -> Strategies:
-    from contract.strategies import subagent_stdio, subagent_stdio_broken  # hypothesis: only when asked
-
-    return Strategies(streams=subagent_stdio.streams, transcripts=subagent_stdio.transcripts,
-                      sacrificial=subagent_stdio_broken.sacrificial, breakers=subagent_stdio_broken.BREAKERS,
-                      also=subagent_stdio_broken.ALSO)
-
-
 SUBAGENT_STDIO = Wire(
     name="subagent-stdio",
     schema_file="subagent-stdio.schema.json",
@@ -640,6 +632,6 @@ SUBAGENT_STDIO = Wire(
     reference="contract.reference.subagent_host",
     max_output_bytes=64 * 1024**2,  # the conversation is kept to be judged whole
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
-    strategies=_strategies,
+    strategies="contract.strategies.subagent_stdio_broken",
     canonical=_canonical,
 )

@@ -1,0 +1,106 @@
+"""The package's import structure: no cycle, no private name imported across modules.
+
+A static scan of every module under ``contract/`` (imports inside functions included, since a
+lazy import is still a dependency): the module graph must be acyclic, and no ``from X import
+_name`` may cross modules (docs/architecture.md, "Pipeline": the import order). A package's
+submodule's implicit dependency on its parent package is not counted (Python runs the parent
+first); a package importing its own submodules is.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "contract"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if "tests" not in p.relative_to(PACKAGE).parts}
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
+    """(imported module, names taken from it) for every import statement, at any depth."""
+    found: list[tuple[str, list[str]]] = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, []) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:
+            names = [alias.name for alias in node.names]
+            target = node.module
+            # "from contract import x": x may be a submodule
+            for alias in names:
+                if f"{target}.{alias}" in MODULES:
+                    found.append((f"{target}.{alias}", []))
+            found.append((target, [n for n in names if f"{target}.{n}" not in MODULES]))
+    return [(target, names) for target, names in found if target in MODULES and target != name]
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        edges = {target for target, _ in _imports(name, path)}
+        # a submodule's edge to its own ancestor packages is how Python loads a package (the
+        # parent runs first), not a dependency; a package importing its submodules is one
+        graph[name] = {t for t in edges if not name.startswith(t + ".")}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph`` (a depth-first search), or None when it is acyclic."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target):], target]
+            if target not in state:
+                found = visit(target)
+                if found is not None:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found is not None:
+                return found
+    return None
+
+
+def test_no_import_cycle() -> None:
+    cycle = _cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+def test_a_cycle_would_be_found() -> None:
+    """The search fires on a cycle: the real graph plus one edge back down the import order."""
+    graph = _graph()
+    graph["contract.reader"] = graph["contract.reader"] | {"contract.catalog"}
+    assert _cycle(graph) is not None
+
+
+def test_the_scan_sees_imports() -> None:
+    """The scan is not vacuous: the checker's known dependencies are found."""
+    graph = _graph()
+    assert "contract.pipeline" in graph["contract.checker"]
+    assert "contract.wires" in graph["contract.catalog"]
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    crossing = [f"{name}: from {target} import {n}"
+                for name, path in MODULES.items()
+                for target, names in _imports(name, path)
+                for n in names if n.startswith("_") and n != "__version__"]
+    assert crossing == []
