@@ -162,7 +162,8 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
     kept: list[Violation] = []
     for violation in report.violations:
         key = (violation.rule, violation.pointer)
-        if key in limits and (limits[key] is None or used[key] < limits[key]):  # type: ignore[operator]
+        limit = limits.get(key, 0)  # absent: accepts nothing; None: accepts any number
+        if key in limits and (limit is None or used[key] < limit):
             used[key] += 1
         else:
             kept.append(violation)

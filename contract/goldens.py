@@ -27,6 +27,7 @@ import difflib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -474,18 +475,18 @@ def _classify(report_type: str, path: list[Any], pointer: str, t1: Any, t2: Any,
     return diff(BREAKING, report_type, f"deepdiff reported {report_type}")
 
 
-def _added(path: list[Any], new: _Line, wire: str, diff: Any) -> Difference:
+def _added(path: list[Any], new: _Line, wire: str, diff: Callable[[str, str, str], Difference]) -> Difference:
     parent, key = path[:-1], path[-1]
     walk = walker(wire)
     if not isinstance(key, str):
-        return diff(BREAKING, "added", "unexpected addition")  # type: ignore[no-any-return]
+        return diff(BREAKING, "added", "unexpected addition")
     if key in walk.required(new.value, parent):
-        return diff(BREAKING, "added",  # type: ignore[no-any-return]
+        return diff(BREAKING, "added",
                     f"member {key!r} is required there: the golden lacked a required member")
     if walk.modelled(new.value, parent, key):
-        return diff(ADDITIVE, "added",  # type: ignore[no-any-return]
+        return diff(ADDITIVE, "added",
                     f"new optional member {key!r}")
-    return diff(ADDITIVE, "added",  # type: ignore[no-any-return]
+    return diff(ADDITIVE, "added",
                 f"new member {key!r}, not modelled by the schema (check reports it)")
 
 

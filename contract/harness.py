@@ -419,7 +419,7 @@ class _Judge:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _records(self) -> Iterator[Record]:
-        for record in read_records(self.stream, self.out, self.max_line_bytes):  # type: ignore[arg-type]
+        for record in read_records(self.stream, self.out, self.max_line_bytes):  # type: ignore[arg-type]  # a readable stream
             self.line = record.line
             yield record
 

@@ -125,7 +125,7 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
         obj = dict(items)
         if len(obj) != len(items):
             seen: set[str] = set()
-            duplicates.extend(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+            duplicates.extend(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]  # add() is None: marks first sightings
         return obj
 
     def integer(text: str) -> int:
@@ -228,7 +228,7 @@ def _stack_depth() -> int:
     count = 0
     while frame is not None:
         count += 1
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
     return count
 
 

@@ -63,7 +63,7 @@ def worth_it(data: object, jobs: int | None, wire: str = DEFAULT.name) -> TypeGu
         return False
     try:
         info = os.fstat(data.fileno())
-        start = data.tell()  # type: ignore[attr-defined]
+        start = data.tell()  # type: ignore[attr-defined]  # a file: it has fileno, so tell
     except (OSError, ValueError, io.UnsupportedOperation):
         return False
     if not stat.S_ISREG(info.st_mode):

@@ -108,7 +108,8 @@ def ecma_patterns(node: Any) -> Any:
 @functools.cache
 def generable(wire: str, depth: int = DEFAULT_DEPTH) -> dict[str, Any]:
     """The wire's schema in the form hypothesis-jsonschema can draw from."""
-    return ecma_patterns(unroll(load(wire), depth))  # type: ignore[no-any-return]
+    schema: dict[str, Any] = ecma_patterns(unroll(load(wire), depth))
+    return schema
 
 
 def schema_strategy(wire: str, definition: str | None = None, depth: int = DEFAULT_DEPTH) -> Any:
