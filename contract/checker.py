@@ -13,7 +13,7 @@ import itertools
 import os
 from collections.abc import Iterable, Iterator
 
-from contract import failsafe
+from contract import failsafe, requirements
 from contract.catalog import CATALOG
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, Source, read_records
 from contract.report import UNIGNORABLE, Collector, Report
@@ -127,7 +127,7 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     if guarded is None:
         guarded = failsafe.GuardedRecords(records, out)
         records = guarded
-    machines = failsafe.Machines(WIRES[wire].machines(), out)
+    machines = failsafe.Machines(WIRES[wire].machines(), out, WIRES[wire].schema_rule)
     feed = machines.feed
     validate = SchemaStep(wire, out)
     last = 0
@@ -138,6 +138,7 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     if not guarded.failed:
         machines.finish()
     out.report.lines = max(out.report.lines, last)
+    requirements.mark_checked(out.report)
 
 
 class SchemaStep:

@@ -39,7 +39,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from contract import failsafe
+from contract import failsafe, requirements
 from contract.jsonline import Fault, parse
 from contract.reader import BLOCK_BYTES, Record, read_records
 from contract.report import Collector, Report
@@ -388,7 +388,7 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
         wire = report.wire
     else:
         steps = _main_blocks(stream, inbox, max_line_bytes)
-    machines = failsafe.Machines(WIRES[wire].machines(), out)  # exceptions become checker.internal
+    machines = failsafe.Machines(WIRES[wire].machines(), out, WIRES[wire].schema_rule)  # exceptions: checker.internal
     feed = machines.feed
     feed_batch = machines.batch()
     pending = inbox.events
@@ -417,6 +417,7 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
     _deliver(pending, 1 << 62, out)
     machines.finish()
     report.lines = max(report.lines, last)
+    requirements.mark_checked(report)
     return report
 
 

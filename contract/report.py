@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from contract import requirements
 from contract.catalog import CATALOG, Level
 
 # Hostile input can break a rule on every one of millions of lines. The report keeps every
@@ -70,6 +71,11 @@ class Report:
     exit_status: int | None = None
 
     kept: Counter[str] = field(default_factory=Counter)  # rule id -> occurrences kept in violations
+    # Rules that judged something in this stream (the machines say so through
+    # ``Collector.exercised``), and the rules --ignore switched off: the requirement verdicts
+    # (contract.requirements) are read from these and ``counts``.
+    exercised: set[str] = field(default_factory=set)
+    ignored: tuple[str, ...] = ()
 
     @property
     def dropped(self) -> int:
@@ -107,6 +113,7 @@ class Report:
             "notes": self.notes,
             "exit_status": self.exit_status,
             "stderr": self.stderr,
+            "requirements": [r.to_json() for r in requirements.verdicts(self)],
             "violations": [v.to_json() for v in self.violations],
         }
 
@@ -121,11 +128,15 @@ UNIGNORABLE = frozenset({"checker.internal", "checker.limit", "run.interrupted"}
 class Collector:
     """Where checks write findings; applies ``--ignore`` (never to UNIGNORABLE) and the memory cap."""
 
-    __slots__ = ("_ignore", "_report")
+    __slots__ = ("_ignore", "_report", "exercised")
 
     def __init__(self, report: Report, ignore: Iterable[str] = ()) -> None:
         self._report = report
         self._ignore = frozenset(ignore) - UNIGNORABLE
+        report.ignored = tuple(sorted(self._ignore | set(report.ignored)))
+        # ``out.exercised(rule)``: a machine says it judged ``rule`` (passed or not) on this
+        # stream. A bound ``set.add``, so a call on every line costs next to nothing.
+        self.exercised = report.exercised.add
 
     def emit(
         self,
