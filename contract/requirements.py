@@ -36,6 +36,9 @@ STATUSES = (PASSED, FAILED, NOT_EXERCISED, IGNORED)
 
 # Exercised by declaration (see the module docstring).
 CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
+# Judged by the stream-json machine's finish on every stream, an empty one included (a stream
+# with no init and no result breaks both), so no capture leaves them not exercised.
+ALWAYS_JUDGED = frozenset({"sj.init-first", "sj.result-last"})
 
 
 def framing_rules(wire: str) -> frozenset[str]:
