@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
-from contract import requirements
+from contract import requirements, textsafe
 from contract.catalog import CATALOG, Level, Rule
 from contract.report import Report, Violation
 from contract.reporters import REPORTERS, group, render_junit, summary
@@ -155,7 +155,11 @@ def _totals(reports: list[Report]) -> str:
 
 def render_text_many(reports: list[Report]) -> str:
     """One line per file (its verdict, counts and broken rules), then the totals."""
-    out = [summary(replace(r, source=one_line(r.source))) for r in reports]
+    out: list[str] = []
+    for r in reports:
+        out.append(summary(replace(r, source=one_line(r.source))))
+        if r.coverage is not None:  # --coverage: the tally under the file's line (json lists what is missing)
+            out.append(f"  {textsafe.text(r.coverage.text_lines()[0])}")
     if any(not r.conformant for r in reports):
         out.append(f"# details: {TOOL} check FILE (one file) or --format json")
     out.append(_totals(reports))

@@ -11,9 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from contract import requirements
 from contract.catalog import CATALOG, Level
+
+if TYPE_CHECKING:
+    from contract.capture_coverage import Coverage
 
 # Hostile input can break a rule on every one of millions of lines. The report keeps every
 # occurrence up to MAX_KEPT_VIOLATIONS (plenty for a person or a baseline file) and counts the
@@ -76,6 +80,8 @@ class Report:
     # (contract.requirements) are read from these and ``counts``.
     exercised: set[str] = field(default_factory=set)
     ignored: tuple[str, ...] = ()
+    # What the capture showed of the wire's surface, when asked for (check(coverage=True)).
+    coverage: Coverage | None = None
 
     @property
     def dropped(self) -> int:
@@ -114,6 +120,7 @@ class Report:
             "exit_status": self.exit_status,
             "stderr": self.stderr,
             "requirements": [r.to_json() for r in requirements.verdicts(self)],
+            **({} if self.coverage is None else {"coverage": self.coverage.to_json()}),
             "violations": [v.to_json() for v in self.violations],
         }
 

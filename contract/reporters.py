@@ -79,6 +79,8 @@ def render_text(report: Report) -> str:
         out.append("emitter stderr (last lines):")
         out.extend(f"  | {safe(line[:200])}" for line in tail)
     out.extend(requirements.summary_lines(report))
+    if report.coverage is not None:
+        out.extend(textsafe.text(line) for line in report.coverage.text_lines())
     out.append(summary(report))
     return "\n".join(out) + "\n"
 
