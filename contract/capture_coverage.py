@@ -30,7 +30,7 @@ from contract import coverage
 from contract.coverage import Item
 from contract.schemawalk import walker
 
-MAX_LINES = 2000  # about a second of schema walking in the worst case (BENCHMARKS.md)
+MAX_LINES = 500  # about a quarter second of schema walking at most (BENCHMARKS.md)
 MAX_BYTES = 8 * 1024 * 1024  # compact JSON bytes kept, so a few huge lines cannot grow memory
 
 
