@@ -42,6 +42,7 @@ class Sample:
     size: int = 0
     seen: int = 0  # object lines offered, kept or not
     full: bool = False  # a bound was reached: later lines are not in the sample
+    unpriced: int = 0  # lines left out because their size could not be told (nested too deep)
 
     def add(self, obj: Any) -> None:
         if type(obj) is not dict:
@@ -54,8 +55,11 @@ class Sample:
             return
         try:
             cost = len(orjson.dumps(obj))
-        except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits: priced by their text
-            cost = len(repr(obj))
+        except (TypeError, orjson.JSONEncodeError):
+            # integers beyond 64 bits or nesting beyond orjson's 255 levels: such a line is left
+            # out (counted and reported); pricing it some other way could recurse past the stack
+            self.unpriced += 1
+            return
         if self.size + cost > MAX_BYTES:
             self.full = True
             return
@@ -142,7 +146,7 @@ def measure(wire: str, sample: Sample) -> Coverage:
     required = coverage.required(wire)
     walk = walker(wire)
     shown: set[Item] = set()
-    unreadable = 0
+    unreadable = sample.unpriced
     for line in sample.lines:
         try:
             shown.update(coverage.schema_items(walk, line))

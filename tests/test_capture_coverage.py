@@ -92,3 +92,13 @@ def test_hostile_shapes_are_counted_not_raised() -> None:
     assert report.coverage.unreadable >= 1
     assert "could not be read for coverage" in "\n".join(report.coverage.text_lines())
     assert not report.conformant  # the schema's finding, unchanged by the coverage
+
+
+def test_a_line_too_deep_to_price_is_left_out_and_counted() -> None:
+    from tests.hostile.cases import deep_tool_args
+
+    report = check(deep_tool_args(1000, same=True), coverage=True)
+    assert report.conformant  # 1000 levels are within the checker's limits: judged normally
+    assert report.coverage is not None
+    assert report.coverage.unreadable >= 1
+    assert report.coverage.sampled < report.coverage.seen
