@@ -92,6 +92,15 @@ def _build_parser() -> argparse.ArgumentParser:
     surface = verbs.add_parser("surface", help="print a wire's surface (fields, types, bounds, values)")
     surface_cli.add_surface_arguments(surface)
     surface.set_defaults(handler=surface_cli.main_surface)
+
+    from contract import evolve  # wire evolution: a new schema, a new scenario (contract/evolve.py)
+
+    evolve_verb = verbs.add_parser("evolve", help="take a new schema for a wire in: classify, gate, pin, snapshot")
+    evolve.add_evolve_arguments(evolve_verb)
+    evolve_verb.set_defaults(handler=evolve.main_evolve)
+    scenario = verbs.add_parser("scenario", help="add a golden scenario (transcript + meta) and update the snapshot")
+    evolve.add_scenario_arguments(scenario)
+    scenario.set_defaults(handler=evolve.main_scenario)
     return parser
 
 

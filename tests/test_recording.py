@@ -25,8 +25,8 @@ import pytest
 
 from contract import recording
 from contract.goldens import goldens_dir
+from tests.project_copy import ROOT, copy_project, git
 
-ROOT = Path(__file__).resolve().parents[1]
 EMITTERS = Path(__file__).resolve().parent / "emitters"
 ADD_FIELD = EMITTERS / "add_result_field.py"
 PY = sys.executable
@@ -38,9 +38,7 @@ def _tree(folder: Path) -> dict[str, str]:
 
 
 def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
+    return git(cwd, *args)
 
 
 def _cli(*args: str, cwd: Path, pythonpath: Path) -> subprocess.CompletedProcess[str]:
@@ -51,18 +49,8 @@ def _cli(*args: str, cwd: Path, pythonpath: Path) -> subprocess.CompletedProcess
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the project's tracked files, committed in a git repository of its own."""
-    folder = tmp_path_factory.mktemp("checkout") / "milk-contract"
-    files = _git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
-    for name in filter(None, files):
-        source = ROOT / name
-        if source.is_file():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, folder / name)
-    _git(folder, "init", "-q")
-    _git(folder, "add", "-A")
-    _git(folder, "commit", "-qm", "copy")
-    return folder
+    """A copy of the project's files, committed in a git repository of its own."""
+    return copy_project(tmp_path_factory.mktemp("checkout") / "milk-contract")
 
 
 # -- where ---------------------------------------------------------------------------------------
