@@ -31,6 +31,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any
 
 from contract.catalog import CATALOG, Rule
@@ -117,15 +118,22 @@ def _sentence(text: str, fragment: str) -> str:
     return text[before[-1] if before else 0: after.start() if after else len(text)].strip()
 
 
+@cache
 def _nearest(text: str, words: str) -> str | None:
     """The run of words in ``text`` most like ``words`` (None when nothing is alike enough)."""
     want = words.split()
     have = text.split()
-    best, best_ratio = None, 0.0
+    best, best_ratio = None, _MIN_SIMILARITY - 1e-9
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(words)  # difflib caches details of the second sequence: the fixed one
     for size in range(max(1, len(want) - 3), len(want) + 4):
         for start in range(max(0, len(have) - size + 1)):
             candidate = " ".join(have[start:start + size])
-            ratio = difflib.SequenceMatcher(None, words, candidate, autojunk=False).ratio()
+            matcher.set_seq1(candidate)
+            # the cheap upper bounds first: most windows cannot beat the best so far
+            if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+                continue
+            ratio = matcher.ratio()
             if ratio > best_ratio:
                 best, best_ratio = candidate, ratio
     return best.strip(".;:,") if best is not None and best_ratio >= _MIN_SIMILARITY else None
