@@ -11,8 +11,9 @@ import io
 import os
 from collections.abc import Iterable
 
+from contract import capture_coverage
 from contract.catalog import CATALOG
-from contract.pipeline import SchemaStep, check_stream, no_cycle_collection, pick_wire, run_rules
+from contract.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Source
 from contract.report import UNIGNORABLE, Report
 from contract.wires import AUTO, DEFAULT, NAMES, is_auto
@@ -29,6 +30,7 @@ def check(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     source: str = "-",
     jobs: int | None = None,
+    coverage: bool = False,
 ) -> Report:
     """Check a whole stream (bytes, a binary file, a ``pathlib.Path``, or an iterable of byte chunks).
 
@@ -41,6 +43,9 @@ def check(
     ``jobs``: 1 checks in this process; 2 splits the work of a regular file over two
     processes (``contract.parallel``); None (auto) does so for files large enough to gain.
     The report is the same either way.
+
+    ``coverage``: also measure what the capture showed of the wire's surface
+    (``report.coverage``, from a bounded sample: ``contract.capture_coverage``).
     """
     if not is_auto(wire) and wire not in NAMES:
         raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(NAMES)} or {AUTO}")
@@ -49,16 +54,20 @@ def check(
         path = str(os.fspath(data))
         with open(path, "rb") as handle:
             return check(handle, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                         source=path if source == "-" else source, jobs=jobs)
+                         source=path if source == "-" else source, jobs=jobs, coverage=coverage)
     _refuse_text(data)
+    sample = capture_coverage.Sample() if coverage else None
     if jobs != 1:
         from contract import parallel
 
         if parallel.worth_it(data, jobs, wire):
             with no_cycle_collection():
-                return parallel.check_file(data, wire, strict=strict, ignore=ignore,
-                                           max_line_bytes=max_line_bytes, source=source)
-    return check_stream(data, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes, source=source)
+                report = parallel.check_file(data, wire, strict=strict, ignore=ignore,
+                                             max_line_bytes=max_line_bytes, source=source, sample=sample)
+            return measured(report, sample)
+    report = check_stream(data, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes, source=source,
+                          sample=sample)
+    return measured(report, sample)
 
 
 def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:
@@ -82,5 +91,3 @@ def _refuse_text(data: object) -> None:
     if isinstance(data, io.TextIOBase):
         raise TypeError("check() needs a binary file: open it with open(path, 'rb'), not in text mode "
                         "(the checker judges the bytes: UTF-8 and line endings are part of the contract)")
-
-

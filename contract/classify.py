@@ -17,70 +17,21 @@ as a breaking ``unclassified`` change rather than passing silently.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass
 from typing import Any
 
+# The change vocabulary lives in contract/changes.py (contract.framing classifies with it too);
+# re-exported here, where callers have always found it.
+from contract.changes import ADDITIVE as ADDITIVE
+from contract.changes import BREAKING as BREAKING
+from contract.changes import BREAKING_CODES as BREAKING_CODES
+from contract.changes import Change as Change
+from contract.changes import Found as Found
+from contract.changes import Region as Region
 from contract.jsonvalue import canonical_text, clip, same_text
 from contract.surface import as_surface
 
-ADDITIVE = "additive"
-BREAKING = "breaking"
-
-# Every code a breaking Change can carry; schemas/accepted-breaks.schema.json enumerates the same.
-BREAKING_CODES: tuple[str, ...] = (
-    "bound-added",
-    "bound-changed",
-    "bound-narrowed",
-    "bound-removed",
-    "bound-widened",
-    "const-added",
-    "const-changed",
-    "const-removed",
-    "constraint-added",
-    "constraint-removed",
-    "enum-added",
-    "enum-removed",
-    "enum-value-added",
-    "enum-value-removed",
-    "field-no-longer-seen",
-    "field-removed",
-    "field-renamed",
-    "kind-no-longer-seen",
-    "line-kind-removed",
-    "object-changed",
-    "object-closed",
-    "object-opened",
-    "optional-made-required",
-    "pattern-added",
-    "pattern-changed",
-    "pattern-removed",
-    "required-field-added",
-    "required-made-optional",
-    "structure-changed",
-    "type-changed",
-    "type-narrowed",
-    "type-widened",
-    "unclassified",
-)
-
 _NARROW_UP = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _NARROW_DOWN = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    kind: str  # "additive" | "breaking"
-    path: str
-    reason: str
-    breaks: str | None  # "consumers" | "emitters" | "both" | None
-    code: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-Region = tuple[str, ...]
-Found = Iterator[tuple[Region, Change | None]]
 
 
 def _show(value: Any) -> str:
@@ -169,10 +120,10 @@ def _open_set(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iter
     for value in sorted(after - before):
         yield _additive(path, "open-set-value-added",
                         f"open-set value {value!r} documented (consumers ignore unknown values)")
-    for value in sorted(before - after):
-        yield _additive(path, "open-set-value-dropped",
-                        f"open-set value {value!r} no longer documented (still valid: the set is "
-                        "open)")
+    for value in sorted(before - after):  # see POLICY["open-sets"] in contract/surface.py
+        yield _breaking(path, "known-value-removed",
+                        f"known value {value!r} no longer documented: its documented meaning is "
+                        "withdrawn (consumers must ignore only values they don't recognize)", "consumers")
 
 
 def _bounds(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
@@ -425,6 +376,9 @@ def classify(old: Any, new: Any) -> list[Change]:
     ]
     if "corpus" in before and "corpus" in after:
         sections.append(("corpus", _corpus_changes))
+    from contract.framing import changes as rule_changes  # the words rules stand on (contract/framing.py)
+
+    sections.append(("rules", rule_changes))
     changes: list[Change] = []
     covered: set[Region] = set()
     for name, compare in sections:

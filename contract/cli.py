@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -19,13 +20,12 @@ from contract import baseline, textsafe
 from contract.catalog import CATALOG, rules_for
 from contract.checker import AUTO, check
 from contract.ci_reports import FORMATS
+from contract.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import UNIGNORABLE, Report
 from contract.reporters import STREAMING, render_diff, render_record, render_rules, render_surface
 from contract.wires import NAMES, WIRES, Live, get
 
-EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
-EXIT_INTERRUPTED = 128 + 2  # the shell's convention for death by SIGINT
 PROG = "milk-contract"
 
 
@@ -47,6 +47,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _report_options(chk, wires=(*NAMES, AUTO))
     chk.add_argument("path", nargs="+", metavar="PATH|-",
                      help="transcript files and directories (every *.jsonl below, sorted), or - for stdin alone")
+    chk.add_argument("--coverage", action="store_true",
+                     help="also say what the capture showed of the wire's surface (line kinds, subtypes, "
+                          "block types, fields) and what it never showed (always in --format json)")
     chk.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                      help="processes: many files are spread over N; one large file is checked by two when N "
                           "is 2 or more (default: decide by size)")
@@ -79,6 +82,8 @@ def _build_parser() -> argparse.ArgumentParser:
     record.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS")
     record.add_argument("--dry-run", action="store_true", help="report the changes, rewrite nothing")
     record.add_argument("--format", choices=("text", "json"), default="text")
+    record.add_argument("--goldens", metavar="DIR", default=None,
+                        help="the goldens folder to write (default: the checkout's goldens/)")
     record.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                         help="the emitter (a milk build); without one, the bundled reference emitters")
     record.set_defaults(handler=cmd_record)
@@ -94,6 +99,35 @@ def _build_parser() -> argparse.ArgumentParser:
     surface.add_argument("schema", metavar="SCHEMA", nargs="?", default=None,
                          help="a schema file instead of a bundled wire")
     surface.set_defaults(handler=cmd_surface)
+
+    evolve = verbs.add_parser("evolve", help="take a new schema for a wire in: classify, gate, pin, snapshot")
+    evolve.add_argument("--wire", choices=NAMES, required=True)
+    evolve.add_argument("schema", metavar="NEW_SCHEMA", help="the new schema (e.g. from the ADR)")
+    evolve.add_argument("--adr", default=None, metavar="ADR-NNNN", type=_adr,
+                        help="the ADR this change implements (recorded in schemas/pins.json)")
+    evolve.add_argument("--dry-run", action="store_true", help="classify and say what would happen; write nothing")
+    evolve.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
+    evolve.set_defaults(handler=cmd_evolve)
+
+    scenario = verbs.add_parser("scenario", help="add a golden scenario (transcript + meta) and update the snapshot")
+    scenario.add_argument("--wire", choices=NAMES, required=True)
+    scenario.add_argument("--name", required=True, metavar="NAME",
+                          help="the scenario's name (goldens/<wire>/NAME.jsonl)")
+    scenario.add_argument("--description", required=True, help="what the scenario covers, for reviewers")
+    scenario.add_argument("--like", default=None, metavar="SCENARIO",
+                          help="reproduce it as this existing scenario does (arguments, env, stdin, exit status)")
+    scenario.add_argument("--arg", action="append", default=[], metavar="ARG",
+                          help="one of the scenario's own emitter arguments (repeatable, in order; "
+                               "--arg=--flag for one that starts with -)")
+    scenario.add_argument("--exit-status", type=int, default=0, metavar="N",
+                          help="the exit status the scenario ends with (default 0)")
+    scenario.add_argument("--transcript", default=None, metavar="FILE", help="an authored transcript")
+    scenario.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    scenario.add_argument("--root", default=None, metavar="DIR",
+                          help="the checkout (default: found as record finds it)")
+    scenario.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
+                          help="the emitter to record from (stream-json)")
+    scenario.set_defaults(handler=cmd_scenario)
     return parser
 
 
@@ -197,15 +231,16 @@ def _emit(report: Report, fmt: str) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
     paths: list[str] = args.path
+    coverage = args.coverage or args.format == "json"  # JSON always carries it
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("- (stdin) cannot be checked together with other paths")
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
-                       max_line_bytes=args.max_line_bytes, jobs=args.jobs)
+                       max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage)
         return _emit(_baseline(report, args), args.format)
     from contract import manyfiles
 
-    options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes)
+    options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes, coverage)
     try:
         if len(paths) == 1 and not os.path.isdir(paths[0]):  # one file: the single-file report
             return _emit(_baseline(manyfiles.check_path(paths[0], options, jobs=args.jobs), args), args.format)
@@ -252,28 +287,42 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed."""
-    from contract.goldens import all_scenarios, compare
+    """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed.
+
+    Where it writes, and why an unchanged golden is not touched: contract/recording.py.
+    """
+    from contract import recording
+    from contract.goldens import compare
     from contract.harness import Interrupted
-    from contract.scenarios import ScenarioRun, emitter_argv, rerecord, run_scenario
+    from contract.scenarios import ScenarioRun, emitter_argv, rerecord_run, run_scenario
 
     command = _command(args.command)
-    goldens = [g for g in all_scenarios()
+    try:
+        folder = recording.target(args.goldens)
+    except recording.RecordingError as exc:
+        raise UsageError(str(exc)) from None
+    goldens = [g for g in recording.all_in(folder)
                if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
     unknown = set(args.scenario) - {g.name for g in goldens}
     if unknown:
         raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
-    results, failed, stopped = [], False, False
+    results: list[Any] = []
+    failed = stopped = False
     for golden in goldens:
         try:
             run_ = run_scenario(golden, command or None, timeout=args.timeout)
         except Interrupted as exc:  # Ctrl-C: report what was seen, keep this golden, start no other
             run_ = ScenarioRun(golden, tuple(emitter_argv(command or None, golden)), exc.report,
                                exc.transcript, compare(golden.data(), exc.transcript, golden.wire))
-        # a golden is rewritten only from a complete, conformant run (rerecord checks both)
-        comparison = run_.comparison if args.dry_run else rerecord(run_, command or None)
+        harness = recording.harness_failure(run_.report)
+        if harness is not None:  # the emitter never really ran: a harness error, not a diff
+            sys.stdout.write(render_record(results, args.format, args.dry_run))
+            raise UsageError(f"{golden.wire}/{golden.name}: {harness}; golden kept, no further scenario run")
+        # a golden is rewritten only from a complete, conformant run (rerecord_run checks both)
+        recorded = None if args.dry_run else rerecord_run(run_, command or None)
+        comparison = run_.comparison if args.dry_run else (recorded.comparison if recorded else None)
         failed |= comparison is None or bool(comparison.breaking)
-        results.append((golden, run_, comparison))
+        results.append((golden, run_, comparison, recorded is not None and recorded.written))
         if "run.interrupted" in run_.report.counts:  # Ctrl-C: no further scenario starts
             stopped = True
             break
@@ -281,6 +330,32 @@ def cmd_record(args: argparse.Namespace) -> int:
     if stopped:
         return EXIT_INTERRUPTED
     return EXIT_VIOLATIONS if failed else EXIT_OK
+
+
+def cmd_evolve(args: argparse.Namespace) -> int:
+    """Take a new schema for a wire in (contract.evolve): classify, gate, pin, snapshot."""
+    from contract import evolve
+
+    try:
+        return evolve.cmd_evolve(args)
+    except evolve.EvolveError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    """Add a golden scenario (contract.evolve): transcript and meta, authored or recorded."""
+    from contract import evolve
+
+    try:
+        return evolve.cmd_scenario(args)
+    except evolve.EvolveError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _adr(text: str) -> str:
+    if not re.fullmatch(r"ADR-[0-9]{4,}", text):
+        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {textsafe.text(text)!r}")
+    return text
 
 
 def _command(argv: Sequence[str]) -> list[str]:

@@ -17,6 +17,7 @@ the wire's ``Wire.coverage`` (``contract/wires/<wire>/coverage.py``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from typing import Any
 
 from contract.jsonline import parse
 from contract.schemawalk import EnumValue, Member, Walker, walker
-from contract.wires import Wire, resolve
+from contract.wires import Wire, get, resolve
 from contract.wires.base import Line
 
 
@@ -58,10 +59,14 @@ def known_values(walk: Walker, location: str, which: int) -> tuple[str, ...]:
 
 
 def required(wire: Wire | str) -> frozenset[Item]:
-    """Everything the goldens of ``wire`` must show."""
-    wire = resolve(wire)
-    plan = wire.coverage
-    walk = walker(wire.name)
+    """Everything the goldens of ``wire`` must show (the wire's surface, computed once)."""
+    return _required(resolve(wire).name)
+
+
+@functools.cache
+def _required(name: str) -> frozenset[Item]:
+    plan = get(name).coverage
+    walk = walker(name)
     items: set[Item] = set()
     for loc in walk.reachable():
         schema = walk.at(loc)
@@ -78,22 +83,35 @@ def required(wire: Wire | str) -> frozenset[Item]:
 
 def covered(wire: Wire | str, transcripts: Iterable[bytes]) -> frozenset[Item]:
     """Everything the given transcripts show (of what ``required`` can ask for)."""
-    wire = resolve(wire)
-    plan = wire.coverage
-    walk = walker(wire.name)
     items: set[Item] = set()
     for data in transcripts:
-        lines = _lines(data)
-        for line in lines:
-            items.update(_schema_items(walk, line))
-            if plan.values is not None:
-                for group, _, _ in plan.known_sets:
-                    items.update(Item(group, v) for v in plan.values(group, line) if v)
-        items.update(Item("edge", name) for name, test in plan.edges.items() if test(lines))
+        items |= covered_lines(wire, _lines(data))
     return frozenset(items)
 
 
-def _schema_items(walk: Walker, line: Line) -> Iterator[Item]:
+def covered_lines(wire: Wire | str, lines: list[Line]) -> frozenset[Item]:
+    """Everything one transcript's parsed lines show (edges judged over these lines together)."""
+    wire = resolve(wire)
+    walk = walker(wire.name)
+    items: set[Item] = set()
+    for line in lines:
+        items.update(schema_items(walk, line))
+        items.update(known_items(wire, line))
+    items.update(Item("edge", name) for name, test in wire.coverage.edges.items() if test(lines))
+    return frozenset(items)
+
+
+def known_items(wire: Wire | str, line: Line) -> Iterator[Item]:
+    """The known-set values (stated in description prose) one parsed line shows."""
+    plan = resolve(wire).coverage
+    if plan.values is None:
+        return
+    for group, _, _ in plan.known_sets:
+        yield from (Item(group, v) for v in plan.values(group, line) if v)
+
+
+def schema_items(walk: Walker, line: Line) -> Iterator[Item]:
+    """The fields and enum values one parsed line shows."""
     for found in walk.walk(line):
         if isinstance(found, Member):
             yield Item("field", f"{found.schema} {found.key}")

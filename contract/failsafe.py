@@ -74,11 +74,15 @@ class GuardedRecords:
 class Machines:
     """A wire's rule machines behind one front that turns their exceptions into findings."""
 
-    __slots__ = ("_live", "_out")
+    __slots__ = ("_live", "_out", "_schema_rule")
 
-    def __init__(self, machines: Iterable[Machine], out: Sink) -> None:
+    def __init__(self, machines: Iterable[Machine], out: Sink, schema_rule: str | None = None) -> None:
         self._live: list[Machine] = list(machines)
         self._out = out
+        # Every object line reaches the machines after the schema step judged it (in this
+        # process or, on the parallel path, in the worker), so the wire's schema rule is
+        # exercised here, the one place both paths share.
+        self._schema_rule = schema_rule
 
     def _fail(self, machine: Machine, line: int | None, exc: Exception, what: str) -> None:
         if machine in self._live:
@@ -89,6 +93,8 @@ class Machines:
 
     def feed(self, record: Record) -> None:
         out = self._out
+        if record.obj is not None and self._schema_rule is not None:
+            out.exercised(self._schema_rule)
         for machine in tuple(self._live):
             try:
                 machine.feed(record, out)
@@ -104,6 +110,8 @@ class Machines:
             return None
 
         def feed_batch(first: int, objs: list[Any]) -> None:
+            if objs and self._schema_rule is not None:
+                self._out.exercised(self._schema_rule)
             if machine not in self._live:
                 return
             try:

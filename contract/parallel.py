@@ -39,7 +39,8 @@ from typing import Any, BinaryIO, TypeGuard
 
 import orjson
 
-from contract import failsafe
+from contract import failsafe, requirements
+from contract.capture_coverage import Sample
 from contract.jsonline import Fault, parse
 from contract.reader import BLOCK_BYTES, Record, read_records
 from contract.report import Collector, Report
@@ -113,8 +114,13 @@ def check_file(
     ignore: Iterable[str] = (),
     max_line_bytes: int,
     source: str = "-",
+    sample: Sample | None = None,
 ) -> Report:
-    """Check a regular file with a worker process; fall back to one process if it fails."""
+    """Check a regular file with a worker process; fall back to one process if it fails.
+
+    ``sample``: filled with the file's object lines in order, as the one-process checker does
+    (for the coverage); a fallback check measures its own coverage instead.
+    """
     from contract.pipeline import SchemaStep, run_rules  # noqa: F401 - imported before the fork
     from contract.schema import engine
     ignore = frozenset(ignore)
@@ -124,23 +130,25 @@ def check_file(
     for name in NAMES if is_auto(wire) else (wire,):
         engine(name)  # build the validators once, before the fork
     try:
-        return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+        return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source, sample)
     except WorkerLost:
-        return _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+        return _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source, sample is not None)
     except Exception as exc:  # fail closed: the one-process checker reports what it meets
         from contract.failsafe import describe
 
-        report = _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+        report = _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source, sample is not None)
         report.notes.append(f"parallel checker failed ({describe(exc)}); the file was checked in one process")
         return report
 
 
 def _serial(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
-            max_line_bytes: int, source: str) -> Report:
-    from contract.pipeline import check_stream
+            max_line_bytes: int, source: str, coverage: bool = False) -> Report:
+    from contract.pipeline import check_stream, measured
 
-    return check_stream(_open(fd, start, end), wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                        source=source)
+    sample = Sample() if coverage else None
+    report = check_stream(_open(fd, start, end), wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                          source=source, sample=sample)
+    return measured(report, sample)
 
 
 # -- reading the same bytes from two processes -------------------------------------------------
@@ -173,7 +181,7 @@ def _open(fd: int, start: int, end: int) -> io.BufferedReader:
 
 
 def _with_worker(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
-                 max_line_bytes: int, source: str) -> Report:
+                 max_line_bytes: int, source: str, sample: Sample | None = None) -> Report:
     read_end, write_end = os.pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -190,7 +198,7 @@ def _with_worker(fd: int, start: int, end: int, wire: str, strict: bool, ignore:
     os.close(write_end)
     try:
         inbox = _Inbox(read_end)
-        return _main(_open(fd, start, end), inbox, wire, strict, ignore, max_line_bytes, source)
+        return _main(_open(fd, start, end), inbox, wire, strict, ignore, max_line_bytes, source, sample)
     finally:
         os.close(read_end)
         _reap(pid)
@@ -222,6 +230,9 @@ class _Events:
 
     def note(self, text: str) -> None:
         self.events.append((self.tag, text))
+
+    def exercised(self, rule: str) -> None:
+        pass  # the main process's machines say which rules judged (the worker's steps do not)
 
 
 def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_line_bytes: int,
@@ -370,7 +381,7 @@ class _Inbox:
 
 
 def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: frozenset[str],
-          max_line_bytes: int, source: str) -> Report:
+          max_line_bytes: int, source: str, sample: Sample | None = None) -> Report:
     from contract.pipeline import pick_wire
 
     report = Report(wire=wire, strict=strict, source=source)
@@ -381,7 +392,7 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
         wire = report.wire
     else:
         steps = _main_blocks(stream, inbox, max_line_bytes)
-    machines = failsafe.Machines(get(wire).machines(), out)  # exceptions become checker.internal
+    machines = failsafe.Machines(get(wire).machines(), out, get(wire).schema_rule)  # exceptions: checker.internal
     feed = machines.feed
     feed_batch = machines.batch()
     pending = inbox.events
@@ -389,6 +400,8 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
     for step in steps:
         if isinstance(step, tuple):  # a block of object lines, parsed at once
             first, values = step
+            if sample is not None:
+                sample.extend(values)
             _deliver(pending, first, out)
             if not pending or pending[0][0] >= first + len(values) - 1:  # no finding due inside
                 if feed_batch is not None:
@@ -399,6 +412,8 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
                 last = first + len(values) - 1
                 continue
             step = (Record(line, b"", value) for line, value in enumerate(values, first))
+        elif sample is not None:
+            step = sample.records(step)
         for record in step:
             line = last = record.line
             if inbox.upto < line:
@@ -410,6 +425,7 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
     _deliver(pending, 1 << 62, out)
     machines.finish()
     report.lines = max(report.lines, last)
+    requirements.mark_checked(report)
     return report
 
 
@@ -481,6 +497,9 @@ class _Discard:
         pass
 
     def note(self, text: str) -> None:
+        pass
+
+    def exercised(self, rule: str) -> None:
         pass
 
 

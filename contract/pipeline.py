@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from contract import failsafe
+from contract import capture_coverage, failsafe, requirements
 from contract.reader import Record, Source, read_records
 from contract.report import Collector, Report
 from contract.schema import Engine, SchemaError, engine
@@ -23,20 +23,36 @@ from contract.wires import DEFAULT, WIRES, detect, get, is_auto
 
 
 def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
-                 source: str) -> Report:
-    """Check one stream in this process (``wire`` may be auto); every fault becomes a finding."""
+                 source: str, sample: capture_coverage.Sample | None = None) -> Report:
+    """Check one stream in this process (``wire`` may be auto); every fault becomes a finding.
+
+    ``sample``: where the records are also sampled for capture coverage (``contract.checker``)."""
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
     guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes), out)
     with no_cycle_collection():
         try:
             records: Iterator[Record] = iter(guarded)
+            if sample is not None:
+                records = sample.records(records)
             if is_auto(wire):
                 records, wire = pick_wire(records, report)
             run_rules(records, wire, out, guarded)
         except Exception as exc:  # the last net: what the guards inside did not catch
             failsafe.internal(out, guarded.last or None, "the checker", exc,
                               "the check stopped there, so the stream cannot be declared conformant")
+    return report
+
+
+def measured(report: Report, sample: capture_coverage.Sample | None) -> Report:
+    """The report with its coverage (unless a fallback check already measured it)."""
+    if sample is None or report.coverage is not None:
+        return report
+    wire = report.wire if report.wire in WIRES else DEFAULT.name
+    try:
+        report.coverage = capture_coverage.measure(wire, sample)
+    except Exception as exc:  # coverage is no verdict, but its failure is said, never hidden
+        report.notes.append(f"coverage could not be measured ({failsafe.describe(exc)})")
     return report
 
 
@@ -68,7 +84,7 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     if guarded is None:
         guarded = failsafe.GuardedRecords(records, out)
         records = guarded
-    machines = failsafe.Machines(get(wire).machines(), out)
+    machines = failsafe.Machines(get(wire).machines(), out, get(wire).schema_rule)
     feed = machines.feed
     validate = SchemaStep(wire, out)
     last = 0
@@ -79,6 +95,7 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     if not guarded.failed:
         machines.finish()
     out.report.lines = max(out.report.lines, last)
+    requirements.mark_checked(out.report)
 
 
 class SchemaStep:

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from contract import textsafe
-from contract.catalog import CATALOG, Level, Rule, rules_for
+from contract import requirements, textsafe
+from contract.catalog import CATALOG, Level, Rule
 from contract.classify import BREAKING, Change
 from contract.report import Report, Violation
 
@@ -83,6 +83,9 @@ def render_text(report: Report) -> str:
         tail = report.stderr.strip().splitlines()[-5:]
         out.append("emitter stderr (last lines):")
         out.extend(f"  | {safe(line[:200])}" for line in tail)
+    out.extend(requirements.summary_lines(report))
+    if report.coverage is not None:
+        out.extend(textsafe.text(line) for line in report.coverage.text_lines())
     out.append(summary(report))
     return "\n".join(out) + "\n"
 
@@ -160,6 +163,9 @@ def write_json(report: Report, stream: TextIO) -> None:
 def render_junit(report: Report) -> str:
     """One test case per catalogued rule of the wire; a failure per broken rule.
 
+    A rule the capture did not exercise, or that --ignore switched off, is skipped with the
+    reason (``contract.requirements``), never shown as passed.
+
     Every input-derived string goes through ``textsafe.xml``: the document is well-formed
     XML 1.0 whatever the input held (a U+0001 in a member name is shown as ``\\u0001``).
     """
@@ -170,9 +176,16 @@ def render_junit(report: Report) -> str:
     cases: list[str] = []
     failures = 0
     classname = attr(f"milk-contract.{report.wire}")
-    for rule in rules_for(report.wire):
+    skipped = 0
+    for verdict in requirements.verdicts(report):
+        rule = verdict.rule
         found = by_rule.get(rule.id, [])
         name = attr(f"{rule.id}: {rule.title}")
+        if verdict.status in (requirements.NOT_EXERCISED, requirements.IGNORED):
+            skipped += 1  # never shown as passed: the capture did not test it
+            cases.append(f"  <testcase classname={classname} name={name}>"
+                         f"<skipped message={attr(verdict.reason)}/></testcase>")
+            continue
         if not report.counts.get(rule.id):
             cases.append(f"  <testcase classname={classname} name={name}/>")
             continue
@@ -181,6 +194,7 @@ def render_junit(report: Report) -> str:
         fails = rule.level is Level.MUST or report.strict
         tag = "failure" if fails else "skipped"
         failures += fails
+        skipped += not fails
         first = found[0].message if found else ""
         message = attr(f"{count} finding(s) counted, {len(found)} kept, {min(len(found), JUNIT_SHOWN)} "
                        f"shown; first: {first}")
@@ -190,7 +204,7 @@ def render_junit(report: Report) -> str:
         )
     header = (
         f'<testsuite name={attr("milk-contract " + report.source)} tests="{len(cases)}" '
-        f'failures="{failures}" errors="0">'
+        f'failures="{failures}" errors="0" skipped="{skipped}">'
     )
     return '<?xml version="1.0" encoding="utf-8"?>\n' + "\n".join([header, *cases, "</testsuite>"]) + "\n"
 
@@ -238,23 +252,29 @@ def render_rules(rules: list[Rule], fmt: str) -> str:
                    for r in rules)
 
 
-def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None]], fmt: str, dry_run: bool) -> str:
-    """``milk-contract record``: per scenario, whether it was re-recorded and what changed."""
+def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bool]], fmt: str,
+                  dry_run: bool) -> str:
+    """``milk-contract record``: per scenario, whether it was re-recorded and what changed.
+
+    Each result is (golden, run, comparison or None when the run was not conformant, written).
+    """
     if fmt == "json":
         return json.dumps([
             {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant,
-             "rewritten": c is not None and not dry_run, "changes": c.to_json() if c is not None else None,
+             "rewritten": written, "changes": c.to_json() if c is not None else None,
              "findings": [v.to_json() for v in r.report.failing()]}
-            for g, r, c in results], ensure_ascii=False, indent=2) + "\n"
+            for g, r, c, written in results], ensure_ascii=False, indent=2) + "\n"
+    if not results:
+        return ""
     lines = []
-    for golden, run_, comparison in results:
+    for golden, run_, comparison, written in results:
         label = f"{golden.wire}/{golden.name}"
         if comparison is None:
             lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
             continue
-        verb = "would change" if dry_run else "re-recorded"
+        verb = "would change" if dry_run else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
-    breaking = sum(1 for _, _, c in results if c is None or c.breaking)
+    breaking = sum(1 for _, _, c, _ in results if c is None or c.breaking)
     lines.append(f"{len(results)} scenarios, {breaking} with breaking changes or findings"
                  + ("" if dry_run else "; review with git diff goldens/, and name accepted breaks with their ADR"))
     return "\n".join(lines) + "\n"

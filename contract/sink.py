@@ -13,7 +13,7 @@ from typing import Protocol
 
 
 class Sink(Protocol):
-    """Takes findings (``emit``) and notes for the report (``note``)."""
+    """Takes findings (``emit``), notes for the report (``note``) and which rules judged (``exercised``)."""
 
     def emit(self, rule: str, line: int | None, pointer: str | None, message: str,
              hint: str | None = None) -> None:
@@ -21,3 +21,6 @@ class Sink(Protocol):
 
     def note(self, text: str) -> None:
         """A sentence for the report's notes (said once, not a finding)."""
+
+    def exercised(self, rule: str) -> None:
+        """Catalog rule ``rule`` judged something in this stream, passed or not (requirement verdicts)."""

@@ -1,10 +1,11 @@
 """The package's import structure: no cycle, no private name imported across modules.
 
-A static scan of every module under ``contract/`` (imports inside functions included, since a
-lazy import is still a dependency): the module graph must be acyclic, and no ``from X import
-_name`` may cross modules (docs/architecture.md, "Pipeline": the import order). A package's
-submodule's implicit dependency on its parent package is not counted (Python runs the parent
-first); a package importing its own submodules is.
+A static scan of every module under ``contract/``: imports inside functions count (a lazy
+import is still a dependency), imports under ``if TYPE_CHECKING:`` do not (they never run).
+The module graph must be acyclic, and no ``from X import _name`` may cross modules
+(docs/architecture.md, "Pipeline": the import order). A submodule's implicit dependency on
+its parent package is not counted (Python runs the parent first); a package importing its own
+submodules is.
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
     """(imported module, names taken from it) for every import statement, at any depth."""
     found: list[tuple[str, list[str]]] = []
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(child) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+                   for child in ast.walk(node)}  # never executed: annotations only
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             found.extend((alias.name, []) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:

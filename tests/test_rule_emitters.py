@@ -60,6 +60,9 @@ class _Held:
     def note(self, text: str) -> None:
         pass
 
+    def exercised(self, rule: str) -> None:
+        assert rule in self.declared, f"exercised undeclared {rule}"
+
 
 @pytest.mark.parametrize("wire", sorted(WIRES))
 def test_machines_emit_only_what_they_declare(wire: str) -> None:
