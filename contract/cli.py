@@ -81,6 +81,8 @@ def _build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--seed", type=_seed, default=None, metavar="S", help="find the same conversations again")
     fuzz.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
                       help="bound on each conversation (default 10)")
+    fuzz.add_argument("--shrink-seconds", type=_positive_float, default=None, metavar="SECONDS",
+                      help="stop shrinking a failure after this long (default 60; the report says so)")
     fuzz.add_argument("--transcript", metavar="FILE", default=None,
                       help="write the shrunk failing conversation's transcript here (JSONL)")
     fuzz.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
@@ -293,6 +295,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         options["examples"] = args.examples
     if args.timeout is not None:
         options["timeout"] = args.timeout
+    if args.shrink_seconds is not None:
+        options["shrink_seconds"] = args.shrink_seconds
     try:
         result = fuzz.fuzz_host(command or None, **options)
     except Interrupted as exc:
@@ -306,8 +310,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     code = _emit(result.report, args.format)
     import shlex
 
-    replay = shlex.join([PROG, "fuzz", "--wire", WIRE_SA, "--seed", str(result.seed),
-                         "--examples", str(args.examples or fuzz.DEFAULT_EXAMPLES), *(["--", *command] if command else [])])
+    examples = str(args.examples or fuzz.DEFAULT_EXAMPLES)
+    replay = shlex.join([PROG, "fuzz", "--wire", WIRE_SA, "--seed", str(result.seed), "--examples", examples,
+                         *(["--", *command] if command else [])])
     text = fuzz.describe(result, textsafe.text(replay))
     if text:  # machine formats keep stdout parseable: the conversation goes to stderr there
         (sys.stdout if args.format == "text" else sys.stderr).write(text)

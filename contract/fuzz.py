@@ -36,7 +36,7 @@ from hypothesis.errors import NoSuchExample
 
 from contract import driver, textsafe
 from contract.driver import Conversation, Step, command
-from contract.harness import Interrupted
+from contract.harness import Interrupted, default_command, internal
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Report
 
@@ -85,7 +85,7 @@ def _id_text() -> st.SearchStrategy[str]:
     which ``line.ansi`` forbids in every decoded string of either wire: a command holding one
     would be the client's fault, not the host's.
     """
-    anything = st.characters(blacklist_characters="\r\n\x1b", blacklist_categories=("Cs",))
+    anything = st.characters(blacklist_characters="\r\n\x1b", blacklist_categories=["Cs"])
     mixed = st.one_of(st.sampled_from(_TRICKY), anything)
     return st.one_of(
         st.sampled_from(EDGE_IDS),
@@ -187,18 +187,29 @@ class _Search:
         self.failures: dict[str, tuple[tuple[Step, ...], Conversation]] = {}
         self.first: tuple[tuple[Step, ...], Conversation] | None = None  # held with the full timeouts
         self.fatal: Conversation | None = None  # a host that cannot start: nothing to shrink
+        self.verdicts: dict[str, bool] = {}
 
     def __call__(self, plan: tuple[Step, ...]) -> bool:
         if self.fatal is not None:
             return True  # end at once: every candidate "fails", hypothesis settles on the smallest
+        key = _key(plan)
+        if key in self.verdicts:  # hypothesis asks again (its final replay): the same answer, no run
+            return self.verdicts[key]
+        verdict = self._hold(plan)
+        if verdict is not None:
+            self.verdicts[key] = verdict  # at most examples + MAX_SHRINK_RUNS entries
+        return bool(verdict)
+
+    def _hold(self, plan: tuple[Step, ...]) -> bool | None:
+        """Hold the conversation: True when it fails; None when a budget forbids holding it."""
         if self.shrink_until is None:
             if self.searched >= self.examples:
-                return False
+                return None
             self.searched += 1
         else:
             if time.monotonic() >= self.shrink_until or self.shrink_runs >= MAX_SHRINK_RUNS:
                 self.shrink_cut = True
-                return False  # no new run: what was found so far stands
+                return None  # no new run: what was found so far stands
             self.shrink_runs += 1
         options = dict(self.options)
         if self.shrink_until is not None:
@@ -226,9 +237,9 @@ class _Search:
             largest = max(self.failures, key=lambda k: _size(self.failures[k][0]))
             del self.failures[largest]
 
-    def smallest(self, plan: tuple[Step, ...]) -> tuple[tuple[Step, ...], Conversation] | None:
+    def smallest(self, plan: tuple[Step, ...] | None) -> tuple[tuple[Step, ...], Conversation] | None:
         """The conversation for hypothesis' answer, else the smallest failing one kept."""
-        found = self.failures.get(_key(plan))
+        found = self.failures.get(_key(plan)) if plan is not None else None
         if found is not None:
             return found
         if not self.failures:
@@ -256,7 +267,7 @@ def fuzz_host(
     """
     if examples <= 0:
         raise ValueError(f"examples must be positive, found {examples}")
-    command_argv = list(argv) if argv else driver.default_command(WIRE)
+    command_argv = list(argv) if argv else default_command(WIRE)
     seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
     options: dict[str, Any] = {
         "timeout": timeout, "response_timeout": min(response_timeout, timeout), "strict": strict,
@@ -268,24 +279,32 @@ def fuzz_host(
         max_examples=examples, deadline=None, database=None, derandomize=False,
         suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
     )
+    answer: tuple[Step, ...] | None = None
+    trouble: Exception | None = None
     try:
-        answer: tuple[Step, ...] | None = find(conversations(), search, settings=shape, random=random.Random(seed))
+        answer = find(conversations(), search, settings=shape, random=random.Random(seed))
     except NoSuchExample:
-        answer = None
+        pass
+    except Exception as exc:  # hypothesis gave up (flaky, unsatisfiable…): what was held still counts
+        trouble = exc
     elapsed = time.monotonic() - began
     source = " ".join(command_argv)
     if search.fatal is not None:
         report = search.fatal.report
         return FuzzResult(report, seed, search.searched, 0, elapsed)
-    found = search.smallest(answer) if answer is not None else None
+    found = search.smallest(answer)
+    if found is None and trouble is not None:  # fail closed: no search that broke is a pass
+        report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines)
+        internal(report, "fuzzer's search", trouble)
+        return FuzzResult(report, seed, search.searched, search.shrink_runs, elapsed)
     if found is None:
         report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines)
         report.notes.append(
             f"fuzz: {search.searched} generated conversations (seed {seed}), every one conformant, "
             f"in {elapsed:.1f}s")
         if search.searched < examples:
-            report.notes.append(f"fuzz: hypothesis stopped after {search.searched} of {examples} "
-                                "conversations (it ran out of distinct ones)")
+            report.notes.append(f"fuzz: {examples - search.searched} of the {examples} conversations hypothesis "
+                                "generated repeated an earlier one, which was not held again")
         return FuzzResult(report, seed, search.searched, 0, elapsed)
     plan, conversation = found
     confirmed = True

@@ -50,7 +50,7 @@ from contract.report import Collector, Report
 WIRE = "stream-json"
 COLOUR = {"FORCE_COLOR": "1", "CLICOLOR_FORCE": "1", "TERM": "xterm-256color"}
 SLOW_PIECE = 256  # bytes per read while reading slowly
-SLOW_PAUSE = 0.002  # seconds between slow reads
+SLOW_PAUSE = 0.01  # seconds between slow reads: a pipe page (4 KiB) frees only every 160 ms
 SLOW_SECONDS = 2.0  # then full speed: a long run is not turned into a timeout by our slowness
 READ_SIZE = 65536
 
