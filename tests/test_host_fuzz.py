@@ -234,3 +234,17 @@ def test_the_generator_reaches_every_conversation_shape(shape: Any) -> None:
     shape_settings = settings(database=None, max_examples=2000, phases=[Phase.generate])
     plan = find(fuzz.conversations(), shape, settings=shape_settings)
     assert shape(plan)
+
+
+def test_ctrl_c_reports_the_running_conversation(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from contract.harness import Interrupted, interrupted
+
+    def stopped(argv: list[str], **_: object) -> driver.Conversation:
+        report = Report(wire="subagent-stdio")
+        interrupted(report, "the host")
+        raise Interrupted(report)
+
+    monkeypatch.setattr(driver, "record", stopped)
+    assert cli.run(["fuzz", "--seed", "1"]) == cli.EXIT_INTERRUPTED
+    assert "run.interrupted" in capsys.readouterr().out
