@@ -31,7 +31,11 @@ class Rule:
 
 _SJ = "stream-json schema"
 _SA = "subagent-stdio schema"
-_FRAMING = f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
+_FRAMING = (
+    f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
+    "; subagent-stdio: inferred (its schema has no descriptions): JSONL lines of objects whose "
+    "$defs are line types, the same framing as its sibling wire"
+)
 
 _RULES: tuple[Rule, ...] = (
     # -- framing, both wires ------------------------------------------------------------
@@ -45,9 +49,10 @@ _RULES: tuple[Rule, ...] = (
     Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING),
     Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
          f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins"),
-    Rule("line.ansi", Level.MUST, "line",
-         "no ANSI escapes: no raw ESC byte, no ESC in decoded strings outside free-form payloads",
-         f'{_SJ}, description: "never any ANSI escapes"'),
+    Rule("line.ansi", Level.MUST, "stream-json",
+         "no ANSI escapes: no raw ESC byte, no ESC in decoded strings or member names outside free-form payloads",
+         f'{_SJ}, description: "never any ANSI escapes" (stream-json only: the {_SA} has no such words, '
+         "no descriptions at all, so ESC in a subagent-stdio string is not a finding)"),
     Rule("line.limit", Level.MUST, "line",
          "a line stays within the checker's limits (length, nesting depth, integer digits)",
          "checker limit: a line the checker cannot judge cannot be declared conformant; "

@@ -78,13 +78,17 @@ def github_property(text: str) -> str:
     return github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+# The characters that can start markup inside a GFM table cell (a cell never starts a line, so
+# list, heading and ordered-list markers are inert there): the cell separator, code, emphasis,
+# links and images, raw HTML and entities, strikethrough, and the escape character itself.
+# Rule ids, paths and messages keep their dots, dashes and slashes readable.
+_MARKDOWN_ACTIVE = re.compile(r"([\\|`*_\[\]<>~&])")
 
 
 def markdown_cell(text: str) -> str:
-    """Text for a GFM table cell: every ASCII punctuation backslash-escaped (``|`` and backticks
+    """Text for a GFM table cell: markup characters backslash-escaped (``|`` and backticks
     included, and ``<`` so no HTML gets through), controls and line breaks as visible escapes."""
-    return one_line(_MARKDOWN_PUNCTUATION.sub(r"\\\1", text))
+    return one_line(_MARKDOWN_ACTIVE.sub(r"\\\1", text))
 
 
 def xml_safe(text: str) -> str:

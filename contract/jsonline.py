@@ -5,23 +5,69 @@ rejects NaN/Infinity, invalid UTF-8 and lone surrogates, but silently keeps the 
 and turns integers beyond 64 bits into floats. So the fast path parses with orjson and
 re-serialises: when the compact re-serialisation equals the input byte for byte, the input
 held exactly the members that were parsed (no duplicates) and every number survived exactly.
-Anything else (whitespace, escapes written differently, big integers, duplicates) takes the
-exact path through ``json`` with hooks, which is slower but only runs on unusual lines.
+Anything else (whitespace, escapes written differently, big integers, duplicates, numbers
+written as ``5e0`` or beyond double range) takes the exact path through ``json`` with hooks,
+which is slower but only runs on unusual lines.
+
+Numbers are read so that no verdict depends on float rounding (JSON Schema judges a number by
+its value: ``7.0`` and ``5e0`` are integers, ``2.0000000000000001`` is not). A number written
+as an integer is an ``int``; any other number is a ``float`` when the float holds its exact
+value or cannot change a verdict (a non-integral float lies strictly between the same two
+integers as the text, with the same sign), and a ``decimal.Decimal`` otherwise: beyond double
+range (``1e400``), rounded to zero (``1e-400``) or rounded onto an integer
+(``9007199254740991.0000001``). Consumers judge numbers with ``exact_int``/``is_number``.
+
+Nesting is measured without recursion, so the verdict never depends on the caller's stack:
+a line ``MAX_DEPTH`` levels deep or less is parsed (with the recursion headroom it needs),
+a deeper one is a ``line.limit``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from decimal import Decimal, InvalidOperation
+from itertools import accumulate, repeat
+from operator import sub
+from typing import Any, cast
 
 import orjson
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
 MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never a RecursionError
+Number = int | float | Decimal
+
+
+def is_number(value: object) -> bool:
+    """A JSON number as parsed here (never a boolean, though ``True`` is an ``int`` in Python)."""
+    return type(value) in (int, float, Decimal)
+
+
+def exact_int(value: object, digits: int = MAX_INT_DIGITS) -> int | None:
+    """The exact integer a JSON number stands for (``7.0`` and ``5E+0`` too), else None.
+
+    None for a non-number, a boolean, a number whose exact value is not an integer, and an
+    integer of more than ``digits`` digits (converting ``1e999999999`` would not terminate in
+    bounded memory; the schemas' maxima reject such values anyway).
+    """
+    kind = type(value)
+    if kind is int:  # the common case first: this runs for every integer a rule reads
+        return cast(int, value)
+    if kind is bool:
+        return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, Decimal):
+        if not value.is_finite() or value != value.to_integral_value() or value.adjusted() >= digits:
+            return None
+        return int(value)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +93,6 @@ def reject_constant(name: str) -> Any:
     raise _Constant(f"{name} is not JSON")
 
 
-class _Overflow(Exception):
-    pass
-
-
 def parse(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
     """Parse one line (without its LF). Returns the value (None when unusable) and its faults."""
     try:
@@ -61,7 +103,10 @@ def parse(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
             return _exact(body)
         return None, _diagnose(body, message)
     try:
-        if orjson.dumps(value) == body:
+        # orjson writes a float of 1e16 or more as "1.5e+300": such a float is integral but may not
+        # be the number written (3.6845546438802145e+18 is not the double's exact value), so
+        # those lines take the exact path, which keeps the float only where it is exact.
+        if orjson.dumps(value) == body and b"e+" not in body:
             return value, ()
     except orjson.JSONEncodeError:  # orjson writes at most 254 levels deep but reads 1024
         pass
@@ -84,19 +129,12 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
             raise _Limit(f"an integer of {len(text)} digits (the checker reads at most {MAX_INT_DIGITS})")
         return int(text)
 
-    def number(text: str) -> float:
-        value = float(text)
-        if value in (math.inf, -math.inf):
-            raise _Overflow(text)
-        return value
-
+    depth = nesting(body)
+    if depth > MAX_DEPTH:
+        return None, (Fault("line.limit", None,
+                            f"nesting deeper than {MAX_DEPTH} levels (the checker's limit), found {depth}"),)
     try:
-        value = json.loads(body, object_pairs_hook=pairs, parse_int=integer, parse_float=number,
-                           parse_constant=reject_constant)
-    except _Overflow as exc:
-        return None, (Fault("line.json", None,
-                            f"expected numbers within IEEE 754 double range, found {_clip(str(exc))} "
-                            "which overflows (RFC 8259 §6)"),)
+        value = _loads_with_headroom(body, depth, pairs, integer)
     except _Limit as exc:
         return None, (Fault("line.limit", None, str(exc)),)
     except RecursionError:
@@ -118,6 +156,78 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
     return value, ()
 
 
+def number(text: str) -> float | Decimal:
+    """``parse_float`` hook: a float where it is exact or cannot change a verdict, else a Decimal."""
+    value = float(text)
+    if value in (math.inf, -math.inf) or value.is_integer():  # is_integer() is True for 0.0
+        try:
+            exact = Decimal(text)
+        except InvalidOperation:  # an exponent beyond any decimal's (1e followed by 50,000 nines)
+            raise _Limit(f"a number whose exponent the checker cannot hold: {_clip(text)}") from None
+        return value if exact == value else exact  # Decimal == float compares exact values
+    return value
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_SIGNS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+
+
+def nesting(body: bytes) -> int:
+    """How deeply the arrays and objects of one JSON text nest, without recursion.
+
+    Strings are removed first (their brackets are text); what remains is counted in C-level
+    passes, so even a 64 MiB line is measured in seconds, never with a recursion.
+    """
+    skeleton = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    opens = skeleton.count(b"[") + skeleton.count(b"{")
+    if opens <= 1:
+        return opens
+    # +1 per opening bracket, -1 per closing one: the highest running sum is the depth
+    depth: int = max(accumulate(map(sub, skeleton.translate(_SIGNS), repeat(1))))
+    return depth
+
+
+_HEADROOM = threading.Lock()
+
+
+def _loads_with_headroom(body: bytes, depth: int, pairs: Any, integer: Any) -> Any:
+    """``json.loads`` with enough recursion limit for ``depth``, whatever the caller's stack.
+
+    Python's json decoder spends a recursion level per nesting level, counted against the
+    interpreter-wide limit from wherever the caller stands. A shallow line needs no change; a
+    deep one raises the limit for the parse (under a lock, so two threads never restore each
+    other's limit early). ``depth`` is at most ``MAX_DEPTH``, so the C stack stays small.
+    """
+
+    def loads() -> Any:
+        return json.loads(body, object_pairs_hook=pairs, parse_int=integer, parse_float=number,
+                          parse_constant=reject_constant)
+
+    if depth <= 32:
+        try:
+            return loads()
+        except RecursionError:  # a caller already near the limit: take the headroom path
+            pass
+    with _HEADROOM:
+        frames = _stack_depth()
+        before = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(before, frames + 2 * depth + 200))
+        try:
+            return loads()
+        finally:
+            sys.setrecursionlimit(before)
+
+
+def _stack_depth() -> int:
+    frame = sys._getframe()
+    count = 0
+    while frame is not None:
+        count += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return count
+
+
 def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
     """Say why a line failed to parse, in the catalog's terms."""
     if not body.strip(b" \t\r\n\f\v"):
@@ -136,10 +246,14 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
         return tuple(faults)
     if b"\x1b" in body:
         at = body.index(b"\x1b")
-        faults.append(Fault("line.ansi", None,
-                            f"expected no ANSI escapes, found a raw ESC byte at byte {at}",
-                            "strip terminal colouring from machine-readable output"))
-        if "control character" in orjson_message:
+        if not _subagent_shaped(body):  # line.ansi is a stream-json rule (see reader.SUBAGENT_TYPES)
+            faults.append(Fault("line.ansi", None,
+                                f"expected no ANSI escapes, found a raw ESC byte at byte {at}",
+                                "strip terminal colouring from machine-readable output"))
+        if "control character" in orjson_message:  # a raw control byte in a string: not JSON either
+            faults.append(Fault("line.json", None,
+                                f"expected strict JSON, found a raw control character (ESC) at byte {at} "
+                                "inside a string (RFC 8259 §7: escape it)"))
             return tuple(faults)
     if "depth limit" in orjson_message:
         faults.append(Fault("line.limit", None,
@@ -150,6 +264,17 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
     else:
         faults.append(Fault("line.json", None, f"expected one strict JSON text, found: {_why(body, orjson_message)}"))
     return tuple(faults)
+
+
+def _subagent_shaped(body: bytes) -> bool:
+    """Would the line be a subagent-stdio one with its raw ESC bytes escaped? (Rare: only read
+    for a line that failed to parse with a raw ESC in it.)"""
+    try:
+        value = orjson.loads(body.replace(b"\x1b", b"\\u001b"))
+    except orjson.JSONDecodeError:
+        return False
+    kind = value.get("type") if type(value) is dict else None
+    return type(kind) is str and kind in ("subagent_status", "response", "subagent_event")
 
 
 def _why(body: bytes, orjson_message: str) -> str:

@@ -288,7 +288,7 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
         bodies = block.bodies
         size = len(bodies) or 1
         clean = False
-        if not (block.overlong or block.unterminated or block.may_cr or block.may_esc):
+        if not (block.overlong or block.unterminated or block.may_cr or block.may_esc or block.may_exp):
             try:
                 values = list(map(loads, bodies))
                 clean = (list(map(dumps, values)) == bodies and set(map(type, values)) == {dict}
@@ -308,7 +308,7 @@ def _marking(marks: list[int]) -> Any:
     def parse_line(body: bytes, number: int) -> tuple[Any, tuple[Fault, ...]]:
         try:
             value = orjson.loads(body)
-            if orjson.dumps(value) == body:  # parse's own fast path: this exact value, no faults
+            if orjson.dumps(value) == body and b"e+" not in body:  # parse's own fast path, exactly
                 return value, ()
         except (orjson.JSONDecodeError, orjson.JSONEncodeError):
             pass

@@ -103,6 +103,9 @@ class _Lines(NamedTuple):
     may_cr: bool
     may_esc: bool
     overlong: int = 0  # when set, the block is one line too long to hold: its length in bytes
+    # "e+": a float orjson would write back as "1.5e+300" may be integral without being the number
+    # written (contract.jsonline), so such a block takes the exact parse, never a C-level shortcut
+    may_exp: bool = False
 
 
 def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
@@ -149,7 +152,8 @@ def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
                  f"expected a JSON object, found {_kind(value)}")
             yield Record(number, raw, None)
             continue
-        if block.may_esc and escapes and b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body):
+        if (block.may_esc and escapes and b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)
+                and not is_subagent_line(value)):
             _decoded_escapes(value, number, out)
         yield Record(number, raw, value)
 
@@ -206,12 +210,12 @@ def _blocks(stream: Any, max_line_bytes: int) -> Iterator[_Lines]:
             bodies.insert(0, head)
             may_cr, may_esc = may_cr or b"\r" in head, may_esc or b"\\u001" in head
         if bodies:
-            yield _Lines(bodies, False, may_cr, may_esc)
+            yield _Lines(bodies, False, may_cr, may_esc, 0, b"e+" in data or (head is not None and b"e+" in head))
     if skipped >= 0:
         yield _Lines([], False, False, False, skipped)
     elif pending:
         tail = b"".join(pending)
-        yield _Lines([tail], True, b"\r" in tail, b"\\u001" in tail)
+        yield _Lines([tail], True, b"\r" in tail, b"\\u001" in tail, 0, b"e+" in tail)
 
 
 def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[_Lines]:
@@ -240,6 +244,17 @@ def _skip_line(readline: Any, limit: int) -> int:
             return skipped
 
 
+# The subagent-stdio line types. line.ansi is a stream-json rule (its schema alone says "never
+# any ANSI escapes"; the subagent-stdio schema has no descriptions), and the reader judges lines
+# before a wire is chosen, so it tells the wires apart by type: they are disjoint by it.
+SUBAGENT_TYPES = ("subagent_status", "response", "subagent_event")
+
+
+def is_subagent_line(value: Any) -> bool:
+    """A parsed line whose type is a subagent-stdio one (never hashes the input's value)."""
+    return type(value) is dict and type(value.get("type")) is str and value["type"] in SUBAGENT_TYPES
+
+
 # Fields the stream-json schema describes as free-form payloads: what a tool printed may hold
 # terminal colour, and the contract confines such detail to these places.
 FREE_FORM = frozenset(
@@ -249,6 +264,7 @@ FREE_FORM = frozenset(
 
 
 def _decoded_escapes(value: dict[str, Any], number: int, out: Collector) -> None:
+    """line.ansi for ESC in decoded strings and member names outside the free-form payloads."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, node = stack.pop()
@@ -260,6 +276,10 @@ def _decoded_escapes(value: dict[str, Any], number: int, out: Collector) -> None
                          "tool input/result)")
         elif isinstance(node, dict):
             for key, child in node.items():
+                if "\x1b" in key:  # a member name is text too (a model_usage key, say)
+                    out.emit("line.ansi", number, f"{where}/{escape(key)}",
+                             "expected no ANSI escapes in member names, found ESC (\\u001b) in one",
+                             "member names outside free-form payloads are plain identifiers")
                 # message.content is a list of blocks; a tool_result block's content is payload
                 if key in FREE_FORM and not (key == "content" and "role" in node):
                     continue

@@ -7,6 +7,12 @@
   replaced by one that translates ``$`` to ``\\Z``, because Python's ``$`` also matches before a
   final newline and would accept ``"id": "abc\\n"`` against ``^[^\\r\\n]*$``.
 
+Numbers arrive as the parser reads them (``contract.jsonline``): ``int``, ``float``, or a
+``Decimal`` where a float would round. jsonschema-rs compares Decimals exactly; the reference
+engine gets a type checker for which an integer is any number whose exact value is integral
+(``7.0``, ``Decimal("5E+0")``, never ``Decimal("2.0000000000000001")`` nor a boolean), and
+Python compares ``Decimal`` with ``int`` bounds exactly.
+
 Both engines must agree on every line; the suite tests that differentially.
 """
 
@@ -17,6 +23,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import jsonschema_rs
@@ -141,8 +148,21 @@ def reference(wire: str) -> Any:
     """A jsonschema validator for ``wire`` with ECMA-262 ``pattern`` semantics."""
     from jsonschema import Draft202012Validator, validators
 
-    cls = validators.extend(Draft202012Validator, {"pattern": _pattern})
+    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+    cls = validators.extend(Draft202012Validator, {"pattern": _pattern}, type_checker=checker)
     return cls(load(wire))
+
+
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """JSON Schema's integer, by exact value: ``1.0`` and ``Decimal("5E+0")`` are integers."""
+    kind = type(instance)
+    if kind is int:
+        return True
+    if kind is float:
+        return bool(instance.is_integer())
+    if kind is Decimal:
+        return bool(instance.is_finite() and instance == instance.to_integral_value())
+    return False
 
 
 # -- explaining errors -----------------------------------------------------------------------
@@ -253,6 +273,9 @@ def _describe(error: Any) -> SchemaError:
 
 
 def _short(value: Any, limit: int = 60) -> str:
+    if type(value) is Decimal:  # a number as written (json.dumps cannot write a Decimal)
+        text = str(value)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
     try:
         text = json.dumps(value, ensure_ascii=True)
     except (TypeError, ValueError):

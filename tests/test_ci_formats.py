@@ -32,7 +32,8 @@ COMMAND = re.compile(r"^::(error|warning) ([^:]*)::(.*)$")
 
 @pytest.fixture
 def hostile(tmp_path: Path) -> Path:
-    """A file with one MUST finding (the hostile member, line 2) and one SHOULD (ts goes back, line 4)."""
+    """A file whose hostile member (line 2) is two MUST findings (sj.schema: not modelled; line.ansi:
+    ESC in a member name) and one SHOULD (ts goes back, line 4)."""
     lines = CONFORMANT.read_text().splitlines()
     extra = json.loads(lines[1])
     extra[HOSTILE_KEY] = 1
@@ -61,10 +62,10 @@ def test_github_annotates_must_as_error_and_should_as_warning(
     out = _out(["check", "--format", "github", str(hostile)], capsys, 1)
     commands = [COMMAND.match(line) for line in out.splitlines() if line.startswith("::")]
     assert all(commands)
-    assert len(commands) == 2
+    assert len(commands) == 3
     kinds = {_github_decode(dict(p.split("=", 1) for p in m.group(2).split(","))["title"]): m.group(1)
              for m in commands if m}
-    assert kinds == {"sj.schema [MUST]": "error", "sj.ts-order [SHOULD]": "warning"}
+    assert kinds == {"line.ansi [MUST]": "error", "sj.schema [MUST]": "error", "sj.ts-order [SHOULD]": "warning"}
     first = commands[0]
     assert first is not None
     props = dict(p.split("=", 1) for p in first.group(2).split(","))
@@ -77,7 +78,7 @@ def test_github_annotates_must_as_error_and_should_as_warning(
 
 def test_github_strict_makes_should_an_error(hostile: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = _out(["check", "--strict", "--format", "github", str(hostile)], capsys, 1)
-    assert [line.split(" ", 1)[0] for line in out.splitlines() if line.startswith("::")] == ["::error", "::error"]
+    assert [line.split(" ", 1)[0] for line in out.splitlines() if line.startswith("::")] == ["::error"] * 3
 
 
 def test_github_on_a_conformant_file_annotates_nothing(capsys: pytest.CaptureFixture[str]) -> None:
@@ -141,7 +142,7 @@ def test_sarif_validates_and_locates_each_finding(hostile: Path, capsys: pytest.
         level = "error" if rule["properties"]["level"] == "MUST" else "warning"
         assert rule["defaultConfiguration"]["level"] == level
     results = {r["ruleId"]: r for r in run_["results"]}
-    assert set(results) == {"sj.schema", "sj.ts-order"}
+    assert set(results) == {"line.ansi", "sj.schema", "sj.ts-order"}
     schema_result = results["sj.schema"]
     assert schema_result["level"] == "error"
     assert results["sj.ts-order"]["level"] == "warning"
@@ -194,12 +195,12 @@ def test_markdown_table_survives_hostile_names(hostile: Path, capsys: pytest.Cap
     assert "\r" not in out
     assert "<b>" not in out
     rows = [line for line in out.splitlines() if line.startswith("|")]
-    files = [row for row in rows if "stream\\-json |" in row]
+    files = [row for row in rows if "stream-json |" in row]
     assert len(files) == 2
     assert all(len(_cells(row)) == 7 for row in files)
     assert "**NOT conformant**" in files[0]
     assert "| conformant |" in files[1]
-    findings = [row for row in rows if row.startswith("| sj\\.")]
+    findings = [row for row in rows if row.startswith("| sj.")]
     assert len(findings) == 2
     assert all(len(_cells(row)) == 6 for row in findings)
     assert not re.search(r"(?<!\\)`", "\n".join(rows))  # every backtick in a cell is escaped
@@ -209,7 +210,10 @@ def test_markdown_table_survives_hostile_names(hostile: Path, capsys: pytest.Cap
 def test_markdown_escaping() -> None:
     assert ci_reports.markdown_cell("a|b`c") == "a\\|b\\`c"
     assert ci_reports.markdown_cell("line\r\nnext\x01") == "line\\r\\nnext\\x01"
-    assert ci_reports.markdown_cell("<img src=x>") == "\\<img src\\=x\\>"
+    assert ci_reports.markdown_cell("<img src=x>") == "\\<img src=x\\>"
+    assert ci_reports.markdown_cell("**[x](javascript:1)** ~~y~~ &amp; \\") == (
+        "\\*\\*\\[x\\](javascript:1)\\*\\* \\~\\~y\\~\\~ \\&amp; \\\\")
+    assert ci_reports.markdown_cell("sj.init-first /work/a-b.jsonl") == "sj.init-first /work/a-b.jsonl"  # readable
     assert ci_reports.markdown_cell("plain words 42") == "plain words 42"  # near miss
 
 

@@ -95,6 +95,9 @@ def _golden_stream(lines: int, wreck: bool = False) -> bytes:
             text = '{"type":"user","x":123456789012345678901234567890}'
         if wreck and seq < 1000 and seq % 17 == 2:
             text = ""
+        if wreck and seq == 3000:  # orjson writes this float back byte for byte, yet the double is
+            # 3684554643880214528, not the number written: only the exact parse reads it right
+            text = text.replace('"seq":3000', '"seq":3.6845546438802145e+18', 1)
         chunks.append(text.encode() + (b"\r\n" if wreck and seq < 1000 and seq % 19 == 4 else b"\n"))
     return b"".join(chunks)
 

@@ -15,21 +15,14 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.schema import engine, load
 from contract.strategies import lines
 from contract.strategies._schemas import generable, recursive_defs, unroll
 
-# Subagent snapshots come from hypothesis-jsonschema at well under one a second (PITFALLS):
-# that wire gets a third of the profile's examples, never fewer than three.
-EXAMPLES = {
-    "stream-json": settings().max_examples,
-    "subagent-stdio": max(3, settings().max_examples // 3),
-}
-# Building hypothesis-jsonschema's strategy is part of the first draw; it is not a slow test.
-SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
+EXAMPLES = settings().max_examples  # the profile's count, the same for both wires
 
 OTHER_TYPES: list[Any] = [None, True, 0, 2.5, "text", [], {}]
 
@@ -105,13 +98,13 @@ def _valid_and_agreed(wire: str, line: dict[str, Any], data: st.DataObject) -> N
         assert fast == reference, f"engines disagree: jsonschema-rs {fast}, jsonschema {reference} on {changed!r}"
 
 
-@settings(max_examples=EXAMPLES["stream-json"], suppress_health_check=SLOW_OK)
+@settings(max_examples=EXAMPLES)
 @given(line=lines("stream-json"), data=st.data())
 def test_stream_json_lines_valid_and_engines_agree(line: dict[str, Any], data: st.DataObject) -> None:
     _valid_and_agreed("stream-json", line, data)
 
 
-@settings(max_examples=EXAMPLES["subagent-stdio"], suppress_health_check=SLOW_OK)
+@settings(max_examples=EXAMPLES)
 @given(line=lines("subagent-stdio"), data=st.data())
 def test_subagent_lines_valid_and_engines_agree(line: dict[str, Any], data: st.DataObject) -> None:
     _valid_and_agreed("subagent-stdio", line, data)

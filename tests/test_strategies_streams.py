@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contract
@@ -28,12 +28,11 @@ from contract.strategies import (
 
 EXAMPLES = settings().max_examples
 BROKEN_EXAMPLES = max(3, EXAMPLES // 3)  # per rule: there are some forty-six of them
-SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 CASES = [(wire, rule) for wire in WIRES for rule in sorted(breakable(wire))]
 
 
 @pytest.mark.parametrize("wire", WIRES)
-@settings(max_examples=EXAMPLES, suppress_health_check=SLOW_OK)
+@settings(max_examples=EXAMPLES)
 @given(data=st.data())
 def test_generated_streams_check_clean(wire: str, data: st.DataObject) -> None:
     stream = data.draw(streams(wire), label="stream")
@@ -47,7 +46,7 @@ def test_generated_streams_check_clean(wire: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize(("wire", "rule"), CASES, ids=[f"{w}:{r}" for w, r in CASES])
-@settings(max_examples=BROKEN_EXAMPLES, suppress_health_check=SLOW_OK)
+@settings(max_examples=BROKEN_EXAMPLES)
 @given(data=st.data())
 def test_broken_stream_is_reported_with_its_rule(wire: str, rule: str, data: st.DataObject) -> None:
     stream = data.draw(broken_streams(wire, rule), label="broken stream")

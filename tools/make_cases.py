@@ -234,9 +234,19 @@ def main() -> None:
             case("two objects on one line", True, raw_text=first + first + "\n" + rest),
             case("trailing garbage after the object", True, raw_text=first + " x\n" + rest),
             case(
-                "a number that overflows a double",
-                True,
+                "a number beyond double range is valid RFC 8259 JSON (read exactly)",
+                False,
                 raw_text=ok.replace('"duration_ms":1200', '"duration_ms":1e999'),
+            ),
+            case(
+                "numbers beyond double range and below it in free-form tool input",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"a":1e400,"b":-1e400,"c":1e-400}'),
+            ),
+            case(
+                "a raw ESC control character inside a string",
+                True,
+                raw_text=ok.replace("The file says hello.", "\x1b[31mred", 1),
             ),
             case("a lone surrogate escape", True, raw_text=ok.replace("hello", "\\ud800")),
             case("a valid surrogate pair escape is fine", False, raw_text=ok.replace("hello", "\\ud83d\\ude00")),
@@ -299,6 +309,17 @@ def main() -> None:
                 False,
                 raw_text=ok.replace('"cwd":"/work"', '"cwd":"/work","extension":{"banner":"\\u001b[1mx"}'),
             ),
+            case(
+                "ESC in a member name (a model_usage key)",
+                True,
+                raw_text=ok.replace('"model_usage":{"m-1"', '"model_usage":{"m-\\u001b[31m1"'),
+                at=[(5, "/model_usage/m-\x1b[31m1")],
+            ),
+            case(
+                "ESC in a member name inside free-form tool input",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"\\u001b[1mpath":"a.txt"}'),
+            ),
         ],
     )
     deep = "[" * 1100 + "]" * 1100
@@ -322,6 +343,31 @@ def main() -> None:
                 "a tool input nested 100 levels is fine",
                 False,
                 raw_text=ok.replace('{"path":"a.txt"}', "[" * 100 + "]" * 100),
+            ),
+            # The tool_use line nests 4 levels down to input (line {}, message {}, content [],
+            # block {}); input {"a": ...} adds one more, so 1019 arrays make the line 1024 deep.
+            case(
+                "a line nested exactly 1024 levels deep is judged normally",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"a":' + "[" * 1019 + "]" * 1019 + "}"),
+            ),
+            case(
+                "a line nested 1025 levels deep",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"a":' + "[" * 1020 + "]" * 1020 + "}"),
+                at=[(2, None)],
+            ),
+            case(
+                "a line nested 1025 levels deep behind a number beyond double range",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"x":1e400,"a":' + "[" * 1020 + "]" * 1020 + "}"),
+                at=[(2, None)],
+            ),
+            case(
+                "an exponent no decimal can hold",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"x":1e9999999999999999999}'),
+                at=[(2, None)],
             ),
             case(
                 "a 30-digit integer in a free-form payload is read exactly",
@@ -793,5 +839,93 @@ def main() -> None:
     )
 
 
+SA = "subagent-stdio"
+
+
+def sa_conversation(revisions: list[Any], tokens: str = '"input":10,"output":5,"total":15') -> str:
+    """A conversation of one command and response per revision (written as given, e.g. 3.0)."""
+    out = []
+    for index, revision in enumerate(revisions, 1):
+        out.append(f'{{"type":"subagent_status","version":1,"id":"q{index}"}}\n')
+        out.append(
+            '{"type":"response","command":"subagent_status","success":true,"data":{"version":1,'
+            f'"sessionId":"sess_a","epoch":"e1","revision":{revision},"available":true,'
+            '"capabilities":{"snapshot":true,"events":true},"fleet":{"version":1,"entries":[],'
+            '"totalActive":0,"topLevelAsyncCapacity":{"used":0,"limit":4},"omitted":0},'
+            '"runs":[{"key":"r","status":"running","children":[],"omittedChildren":0,'
+            f'"tokens":{{{tokens}}}}}],"omitted":{{"runs":0,"children":0}}}},"id":"q{index}"}}\n'
+        )
+    return "".join(out)
+
+
+def sa_events(revisions: list[Any]) -> str:
+    """Pushed events at the given revisions (envelope and snapshot written alike)."""
+    return "".join(
+        f'{{"type":"subagent_event","version":1,"sessionId":"sess_a","epoch":"e1","revision":{r},'
+        f'"snapshot":{{"version":1,"sessionId":"sess_a","epoch":"e1","revision":{r},"available":true,'
+        '"capabilities":{"snapshot":true,"events":true},"fleet":{"version":1,"entries":[],'
+        '"totalActive":0,"topLevelAsyncCapacity":{"used":0,"limit":4},"omitted":0},"runs":[],'
+        '"omitted":{"runs":0,"children":0}}}\n'
+        for r in revisions
+    )
+
+
+def merge(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> None:
+    """Add cases to a file kept by hand (the subagent-stdio ones): replace those of the same
+    description, keep the rest as they are."""
+    path = OUT / folder / f"{rule}.json"
+    kept: list[dict[str, Any]] = []
+    if path.exists():
+        names = {c["description"] for c in cases}
+        kept = [c for c in json.loads(path.read_text(encoding="utf-8"))["cases"] if c["description"] not in names]
+    write(folder, rule, wire, kept + cases)
+
+
+def numbers() -> None:
+    """Numbers are judged by exact value (integer-valued forms are integers; nothing rounds)."""
+    ok = raw(base())
+    merge(sj, "sj.schema", sj, [
+        case("seq 2.0000000000000001 is not an integer when read exactly", True,
+             raw_text=ok.replace('"seq":2,', '"seq":2.0000000000000001,'), at=[(3, "/seq")]),
+        case("seq written as 1e0 is the integer 1", False,
+             raw_text=ok.replace('"seq":1,', '"seq":1e0,')),
+    ])
+    merge(SA, "sa.schema", SA, [
+        case("revision 9007199254740991.0000001 exceeds the maximum when read exactly", True,
+             raw_text=sa_conversation(["9007199254740991.0000001"]), at=[(2, "/data/revision")]),
+        case("revision 2.0000000000000001 is not an integer when read exactly", True,
+             raw_text=sa_conversation(["2.0000000000000001"]), at=[(2, "/data/revision")]),
+        case("revision 9007199254740991.0 is the maximum itself", False,
+             raw_text=sa_conversation(["9007199254740991.0"])),
+        case("integer-valued forms 7.0, 70e-1 and 5E0 are integers", False,
+             raw_text=sa_conversation(["7.0", "70e-1"], '"input":1e1,"output":5E0,"total":15.0')),
+    ])
+    merge(SA, "sa.revision-order", SA, [
+        case("revision 3.0 after 5 goes back", True,
+             raw_text=sa_conversation(["5", "3.0"]), at=[(4, "/data/revision")]),
+        case("an event repeats revision 5 as 5e0", True,
+             raw_text=sa_events(["5", "5e0"]), at=[(2, "/revision")]),
+        case("revisions 5.0 then 6e0 then 60e-1 (a response may repeat)", False,
+             raw_text=sa_conversation(["5.0", "6e0", "60e-1"])),
+    ])
+    merge(SA, "sa.tokens-total", SA, [
+        case("total 16.0 is not 10 + 5e0", True,
+             raw_text=sa_conversation(["1"], '"input":10,"output":5e0,"total":16.0'),
+             at=[(2, "/data/runs/0/tokens/total")]),
+        case("total 15.0 is 1e1 + 5", False,
+             raw_text=sa_conversation(["1"], '"input":1e1,"output":5,"total":15.0')),
+    ])
+    # line.ansi is a stream-json rule: the subagent-stdio seed has no such words.
+    write(SA, "line.ansi", SA, [
+        case("ESC inside a subagent-stdio string is not a line.ansi finding", False,
+             raw_text=sa_conversation(["1"]).replace('"key":"r"', '"key":"\\u001b[31mr"')),
+        case("ESC inside a subagent-stdio member name is not a line.ansi finding", False,
+             raw_text=sa_events(["1"]).replace('"runs":[]', '"runs":[],"\\u001b[1m":1')),
+    ])
+
+
+sj = "stream-json"
+
 if __name__ == "__main__":
     main()
+    numbers()

@@ -1,11 +1,16 @@
 """Hypothesis strategies for both wires, for this suite and for anyone who parses them.
 
-* :func:`lines` — schema-valid line objects, drawn by hypothesis-jsonschema from the seed schema
-  itself (made generable in code: see :mod:`contract.strategies._schemas`).
-* :func:`streams` — whole conformant transcripts as bytes: the structure from code, the
-  free-form parts from the schema or from small strategies (for speed).
-* :func:`broken_streams` — transcripts that break exactly one rule of the catalog. Where breaking
-  one rule necessarily breaks another, :func:`also_fires` names the other.
+What each public strategy returns:
+
+* :func:`lines` — ``dict`` line objects (not bytes), each valid against the wire's seed schema
+  (both validation engines, ECMA-262 ``$``). Composed per schema node from the seed schema
+  itself (:mod:`contract.strategies._compose`): any branch of the top-level ``oneOf``, any
+  member, but each line alone, so no cross-line rule (seq, init first, ...) is implied.
+  Strings may hold ESC: the schema allows it, the stream rules may not.
+* :func:`streams` — ``bytes``: whole conformant transcripts as they appear on the wire (one
+  compact JSON object per line, each ending in one LF), clean under ``check --strict``.
+* :func:`broken_streams` — ``bytes``: transcripts that break exactly one rule of the catalog.
+  Where breaking one rule necessarily breaks another, :func:`also_fires` names the other.
 
 For a parser of either wire::
 
@@ -20,9 +25,9 @@ For a parser of either wire::
     def test_my_parser_notices_a_dropped_line(data: bytes) -> None:
         assert my_parser.read(data).gaps
 
-Drawing from the schema is slow (tens of stream-json lines and a few subagent snapshots a
-second), so keep example counts low. Importing this module imports hypothesis; ``import
-contract`` does not import it.
+Every public strategy passes hypothesis' health checks under default settings (the suite tests
+that); drawing costs milliseconds per line (BENCHMARKS.md, ``bench/generate.py``). Importing
+this module imports hypothesis; ``import contract`` does not import it.
 """
 
 from __future__ import annotations
@@ -41,8 +46,8 @@ from contract.strategies import (
     subagent_stdio_broken,
 )
 from contract.strategies._common import render
+from contract.strategies._compose import lines as _composed_lines
 from contract.strategies._schemas import DEFAULT_DEPTH
-from contract.strategies._schemas import lines as _schema_lines
 
 WIRES = ("stream-json", "subagent-stdio")
 
@@ -63,13 +68,13 @@ NOT_STREAM_PROPERTIES: dict[str, str] = {rule: why for rule in CATALOG if (why :
 
 
 def lines(wire: str, *, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, Any]]:
-    """Schema-valid line objects of ``wire`` (subagent node trees up to ``depth`` + 1 levels)."""
+    """Schema-valid line objects (dicts) of ``wire`` (subagent node trees up to ``depth`` + 1 levels)."""
     _known(wire)
-    return _schema_lines(wire, depth)
+    return _composed_lines(wire, depth)
 
 
 def streams(wire: str) -> st.SearchStrategy[bytes]:
-    """Whole conformant transcripts of ``wire``, as the bytes on the wire."""
+    """Whole conformant transcripts of ``wire``, as the bytes on the wire (LF-terminated JSONL)."""
     _known(wire)
     return stream_json.streams() if wire == "stream-json" else subagent_stdio.streams()
 
@@ -77,15 +82,20 @@ def streams(wire: str) -> st.SearchStrategy[bytes]:
 def breakable(wire: str) -> frozenset[str]:
     """The catalog rules of ``wire`` that :func:`broken_streams` can break."""
     _known(wire)
-    return frozenset(_wire_breakers(wire)) | frozenset(framing.BREAKERS)
+    return frozenset(_wire_breakers(wire)) | _framing_rules(wire)
+
+
+def _framing_rules(wire: str) -> frozenset[str]:
+    """The framing breakers whose rule applies to ``wire`` (line.ansi is stream-json's only)."""
+    return frozenset(rule for rule in framing.BREAKERS if CATALOG[rule].wire in ("line", wire))
 
 
 def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:
-    """Transcripts of ``wire`` that break ``rule`` (and only it, but for :func:`also_fires`)."""
+    """Transcripts (bytes) of ``wire`` that break ``rule`` (and only it, but for :func:`also_fires`)."""
     _known(wire)
     if rule in NOT_STREAM_PROPERTIES:
         raise ValueError(f"{rule} is not a stream property: {NOT_STREAM_PROPERTIES[rule]}")
-    if rule in framing.BREAKERS:
+    if rule in _framing_rules(wire):
         return _framing(wire, framing.BREAKERS[rule])
     breakers = _wire_breakers(wire)
     if rule not in breakers:

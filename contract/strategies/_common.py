@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -12,6 +13,7 @@ ESC = "\x1b"
 SAFE_INT = 2**53 - 1  # JSON's interoperable integer range; orjson cannot dump beyond 64 bits
 
 
+@functools.cache
 def text(min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
     """Free text outside free-form payloads: any Unicode except ESC (line.ansi) and surrogates."""
     return st.text(
@@ -21,14 +23,28 @@ def text(min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def ident(prefix: str = "", min_size: int = 1, max_size: int = 8) -> st.SearchStrategy[str]:
     """An identifier-like token (letters, digits, ``_-.``), optionally prefixed."""
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
     return st.text(alphabet, min_size=min_size, max_size=max_size).map(lambda s: prefix + s)
 
 
-def json_values(max_leaves: int = 6, escapes: bool = True) -> st.SearchStrategy[Any]:
-    """Free-form JSON (tool input, tool result content, _meta): ESC allowed when ``escapes``."""
+def flags(draw: st.DrawFn, count: int, sparse: bool = False) -> list[bool]:
+    """``count`` coins from one integer (two ANDed when ``sparse``: each true one time in four).
+
+    Hypothesis pays per choice, so one bit mask is much cheaper than a coin per flag, and it
+    shrinks the same way: towards 0, every flag false.
+    """
+    bits = st.integers(0, 2**count - 1)
+    mask = draw(bits) & draw(bits) if sparse else draw(bits)
+    return [bool(mask >> i & 1) for i in range(count)]
+
+
+@functools.cache
+def json_values(max_leaves: int = 3, escapes: bool = False) -> st.SearchStrategy[Any]:
+    """Free-form JSON (tool input, tool result content, _meta). No ESC unless ``escapes``:
+    stream-json's "never any ANSI escapes" has no exception for free-form payloads."""
     strings = st.text(max_size=8) if escapes else text(max_size=8)
     leaves = (
         st.none()
@@ -39,13 +55,14 @@ def json_values(max_leaves: int = 6, escapes: bool = True) -> st.SearchStrategy[
     )
     return st.recursive(
         leaves,
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(strings, inner, max_size=3),
+        lambda inner: st.lists(inner, max_size=2) | st.dictionaries(strings, inner, max_size=2),
         max_leaves=max_leaves,
     )
 
 
-def json_objects(max_leaves: int = 6) -> st.SearchStrategy[dict[str, Any]]:
-    return st.dictionaries(st.text(max_size=8), json_values(max_leaves), max_size=3)
+@functools.cache
+def json_objects(max_leaves: int = 3) -> st.SearchStrategy[dict[str, Any]]:
+    return st.dictionaries(text(max_size=8), json_values(max_leaves), max_size=2)
 
 
 def dump(obj: Any) -> bytes:

@@ -1,4 +1,9 @@
-"""Schema-derived hypothesis strategies: the seed schemas made generable, built once per wire.
+"""The seed schemas made generable: recursion unrolled, ``$`` made ECMA-262.
+
+:func:`unroll` is what :mod:`contract.strategies._compose` (the strategies the suite uses)
+builds on. The hypothesis-jsonschema strategies below (:func:`lines`, :func:`schema_strategy`)
+are the implementation that preceded it, kept importable as the baseline that
+``bench/generate.py`` measures in the same run; nothing else uses them.
 
 hypothesis-jsonschema cannot follow a recursive ``$ref`` (the subagent schema's ``node.children``
 refers to ``node``) and it generates ``pattern`` strings with Python's ``re``, whose ``$`` also

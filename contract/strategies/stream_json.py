@@ -1,4 +1,4 @@
-"""Whole stream-json transcripts: the structure from code, the free-form parts from the schema.
+"""Whole stream-json transcripts: the structure from code, the schema-defined parts from the schema.
 
 A transcript is drawn as a list of line objects (:func:`transcripts`) so that the breaking
 strategies in :mod:`contract.strategies.stream_json_broken` can edit a conformant run before it
@@ -11,6 +11,7 @@ model_usage that sums to usage, and one result line last.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from datetime import UTC, datetime, timedelta, timezone
@@ -18,8 +19,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contract.strategies._common import ident, json_objects, json_values, render, text
-from contract.strategies._schemas import schema_strategy
+from contract.strategies import _compose
+from contract.strategies._common import flags, ident, json_objects, json_values, render, text
 from contract.wires.stream_json import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 
 Line = dict[str, Any]
@@ -28,21 +29,9 @@ PARTIAL, TASKS = "partial_messages_v1", "tasks_v1"
 EPOCH = datetime(2020, 1, 1, tzinfo=UTC)
 
 
-def _scrub(value: Any) -> Any:
-    """Schema-drawn values with ESC removed from their strings (line.ansi outside payloads)."""
-    if isinstance(value, str):
-        return value.replace("\x1b", "")
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    return value
-
-
 def schema_part(definition: str) -> st.SearchStrategy[Any]:
-    """A value of ``$defs/definition`` drawn from the seed schema itself."""
-    strategy: st.SearchStrategy[Any] = schema_strategy("stream-json", definition)
-    return strategy.map(_scrub)
+    """A value of ``$defs/definition``, composed from the seed schema (no ESC in its strings)."""
+    return _compose.definition("stream-json", definition)
 
 
 # -- timestamps ----------------------------------------------------------------------------------
@@ -69,13 +58,15 @@ def format_ts(instant: datetime, style: int) -> str:
 def timestamps(draw: st.DrawFn, count: int) -> list[str]:
     """``count`` RFC 3339 timestamps that never go back (millisecond steps, mixed spellings)."""
     start = EPOCH + timedelta(seconds=draw(st.integers(0, 10**9)))
-    gap = st.integers(0, 5000) | st.integers(0, 5).map(lambda s: s * 1000)  # whole seconds too
-    steps = draw(st.lists(gap, min_size=count, max_size=count))
-    styles = draw(st.lists(st.integers(0, 11), min_size=count, max_size=count))
+    # One choice per line for both its step and its spelling (hypothesis pays per choice):
+    # millisecond steps and now and then whole seconds, times one of twelve spellings. It
+    # shrinks towards 0: no step, the first spelling.
+    steps = draw(st.lists(st.integers(0, 5006 * 12 - 1), min_size=count, max_size=count))
     out: list[str] = []
     at = start
-    for step, style in zip(steps, styles, strict=True):
-        at += timedelta(milliseconds=step)
+    for step in steps:
+        ms, style = divmod(step, 12)
+        at += timedelta(milliseconds=ms if ms <= 5000 else (ms - 5000) * 1000)
         out.append(format_ts(at, style))
     return out
 
@@ -158,10 +149,11 @@ def _assistant_turn(draw: st.DrawFn, run: _Run) -> None:
             before.extend(tool_call(draw, earlier, tool_id, value))
         blocks.append(block)
     message: dict[str, Any] = {"role": "assistant", "content": blocks}
-    if draw(st.booleans()):
+    with_id, with_agent = flags(draw, 2)
+    if with_id:
         message["id"] = draw(ident("msg_"))
     line: Line = {"type": "assistant", "message": message}
-    if draw(st.booleans()):
+    if with_agent:
         line["agent"] = draw(st.sampled_from(AGENT_LABELS))
     run.lines.extend(before)
     run.lines.append(_maybe_parent(draw, earlier, line))
@@ -187,24 +179,33 @@ def _tool_results(draw: st.DrawFn, used: list[str]) -> Line:
 
 def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
     """A system line of one of the known non-init subtypes (task ones only when ``tasks``)."""
-    kinds = [
-        "notification",
-        "warning",
-        "state",
-        "agent_switch",
-        "route",
-        "commands",
-        "config_option",
-        "permission_denied",
-        "memory",
-        "error",
-        "future_subtype",
-    ]
-    if tasks:
-        kinds += ["task_started", "task_progress", "task_notification", "background_tasks_changed"]
-    subtype = draw(st.sampled_from(kinds))
+    fields = _system_fields()
+    subtype = draw(st.sampled_from(SYSTEM_KINDS + TASK_KINDS if tasks else SYSTEM_KINDS))
     line: Line = {"type": "system", "subtype": subtype}
-    fields: dict[str, st.SearchStrategy[Any]] = {
+    line.update(draw(fields[subtype]))
+    return line
+
+
+SYSTEM_KINDS = [
+    "notification",
+    "warning",
+    "state",
+    "agent_switch",
+    "route",
+    "commands",
+    "config_option",
+    "permission_denied",
+    "memory",
+    "error",
+    "future_subtype",
+]
+TASK_KINDS = ["task_started", "task_progress", "task_notification", "background_tasks_changed"]
+
+
+@functools.cache
+def _system_fields() -> dict[str, st.SearchStrategy[Any]]:
+    """The members of each system subtype, built once (strategies are cheap to draw, not to build)."""
+    return {
         "notification": st.fixed_dictionaries({"body": text(), "severity": st.sampled_from(["info", "warn"])}),
         "warning": st.fixed_dictionaries({"body": text(), "category": text()}),
         "state": st.fixed_dictionaries({"session_state": st.sampled_from(["idle", "running", "waiting"])}),
@@ -232,12 +233,10 @@ def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
             }
         ),
     }
-    line.update(draw(fields[subtype]))
-    return line
 
 
 def _body(draw: st.DrawFn, run: _Run) -> None:
-    for _ in range(draw(st.integers(0, 5))):
+    for _ in range(draw(st.integers(0, 8))):
         if draw(st.integers(0, 2)):
             _assistant_turn(draw, run)
         else:
@@ -247,16 +246,9 @@ def _body(draw: st.DrawFn, run: _Run) -> None:
 # -- init and result -----------------------------------------------------------------------------
 
 
-@st.composite
-def init_line(draw: st.DrawFn) -> Line:
-    known = draw(st.lists(st.sampled_from(KNOWN_CAPABILITIES), unique=True))
-    unknown = draw(st.lists(ident("x_"), max_size=1))
-    line: Line = {
-        "type": "system",
-        "subtype": "init",
-        "agent": draw(schema_part("agent_info")),
-        "capabilities": known + unknown,
-    }
+@functools.cache
+def _init_parts() -> tuple[st.SearchStrategy[Any], ...]:
+    """The parts of an init line, built once (strategies are cheap to draw, not to build)."""
     optional = {
         "cwd": text(),
         "milk_version": ident(),
@@ -266,13 +258,46 @@ def init_line(draw: st.DrawFn) -> Line:
         "escalation_agent": schema_part("agent_info"),
         "_meta": json_objects(),
     }
-    line.update(draw(st.fixed_dictionaries({}, optional=optional)))
+    return (
+        st.lists(st.sampled_from(KNOWN_CAPABILITIES), unique=True),
+        st.lists(ident("x_"), max_size=1),
+        st.fixed_dictionaries({}, optional=optional),
+    )
+
+
+@st.composite
+def init_line(draw: st.DrawFn) -> Line:
+    known, unknown, optional = _init_parts()
+    line: Line = {
+        "type": "system",
+        "subtype": "init",
+        "agent": draw(schema_part("agent_info")),
+        "capabilities": draw(known) + draw(unknown),
+    }
+    line.update(draw(optional))
     return line
+
+
+@functools.cache
+def _result_parts() -> tuple[st.SearchStrategy[Any], ...]:
+    """The parts of a result line, built once."""
+    optional = {
+        "result": text(),
+        "stop_reason": st.sampled_from(["end_turn", "max_turns", "refusal", "cancelled", "error"]),
+        "ttft_ms": st.integers(0, 10**5),
+        "total_cost_usd": json_values(),
+    }
+    return (
+        st.sampled_from([*RESULT_IS_ERROR, "cancelled_by_host"]),
+        st.dictionaries(ident(), schema_part("usage"), max_size=2),
+        st.fixed_dictionaries({}, optional=optional),
+    )
 
 
 @st.composite
 def result_line(draw: st.DrawFn) -> Line:
-    subtype = draw(st.sampled_from([*RESULT_IS_ERROR, "cancelled_by_host"]))
+    subtypes, models, optional = _result_parts()
+    subtype = draw(subtypes)
     is_error = RESULT_IS_ERROR.get(subtype)
     line: Line = {
         "type": "result",
@@ -281,19 +306,13 @@ def result_line(draw: st.DrawFn) -> Line:
         "num_turns": draw(st.integers(0, 50)),
         "duration_ms": draw(st.integers(0, 10**7)),
     }
-    per_model = draw(st.dictionaries(ident(), schema_part("usage"), max_size=2))
+    per_model = draw(models)
     if per_model:
         line["model_usage"] = per_model
         line["usage"] = {key: sum(usage[key] for usage in per_model.values()) for key in USAGE_KEYS}
     elif draw(st.booleans()):
         line["usage"] = draw(schema_part("usage"))
-    optional = {
-        "result": text(),
-        "stop_reason": st.sampled_from(["end_turn", "max_turns", "refusal", "cancelled", "error"]),
-        "ttft_ms": st.integers(0, 10**5),
-        "total_cost_usd": json_values(),
-    }
-    line.update(draw(st.fixed_dictionaries({}, optional=optional)))
+    line.update(draw(optional))
     return line
 
 

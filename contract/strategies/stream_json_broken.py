@@ -31,6 +31,8 @@ from contract.wires.stream_json import RESULT_IS_ERROR, USAGE_KEYS
 ALSO: dict[str, frozenset[str]] = {
     # Two results: the first is followed by at least the second, so it is not the last line.
     "sj.result-once": frozenset({"sj.result-last"}),
+    # A raw ESC inside a string is an unescaped control character: not JSON either (RFC 8259 §7).
+    "line.ansi": frozenset({"line.json"}),
 }
 
 

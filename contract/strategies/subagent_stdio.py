@@ -8,8 +8,8 @@ go back within an epoch, events strictly rising; no events in an epoch whose hos
 ``events: false``; unique sibling keys; and the inferred consistency of the SHOULD rules (fleet
 counts, capacity, token totals, node times, outcomes, an empty unavailable host).
 
-Strings with a ``pattern`` or length bounds are drawn from the seed schema's own property
-definitions; the rest of the structure comes from code, for speed.
+Strings with a ``pattern`` or length bounds are composed from the seed schema's own property
+definitions (:mod:`contract.strategies._compose`); the consistent structure comes from code.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import functools
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
 
-from contract.strategies._common import render
-from contract.strategies._schemas import DEFAULT_DEPTH, generable
+from contract.strategies import _compose
+from contract.strategies._common import flags, render
+from contract.strategies._schemas import DEFAULT_DEPTH
 from contract.wires.subagent_stdio import FAILED, SUCCEEDED
 
 Line = dict[str, Any]
@@ -43,15 +43,16 @@ STATUSES = (
 
 @functools.cache
 def field(definition: str, name: str) -> st.SearchStrategy[Any]:
-    """Values of one property of ``$defs/definition`` (``entry``: a fleet entry)."""
-    defs = generable(WIRE)["$defs"]
+    """Values of one property of ``$defs/definition`` (``entry``: a fleet entry), composed
+    from the seed schema with no ESC in any string (ESC is line.ansi on this wire)."""
+    defs = _compose.compiler(WIRE, ansi=False).defs
     if definition == "entry":
         props = defs["fleet"]["properties"]["entries"]["items"]["properties"]
     else:
         props = defs[definition]["properties"]
-    strategy: st.SearchStrategy[Any] = from_schema(props[name])
-    # ESC in any decoded string is line.ansi on this wire (it has no free-form payloads).
-    return strategy.filter(lambda v: not isinstance(v, str) or "\x1b" not in v)
+    # ESC in a string is allowed on this wire: line.ansi is a stream-json rule (only that seed
+    # says "never any ANSI escapes"), so schema-drawn strings are used as drawn.
+    return _compose.subschema(WIRE, props[name])
 
 
 def _node_field(name: str) -> st.SearchStrategy[Any]:
@@ -72,16 +73,17 @@ def tokens(draw: st.DrawFn) -> dict[str, int]:
 
 def _times(draw: st.DrawFn, node: dict[str, Any]) -> None:
     """startedAt <= updatedAt <= endedAt, observedAt after startedAt (each present or not)."""
+    started, updated, ended, terminated, observed, reason = flags(draw, 6)
     at = draw(st.integers(0, 2 * 10**12))
-    for name in ("startedAt", "updatedAt", "endedAt"):
-        if draw(st.booleans()):
+    for name, present in (("startedAt", started), ("updatedAt", updated), ("endedAt", ended)):
+        if present:
             node[name] = at
-        at += draw(st.integers(0, 10**6))
-    if draw(st.booleans()):
+            at += draw(st.integers(0, 10**6))
+    if terminated:
         terminal: dict[str, Any] = {"state": draw(st.sampled_from(["pending", "observed", "unknown", "not-started"]))}
-        if draw(st.booleans()):
+        if observed:
             terminal["observedAt"] = at
-        if draw(st.booleans()):
+        if reason:
             terminal["reason"] = draw(_node_field("reason"))
         node["processTerminal"] = terminal
 
@@ -91,43 +93,46 @@ def _outcome(draw: st.DrawFn, status: str) -> dict[str, Any]:
     same = ["complete", "completed"] if status in SUCCEEDED else [status]
     outcome: dict[str, Any] = {"status": draw(st.sampled_from(same))}
     success = False if status in FAILED else True if status in SUCCEEDED else draw(st.booleans())
-    if draw(st.booleans()):
+    with_success, with_exit = flags(draw, 2)
+    if with_success:
         outcome["success"] = success
-    if draw(st.booleans()):
+    if with_exit:
         outcome["exitCode"] = 0 if success else draw(st.integers(-255, 255))
     return outcome
+
+
+OPTIONAL_NODE_FIELDS = ("runId", "workflowId", "agent", "activity", "progress", "currentTool", "error", "reason")
 
 
 def node(draw: st.DrawFn, key: str, depth: int) -> dict[str, Any]:
     """One run node with up to ``depth`` levels of children below it."""
     status = draw(st.sampled_from(STATUSES))
     result: dict[str, Any] = {"key": key, "status": status}
-    for name in (
-        "runId",
-        "workflowId",
-        "agent",
-        "activity",
-        "progress",
-        "currentTool",
-        "error",
-        "reason",
-    ):
-        if draw(st.integers(0, 3)) == 0:
+    for name, present in zip(OPTIONAL_NODE_FIELDS, flags(draw, len(OPTIONAL_NODE_FIELDS), sparse=True), strict=True):
+        if present:
             result[name] = draw(_node_field(name))
     _times(draw, result)
-    if draw(st.booleans()):
+    with_tokens, with_outcome, with_children = flags(draw, 3)
+    if with_tokens:
         result["tokens"] = tokens(draw)
-    if draw(st.integers(0, 2)) == 0:
+    if with_outcome:
         result["outcome"] = _outcome(draw, status)
-    result["children"] = nodes(draw, depth - 1) if depth > 0 else []
+    result["children"] = nodes(draw, depth - 1) if depth > 0 and with_children else []
     result["omittedChildren"] = draw(st.integers(0, 3))
     return result
 
 
 def nodes(draw: st.DrawFn, depth: int, max_size: int = 2) -> list[dict[str, Any]]:
     """Siblings with unique keys."""
-    keys = draw(st.lists(_node_field("key"), max_size=max_size, unique=True))
+    keys = draw(_unique_keys("node", max_size))
     return [node(draw, key, depth) for key in keys]
+
+
+@functools.cache
+def _unique_keys(kind: str, max_size: int, min_size: int = 0) -> st.SearchStrategy[list[str]]:
+    """Lists of distinct sibling keys (built once: strategies are cheap to draw, not to build)."""
+    keys = _node_field("key") if kind == "node" else field("entry", "key")
+    return st.lists(keys, min_size=min_size, max_size=max_size, unique=True)
 
 
 def entry(draw: st.DrawFn, key: str) -> dict[str, Any]:
@@ -144,7 +149,7 @@ def entry(draw: st.DrawFn, key: str) -> dict[str, Any]:
 
 
 def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
-    keys = draw(st.lists(field("entry", "key"), max_size=3, unique=True)) if available else []
+    keys = draw(_unique_keys("entry", 3)) if available else []
     entries = [entry(draw, key) for key in keys]
     omitted = draw(st.integers(0, 5)) if available else 0
     limit = draw(st.integers(0, 16))
@@ -215,6 +220,17 @@ def event(snap: dict[str, Any]) -> Line:
     }
 
 
+def unseen_epoch(draw: st.DrawFn, seen: set[str]) -> str:
+    """An epoch not in ``seen``: drawn from the schema, and on a collision prefixed with a
+    counter (still 1 to 128 characters) instead of filtered, so no draw is thrown away."""
+    epoch: str = draw(field("snapshot", "epoch"))
+    counter = 0
+    while epoch in seen:  # ends: each counter gives a different string, and seen is finite
+        counter += 1
+        epoch = f"{counter}.{epoch}"[:128]
+    return epoch
+
+
 class Host:
     """A host's state while a conversation is drawn: its epoch, revision and capabilities."""
 
@@ -230,9 +246,11 @@ class Host:
     def new_epoch(self) -> None:
         """A restarted host: a fresh epoch (never one seen before), revisions from anywhere."""
         draw = self.draw
-        self.epoch = draw(field("snapshot", "epoch").filter(lambda e: e not in self.epochs))
+        self.epoch = unseen_epoch(draw, self.epochs)
         self.epochs.add(self.epoch)
-        self.session = draw(st.none() | st.just(self.session) | field("snapshot", "sessionId"))
+        way = draw(st.integers(0, 2))  # the same session, none, or another one
+        if way:
+            self.session = None if way == 1 else draw(field("snapshot", "sessionId"))
         self.revision = draw(st.integers(0, 5))
         self.events = draw(st.integers(0, 3)) > 0
 

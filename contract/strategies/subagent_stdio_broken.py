@@ -25,6 +25,7 @@ from contract.strategies.subagent_stdio import (
     response,
     snapshot,
     transcripts,
+    unseen_epoch,
 )
 
 # Rules that necessarily fire with the one broken, and why. None on this wire: every breaker
@@ -56,7 +57,7 @@ def repeat_last(lines: list[Line], available: bool | None = None) -> Snapshot:
 
 def fresh_epoch(draw: st.DrawFn, lines: list[Line]) -> str:
     seen = {snap["epoch"] for snap in shown(lines)}
-    return str(draw(field("snapshot", "epoch").filter(lambda e: e not in seen)))
+    return unseen_epoch(draw, seen)
 
 
 def fresh_event(

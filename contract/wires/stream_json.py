@@ -517,9 +517,10 @@ class StreamRules:
                      "parsers disagree on which duplicate wins; a consumer's reading would depend on its parser")
             return
         if faults:  # not one JSON text (parse gives a value only with no fault or a duplicate)
+            why = f" ({_clip(faults[0].message, 120)})"
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected the {len(pieces)} tool_args_delta fragments of {_clip(ref)!r} to "
-                     f"concatenate to JSON, found {_clip(text)!r}")
+                     f"concatenate to one JSON text with unique member names, found {_clip(text)!r}{why}")
             return
         if not same_json(args, block.get("input")):
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",

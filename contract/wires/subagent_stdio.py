@@ -9,17 +9,26 @@ The subagent-stdio schema carries no ``description`` at all, so the MUST rules b
 its structure (what it repeats, what it scopes, what it names) and every machine's docstring says
 which schema words it enforces; the SHOULD rules are inferred consistency and say why.
 Machines see every parsed line, valid or not, and judge only the fields whose type they can
-trust (``type(x) is int``, never ``isinstance``, since ``True`` is an int in Python): a missing
-or mistyped field is the schema's finding (``sa.schema``), not reported twice.
+trust: a missing or mistyped field is the schema's finding (``sa.schema``), not reported twice.
+Integers are read by exact value (``exact_int``): ``3.0`` and ``5e0`` are the integers 3 and 5,
+as JSON Schema says, so a relay that writes integers as doubles is still judged;
+``2.0000000000000001`` is no integer (the parser keeps it exact) and is left to the schema. A
+boolean is never a number (``True`` is an int in Python). Only strings are used as dict keys.
+
+Every bound on what a machine remembers is either reported when reached (``checker.limit``,
+once, naming the check and the bound) or summarised in the finding it limits; none is silent.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections import deque
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
+from contract.jsonline import exact_int, is_number
 from contract.reader import Record
 from contract.report import Collector
 from contract.wires.base import Machine, Wire
@@ -35,8 +44,25 @@ HOST_OUTPUT_ONLY_NOTE = (
 # Node statuses that name a finished run that worked, and one that did not (sa.outcome).
 SUCCEEDED = frozenset({"complete", "completed"})
 FAILED = frozenset({"failed", "rejected"})
-MAX_EARLY = 64  # responses kept (by line) while no command has been seen yet
-MAX_EPOCHS = 4096  # epochs remembered by sa.revision-order (bounded memory on hostile input)
+TIMES = ("startedAt", "updatedAt", "endedAt")
+MAX_EARLY = 64  # responses listed one by one before the first command; the rest are counted
+MAX_EPOCHS = 4096  # epochs remembered by sa.revision-order; reaching it is a checker.limit
+MAX_PENDING = 65536  # unanswered commands remembered by sa.response-correlation; ditto
+MAX_KEY_CHARS = 256  # a longer epoch is remembered by its digest, so memory stays bounded
+
+
+def _limit(out: Collector, line: int, check: str, bound: str) -> None:
+    out.emit("checker.limit", line, None,
+             f"expected the checker's bound of {bound} to suffice, found it reached: {check} is not "
+             "judged from here on for what did not fit, so the stream cannot be declared conformant")
+
+
+def _epoch_key(epoch: str) -> str:
+    """What an epoch is remembered by: itself, or a digest when long (hostile lines are 64 MiB)."""
+    if len(epoch) <= MAX_KEY_CHARS:
+        return epoch
+    digest = hashlib.blake2b(epoch.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return f"\x00{len(epoch)}:{digest}"  # a NUL never starts a short key of the same meaning
 
 
 def snapshot_of(obj: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
@@ -72,16 +98,31 @@ def _show(value: Any) -> str:
         return "null"
     if type(value) is bool:
         return "true" if value else "false"
+    if type(value) is Decimal:
+        text = str(value)
+        return text if len(text) <= 60 else text[:59] + "…"
     return str(value) if type(value) in (int, float) else type(value).__name__
 
 
 def _same(a: Any, b: Any) -> bool:
-    """JSON equality: numbers compare by value (1 == 1.0), but never a boolean with a number."""
+    """JSON equality: numbers compare by exact value (1 == 1.0 == 1E+0), never a boolean with one.
+
+    Containers compare with Python's ``==``, which is only used on values of the same type;
+    ``int``, ``float`` and ``Decimal`` compare exactly with one another.
+    """
     if type(a) is bool or type(b) is bool:
         return type(a) is type(b) and a == b
-    if type(a) in (int, float) and type(b) in (int, float):
+    if is_number(a) and is_number(b):
         return bool(a == b)
     return type(a) is type(b) and bool(a == b)
+
+
+def obj_revision(obj: dict[str, Any], where: str) -> Any:
+    """The revision as written at ``where`` (``/revision`` or ``/data/revision``...), for messages."""
+    node: Any = obj
+    for part in where.strip("/").split("/"):
+        node = node.get(part) if type(node) is dict else None
+    return node
 
 
 class Correlation:
@@ -101,6 +142,7 @@ class Correlation:
         self.early: list[int] = []  # responses before the first command (judged once one comes)
         self.early_count = 0
         self.host_lines = 0
+        self.limited = False  # MAX_PENDING reached: later commands are not remembered
 
     def feed(self, record: Record, out: Collector) -> None:
         obj = record.obj
@@ -111,6 +153,12 @@ class Correlation:
             if self.commands == 0 and self.early_count:
                 self._flush_early(out)
             self.commands += 1
+            if len(self.pending) >= MAX_PENDING:
+                if not self.limited:
+                    self.limited = True
+                    _limit(out, record.line, "sa.response-correlation",
+                           f"{MAX_PENDING} unanswered commands")
+                return
             self.pending.append((record.line, obj.get("id"), "id" in obj))
         elif kind == EVENT:
             self.host_lines += 1
@@ -121,6 +169,8 @@ class Correlation:
                 if len(self.early) < MAX_EARLY:
                     self.early.append(record.line)
                 return
+            if self.limited:  # commands past the bound were not kept: cannot match this one
+                return
             self._answer(obj, record.line, out)
 
     def _flush_early(self, out: Collector) -> None:
@@ -128,6 +178,12 @@ class Correlation:
             out.emit("sa.response-correlation", line, "/type",
                      "expected a response only after a subagent_status command, "
                      "found one before any command")
+        unlisted = self.early_count - len(self.early)
+        if unlisted > 0:  # counted, not listed: say how many so no finding is silently lost
+            out.emit("sa.response-correlation", self.early[-1], None,
+                     f"expected a response only after a subagent_status command, found "
+                     f"{unlisted} more before any command after this line (the first "
+                     f"{MAX_EARLY} are listed one by one)")
         self.early.clear()
 
     def _answer(self, obj: dict[str, Any], line: int, out: Collector) -> None:
@@ -168,6 +224,8 @@ class Correlation:
         if self.commands == 0:
             if self.host_lines:
                 out.report.notes.append(HOST_OUTPUT_ONLY_NOTE)
+            return
+        if self.limited:  # which remembered command went unanswered is unknown past the bound
             return
         for line, want, has in self.pending:
             what = f"id {_show(want)}" if has else "no id"
@@ -217,8 +275,9 @@ class Revisions:
     """
 
     def __init__(self) -> None:
-        self.highest: dict[str, tuple[int, int]] = {}  # epoch -> (revision, line)
+        self.highest: dict[str, tuple[int, int]] = {}  # epoch key -> (revision, line)
         self.last_event: dict[str, tuple[int, int]] = {}
+        self.limited = False
 
     def feed(self, record: Record, out: Collector) -> None:
         obj = record.obj
@@ -227,22 +286,26 @@ class Revisions:
         placed = self._place(obj)
         if placed is None:
             return
-        where, epoch, revision = placed
+        where, shown, revision = placed
+        epoch = _epoch_key(shown)
         line = record.line
         if len(self.highest) >= MAX_EPOCHS and epoch not in self.highest:
+            if not self.limited:
+                self.limited = True
+                _limit(out, line, "sa.revision-order", f"{MAX_EPOCHS} epochs remembered")
             return
         top = self.highest.get(epoch)
         if top is not None and revision < top[0]:
             out.emit("sa.revision-order", line, where,
                      f"expected revision at least {top[0]} (shown on line {top[1]}) in epoch "
-                     f"{_show(epoch)}, found {revision}: a revision went back",
+                     f"{_show(shown)}, found {_show(obj_revision(obj, where))}: a revision went back",
                      "revisions may only restart with a new epoch")
         elif obj.get("type") == EVENT:
             last = self.last_event.get(epoch)
             if last is not None and revision <= last[0]:
                 out.emit("sa.revision-order", line, where,
                          f"expected an event revision above {last[0]} (the event on line "
-                         f"{last[1]}) in epoch {_show(epoch)}, found {revision}: "
+                         f"{last[1]}) in epoch {_show(shown)}, found {_show(obj_revision(obj, where))}: "
                          "events must strictly increase")
         if top is None or revision > top[0]:
             self.highest[epoch] = (revision, line)
@@ -251,15 +314,15 @@ class Revisions:
 
     @staticmethod
     def _place(obj: dict[str, Any]) -> tuple[str, str, int] | None:
-        epoch, revision = obj.get("epoch"), obj.get("revision")
-        if obj.get("type") == EVENT and type(epoch) is str and type(revision) is int:
+        epoch, revision = obj.get("epoch"), exact_int(obj.get("revision"))
+        if obj.get("type") == EVENT and type(epoch) is str and revision is not None:
             return "/revision", epoch, revision
         found = snapshot_of(obj)
         if found is None:
             return None
         where, snap = found
-        epoch, revision = snap.get("epoch"), snap.get("revision")
-        if type(epoch) is str and type(revision) is int:
+        epoch, revision = snap.get("epoch"), exact_int(snap.get("revision"))
+        if type(epoch) is str and revision is not None:
             return f"{where}/revision", epoch, revision
         return None
 
@@ -396,23 +459,23 @@ class Consistency:
 
     @staticmethod
     def _fleet(at: str, fleet: dict[str, Any], line: int, out: Collector) -> None:
-        entries, total = fleet.get("entries"), fleet.get("totalActive")
-        omitted = fleet.get("omitted")
-        if type(entries) is list and type(total) is int:
+        entries, total = fleet.get("entries"), exact_int(fleet.get("totalActive"))
+        omitted = exact_int(fleet.get("omitted"))
+        if type(entries) is list and total is not None:
             listed = len(entries)
             if total < listed:
                 out.emit("sa.fleet-counts", line, f"{at}/totalActive",
                          f"expected totalActive at least the {_count(listed, 'entry', 'entries')} "
                          f"listed, found {total}")
-            elif type(omitted) is int and omitted != total - listed:
+            elif omitted is not None and omitted != total - listed:
                 out.emit("sa.fleet-counts", line, f"{at}/omitted",
                          f"expected omitted to cover the active entries not listed "
                          f"(totalActive {total} - {listed} listed = {total - listed}), "
                          f"found {omitted}")
         capacity = fleet.get("topLevelAsyncCapacity")
         if type(capacity) is dict:
-            used, limit = capacity.get("used"), capacity.get("limit")
-            if type(used) is int and type(limit) is int and used > limit:
+            used, limit = exact_int(capacity.get("used")), exact_int(capacity.get("limit"))
+            if used is not None and limit is not None and used > limit:
                 out.emit("sa.capacity", line, f"{at}/topLevelAsyncCapacity/used",
                          f"expected used at most the limit {limit}, found {used}")
         if type(entries) is list:
@@ -433,8 +496,9 @@ class Consistency:
         if type(runs) is list and runs:
             shown.append(("/runs", _count(len(runs), "run")))
         omitted = snap.get("omitted")
-        if type(omitted) is dict and type(omitted.get("runs")) is int and omitted["runs"] > 0:
-            shown.append(("/omitted/runs", f"omitted.runs {omitted['runs']}"))
+        omitted_runs = exact_int(omitted.get("runs")) if type(omitted) is dict else None
+        if omitted_runs is not None and omitted_runs > 0:
+            shown.append(("/omitted/runs", f"omitted.runs {omitted_runs}"))
         fleet = snap.get("fleet")
         if type(fleet) is dict:
             entries = fleet.get("entries")
@@ -442,8 +506,8 @@ class Consistency:
                 listed = _count(len(entries), "fleet entry", "fleet entries")
                 shown.append(("/fleet/entries", listed))
             for name in ("totalActive", "omitted"):
-                value = fleet.get(name)
-                if type(value) is int and value > 0:
+                value = exact_int(fleet.get(name))
+                if value is not None and value > 0:
                     shown.append((f"/fleet/{name}", f"fleet.{name} {value}"))
         for pointer, what in shown:
             out.emit("sa.unavailable", line, f"{where}{pointer}",
@@ -457,22 +521,27 @@ def _tokens(at: str, tokens: Any, line: int, out: Collector) -> None:
     if type(tokens) is not dict:
         return
     inp, outp, total = tokens.get("input"), tokens.get("output"), tokens.get("total")
-    if type(inp) is int and type(outp) is int and type(total) is int and total != inp + outp:
+    if not (type(inp) is int and type(outp) is int and type(total) is int):  # rare: 1e1, 5.0, junk
+        inp, outp, total = exact_int(inp), exact_int(outp), exact_int(total)
+        if inp is None or outp is None or total is None:
+            return
+    if total != inp + outp:
         out.emit("sa.tokens-total", line, f"{at}/total",
                  f"expected total = input + output = {inp} + {outp} = {inp + outp}, found {total}")
 
 
 def _times(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
-    stamps = [(name, node.get(name)) for name in ("startedAt", "updatedAt", "endedAt")]
-    present = [(name, value) for name, value in stamps if type(value) is int]
+    # type(v) is int first: exact_int is only called for the rare other forms (per node, hot)
+    stamps = [(name, v if type(v := node.get(name)) is int or v is None else exact_int(v)) for name in TIMES]
+    present = [(name, value) for name, value in stamps if value is not None]
     for (early, a), (late, b) in itertools.pairwise(present):
         if b < a:
             out.emit("sa.node-times", line, f"{at}/{late}",
                      f"expected {late} at or after {early} {a}, found {b}")
-    terminal, started = node.get("processTerminal"), node.get("startedAt")
-    if type(terminal) is dict and type(started) is int:
-        observed = terminal.get("observedAt")
-        if type(observed) is int and observed < started:
+    terminal, started = node.get("processTerminal"), exact_int(node.get("startedAt"))
+    if type(terminal) is dict and started is not None:
+        observed = exact_int(terminal.get("observedAt"))
+        if observed is not None and observed < started:
             out.emit("sa.node-times", line, f"{at}/processTerminal/observedAt",
                      f"expected observedAt at or after startedAt {started}, found {observed}")
 
@@ -494,8 +563,8 @@ def _outcome(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
         out.emit("sa.outcome", line, f"{at}/outcome/success",
                  f"expected success {str(not success).lower()} with status {final!r}, "
                  f"found {str(success).lower()}")
-    code = outcome.get("exitCode")
-    if success and type(code) is int and code != 0:
+    code = exact_int(outcome.get("exitCode")) if success else None
+    if code is not None and code != 0:
         out.emit("sa.outcome", line, f"{at}/outcome/exitCode",
                  f"expected exitCode 0 with success true, found {code}")
 
