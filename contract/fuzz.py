@@ -6,7 +6,8 @@ process group and every descendant killed at the end). A conversation is a seque
 each a burst of ``subagent_status`` commands written in one ``write`` (a single command, or up
 to five pipelined), an optional pause before it, or a pause alone during which pushed events
 are read. Command ids take every legal shape: absent, empty, exactly 128 characters, holding
-quotes, backslashes, U+2028 or astral characters, reused, and arbitrary text without CR or LF.
+quotes, backslashes, U+2028, ESC or astral characters, reused, and arbitrary text without CR or
+LF.
 
 Every transcript is judged by the same reader and rule machines as ``milk-contract check
 --wire subagent-stdio`` (plus the ``run.*`` rules only a live run has). The first
@@ -75,17 +76,17 @@ EDGE_IDS: tuple[str, ...] = (
     '{"type":"response"}',
     "\\u0041",
     "\t",
+    "\x1b[31mred\x1b[0m",  # an ANSI sequence: escaped as \u001b on the wire
 )
 
 
 def _id_text() -> st.SearchStrategy[str]:
     """Legal ids, weighted towards the tricky ones.
 
-    Legal: ``^[^\\r\\n]*$`` and at most 128 characters (``$defs.command.id``), and no ESC,
-    which ``line.ansi`` forbids in every decoded string of either wire: a command holding one
-    would be the client's fault, not the host's.
+    Legal: ``^[^\\r\\n]*$`` and at most 128 characters (``$defs.command.id``). ESC is legal
+    too (``line.ansi`` is a stream-json rule), and a host that colours or strips ids shows it.
     """
-    anything = st.characters(blacklist_characters="\r\n\x1b", blacklist_categories=["Cs"])
+    anything = st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"])
     mixed = st.one_of(st.sampled_from(_TRICKY), anything)
     return st.one_of(
         st.sampled_from(EDGE_IDS),
