@@ -251,3 +251,13 @@ def test_ctrl_c_reports_the_running_conversation(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(driver, "record", stopped)
     assert cli.run(["fuzz", "--seed", "1"]) == cli.EXIT_INTERRUPTED
     assert "run.interrupted" in capsys.readouterr().out
+
+
+def test_machine_formats_keep_stdout_parseable(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(driver, "record", _FakeHost())
+    assert cli.run(["fuzz", "--seed", "2", "--format", "json", "--shrink-seconds", "1"]) == 1
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)  # the report alone
+    assert document["conformant"] is False
+    assert "shrunk failing conversation" in captured.err  # the conversation beside it
