@@ -248,6 +248,9 @@ def provoke(
         except KeyboardInterrupt:  # the emitter is already killed (Process closes on the way out)
             interrupted(report, f"the emitter (under {environment.name})")
             raise Interrupted(report) from None
+        except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)
+            internal(report, f"provoked run under {environment.name}", exc)
+            continue
         _merge(out, provoked, environment.name)
         if "line.ansi" in provoked.counts:
             coloured.append(environment.name)

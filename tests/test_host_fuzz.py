@@ -79,7 +79,7 @@ def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFix
     assert "generated conversations" in out
     assert "every one conformant" in out
     # one host process per conversation held; hypothesis may repeat a conversation, never held twice
-    assert examples * 0.7 <= len(started) <= examples
+    assert examples // 2 <= len(started) <= examples
     assert elapsed < examples * (fuzz.DEFAULT_TIMEOUT + 3)
 
 

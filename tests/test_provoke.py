@@ -126,3 +126,13 @@ def test_an_emitter_that_hangs_in_a_pty_is_killed_in_bounded_time(started: list[
 def test_provoke_is_for_stream_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.run(["run", *args]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_fault_in_a_provoked_run_is_checker_internal(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("pty gone")
+
+    monkeypatch.setattr(provoke, "_capture", broken)
+    report = provoke.provoke(timeout=10, environments=(Environment("pty", pty=True),))
+    assert not report.conformant
+    assert "checker.internal" in report.counts
