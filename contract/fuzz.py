@@ -28,7 +28,7 @@ import json
 import random
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, find, settings
@@ -164,7 +164,6 @@ class FuzzResult:
     elapsed: float = 0.0
     plan: tuple[Step, ...] | None = None  # the shrunk failing conversation
     transcript: bytes = b""
-    notes: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
