@@ -184,6 +184,7 @@ class _Search:
         self.shrink_cut = False
         self.slowest_pass = 0.0  # seconds: the longest conformant conversation
         self.lines = 0  # transcript lines judged, over every conversation held
+        self.exercised: set[str] = set()  # rules judged, over every conversation held
         self.failures: dict[str, tuple[tuple[Step, ...], Conversation]] = {}
         self.first: tuple[tuple[Step, ...], Conversation] | None = None  # held with the full timeouts
         self.fatal: Conversation | None = None  # a host that cannot start: nothing to shrink
@@ -219,6 +220,7 @@ class _Search:
         began = time.monotonic()
         conversation = driver.record(self.argv, plan=plan, **options)
         self.lines += conversation.report.lines
+        self.exercised |= conversation.report.exercised  # for the requirement verdicts of a pass
         if "run.start" in conversation.report.counts:
             self.fatal = conversation
             return True
@@ -299,6 +301,8 @@ def fuzz_host(
         return FuzzResult(report, seed, search.searched, search.shrink_runs, elapsed)
     if found is None:
         report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines)
+        report.exercised |= search.exercised
+        report.ignored = tuple(sorted(options["ignore"]))
         report.notes.append(
             f"fuzz: {search.searched} generated conversations (seed {seed}), every one conformant, "
             f"in {elapsed:.1f}s")

@@ -252,6 +252,7 @@ def provoke(
             internal(report, f"provoked run under {environment.name}", exc)
             continue
         _merge(out, provoked, environment.name)
+        report.exercised |= provoked.exercised  # the requirement verdicts count every environment
         if "line.ansi" in provoked.counts:
             coloured.append(environment.name)
         for note in provoked.notes:
