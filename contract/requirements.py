@@ -9,6 +9,11 @@ says, for each rule of its wire (``catalog.rules_for``), what the capture did wi
   ``sj.tool-result-ref``, no live run for ``run.*``);
 * ``ignored``: switched off with ``--ignore`` (a finding it would have had is not counted).
 
+A check that did not finish (a rule machine raised, an internal bound stopped a check, the live
+run timed out, was interrupted or flooded) cannot vouch for what it did not see, so no rule is
+``passed`` then: a rule that judged something and found nothing is ``not-exercised``, with the
+reason "not judged to the end".
+
 Whether a rule was exercised is said where it judges: each rule machine calls
 ``out.exercised(rule)`` at the point it compares something (``contract.wires``), the schema
 rule is exercised by every object line the schema step saw, the harness marks the ``run.*``
@@ -39,6 +44,8 @@ CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
 # Judged by the stream-json machine's finish on every stream, an empty one included (a stream
 # with no init and no result breaks both), so no capture leaves them not exercised.
 ALWAYS_JUDGED = frozenset({"sj.init-first", "sj.result-last"})
+# Findings that mean the check did not see or judge everything: after one, "passed" is unearned.
+UNFINISHED = ("checker.internal", "checker.limit", "run.interrupted", "run.timeout", "run.output-limit")
 
 
 def framing_rules(wire: str) -> frozenset[str]:
@@ -53,6 +60,7 @@ class Requirement:
     rule: Rule
     status: str
     findings: int
+    unfinished: str | None = None  # the finding that stopped the check, when it did not finish
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -61,6 +69,7 @@ class Requirement:
             "status": self.status,
             "findings": self.findings,
             "source": self.rule.source,
+            "reason": self.reason,  # why it was skipped: empty when passed or failed
         }
 
     @property
@@ -69,6 +78,8 @@ class Requirement:
         if self.status == IGNORED:
             return "ignored (--ignore)"
         if self.status == NOT_EXERCISED:
+            if self.unfinished:
+                return f"not judged to the end: {self.unfinished} stopped the check"
             if self.rule.wire == "run":
                 return "not exercised: judged only in live runs (milk-contract run), not on a file"
             if self.rule.id == "baseline.stale":
@@ -88,6 +99,7 @@ def verdicts(report: Report) -> list[Requirement]:
     """One verdict per catalogued rule of the report's wire, in catalog order."""
     wire = report.wire if report.wire in ("stream-json", "subagent-stdio") else "stream-json"
     ignored, counts, exercised = set(report.ignored), report.counts, report.exercised
+    stopped = next((rule for rule in UNFINISHED if counts.get(rule)), None)
     out: list[Requirement] = []
     for rule in rules_for(wire):
         found = counts.get(rule.id, 0)
@@ -95,11 +107,11 @@ def verdicts(report: Report) -> list[Requirement]:
             status = FAILED
         elif rule.id in ignored:
             status = IGNORED
-        elif rule.id in exercised:
+        elif rule.id in exercised and stopped is None:
             status = PASSED
         else:
             status = NOT_EXERCISED
-        out.append(Requirement(rule, status, found))
+        out.append(Requirement(rule, status, found, stopped if status == NOT_EXERCISED else None))
     return out
 
 

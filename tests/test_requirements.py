@@ -56,7 +56,8 @@ def test_json_has_one_requirement_per_catalogued_rule(path: Path) -> None:
     assert [r["rule"] for r in listed] == [r.id for r in rules_for(wire)]
     assert {r["status"] for r in listed} <= set(requirements.STATUSES)
     for entry in listed:
-        assert set(entry) == {"rule", "level", "status", "findings", "source"}
+        assert set(entry) == {"rule", "level", "status", "findings", "source", "reason"}
+        assert bool(entry["reason"]) == (entry["status"] in ("not-exercised", "ignored"))
         assert entry["findings"] == document["counts"].get(entry["rule"], 0)
     by_rule = {r["rule"]: r["status"] for r in listed}
     assert by_rule[f"{'sj' if wire == 'stream-json' else 'sa'}.schema"] == "passed"
@@ -167,3 +168,25 @@ def test_markdown_and_github_say_how_many_rules_were_exercised(capsys: pytest.Ca
     assert "sj.tool-result-ref" in markdown.split("Rules not exercised", 1)[1]
     assert run(["check", "--format", "github", str(HELLO)]) == 0
     assert f"{exercised} rules exercised" in capsys.readouterr().out
+
+
+def test_a_check_that_did_not_finish_passes_no_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract.wires.stream_json import StreamRules
+
+    clean = check(HELLO.read_bytes())
+    assert _statuses(clean)["sj.seq"] == "passed"  # near miss: a finished check earns "passed"
+    original = StreamRules.feed
+
+    def feed(self: Any, record: Any, out: Any) -> None:
+        if record.line == 3:
+            raise TypeError("injected")
+        original(self, record, out)
+
+    monkeypatch.setattr(StreamRules, "feed", feed)
+    report = check(HELLO.read_bytes(), jobs=1)
+    statuses = _statuses(report)
+    assert statuses["checker.internal"] == "failed"
+    assert "passed" not in statuses.values()
+    seq = next(v for v in requirements.verdicts(report) if v.rule.id == "sj.seq")
+    assert seq.status == "not-exercised"
+    assert seq.to_json()["reason"] == "not judged to the end: checker.internal stopped the check"
