@@ -150,6 +150,7 @@ class Process:
         env: Mapping[str, str] | None = None,
         stdin: bool = False,
         cwd: str | None = None,
+        stdout: int | None = None,
     ) -> None:
         self.token = uuid.uuid4().hex
         environ = dict(env) if env is not None else dict(os.environ)
@@ -160,7 +161,7 @@ class Process:
             self.popen = subprocess.Popen(
                 list(argv),
                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
+                stdout=subprocess.PIPE if stdout is None else stdout,  # a pty's fd (contract.provoke)
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 env=environ,
@@ -482,7 +483,7 @@ def record_stream(
                 judge.thread.join(max(join_until - time.monotonic(), 0.0))
             else:
                 proc.reap_group()
-            _judge_end(report, out, timed_out, stream.exceeded, status, expect_exit, timeout, max_output_bytes,
+            judge_end(report, out, timed_out, stream.exceeded, status, expect_exit, timeout, max_output_bytes,
                        exited_itself)
             if timed_out or stream.exceeded:
                 report.notes.append("exit_status: how the emitter ended by itself" if exited_itself else
@@ -530,7 +531,7 @@ def _await_end(proc: Process, reader: threading.Thread, stream: LimitedStream, d
     return proc.wait(deadline - time.monotonic())
 
 
-def _judge_end(
+def judge_end(
     report: Report,
     out: Collector,
     timed_out: bool,
@@ -541,6 +542,7 @@ def _judge_end(
     max_output_bytes: int,
     exited_itself: bool = False,
 ) -> None:
+    """Judge how a live stream run ended (timeout, flood, exit status); public for contract.provoke."""
     # The run reached its end here (Ctrl-C does not come this way): these rules judged it.
     for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
         out.exercised(rule)
