@@ -19,6 +19,8 @@ import pytest
 
 from tests.project_copy import copy_project, git, run_in
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 SCHEMA = Path("schemas") / "stream-json.schema.json"
 # the parts of the suite the walk moves: pins, surface gate, goldens (coverage), and the plugin on the
 # new scenario plus one old one (the whole plugin run adds ~15 s per step and proves nothing more here)

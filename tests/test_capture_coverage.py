@@ -60,6 +60,7 @@ def test_cli_text_only_with_the_flag_and_json_always(capsys: pytest.CaptureFixtu
     assert reports[0]["coverage"]["shown"] < reports[1]["coverage"]["shown"]
 
 
+@pytest.mark.process
 def test_two_processes_give_the_same_coverage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(capture_coverage, "MAX_LINES", 40)
     lines = TOOL_CALLS.read_bytes().splitlines(keepends=True)

@@ -55,6 +55,7 @@ def test_the_example_job_installs_runs_and_keeps_the_report() -> None:
     assert order == sorted(order)
 
 
+@pytest.mark.process
 def test_the_example_pytest_command_runs(tmp_path: Path) -> None:
     """The job's command, with the bundled reference emitter as ./bin/milk, passes and writes JUnit."""
     run = next(str(s["run"]) for s in _steps() if "pytest" in str(s.get("run", "")))

@@ -26,6 +26,8 @@ from contract.driver import Step, command, plan_from
 from contract.harness import Process
 from contract.report import Report
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 HOSTS = Path(__file__).parent / "faulty_hosts"
 DEEP = settings().max_examples >= 100  # the ci profile
 SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 1.0

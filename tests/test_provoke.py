@@ -20,6 +20,8 @@ from contract.harness import Process
 from contract.provoke import ENVIRONMENTS, Environment
 from tests.test_host_fuzz import _group_members
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 EMITTERS = Path(__file__).parent / "faulty_emitters"
 SLACK = 3.0  # interpreter start-up on a loaded two-core machine
 

@@ -27,6 +27,8 @@ from contract import recording
 from contract.goldens import goldens_dir
 from tests.project_copy import ROOT, copy_project, git
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 EMITTERS = Path(__file__).resolve().parent / "emitters"
 ADD_FIELD = EMITTERS / "add_result_field.py"
 PY = sys.executable

@@ -104,6 +104,7 @@ def test_junit_shows_not_exercised_as_skipped_never_passed() -> None:
     assert suite.get("skipped") == str(sum(s == "not-exercised" for s in statuses.values()))
 
 
+@pytest.mark.process
 def test_a_live_run_exercises_the_run_rules() -> None:
     from contract.harness import default_command
 
@@ -115,6 +116,7 @@ def test_a_live_run_exercises_the_run_rules() -> None:
     assert statuses["run.no-response"] == "not-exercised"  # a subagent-stdio question only
 
 
+@pytest.mark.process
 def test_a_run_that_cannot_start_exercises_only_run_start() -> None:
     report = run_stream([str(Path(sys.executable).parent / "no-such-emitter")], wire="stream-json")
     statuses = _statuses(report)
@@ -130,6 +132,7 @@ def test_baseline_stale_is_exercised_only_with_a_baseline() -> None:
     assert _statuses(applied)["sj.seq"] == "passed"  # the check's own verdicts are kept
 
 
+@pytest.mark.process
 def test_parallel_checker_gives_the_same_requirements(tmp_path: Path) -> None:
     """jobs=2 forces the worker whatever the size (tests/test_parallel.py compares whole reports,
     requirements included, on every case, golden and large generated inputs)."""

@@ -19,6 +19,8 @@ from contract.reporters import render_text
 from contract.scenarios import emitter_argv, scenario_env
 from contract.session import ContractSession
 
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
 STREAM_SCENARIOS = [g for g in all_scenarios() if g.wire == "stream-json"]
 HOST_SCENARIO = next(g for g in all_scenarios() if g.wire == "subagent-stdio")
 
