@@ -11,7 +11,11 @@ submodules is.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "contract"
@@ -110,3 +114,15 @@ def test_no_private_name_is_imported_across_modules() -> None:
                 for target, names in _imports(name, path)
                 for n in names if n.startswith("_") and n != "__version__"]
     assert crossing == []
+
+
+@pytest.mark.process
+def test_the_plugin_loads_lazily() -> None:
+    """pytest imports the plugin at every start wherever milk-contract is installed: it must not
+    pull in the checker, the goldens or deepdiff until a scenario runs (docs/architecture.md)."""
+    code = ("import sys, contract.plugin; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('contract', 'deepdiff')))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    loaded = set(done.stdout.split())
+    assert "contract.plugin" in loaded  # the probe ran
+    assert loaded.isdisjoint({"contract.checker", "contract.goldens", "contract.scenarios", "deepdiff"}), loaded
