@@ -63,7 +63,8 @@ def check(
                                            max_line_bytes=max_line_bytes, source=source)
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
-    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes), out)
+    # line.ansi is stream-json's rule: a stream known to be subagent-stdio is not scanned for it.
+    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes, ansi=wire != "subagent-stdio"), out)
     with no_cycle_collection():
         try:
             records: Iterator[Record] = iter(guarded)

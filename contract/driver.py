@@ -345,7 +345,7 @@ def record(
             session.drain()
     transcript = b"".join(session.transcript)
     try:
-        run_rules(read_records(transcript, out, max_line_bytes), WIRE, out)
+        run_rules(read_records(transcript, out, max_line_bytes, ansi=False), WIRE, out)
     except Exception as exc:  # a judge fault is a finding, never a pass
         internal(report, "reader and rule machines", exc)
     for finding in session.findings:

@@ -416,7 +416,8 @@ class _Judge:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _records(self) -> Iterator[Record]:
-        for record in read_records(self.stream, self.out, self.max_line_bytes):  # type: ignore[arg-type]
+        for record in read_records(self.stream, self.out, self.max_line_bytes,  # type: ignore[arg-type]
+                                   ansi=self.wire != "subagent-stdio"):
             self.line = record.line
             yield record
 

@@ -298,7 +298,8 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
         if clean:
             yield number + size
         else:
-            yield _frame(block, number, out, max_line_bytes, parse_line)  # type: ignore[arg-type]
+            yield _frame(block, number, out, max_line_bytes, parse_line,  # type: ignore[arg-type]
+                         ansi=wire != "subagent-stdio")
         number += size
 
 
