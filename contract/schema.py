@@ -91,14 +91,17 @@ class Engine:
         self._open = jsonschema_rs.validator_for(open_type_schema(wire)) if wire in OPEN_TYPE_WIRES else None
         self._closed_is_valid = self._closed.is_valid
         self._known = known_types(wire)
-        # The hot path: a known type (nearly every line) costs one dict lookup more than before.
         self.is_valid_fast = self._closed_is_valid if self._open is None else self._is_valid_open_aware
 
     def _is_valid_open_aware(self, instance: Any) -> bool:
+        # The closed schema first: a line it accepts has a known type, so it is valid either way,
+        # and the hot path (nearly every line) costs one call as before. Only a rejected line of
+        # an unlisted type is judged again, without the top-level oneOf.
+        if self._closed_is_valid(instance):
+            return True
         kind = instance.get("type") if type(instance) is dict else None
-        if type(kind) is str and kind not in self._known and self._open is not None:
-            return bool(self._open.is_valid(instance))
-        return bool(self._closed_is_valid(instance))
+        return type(kind) is str and kind not in self._known and self._open is not None and bool(
+            self._open.is_valid(instance))
 
     def _fast_for(self, instance: Any) -> Any:
         return self._open if self._open is not None and unknown_type(self.wire, instance) else self._closed
