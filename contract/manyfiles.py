@@ -94,8 +94,8 @@ def check_path(path: str, options: Options, jobs: int | None = None, keep: int |
     with handle:
         report = check(handle, options.wire, strict=options.strict, ignore=options.ignore,
                        max_line_bytes=options.max_line_bytes, source=path, jobs=jobs)
-    if keep is not None and len(report.violations) > keep:
-        del report.violations[keep:]  # still counted in report.counts: shown as "not kept"
+    if keep is not None:
+        report.trim(keep)  # still counted in report.counts: shown as "not kept"
     return report
 
 

@@ -75,6 +75,27 @@ class Report:
     def dropped(self) -> int:
         return sum(self.counts.values()) - len(self.violations)
 
+    def trim(self, limit: int) -> None:
+        """Keep at most about ``limit`` findings in detail, by the collector's own policy.
+
+        For reports that are many to a run (``check`` over many files): the first ``limit``
+        findings, then past them each rule's first FIRST_PER_RULE and the vital rules' findings
+        (up to VITAL_PER_RULE each), so a run, framing or terminal finding late in a file is
+        never the one dropped. Counts stay exact.
+        """
+        if len(self.violations) <= limit:
+            return
+        kept: Counter[str] = Counter()
+        survivors = []
+        for index, violation in enumerate(self.violations):
+            rule = violation.rule
+            if (index < limit or kept[rule] < FIRST_PER_RULE
+                    or (kept[rule] < VITAL_PER_RULE and is_vital(rule))):
+                kept[rule] += 1
+                survivors.append(violation)
+        self.violations = survivors
+        self.kept = kept
+
     def kept_counts(self) -> Counter[str]:
         """Occurrences kept per rule (recounted when a report was built without a collector)."""
         if sum(self.kept.values()) != len(self.violations):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from contract import manyfiles
 from contract.cli import run
+from contract.report import FIRST_PER_RULE
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "goldens"
@@ -146,12 +148,16 @@ def test_many_files_keep_a_bounded_number_of_findings_and_say_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(manyfiles, "MANY_KEPT_PER_FILE", 3)
-    (tmp_path / "bad.jsonl").write_text("{}\n" * 10)
+    (tmp_path / "bad.jsonl").write_text("{}\n" * 40)
     (tmp_path / "ok.jsonl").write_text(CONFORMANT.read_text())
     assert run(["check", "--format", "json", str(tmp_path)]) == 1
     bad = json.loads(capsys.readouterr().out)["reports"][0]
-    assert len(bad["violations"]) == 3
-    assert bad["dropped"] == sum(bad["counts"].values()) - 3 > 0
+    kept = Counter(v["rule"] for v in bad["violations"])
+    assert bad["dropped"] == sum(bad["counts"].values()) - len(bad["violations"]) > 0
+    # past the cap: each rule's first few, and the terminal finding at the end of the file
+    assert kept["sj.schema"] == FIRST_PER_RULE < bad["counts"]["sj.schema"]
+    assert kept["sj.result-last"] == 1
+    assert bad["kept"] == dict(sorted(kept.items()))
 
 
 def test_stdin_alone_still_works(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
