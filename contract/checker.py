@@ -63,8 +63,9 @@ def check(
                                            max_line_bytes=max_line_bytes, source=source)
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
-    # line.ansi is stream-json's rule: a stream known to be subagent-stdio is not scanned for it.
-    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes, ansi=wire != "subagent-stdio"), out)
+    # line.ansi is stream-json's rule: every line of a known stream-json stream, no line of a
+    # known subagent-stdio one, and by each line's type while the wire is chosen (auto).
+    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes, ansi=ansi_for(wire)), out)
     with no_cycle_collection():
         try:
             records: Iterator[Record] = iter(guarded)
@@ -75,6 +76,11 @@ def check(
             failsafe.internal(out, guarded.last or None, "the checker", exc,
                               "the check stopped there, so the stream cannot be declared conformant")
     return report
+
+
+def ansi_for(wire: str) -> bool | None:
+    """The reader's ``ansi`` setting for ``wire`` (see ``contract.reader.read_records``)."""
+    return None if wire == AUTO else wire == "stream-json"
 
 
 def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:

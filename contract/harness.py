@@ -417,7 +417,7 @@ class _Judge:
 
     def _records(self) -> Iterator[Record]:
         for record in read_records(self.stream, self.out, self.max_line_bytes,  # type: ignore[arg-type]
-                                   ansi=self.wire != "subagent-stdio"):
+                                   ansi=None if self.wire == "auto" else self.wire == "stream-json"):
             self.line = record.line
             yield record
 

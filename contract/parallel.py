@@ -299,7 +299,7 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
             yield number + size
         else:
             yield _frame(block, number, out, max_line_bytes, parse_line,  # type: ignore[arg-type]
-                         ansi=wire != "subagent-stdio")
+                         ansi=wire == "stream-json")
         number += size
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
-from contract.jsonline import Fault, escape, parse
+from contract.jsonline import Fault, escape, parse, subagent_shaped
 from contract.report import Collector
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -69,7 +69,7 @@ def read_records(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     parse_line: Parser | None = None,
     escapes: bool = True,
-    ansi: bool = True,
+    ansi: bool | None = None,
 ) -> Iterator[Record]:
     """Yield one record per non-blank line, reporting framing faults as it goes.
 
@@ -77,10 +77,11 @@ def read_records(
     reports as it goes (the checker) reports line by line, whatever the block size.
     ``parse_line(body, number)`` replaces the strict parse; it must return the same value (the
     parallel checker's main process uses one that reuses its worker's verdicts). ``escapes``
-    False skips the decoded-ESC check (that process reports no ``line.*`` finding). ``ansi``
-    False (a stream known to be subagent-stdio) reports no ``line.ansi`` at all: the rule is
-    stream-json's. With it True and the wire not yet known, a line of a subagent-stdio type is
-    exempt by its type (``is_subagent_line``).
+    False skips the decoded-ESC check (that process reports no ``line.*`` finding).
+    ``ansi`` says whether ``line.ansi`` applies (it is stream-json's rule): True on a stream
+    known to be stream-json (every line, whatever its type), False on one known to be
+    subagent-stdio, None while the wire is not known: then a line of a subagent-stdio type is
+    exempt by its type (``is_subagent_line``, ``contract.jsonline.subagent_shaped``).
     """
     stream = as_stream(source)
     blocks = _blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
@@ -113,7 +114,7 @@ class _Lines(NamedTuple):
 
 
 def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
-           parse_line: Parser | None, escapes: bool = True, ansi: bool = True) -> Iterator[Record]:
+           parse_line: Parser | None, escapes: bool = True, ansi: bool | None = None) -> Iterator[Record]:
     """Judge the framing of one block's lines and parse them, one record at a time."""
     emit = out.emit
     if block.overlong:
@@ -143,7 +144,7 @@ def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
                      f"expected LF as the only line terminator, found a bare CR at byte {at}")
         value, faults = parse(body) if parse_line is None else parse_line(body, number)
         for fault in faults:
-            if ansi or fault.rule != "line.ansi":
+            if fault.rule != "line.ansi" or ansi or (ansi is None and not subagent_shaped(body)):
                 emit(fault.rule, number, fault.pointer, fault.message, fault.hint)
         if value is None:
             if faults and faults[0].rule == "line.blank":
@@ -163,8 +164,8 @@ def _frame(block: _Lines, number: int, out: Collector, max_line_bytes: int,
             # content rule. It still takes its place in the run (a record without an object).
             yield Record(number, raw, None)
             continue
-        if (block.may_esc and escapes and ansi and b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)
-                and not is_subagent_line(value)):
+        if (block.may_esc and escapes and ansi is not False and b"\\u001" in body
+                and (b"\\u001b" in body or b"\\u001B" in body) and (ansi or not is_subagent_line(value))):
             _decoded_escapes(value, number, out)
         yield Record(number, raw, value)
 

@@ -336,6 +336,12 @@ def main() -> None:
                 at=[(2, "/message/content/0/input/\x1b[1mpath")],
             ),
             case(
+                "on a stream-json stream, a line of a subagent-stdio type is no exception",
+                True,
+                raw_text=first + '\n{"type":"response","id":"\\u001b[1m"}\n' + rest,
+                at=[(2, "/id")],
+            ),
+            case(
                 "the letters u001b in tool input are plain text",
                 False,
                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"u001b[31m.txt"}'),
