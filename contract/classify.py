@@ -45,7 +45,13 @@ BREAKING_CODES: tuple[str, ...] = (
     "field-no-longer-seen",
     "field-removed",
     "field-renamed",
+    "framing-rule-added",
+    "framing-rule-edited",
+    "framing-rule-removed",
+    "framing-rule-tightened",
+    "framing-rule-weakened",
     "kind-no-longer-seen",
+    "known-value-removed",
     "line-kind-removed",
     "object-changed",
     "object-closed",
@@ -56,6 +62,12 @@ BREAKING_CODES: tuple[str, ...] = (
     "pattern-removed",
     "required-field-added",
     "required-made-optional",
+    "rule-sentence-edited",
+    "rule-words-added",
+    "rule-words-edited",
+    "rule-words-removed",
+    "rule-words-tightened",
+    "rule-words-weakened",
     "structure-changed",
     "type-changed",
     "type-narrowed",
@@ -178,10 +190,10 @@ def _open_set(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iter
     for value in sorted(after - before):
         yield _additive(path, "open-set-value-added",
                         f"open-set value {value!r} documented (consumers ignore unknown values)")
-    for value in sorted(before - after):
-        yield _additive(path, "open-set-value-dropped",
-                        f"open-set value {value!r} no longer documented (still valid: the set is "
-                        "open)")
+    for value in sorted(before - after):  # see POLICY["open-sets"] in contract/surface.py
+        yield _breaking(path, "known-value-removed",
+                        f"known value {value!r} no longer documented: its documented meaning is "
+                        "withdrawn (consumers must ignore only values they don't recognize)", "consumers")
 
 
 def _bounds(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
@@ -434,6 +446,9 @@ def classify(old: Any, new: Any) -> list[Change]:
     ]
     if "corpus" in before and "corpus" in after:
         sections.append(("corpus", _corpus_changes))
+    from contract.framing import changes as rule_changes  # the words rules stand on (contract/framing.py)
+
+    sections.append(("rules", rule_changes))
     changes: list[Change] = []
     covered: set[Region] = set()
     for name, compare in sections:

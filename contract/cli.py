@@ -79,6 +79,8 @@ def _build_parser() -> argparse.ArgumentParser:
     record.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS")
     record.add_argument("--dry-run", action="store_true", help="report the changes, rewrite nothing")
     record.add_argument("--format", choices=("text", "json"), default="text")
+    record.add_argument("--goldens", metavar="DIR", default=None,
+                        help="the goldens folder to write (default: the checkout's goldens/)")
     record.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                         help="the emitter (a milk build); without one, the bundled reference emitters")
 
@@ -90,6 +92,15 @@ def _build_parser() -> argparse.ArgumentParser:
     surface = verbs.add_parser("surface", help="print a wire's surface (fields, types, bounds, values)")
     surface_cli.add_surface_arguments(surface)
     surface.set_defaults(handler=surface_cli.main_surface)
+
+    from contract import evolve  # wire evolution: a new schema, a new scenario (contract/evolve.py)
+
+    evolve_verb = verbs.add_parser("evolve", help="take a new schema for a wire in: classify, gate, pin, snapshot")
+    evolve.add_evolve_arguments(evolve_verb)
+    evolve_verb.set_defaults(handler=evolve.main_evolve)
+    scenario = verbs.add_parser("scenario", help="add a golden scenario (transcript + meta) and update the snapshot")
+    evolve.add_scenario_arguments(scenario)
+    scenario.set_defaults(handler=evolve.main_scenario)
     return parser
 
 
@@ -243,28 +254,42 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed."""
-    from contract.goldens import all_scenarios, compare
+    """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed.
+
+    Where it writes, and why an unchanged golden is not touched: contract/recording.py.
+    """
+    from contract import recording
+    from contract.goldens import compare
     from contract.harness import Interrupted
-    from contract.scenarios import ScenarioRun, emitter_argv, rerecord, run_scenario
+    from contract.scenarios import ScenarioRun, emitter_argv, rerecord_run, run_scenario
 
     command = _command(args.command)
-    goldens = [g for g in all_scenarios()
+    try:
+        folder = recording.target(args.goldens)
+    except recording.RecordingError as exc:
+        raise UsageError(str(exc)) from None
+    goldens = [g for g in recording.all_in(folder)
                if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
     unknown = set(args.scenario) - {g.name for g in goldens}
     if unknown:
         raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
-    results, failed, stopped = [], False, False
+    results: list[Any] = []
+    failed = stopped = False
     for golden in goldens:
         try:
             run_ = run_scenario(golden, command or None, timeout=args.timeout)
         except Interrupted as exc:  # Ctrl-C: report what was seen, keep this golden, start no other
             run_ = ScenarioRun(golden, tuple(emitter_argv(command or None, golden)), exc.report,
                                exc.transcript, compare(golden.data(), exc.transcript, golden.wire))
-        # a golden is rewritten only from a complete, conformant run (rerecord checks both)
-        comparison = run_.comparison if args.dry_run else rerecord(run_, command or None)
+        harness = recording.harness_failure(run_.report)
+        if harness is not None:  # the emitter never really ran: a harness error, not a diff
+            sys.stdout.write(_record_report(results, args.format, args.dry_run))
+            raise UsageError(f"{golden.wire}/{golden.name}: {harness}; golden kept, no further scenario run")
+        # a golden is rewritten only from a complete, conformant run (rerecord_run checks both)
+        recorded = None if args.dry_run else rerecord_run(run_, command or None)
+        comparison = run_.comparison if args.dry_run else (recorded.comparison if recorded else None)
         failed |= comparison is None or bool(comparison.breaking)
-        results.append((golden, run_, comparison))
+        results.append((golden, run_, comparison, recorded is not None and recorded.written))
         if "run.interrupted" in run_.report.counts:  # Ctrl-C: no further scenario starts
             stopped = True
             break
@@ -278,18 +303,20 @@ def _record_report(results: list[Any], fmt: str, dry_run: bool) -> str:
     if fmt == "json":
         return json.dumps([
             {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant,
-             "rewritten": c is not None and not dry_run, "changes": c.to_json() if c is not None else None,
+             "rewritten": written, "changes": c.to_json() if c is not None else None,
              "findings": [v.to_json() for v in r.report.failing()]}
-            for g, r, c in results], ensure_ascii=False, indent=2) + "\n"
+            for g, r, c, written in results], ensure_ascii=False, indent=2) + "\n"
+    if not results:
+        return ""
     lines = []
-    for golden, run_, comparison in results:
+    for golden, run_, comparison, written in results:
         label = f"{golden.wire}/{golden.name}"
         if comparison is None:
             lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
             continue
-        verb = "would change" if dry_run else "re-recorded"
+        verb = "would change" if dry_run else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
-    breaking = sum(1 for _, _, c in results if c is None or c.breaking)
+    breaking = sum(1 for _, _, c, _ in results if c is None or c.breaking)
     lines.append(f"{len(results)} scenarios, {breaking} with breaking changes or findings"
                  + ("" if dry_run else "; review with git diff goldens/, and name accepted breaks with their ADR"))
     return "\n".join(lines) + "\n"

@@ -12,6 +12,11 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent
 
 
+def installed_copy() -> bool:
+    """True for an installed, non-editable copy (its data is inside site-packages, not a checkout)."""
+    return (_PACKAGE / "_data").is_dir()
+
+
 def data_dir(name: str) -> Path:
     """The folder ``schemas`` or ``goldens``, installed copy first."""
     installed = _PACKAGE / "_data" / name

@@ -9,15 +9,15 @@ normalized output with the golden. The pytest plugin and ``milk-contract record`
 
 from __future__ import annotations
 
-import datetime
 import os
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contract.driver import record as converse
-from contract.goldens import Comparison, Golden, compare, emitter_version, rewrite
+from contract.goldens import Comparison, Golden, compare
 from contract.harness import default_command, record_stream
+from contract.recording import Recorded, project_root, record
 from contract.report import Report
 
 ENV_SCENARIO = "MILK_CONTRACT_SCENARIO"
@@ -40,13 +40,17 @@ class ScenarioRun:
     def explain(self) -> str:
         """What a failing scenario says: the findings, then each difference with line and path."""
         lines = [f"{self.golden.wire}/{self.golden.name} through {shlex.join(self.argv)}"]
-        lines.extend(
-            f"  line {v.line}: {v.rule} at {v.pointer or '-'}: {v.message}" for v in self.report.failing()[:20]
-        )
+        lines.extend(f"  {_where(v.line, v.pointer)}{v.rule}: {v.message}" for v in self.report.failing()[:20])
         lines.extend(f"  {difference}" for difference in self.comparison.differences[:40])
         if self.report.stderr.strip():
             lines.append("  emitter stderr: " + self.report.stderr.strip().splitlines()[-1][:200])
         return "\n".join(lines)
+
+
+def _where(line: int | None, pointer: str | None) -> str:
+    """``line 3 /message/id: `` (only what is known: a run-level finding has neither)."""
+    parts = ([f"line {line}"] if line is not None else []) + ([pointer] if pointer else [])
+    return " ".join(parts) + ": " if parts else ""
 
 
 def emitter_argv(emitter: Sequence[str] | None, golden: Golden) -> list[str]:
@@ -98,10 +102,17 @@ def complete(report: Report) -> bool:
 
 
 def rerecord(run: ScenarioRun, emitter: Sequence[str] | None) -> Comparison | None:
-    """Rewrite the golden from a complete, conformant run; None (golden kept) otherwise."""
+    """Re-record the golden from a complete, conformant run; None (golden kept) otherwise.
+
+    Written through :mod:`contract.recording`: an unchanged golden is left untouched, a changed
+    one keeps the stored bytes of whatever did not really change.
+    """
+    recorded = rerecord_run(run, emitter)
+    return None if recorded is None else recorded.comparison
+
+
+def rerecord_run(run: ScenarioRun, emitter: Sequence[str] | None) -> Recorded | None:
+    """As :func:`rerecord`, saying also whether anything was written."""
     if not run.report.conformant or not complete(run.report) or not run.output:
         return None
-    name = shlex.join(emitter) if emitter else "bundled reference emitter"
-    version = emitter_version(run.output, run.golden.wire) or "unknown"
-    today = datetime.date.today().isoformat()
-    return rewrite(run.golden, run.output, name, version, today)
+    return record(run.golden, run.output, emitter, project_root(run.golden.path.parent.parent))

@@ -10,10 +10,38 @@ and the summary is written by the controller.
 from __future__ import annotations
 
 import shlex
+import shutil
 from dataclasses import dataclass, field
 
+from contract import textsafe
 from contract.goldens import Golden
 from contract.scenarios import ScenarioRun, rerecord, run_scenario
+
+
+def startup_problem(emitter: str | None, record: bool) -> str | None:
+    """Why a plugin run cannot start, in one line (None when it can).
+
+    An emitter command that is empty, unparsable or names no executable would fail every golden
+    scenario the same way; recording from an installed copy would write into site-packages.
+    """
+    if record:
+        from contract.resources import installed_copy
+
+        if installed_copy():
+            return ("--contract-record: this is an installed copy of milk-contract, whose goldens are inside "
+                    "site-packages; re-record from a checkout with `milk-contract record` (see README)")
+    if emitter is None:
+        return None
+    try:
+        argv = shlex.split(emitter)
+    except ValueError as exc:
+        return f"--contract-emitter: cannot parse {textsafe.text(emitter)!r} ({exc})"
+    if not argv:
+        return "--contract-emitter: empty command"
+    if shutil.which(argv[0]) is None:
+        return (f"--contract-emitter: cannot start {textsafe.text(argv[0])!r}: not found on PATH or not an "
+                "executable file")
+    return None
 
 
 @dataclass(frozen=True)

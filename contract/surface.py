@@ -57,8 +57,17 @@ POLICY: dict[str, str] = {
     ),
     "open-sets": (
         "Values a description documents as an open set (\"open set\", \"known: ...\") are recorded "
-        "as open_set: adding or dropping one is additive, since consumers must tolerate unknown "
-        "values. Closed enum values and consts are breaking in either direction."
+        "as open_set (and, for the top-level description, under rules.known_values). Adding one is "
+        "additive: consumers must ignore values they don't recognize. Removing one is breaking for "
+        "consumers: that sentence protects a consumer from values it never heard of, not from losing "
+        "the documented meaning of one it relies on (rules read it, e.g. refused reports is_error "
+        "false). Closed enum values and consts are breaking in either direction."
+    ),
+    "rules": (
+        "The words rules stand on are surface items (rules: framing clauses, each catalog rule's "
+        "quoted words with the sentence they stand in, known values). Removing or weakening a rule "
+        "breaks consumers, adding or tightening one breaks emitters, and any other edit to a "
+        "sentence a rule quotes is breaking until an ADR accepts it; the change names the rule."
     ),
 }
 
@@ -351,8 +360,11 @@ def _observe(value: Any, path: str, fields: Mapping[str, Mapping[str, Any]],
 def surface_of(schema: Mapping[str, Any], wire: str | None = None,
                goldens: Path | None = None, with_corpus: bool = True) -> dict[str, Any]:
     """The surface of ``schema`` (and, given a wire, of its golden corpus)."""
+    from contract.framing import rules_surface  # imported here: framing classifies with contract.classify
+
     part = schema_surface(schema)
-    out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": dict(POLICY), "schema": part}
+    out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": dict(POLICY), "schema": part,
+                           "rules": rules_surface(schema)}
     if wire is not None and with_corpus:
         out["corpus"] = corpus_surface(wire, part, goldens)
     return out

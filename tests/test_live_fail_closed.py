@@ -246,6 +246,8 @@ def test_ctrl_c_in_a_library_conversation_raises_interrupted(marker: str) -> Non
 # -- record -------------------------------------------------------------------------------------
 
 
+# re-recording writes only a real change (contract/recording.py): this emitter makes one
+ADD_FIELD = Path(__file__).resolve().parent / "emitters" / "add_result_field.py"
 RECORD_SHIM = ("import pathlib, sys; import contract.goldens as g; folder = pathlib.Path(sys.argv.pop(1)); "
                "g.goldens_dir = lambda: folder; from contract.cli import main; main()")
 
@@ -274,7 +276,9 @@ def test_record_keeps_the_golden_when_the_judge_raises(tmp_goldens: Path, monkey
 
 def test_record_near_miss_rewrites_from_a_conformant_run(tmp_goldens: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    code = cli.run(["record", "--wire", "stream-json", "--scenario", "hello", "--timeout", "20"])
+    # an emitter with a real (additive) change: an unchanged run leaves the golden untouched
+    code = cli.run(["record", "--wire", "stream-json", "--scenario", "hello", "--timeout", "20", "--",
+                    PY, str(ADD_FIELD)])
     assert code == 0, capsys.readouterr().out
     meta = json.loads((tmp_goldens / "stream-json" / "hello.meta.json").read_text())
     assert "recorded" in meta["provenance"]
@@ -288,7 +292,8 @@ def test_an_interrupted_rewrite_leaves_every_file_whole(tmp_goldens: Path, monke
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", interrupted)
-    code = cli.run(["record", "--wire", "stream-json", "--scenario", "hello", "--timeout", "20"])
+    code = cli.run(["record", "--wire", "stream-json", "--scenario", "hello", "--timeout", "20", "--",
+                    PY, str(ADD_FIELD)])
     assert code == 130
     assert _snapshot(tmp_goldens) == before  # no half-written golden and no temporary file
 

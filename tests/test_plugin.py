@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EMITTERS = Path(__file__).parent / "emitters"
 
 
@@ -47,3 +49,29 @@ def test_emitter_from_the_environment(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "/duration_ms" in done.stdout
+
+
+def test_an_emitter_that_cannot_start_is_one_usage_error(tmp_path: Path) -> None:
+    """Fail fast: exit 4 with one line at session start, not one failure per golden scenario."""
+    done = run_suite(tmp_path, "--contract-emitter", "./no-such-milk --flag")
+    assert done.returncode == 4, done.stdout + done.stderr
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert lines == ["ERROR: --contract-emitter: cannot start './no-such-milk': not found on PATH or not an "
+                     "executable file"]
+
+
+@pytest.mark.parametrize("emitter", ['"unclosed', ""])
+def test_an_unparsable_or_empty_emitter_is_one_usage_error(emitter: str, tmp_path: Path) -> None:
+    done = run_suite(tmp_path, "--contract-emitter", emitter)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "ERROR: --contract-emitter:" in done.stdout + done.stderr
+    assert "failed" not in done.stdout
+
+
+def test_failure_shows_the_finding_and_the_line_not_reprs(tmp_path: Path) -> None:
+    emitter = shlex.join([sys.executable, str(EMITTERS / "drop_result_field.py"), "num_turns"])
+    done = run_suite(tmp_path, "-k", "stream-json and hello", "--contract-emitter", emitter)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "line 3 /num_turns: breaking removed" in done.stdout
+    for noise in ("Report(", "ScenarioRun(", "Comparison(", "Difference(", "line None", " at -"):
+        assert noise not in done.stdout

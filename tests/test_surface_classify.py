@@ -171,7 +171,7 @@ def test_entry_values_compare_by_json_type() -> None:
 def test_policy_is_stated_in_every_surface() -> None:
     surface = surface_for("stream-json")
     assert set(surface["policy"]) == {"additional-properties", "line-kinds", "unreferenced-defs",
-                                      "open-sets"}
+                                      "open-sets", "rules"}
     assert surface["schema"]["unreferenced_defs"] == {
         "event": "unreferenced; mirrors the top-level properties and required"}
     children = surface_for("subagent-stdio")["schema"]["fields"]["event.snapshot.runs[].children[]"]

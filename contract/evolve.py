@@ -1,0 +1,330 @@
+"""Wire evolution in one step: take a new schema for a wire in, or add a golden scenario.
+
+``milk-contract evolve --wire W NEW_SCHEMA [--adr ADR-NNNN] [--dry-run]`` classifies NEW_SCHEMA
+against the checkout's current schema (exactly as ``milk-contract diff`` does, the rules section
+included), refuses a breaking change that ``accepted-breaks.json`` does not name with an ADR
+(printing the entries to add), and otherwise, in one step: copies NEW_SCHEMA's bytes to
+``schemas/W.schema.json``, writes its sha256 to the pin file ``schemas/pins.json`` (which the
+pinning test reads, and which also proves the bundled schemas equal their pins), and updates
+the wire's surface snapshot through the surface gate (``pytest --snapshot-update`` on
+``contract/tests/test_surface.py``, so the snapshot is written exactly as the gate writes it).
+
+``milk-contract scenario --wire W --name NAME --description TEXT [--like SCENARIO] [--arg=ARG …]
+[--exit-status N]
+(--transcript FILE | -- CMD ARG…)`` adds a golden scenario: its meta (checked against
+``schemas/golden-meta.schema.json``) and its transcript, either authored (FILE, which must be
+conformant) or recorded from a complete, conformant stream-json run of CMD. The surface
+snapshot then takes the new corpus in the same way.
+
+Both work on a checkout (found as ``record`` finds one, contract/recording.py) or ``--root DIR``;
+an installed copy without one is a usage error. Both write nothing when they refuse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from contract import textsafe
+from contract.classify import BREAKING, Change, classify
+from contract.gate import ACCEPTED_NAME, AcceptedBreaksError, load_accepted
+from contract.resources import installed_copy
+from contract.surface import WIRES, as_surface
+
+PINS = "pins.json"
+SNAPSHOT_TEST = Path("contract") / "tests" / "test_surface.py"
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+
+
+class EvolveError(Exception):
+    """Misuse or an unusable input: one line, exit 2."""
+
+
+# -- the pin file --------------------------------------------------------------------------------
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_pins(schemas: Path) -> dict[str, Any]:
+    """The pin file: ``{"sha256": {wire: digest}, "evolved": {wire: null or {"adr", "date"}}}``."""
+    with open(schemas / PINS, encoding="utf-8") as handle:
+        pins: dict[str, Any] = json.load(handle)
+    return pins
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Replace ``path`` atomically (a crash leaves the old or the new file, never a cut one)."""
+    temporary = path.with_name(f".{path.name}.partial")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def write_pins(schemas: Path, pins: dict[str, Any]) -> None:
+    _write(schemas / PINS, (json.dumps(pins, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+# -- where ---------------------------------------------------------------------------------------
+
+
+def project_root(root: str | None) -> Path:
+    """The checkout to evolve: ``--root``, the package's own checkout, or the one around the cwd."""
+    from contract.recording import source_tree
+
+    if root is not None:
+        folder = Path(root)
+    elif not installed_copy():
+        folder = Path(__file__).resolve().parent.parent
+    else:
+        found = source_tree()
+        if found is None:
+            raise EvolveError("this is an installed copy of milk-contract and the working directory is not inside "
+                              "a checkout: run from a clone of the repository, or pass --root DIR")
+        folder = found
+    for needed in ("schemas", "goldens", SNAPSHOT_TEST):
+        if not (folder / needed).exists():
+            raise EvolveError(f"--root: {textsafe.text(str(folder))} is not a milk-contract checkout "
+                              f"(no {needed})")
+    return folder
+
+
+# -- evolve --------------------------------------------------------------------------------------
+
+
+def _load_schema(path: Path) -> tuple[bytes, dict[str, Any]]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EvolveError(f"cannot read {textsafe.text(str(path))}: {exc.strerror or exc}") from None
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise EvolveError(f"{textsafe.text(str(path))} is not valid JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise EvolveError(f"{textsafe.text(str(path))} is not a JSON Schema (not an object)")
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(document)
+    except SchemaError as exc:
+        raise EvolveError(f"{textsafe.text(str(path))} is not a valid JSON Schema: {exc.message}") from None
+    return data, document
+
+
+def _refusal(wire: str, refused: list[Change], adr: str | None) -> str:
+    lines = [f"BREAKING change to the {wire} wire, not accepted by any ADR ({len(refused)}); nothing was written."]
+    lines += [f"  ! {textsafe.text(c.path)}: {textsafe.text(c.reason)} [{c.code}; breaks {c.breaks}]"
+              for c in refused]
+    entries = [{"wire": wire, "path": c.path, "code": c.code, "adr": adr or "ADR-NNNN"} for c in refused]
+    lines.append(f"If a superseding ADR decided this, add these entries to {ACCEPTED_NAME} (\"accepted\") and "
+                 "run evolve again:")
+    lines += [f"  {json.dumps(e, ensure_ascii=False)}," for e in entries]
+    return "\n".join(lines) + "\n"
+
+
+def refresh_snapshot(root: Path, wire: str) -> tuple[bool, str]:
+    """Update the wire's surface snapshot through the gate; (ok, what pytest said when not)."""
+    command = [sys.executable, "-m", "pytest", str(SNAPSHOT_TEST), "-q", "-p", "no:cacheprovider",
+               "-k", wire, "-o", "addopts="]
+    env = {**os.environ, "MILK_CONTRACT_SURFACE_ROOT": str(root), "PYTHONPATH": str(root)}
+    env.pop("MILK_CONTRACT_EMITTER", None)
+    # one run: under --snapshot-update the gate test still fails on a refused change, so exit 0
+    # means the gate accepted the move and the snapshot now holds it
+    done = subprocess.run([*command, "--snapshot-update"], cwd=root, env=env, capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        return False, "\n".join((done.stdout + done.stderr).strip().splitlines()[-12:])
+    return True, ""
+
+
+def cmd_evolve(args: argparse.Namespace) -> int:
+    root = project_root(args.root)
+    wire: str = args.wire
+    current_path = root / "schemas" / f"{wire}.schema.json"
+    new_data, new_schema = _load_schema(Path(args.schema))
+    _, current = _load_schema(current_path)
+    changes = classify(as_surface(current), as_surface(new_schema))
+    try:
+        accepted = [e for e in load_accepted(root / ACCEPTED_NAME) if e.wire == wire]
+    except AcceptedBreaksError as exc:
+        raise EvolveError(str(exc)) from None
+    breaking = [c for c in changes if c.kind == BREAKING]
+    refused = [c for c in breaking if not any(e.matches(wire, c) for e in accepted)]
+    out = sys.stdout
+    for change in changes:
+        mark = "accepted" if change in breaking and change not in refused else change.kind
+        out.write(f"{mark:<9} {textsafe.text(change.path)}: {textsafe.text(change.reason)} [{change.code}]\n")
+    if refused:
+        out.write(_refusal(wire, refused, args.adr))
+        return EXIT_REFUSED
+    if not changes and new_data == current_path.read_bytes():
+        out.write(f"{wire}: the schema is already this one; nothing to do\n")
+        return EXIT_OK
+    if args.dry_run:
+        out.write(f"{wire}: would take the new schema in ({len(changes)} change(s)); nothing written (--dry-run)\n")
+        return EXIT_OK
+    schemas = root / "schemas"
+    pins = read_pins(schemas)
+    _write(current_path, new_data)
+    pins.setdefault("sha256", {})[wire] = hashlib.sha256(new_data).hexdigest()
+    pins.setdefault("evolved", {})[wire] = {"adr": args.adr, "date": datetime.date.today().isoformat()}
+    write_pins(schemas, pins)
+    ok, said = refresh_snapshot(root, wire)
+    if not ok:
+        out.write(said + "\n")
+        raise EvolveError(f"{wire}: schema and pin written, but the surface snapshot did not update (see above); "
+                          "fix the cause and run `pytest contract/tests/test_surface.py --snapshot-update`")
+    out.write(f"{wire}: schema taken in: schemas/{wire}.schema.json, schemas/{PINS} (sha256 "
+              f"{pins['sha256'][wire][:12]}…) and the surface snapshot updated"
+              + (f" for {args.adr}" if args.adr else "") + "\n")
+    out.write("next: add or re-record a scenario that shows the change (milk-contract scenario / record), then "
+              "run the suite\n")
+    return EXIT_OK
+
+
+# -- scenario ------------------------------------------------------------------------------------
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    from contract.checker import check
+    from contract.goldens import META, TRANSCRIPT, meta_errors
+    from contract.scenarios import complete
+
+    root = project_root(args.root)
+    wire: str = args.wire
+    name: str = args.name
+    if not name or any(ch in name for ch in "/\\\r\n\0") or name.startswith("."):
+        raise EvolveError(f"scenario name {textsafe.text(name)!r}: a plain file name is needed")
+    folder = root / "goldens" / wire
+    transcript, meta_path = folder / (name + TRANSCRIPT), folder / (name + META)
+    if transcript.exists() or meta_path.exists():
+        raise EvolveError(f"{wire}/{textsafe.text(name)} exists already (re-record it with milk-contract record)")
+    command = list(args.command[1:] if args.command[:1] == ["--"] else args.command)
+    if bool(command) == bool(args.transcript):
+        raise EvolveError("give either --transcript FILE or -- CMD ARG… (the emitter to record from)")
+    if wire == "subagent-stdio":
+        stdin: Any = {"from": "transcript"}
+        if command:
+            raise EvolveError("a subagent-stdio scenario is authored (--transcript): its commands come from it")
+    else:
+        stdin = None
+    today = datetime.date.today().isoformat()
+    reproduce: dict[str, Any] = {"argv": list(args.arg), "env": {}, "stdin": stdin, "exit_status": args.exit_status}
+    if args.like:  # the reproduction of an existing scenario (its arguments, env, stdin, exit status)
+        like = folder / (args.like + META)
+        try:
+            reproduce = json.loads(like.read_text(encoding="utf-8"))["reproduce"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise EvolveError(f"--like: no readable scenario {wire}/{textsafe.text(args.like)}") from None
+        if args.arg:
+            reproduce["argv"] = list(args.arg)
+    meta: dict[str, Any] = {"description": args.description, "reproduce": reproduce}
+    if args.transcript:
+        try:
+            data = Path(args.transcript).read_bytes()
+        except OSError as exc:
+            raise EvolveError(f"cannot read {textsafe.text(args.transcript)}: {exc.strerror or exc}") from None
+        meta["provenance"] = {"authored": f"to the schema, {today}"}
+    else:
+        from contract.harness import record_stream
+        from contract.recording import emitter_label, harness_failure
+        from contract.scenarios import ENV_GOLDEN, ENV_SCENARIO
+
+        env = {**os.environ, ENV_SCENARIO: name, ENV_GOLDEN: str(transcript.resolve())}
+        env.update(reproduce.get("env") or {})
+        report, data = record_stream([*command, *reproduce["argv"]], wire=wire, timeout=args.timeout, env=env,
+                                     expect_exit=reproduce["exit_status"], keep=True)
+        failure = harness_failure(report)
+        if failure is not None:
+            raise EvolveError(f"{wire}/{name}: {failure}; nothing written")
+        if not (report.conformant and complete(report)):
+            sys.stdout.write("".join(f"  {v.rule}: {v.message}\n" for v in report.failing()[:20]))
+            raise EvolveError(f"{wire}/{name}: the run is not conformant; nothing written")
+        from contract.goldens import emitter_version
+
+        meta["provenance"] = {"recorded": {"emitter": emitter_label(command, root),
+                                           "version": emitter_version(data, wire) or "unknown", "date": today}}
+    errors = meta_errors(meta)
+    if errors:
+        raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))
+    report = check(data, wire, strict=True)
+    if not report.conformant or not data:
+        sys.stdout.write("".join(f"  line {v.line}: {v.rule}: {textsafe.text(v.message)}\n"
+                                 for v in report.failing()[:20]))
+        sys.stdout.write(f"{wire}/{name}: the transcript is not conformant (strict); nothing written\n")
+        return EXIT_REFUSED
+    folder.mkdir(parents=True, exist_ok=True)
+    _write(transcript, data)
+    _write(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    ok, said = refresh_snapshot(root, wire)
+    if not ok:
+        sys.stdout.write(said + "\n")
+        raise EvolveError(f"{wire}/{name}: golden written, but the surface snapshot did not update (see above)")
+    sys.stdout.write(f"{wire}/{name}: golden and meta written to goldens/{wire}/, surface snapshot updated\n")
+    return EXIT_OK
+
+
+# -- arguments -----------------------------------------------------------------------------------
+
+
+def add_evolve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wire", choices=WIRES, required=True)
+    parser.add_argument("schema", metavar="NEW_SCHEMA", help="the new schema (e.g. from the ADR)")
+    parser.add_argument("--adr", default=None, metavar="ADR-NNNN", type=_adr,
+                        help="the ADR this change implements (recorded in schemas/pins.json)")
+    parser.add_argument("--dry-run", action="store_true", help="classify and say what would happen; write nothing")
+    parser.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
+
+
+def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wire", choices=WIRES, required=True)
+    parser.add_argument("--name", required=True, metavar="NAME", help="the scenario's name (goldens/<wire>/NAME.jsonl)")
+    parser.add_argument("--description", required=True, help="what the scenario covers, for reviewers")
+    parser.add_argument("--like", default=None, metavar="SCENARIO",
+                        help="reproduce it as this existing scenario does (arguments, env, stdin, exit status)")
+    parser.add_argument("--arg", action="append", default=[], metavar="ARG",
+                        help="one of the scenario's own emitter arguments (repeatable, in order; "
+                             "--arg=--flag for one that starts with -)")
+    parser.add_argument("--exit-status", type=int, default=0, metavar="N",
+                        help="the exit status the scenario ends with (default 0)")
+    parser.add_argument("--transcript", default=None, metavar="FILE", help="an authored transcript")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    parser.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
+    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
+                        help="the emitter to record from (stream-json)")
+
+
+def _adr(text: str) -> str:
+    import re
+
+    if not re.fullmatch(r"ADR-[0-9]{4,}", text):
+        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {textsafe.text(text)!r}")
+    return text
+
+
+def main_evolve(args: argparse.Namespace) -> int:
+    return _guard(cmd_evolve, args)
+
+
+def main_scenario(args: argparse.Namespace) -> int:
+    return _guard(cmd_scenario, args)
+
+
+def _guard(command: Any, args: argparse.Namespace) -> int:
+    try:
+        return int(command(args))
+    except EvolveError as exc:
+        sys.stderr.write(f"milk-contract: error: {textsafe.text(str(exc))}\n")
+        return EXIT_USAGE

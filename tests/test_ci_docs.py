@@ -1,0 +1,74 @@
+"""milk CI, documented so it works: the README's install lines and the example workflow (issue 13).
+
+The example job must install the suite without an index entry for it, run the shipped suite
+against a build with a JUnit report, and keep that report even when the suite fails; the README
+must not tell anyone to `pip install milk-contract` (it is not published) and must state the
+replay contract. The job's pytest command is run for real against the reference emitter.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+yaml = pytest.importorskip("yaml")  # pre-commit (the test extra) brings PyYAML
+JOB: dict[str, Any] = yaml.safe_load((ROOT / "examples" / "github-actions.yml").read_text(encoding="utf-8"))
+
+
+def _steps() -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = JOB["jobs"]["contract"]["steps"]
+    return steps
+
+
+def test_readme_never_installs_from_an_index() -> None:
+    assert not re.search(r"pip install milk-contract\s*$", README, re.MULTILINE)
+    for way in ("pip install ./milk-contract", "python -m build --wheel", "git+https://"):
+        assert way in README
+
+
+def test_readme_states_the_replay_contract() -> None:
+    section = README[README.index("### The replay contract"):README.index("## After a wire change")]
+    for term in ("MILK_CONTRACT_SCENARIO", "MILK_CONTRACT_GOLDEN", "reproduce.argv", "reproduce.exit_status",
+                 "stdin", "normalised", "must match exactly", "contract/normalize.py"):
+        assert term in section, term
+
+
+def test_the_example_job_installs_runs_and_keeps_the_report() -> None:
+    runs = " ".join(str(s.get("run", "")) for s in _steps())
+    assert "pip install ./milk-contract" in runs
+    assert "pytest --pyargs contract" in runs
+    assert "--contract-emitter" in runs
+    assert "--junitxml=contract-report.xml" in runs
+    upload = next(s for s in _steps() if str(s.get("uses", "")).startswith("actions/upload-artifact"))
+    assert upload["if"] == "always()"
+    assert upload["with"]["path"] == "contract-report.xml"
+    order = [i for i, s in enumerate(_steps()) if "Build milk" in s.get("name", "") or "pytest" in str(s.get("run"))]
+    assert order == sorted(order)
+
+
+def test_the_example_pytest_command_runs(tmp_path: Path) -> None:
+    """The job's command, with the bundled reference emitter as ./bin/milk, passes and writes JUnit."""
+    run = next(str(s["run"]) for s in _steps() if "pytest" in str(s.get("run", "")))
+    argv = shlex.split(run.replace("\n", " "))
+    assert argv[:3] == ["python", "-m", "pytest"]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    milk = bin_dir / "milk"
+    milk.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m contract.reference.stream_json_emitter "
+                    '"$@"\n', encoding="utf-8")
+    milk.chmod(0o755)
+    done = subprocess.run([sys.executable, *argv[1:], "-k", "stream-json and (hello or refused)"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = ET.parse(tmp_path / "contract-report.xml").getroot().iter("testcase")
+    scenarios = [c.get("name") for c in cases if str(c.get("name", "")).startswith("test_scenario")]
+    assert scenarios == ["test_scenario[stream-json/hello]", "test_scenario[stream-json/refused]"]

@@ -1,0 +1,206 @@
+"""Re-recording as a person runs it: where it writes, what it leaves alone, how it fails.
+
+- A real ``pip install .`` (non-editable, built once by hatchling with no index) then ``record``
+  outside a checkout: exit 2 with one line, site-packages untouched; with ``--goldens`` or from
+  inside a checkout it records there.
+- A checkout (the ``pip install -e .`` case: the package imported from the tree) under git:
+  ``record`` against the faithful replay leaves ``git status`` clean; an emitter adding one
+  optional field changes exactly the lines that carry it, and the metas name the emitter with
+  no absolute path.
+- An emitter that cannot start, hangs or crashes: one line, exit 2, under ``--dry-run`` too;
+  never "line None" or "at -".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contract import recording
+from contract.goldens import goldens_dir
+from tests.project_copy import ROOT, copy_project, git
+
+EMITTERS = Path(__file__).resolve().parent / "emitters"
+ADD_FIELD = EMITTERS / "add_result_field.py"
+PY = sys.executable
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return git(cwd, *args)
+
+
+def _cli(*args: str, cwd: Path, pythonpath: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    return subprocess.run([PY, "-m", "contract", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the project's files, committed in a git repository of its own."""
+    return copy_project(tmp_path_factory.mktemp("checkout") / "milk-contract")
+
+
+# -- where ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package as `pip install .` lays it out (a real, non-editable install into a target folder)."""
+    pytest.importorskip("hatchling", reason="the offline build needs hatchling (the test extra)")
+    site = tmp_path_factory.mktemp("site")
+    done = subprocess.run([PY, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                           "--target", str(site), str(ROOT)], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert (site / "contract" / "_data" / "goldens").is_dir()
+    return site
+
+
+def test_installed_copy_outside_a_checkout_refuses_to_record(installed: Path, tmp_path: Path) -> None:
+    before = _tree(installed)
+    done = _cli("record", "--scenario", "hello", cwd=tmp_path, pythonpath=installed)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1
+    assert "installed copy" in done.stderr
+    assert "--goldens DIR" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert _tree(installed) == before  # site-packages untouched
+
+
+def test_installed_copy_records_into_the_checkout_it_runs_in(installed: Path, checkout: Path) -> None:
+    """Near miss: the same installed copy, run inside a checkout, records there (and nothing changes)."""
+    before = _tree(installed)
+    done = _cli("record", "--wire", "stream-json", "--scenario", "hello", "--", PY, str(ADD_FIELD),
+                cwd=checkout / "goldens", pythonpath=installed)
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert _git(checkout, "status", "--porcelain").split() == [
+            "M", "goldens/stream-json/hello.jsonl", "M", "goldens/stream-json/hello.meta.json"]
+        assert _tree(installed) == before
+    finally:
+        _git(checkout, "checkout", "--", ".")
+
+
+def test_goldens_option_names_the_folder(installed: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    before = _tree(installed)
+    done = _cli("record", "--goldens", str(folder), "--wire", "stream-json", "--scenario", "hello", "--",
+                PY, str(ADD_FIELD), cwd=tmp_path, pythonpath=installed)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert b"total_cost_usd" in (folder / "stream-json" / "hello.jsonl").read_bytes()
+    assert _tree(installed) == before
+
+
+def test_goldens_option_must_be_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(recording.RecordingError, match="not a folder"):
+        recording.target(tmp_path / "absent")
+
+
+# -- idempotent ----------------------------------------------------------------------------------
+
+
+def test_faithful_replay_leaves_git_status_clean(checkout: Path) -> None:
+    done = _cli("record", cwd=checkout, pythonpath=checkout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count(": unchanged: no differences") == 17
+    assert _git(checkout, "status", "--porcelain") == ""
+
+
+def test_one_optional_field_changes_exactly_the_lines_that_carry_it(checkout: Path) -> None:
+    emitter = os.path.relpath(ADD_FIELD, checkout)  # as a person would type it
+    done = _cli("record", "--wire", "stream-json", "--", PY, str(ADD_FIELD), cwd=checkout, pythonpath=checkout)
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        numstat = [row.split("\t") for row in _git(checkout, "diff", "--numstat").splitlines()]
+        transcripts = {path: (added, removed) for added, removed, path in numstat if path.endswith(".jsonl")}
+        assert len(transcripts) == 11
+        for path in transcripts:
+            old = _git(checkout, "show", f"HEAD:{path}").splitlines()
+            new = (checkout / path).read_text(encoding="utf-8").splitlines()
+            assert len(old) == len(new)
+            changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+            assert len(changed) == sum(1 for line in old if json.loads(line).get("type") == "result") == 1
+            before, after = changed[0]
+            assert after == before[:-1] + ',"total_cost_usd":0.0123}'  # stored volatile values kept
+        meta = json.loads((checkout / "goldens" / "stream-json" / "hello.meta.json").read_text())
+        label = meta["provenance"]["recorded"]["emitter"]
+        assert not any(os.path.isabs(word) for word in label.split()), label
+        assert label.endswith(emitter.split("/", 1)[-1] if emitter.startswith("..") else emitter) or \
+            label.endswith("add_result_field.py")
+        # the subagent-stdio goldens were not run: untouched
+        assert not any(p.startswith("goldens/subagent-stdio") for *_, p in numstat)
+    finally:
+        _git(checkout, "checkout", "--", ".")
+
+
+def test_emitter_label_has_no_absolute_path(tmp_path: Path) -> None:
+    inside = tmp_path / "bin" / "milk"
+    assert recording.emitter_label([str(inside), "--x"], tmp_path) == "bin/milk --x"
+    assert recording.emitter_label(["/opt/elsewhere/milk"], tmp_path) == "milk"
+    assert recording.emitter_label(["./milk", "-v"], tmp_path) == "./milk -v"  # near miss: kept as given
+    assert recording.emitter_label(None, tmp_path) == "bundled reference emitter"
+
+
+def test_a_merge_that_would_not_be_sound_writes_the_run_itself() -> None:
+    """Stored lines kept where a line moved would break seq: the merge falls back to the run's bytes."""
+    golden = (goldens_dir() / "stream-json" / "hello.jsonl").read_bytes()
+    lines = golden.splitlines(keepends=True)
+    # the run drops the assistant line: the result's seq shifts, so its stored bytes cannot be kept
+    actual = lines[0] + lines[2].replace(b'"seq":3', b'"seq":2')
+    merged = recording.merge(golden, actual, "stream-json")
+    assert merged == actual
+
+
+# -- harness failures ----------------------------------------------------------------------------
+
+
+HANG = "import time; time.sleep(60)"
+CRASH = "import sys; sys.stderr.write('boom\\n'); sys.exit(3)"
+
+
+@pytest.mark.parametrize("dry", [False, True], ids=["record", "dry-run"])
+@pytest.mark.parametrize(("emitter", "rule"), [
+    (["./no-such-milk"], "run.start"),
+    ([PY, "-c", HANG], "run.timeout"),
+    ([PY, "-c", CRASH], "run.exit-status"),
+], ids=["cannot-start", "hangs", "crashes"])
+def test_harness_failure_is_one_line_and_exit_2(emitter: list[str], rule: str, dry: bool, tmp_path: Path) -> None:
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    before = _tree(folder)
+    done = _cli("record", "--goldens", str(folder), "--wire", "stream-json", "--scenario", "hello",
+                "--timeout", "2", *(["--dry-run"] if dry else []), "--", *emitter, cwd=tmp_path, pythonpath=ROOT)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert rule in done.stderr
+    assert "golden kept" in done.stderr
+    assert done.stdout == ""  # no diff was reported
+    for noise in ("line None", "at -", "Traceback", "missing line"):
+        assert noise not in done.stdout + done.stderr
+    assert _tree(folder) == before
+
+
+def test_a_real_finding_is_still_a_finding(tmp_path: Path) -> None:
+    """Near miss: an emitter that ran and dropped a field is a diff (exit 1), not a harness error."""
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    done = _cli("record", "--goldens", str(folder), "--wire", "stream-json", "--scenario", "hello", "--dry-run",
+                "--", PY, str(EMITTERS / "drop_result_field.py"), "num_turns", cwd=tmp_path, pythonpath=ROOT)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "would change" in done.stdout
+    assert "/num_turns" in done.stdout
+    assert done.stderr == ""
