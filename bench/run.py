@@ -149,8 +149,8 @@ def timed(argv: list[str]) -> tuple[float, int, int]:
     return wall, int(usage.ru_maxrss), proc.returncode
 
 
-def compare(transcript: Path, wire: str, rounds: int) -> dict[str, Any]:
-    check = [sys.executable, "-m", "contract", "check", "--wire", wire, str(transcript)]
+def compare(transcript: Path, wire: str, rounds: int, extra: list[str] | None = None) -> dict[str, Any]:
+    check = [sys.executable, "-m", "contract", "check", "--wire", wire, *(extra or []), str(transcript)]
     loads = [sys.executable, "-c", LOADS_LOOP, str(transcript)]
     status = timed(check)[2]
     if status != 0:
@@ -199,6 +199,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--wire", choices=("stream-json", "subagent-stdio"), action="append",
                         help="measure only this wire (repeatable; default both)")
+    parser.add_argument("--check-arg", action="append", default=[], metavar="ARG",
+                        help="pass ARG to the timed check (repeatable), e.g. --check-arg=--coverage")
     args = parser.parse_args()
     results: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
@@ -211,7 +213,7 @@ def main() -> int:
                 continue
             path = folder / f"{wire}.jsonl"
             build(path, args.lines)
-            found = compare(path, wire, args.rounds)
+            found = compare(path, wire, args.rounds, args.check_arg)
             found["size_mib"] = path.stat().st_size / 2**20
             found["per_line_validate_ratio"] = per_line_baseline(path, wire, args.sample, found["loads_s"], args.lines)
             found["peak_rss_by_lines"] = flatness(build, wire, [args.lines // 4, args.lines // 2, args.lines], folder)

@@ -169,7 +169,10 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
     counts.subtract(Counter(rule for rule, _ in used.elements()))
     result = dataclasses.replace(report, violations=kept, counts=+counts, notes=list(report.notes),
                                  kept=Counter(v.rule for v in kept))
-    _stale(Collector(result), baseline.entries, used)
+    result.exercised = set(report.exercised)
+    stale = Collector(result)
+    stale.exercised("baseline.stale")  # the baseline was compared with the findings
+    _stale(stale, baseline.entries, used)
     accepted = sum(used.values())
     result.notes.append(f"baseline {name}: {accepted} finding(s) accepted by {len(baseline.entries)} entries")
     if report.dropped:

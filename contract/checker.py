@@ -13,7 +13,7 @@ import itertools
 import os
 from collections.abc import Iterable, Iterator
 
-from contract import failsafe
+from contract import capture_coverage, failsafe, requirements
 from contract.catalog import CATALOG
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, Source, read_records
 from contract.report import UNIGNORABLE, Collector, Report
@@ -32,6 +32,7 @@ def check(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     source: str = "-",
     jobs: int | None = None,
+    coverage: bool = False,
 ) -> Report:
     """Check a whole stream (bytes, a binary file, a ``pathlib.Path``, or an iterable of byte chunks).
 
@@ -44,6 +45,9 @@ def check(
     ``jobs``: 1 checks in this process; 2 splits the work of a regular file over two
     processes (``contract.parallel``); None (auto) does so for files large enough to gain.
     The report is the same either way.
+
+    ``coverage``: also measure what the capture showed of the wire's surface
+    (``report.coverage``, from a bounded sample: ``contract.capture_coverage``).
     """
     if wire != AUTO and wire not in WIRES:
         raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(WIRES)} or auto")
@@ -52,15 +56,17 @@ def check(
         path = str(os.fspath(data))
         with open(path, "rb") as handle:
             return check(handle, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                         source=path if source == "-" else source, jobs=jobs)
+                         source=path if source == "-" else source, jobs=jobs, coverage=coverage)
     _refuse_text(data)
+    sample = capture_coverage.Sample() if coverage else None
     if jobs != 1:
         from contract import parallel
 
         if parallel.worth_it(data, jobs, wire):
             with no_cycle_collection():
-                return parallel.check_file(data, wire, strict=strict, ignore=ignore,  # type: ignore[arg-type]
-                                           max_line_bytes=max_line_bytes, source=source)
+                report = parallel.check_file(data, wire, strict=strict, ignore=ignore,  # type: ignore[arg-type]
+                                             max_line_bytes=max_line_bytes, source=source, sample=sample)
+            return _measured(report, sample)
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
     # line.ansi is stream-json's rule: every line of a known stream-json stream, no line of a
@@ -69,12 +75,26 @@ def check(
     with no_cycle_collection():
         try:
             records: Iterator[Record] = iter(guarded)
+            if sample is not None:
+                records = sample.records(records)
             if wire == AUTO:
                 records, wire = _pick_wire(records, report)
             run_rules(records, wire, out, guarded)
         except Exception as exc:  # the last net: what the guards inside did not catch
             failsafe.internal(out, guarded.last or None, "the checker", exc,
                               "the check stopped there, so the stream cannot be declared conformant")
+    return _measured(report, sample)
+
+
+def _measured(report: Report, sample: capture_coverage.Sample | None) -> Report:
+    """The report with its coverage (unless a fallback check already measured it)."""
+    if sample is None or report.coverage is not None:
+        return report
+    wire = report.wire if report.wire in WIRES else "stream-json"
+    try:
+        report.coverage = capture_coverage.measure(wire, sample)
+    except Exception as exc:  # coverage is no verdict, but its failure is said, never hidden
+        report.notes.append(f"coverage could not be measured ({failsafe.describe(exc)})")
     return report
 
 
@@ -134,7 +154,7 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     if guarded is None:
         guarded = failsafe.GuardedRecords(records, out)
         records = guarded
-    machines = failsafe.Machines(WIRES[wire].machines(), out)
+    machines = failsafe.Machines(WIRES[wire].machines(), out, WIRES[wire].schema_rule)
     feed = machines.feed
     validate = SchemaStep(wire, out)
     last = 0
@@ -145,6 +165,7 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     if not guarded.failed:
         machines.finish()
     out.report.lines = max(out.report.lines, last)
+    requirements.mark_checked(out.report)
 
 
 class SchemaStep:

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
+from contract import requirements, textsafe
 from contract.catalog import CATALOG, Level, Rule
 from contract.report import Report, Violation
 from contract.reporters import REPORTERS, group, render_junit, summary
@@ -109,7 +110,7 @@ def sarif_uri(path: str) -> str:
 
 @dataclass(frozen=True)
 class FileSummary:
-    """One file's verdict and counts; the place a per-rule status list will be added."""
+    """One file's verdict and counts, and how many catalogued rules the file exercised."""
 
     source: str
     wire: str
@@ -119,12 +120,24 @@ class FileSummary:
     should: int
     rules: tuple[str, ...]
     dropped: int
+    exercised: int = 0  # catalogued rules of the wire that passed or failed
+    catalogued: int = 0  # catalogued rules of the wire
+    not_exercised: tuple[str, ...] = ()
 
 
 def file_summary(report: Report) -> FileSummary:
     must = sum(n for rule, n in report.counts.items() if CATALOG[rule].level is Level.MUST)
+    found = requirements.verdicts(report)
+    idle = tuple(v.rule.id for v in found if v.status == requirements.NOT_EXERCISED)
+    exercised = sum(v.status in (requirements.PASSED, requirements.FAILED) for v in found)
     return FileSummary(report.source, report.wire, report.lines, report.conformant, must,
-                       sum(report.counts.values()) - must, tuple(sorted(report.counts)), report.dropped)
+                       sum(report.counts.values()) - must, tuple(sorted(report.counts)), report.dropped,
+                       exercised, len(found), idle)
+
+
+def _exercised(report: Report) -> str:
+    s = file_summary(report)
+    return f"{s.exercised} of {s.catalogued} rules exercised"
 
 
 def _failing(violation: Violation, report: Report) -> bool:
@@ -142,7 +155,11 @@ def _totals(reports: list[Report]) -> str:
 
 def render_text_many(reports: list[Report]) -> str:
     """One line per file (its verdict, counts and broken rules), then the totals."""
-    out = [summary(replace(r, source=one_line(r.source))) for r in reports]
+    out: list[str] = []
+    for r in reports:
+        out.append(summary(replace(r, source=one_line(r.source))))
+        if r.coverage is not None:  # --coverage: the tally under the file's line (json lists what is missing)
+            out.append(f"  {textsafe.text(r.coverage.text_lines()[0])}")
     if any(not r.conformant for r in reports):
         out.append(f"# details: {TOOL} check FILE (one file) or --format json")
     out.append(_totals(reports))
@@ -190,7 +207,9 @@ def render_github(reports: list[Report]) -> str:
             kept = f"{report.dropped} findings counted but not kept; " if report.dropped else ""
             out.append(f"::warning file={file},title={TOOL}::{github_data(more + kept + 'see --format json')}")
     # plain lines: prefixed, so that no file name can start a workflow command
-    out.extend(f"{TOOL}: {summary(replace(r, source=one_line(r.source)))}" for r in reports)
+    for r in reports:
+        out.append(f"{TOOL}: {summary(replace(r, source=one_line(r.source)))}")
+        out.append(f"{TOOL}: {one_line(r.source)}: {_exercised(r)}")
     out.append(f"{TOOL}: {_totals(reports)}")
     return "\n".join(out) + "\n"
 
@@ -261,7 +280,12 @@ def render_sarif(reports: list[Report]) -> str:
         "results": results,
         "properties": {"conformant": all(r.conformant for r in reports),
                        "files": [{"uri": sarif_uri(r.source), "wire": r.wire, "lines": r.lines,
-                                  "conformant": r.conformant} for r in reports]},
+                                  "conformant": r.conformant,
+                                  # per catalogued rule: passed, failed, not-exercised or ignored
+                                  "requirements": [{"rule": v.rule.id, "status": v.status,
+                                                    "findings": v.findings}
+                                                   for v in requirements.verdicts(r)]}
+                                 for r in reports]},
     }
     sarif = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(sarif, ensure_ascii=True, indent=2) + "\n"
@@ -292,14 +316,19 @@ def render_markdown(reports: list[Report]) -> str:
     failed = sum(not r.conformant for r in reports)
     title = "all conformant" if not failed else f"{failed} of {len(reports)} NOT conformant"
     out = [f"### {TOOL}: {len(reports)} file{'s' if len(reports) != 1 else ''}, {title}", "",
-           "| File | Wire | Lines | Verdict | MUST | SHOULD | Rules |",
-           "| --- | --- | ---: | --- | ---: | ---: | --- |"]
+           "| File | Wire | Lines | Verdict | MUST | SHOULD | Rules | Exercised |",
+           "| --- | --- | ---: | --- | ---: | ---: | --- | ---: |"]
     for report in reports:
         s = file_summary(report)
         verdict = "conformant" if s.conformant else "**NOT conformant**"
         rules = ", ".join(markdown_cell(rule) for rule in s.rules) or "none"
         out.append(f"| {markdown_cell(s.source)} | {markdown_cell(s.wire)} | {s.lines} | {verdict} | "
-                   f"{s.must} | {s.should} | {rules} |")
+                   f"{s.must} | {s.should} | {rules} | {s.exercised} of {s.catalogued} |")
+    idle = [(r, file_summary(r).not_exercised) for r in reports]
+    if any(rules for _, rules in idle):
+        out += ["", "Rules not exercised (the capture held nothing they apply to):", ""]
+        out += [f"- {markdown_cell(r.source)}: {', '.join(markdown_cell(rule) for rule in rules)}"
+                for r, rules in idle if rules]
     for report in reports:
         if report.violations or report.dropped:
             out.extend(_markdown_findings(report))

@@ -51,6 +51,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _report_options(chk, wires=(*NAMES, AUTO))
     chk.add_argument("path", nargs="+", metavar="PATH|-",
                      help="transcript files and directories (every *.jsonl below, sorted), or - for stdin alone")
+    chk.add_argument("--coverage", action="store_true",
+                     help="also say what the capture showed of the wire's surface (line kinds, subtypes, "
+                          "block types, fields) and what it never showed (always in --format json)")
     chk.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                      help="processes: many files are spread over N; one large file is checked by two when N "
                           "is 2 or more (default: decide by size)")
@@ -199,15 +202,16 @@ def _emit(report: Report, fmt: str) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
     paths: list[str] = args.path
+    coverage = args.coverage or args.format == "json"  # JSON always carries it
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("- (stdin) cannot be checked together with other paths")
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
-                       max_line_bytes=args.max_line_bytes, jobs=args.jobs)
+                       max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage)
         return _emit(_baseline(report, args), args.format)
     from contract import manyfiles
 
-    options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes)
+    options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes, coverage)
     try:
         if len(paths) == 1 and not os.path.isdir(paths[0]):  # one file: the single-file report
             return _emit(_baseline(manyfiles.check_path(paths[0], options, jobs=args.jobs), args), args.format)

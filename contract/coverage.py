@@ -15,6 +15,7 @@ deep, an epoch change, ...) are listed in ``EDGES`` per wire, each with the test
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -251,8 +252,9 @@ SA_EDGES: dict[str, Edge] = {
 EDGES: dict[str, dict[str, Edge]] = {"stream-json": SJ_EDGES, "subagent-stdio": SA_EDGES}
 
 
+@functools.cache
 def required(wire: str) -> frozenset[Item]:
-    """Everything the goldens of ``wire`` must show."""
+    """Everything the goldens of ``wire`` must show (the wire's surface, computed once)."""
     walk = walker(wire)
     items: set[Item] = set()
     for loc in walk.reachable():
@@ -270,16 +272,32 @@ def required(wire: str) -> frozenset[Item]:
 
 def covered(wire: str, transcripts: Iterable[bytes]) -> frozenset[Item]:
     """Everything the given transcripts show (of what ``required`` can ask for)."""
-    walk = walker(wire)
     items: set[Item] = set()
     for data in transcripts:
-        lines = _lines(data)
-        for line in lines:
-            items.update(_schema_items(walk, line))
-            for group, _, _ in KNOWN_SETS[wire]:
-                items.update(Item(group, v) for v in _sj_values(group, line) if v)
-        items.update(Item("edge", name) for name, test in EDGES[wire].items() if test(lines))
+        items |= covered_lines(wire, _lines(data))
     return frozenset(items)
+
+
+def covered_lines(wire: str, lines: list[Line]) -> frozenset[Item]:
+    """Everything one transcript's parsed lines show (edges judged over these lines together)."""
+    walk = walker(wire)
+    items: set[Item] = set()
+    for line in lines:
+        items.update(_schema_items(walk, line))
+        for group, _, _ in KNOWN_SETS[wire]:
+            items.update(Item(group, v) for v in _sj_values(group, line) if v)
+    items.update(Item("edge", name) for name, test in EDGES[wire].items() if test(lines))
+    return frozenset(items)
+
+
+def schema_items(walk: Walker, line: Line) -> Iterator[Item]:
+    """The fields and enum values one parsed line shows."""
+    return _schema_items(walk, line)
+
+
+def known_values_in(group: str, line: Line) -> Iterator[str]:
+    """The values of a known set (``KNOWN_SETS``) one parsed line shows."""
+    return _sj_values(group, line)
 
 
 def _schema_items(walk: Walker, line: Line) -> Iterator[Item]:

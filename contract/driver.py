@@ -320,6 +320,7 @@ def record(
     argv = list(argv)
     report = Report(wire=WIRE, strict=strict, source=" ".join(argv))
     out = Collector(report, ignore)
+    out.exercised("run.start")
     try:
         proc = Process(argv, env=env, stdin=True)
     except StartError as exc:
@@ -350,6 +351,13 @@ def record(
         internal(report, "reader and rule machines", exc)
     for finding in session.findings:
         out.emit(finding.rule, finding.line, None, finding.message, finding.hint)
+    if stopped is None:  # the conversation reached its end: these rules judged it
+        for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
+            out.exercised(rule)
+        if expect_exit is not None and status is not None:
+            out.exercised("run.exit-status")
+    if session.sent:
+        out.exercised("run.no-response")  # at least one command waited for its answer
     report.lines = max(report.lines, session.lines)
     if isinstance(stopped, KeyboardInterrupt):
         interrupted(report, "the host")

@@ -72,11 +72,15 @@ class GuardedRecords:
 class Machines:
     """A wire's rule machines behind one front that turns their exceptions into findings."""
 
-    __slots__ = ("_live", "_out")
+    __slots__ = ("_live", "_out", "_schema_rule")
 
-    def __init__(self, machines: Iterable[Any], out: Collector) -> None:
+    def __init__(self, machines: Iterable[Any], out: Collector, schema_rule: str | None = None) -> None:
         self._live: list[Any] = list(machines)
         self._out = out
+        # Every object line reaches the machines after the schema step judged it (in this
+        # process or, on the parallel path, in the worker), so the wire's schema rule is
+        # exercised here, the one place both paths share.
+        self._schema_rule = schema_rule
 
     def _fail(self, machine: Any, line: int | None, exc: Exception, what: str) -> None:
         if machine in self._live:
@@ -87,6 +91,8 @@ class Machines:
 
     def feed(self, record: Record) -> None:
         out = self._out
+        if record.obj is not None and self._schema_rule is not None:
+            out.exercised(self._schema_rule)
         for machine in tuple(self._live):
             try:
                 machine.feed(record, out)
@@ -102,6 +108,8 @@ class Machines:
             return None
 
         def feed_batch(first: int, objs: list[Any]) -> None:
+            if objs and self._schema_rule is not None:
+                self._out.exercised(self._schema_rule)
             if machine not in self._live:
                 return
             try:

@@ -457,6 +457,7 @@ def record_stream(
     source = " ".join(argv)
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
+    out.exercised("run.start")
     try:
         proc = Process(argv, env=env)
     except StartError as exc:
@@ -538,6 +539,11 @@ def _judge_end(
     max_output_bytes: int,
     exited_itself: bool = False,
 ) -> None:
+    # The run reached its end here (Ctrl-C does not come this way): these rules judged it.
+    for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
+        out.exercised(rule)
+    if expect_exit is not None and not timed_out and not flooded and status is not None:
+        out.exercised("run.exit-status")
     if flooded:
         out.emit("run.output-limit", None, None,
                  f"expected at most {max_output_bytes} bytes of output, found more; the emitter was killed",

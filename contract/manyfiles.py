@@ -42,6 +42,7 @@ class Options:
     strict: bool
     ignore: tuple[str, ...]
     max_line_bytes: int
+    coverage: bool = False  # measure each capture's coverage of its wire's surface
 
 
 def expand(paths: Sequence[str]) -> list[str]:
@@ -93,7 +94,8 @@ def check_path(path: str, options: Options, jobs: int | None = None, keep: int |
         raise PathError(f"cannot read {path}: {exc.strerror or exc}") from None
     with handle:
         report = check(handle, options.wire, strict=options.strict, ignore=options.ignore,
-                       max_line_bytes=options.max_line_bytes, source=path, jobs=jobs)
+                       max_line_bytes=options.max_line_bytes, source=path, jobs=jobs,
+                       coverage=options.coverage)
     if keep is not None:
         report.trim(keep)  # still counted in report.counts: shown as "not kept"
     return report

@@ -39,7 +39,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from contract import failsafe
+from contract import failsafe, requirements
+from contract.capture_coverage import Sample
 from contract.jsonline import Fault, parse
 from contract.reader import BLOCK_BYTES, Record, read_records
 from contract.report import Collector, Report
@@ -115,8 +116,13 @@ def check_file(
     ignore: Iterable[str] = (),
     max_line_bytes: int,
     source: str = "-",
+    sample: Sample | None = None,
 ) -> Report:
-    """Check a regular file with a worker process; fall back to one process if it fails."""
+    """Check a regular file with a worker process; fall back to one process if it fails.
+
+    ``sample``: filled with the file's object lines in order, as the one-process checker does
+    (for the coverage); a fallback check measures its own coverage instead.
+    """
     from contract.checker import SchemaStep, run_rules  # noqa: F401 - imported before the fork
     from contract.schema import engine
     from contract.wires import WIRES
@@ -128,23 +134,23 @@ def check_file(
     for name in WIRES if wire == "auto" else (wire,):
         engine(name)  # build the validators once, before the fork
     try:
-        return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+        return _with_worker(fd, start, end, wire, strict, ignore, max_line_bytes, source, sample)
     except WorkerLost:
-        return _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+        return _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source, sample is not None)
     except Exception as exc:  # fail closed: the one-process checker reports what it meets
         from contract.failsafe import describe
 
-        report = _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source)
+        report = _serial(fd, start, end, wire, strict, ignore, max_line_bytes, source, sample is not None)
         report.notes.append(f"parallel checker failed ({describe(exc)}); the file was checked in one process")
         return report
 
 
 def _serial(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
-            max_line_bytes: int, source: str) -> Report:
+            max_line_bytes: int, source: str, coverage: bool = False) -> Report:
     from contract.checker import check
 
     return check(_open(fd, start, end), wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                 source=source, jobs=1)
+                 source=source, jobs=1, coverage=coverage)
 
 
 # -- reading the same bytes from two processes -------------------------------------------------
@@ -177,7 +183,7 @@ def _open(fd: int, start: int, end: int) -> io.BufferedReader:
 
 
 def _with_worker(fd: int, start: int, end: int, wire: str, strict: bool, ignore: frozenset[str],
-                 max_line_bytes: int, source: str) -> Report:
+                 max_line_bytes: int, source: str, sample: Sample | None = None) -> Report:
     read_end, write_end = os.pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -194,7 +200,7 @@ def _with_worker(fd: int, start: int, end: int, wire: str, strict: bool, ignore:
     os.close(write_end)
     try:
         inbox = _Inbox(read_end)
-        return _main(_open(fd, start, end), inbox, wire, strict, ignore, max_line_bytes, source)
+        return _main(_open(fd, start, end), inbox, wire, strict, ignore, max_line_bytes, source, sample)
     finally:
         os.close(read_end)
         _reap(pid)
@@ -377,7 +383,7 @@ class _Inbox:
 
 
 def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: frozenset[str],
-          max_line_bytes: int, source: str) -> Report:
+          max_line_bytes: int, source: str, sample: Sample | None = None) -> Report:
     from contract.checker import _pick_wire
     from contract.wires import WIRES
 
@@ -389,7 +395,7 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
         wire = report.wire
     else:
         steps = _main_blocks(stream, inbox, max_line_bytes)
-    machines = failsafe.Machines(WIRES[wire].machines(), out)  # exceptions become checker.internal
+    machines = failsafe.Machines(WIRES[wire].machines(), out, WIRES[wire].schema_rule)  # exceptions: checker.internal
     feed = machines.feed
     feed_batch = machines.batch()
     pending = inbox.events
@@ -397,6 +403,8 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
     for step in steps:
         if isinstance(step, tuple):  # a block of object lines, parsed at once
             first, values = step
+            if sample is not None:
+                sample.extend(values)
             _deliver(pending, first, out)
             if not pending or pending[0][0] >= first + len(values) - 1:  # no finding due inside
                 if feed_batch is not None:
@@ -407,6 +415,8 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
                 last = first + len(values) - 1
                 continue
             step = (Record(line, b"", value) for line, value in enumerate(values, first))
+        elif sample is not None:
+            step = sample.records(step)
         for record in step:
             line = last = record.line
             if inbox.upto < line:
@@ -418,6 +428,7 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
     _deliver(pending, 1 << 62, out)
     machines.finish()
     report.lines = max(report.lines, last)
+    requirements.mark_checked(report)
     return report
 
 

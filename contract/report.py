@@ -11,8 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from contract import requirements
 from contract.catalog import CATALOG, Level
+
+if TYPE_CHECKING:
+    from contract.capture_coverage import Coverage
 
 # Hostile input can break a rule on every one of millions of lines. The report keeps every
 # occurrence up to MAX_KEPT_VIOLATIONS (plenty for a person or a baseline file) and counts the
@@ -70,6 +75,13 @@ class Report:
     exit_status: int | None = None
 
     kept: Counter[str] = field(default_factory=Counter)  # rule id -> occurrences kept in violations
+    # Rules that judged something in this stream (the machines say so through
+    # ``Collector.exercised``), and the rules --ignore switched off: the requirement verdicts
+    # (contract.requirements) are read from these and ``counts``.
+    exercised: set[str] = field(default_factory=set)
+    ignored: tuple[str, ...] = ()
+    # What the capture showed of the wire's surface, when asked for (check(coverage=True)).
+    coverage: Coverage | None = None
 
     @property
     def dropped(self) -> int:
@@ -128,6 +140,8 @@ class Report:
             "notes": self.notes,
             "exit_status": self.exit_status,
             "stderr": self.stderr,
+            "requirements": [r.to_json() for r in requirements.verdicts(self)],
+            **({} if self.coverage is None else {"coverage": self.coverage.to_json()}),
             "violations": [v.to_json() for v in self.violations],
         }
 
@@ -142,11 +156,15 @@ UNIGNORABLE = frozenset({"checker.internal", "checker.limit", "run.interrupted"}
 class Collector:
     """Where checks write findings; applies ``--ignore`` (never to UNIGNORABLE) and the memory cap."""
 
-    __slots__ = ("_ignore", "_report")
+    __slots__ = ("_ignore", "_report", "exercised")
 
     def __init__(self, report: Report, ignore: Iterable[str] = ()) -> None:
         self._report = report
         self._ignore = frozenset(ignore) - UNIGNORABLE
+        report.ignored = tuple(sorted(self._ignore | set(report.ignored)))
+        # ``out.exercised(rule)``: a machine says it judged ``rule`` (passed or not) on this
+        # stream. A bound ``set.add``, so a call on every line costs next to nothing.
+        self.exercised = report.exercised.add
 
     def emit(
         self,

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from contract import textsafe
-from contract.catalog import CATALOG, Level, rules_for
+from contract import requirements, textsafe
+from contract.catalog import CATALOG, Level
 from contract.report import Report, Violation
 
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
@@ -78,6 +78,9 @@ def render_text(report: Report) -> str:
         tail = report.stderr.strip().splitlines()[-5:]
         out.append("emitter stderr (last lines):")
         out.extend(f"  | {safe(line[:200])}" for line in tail)
+    out.extend(requirements.summary_lines(report))
+    if report.coverage is not None:
+        out.extend(textsafe.text(line) for line in report.coverage.text_lines())
     out.append(summary(report))
     return "\n".join(out) + "\n"
 
@@ -155,6 +158,9 @@ def write_json(report: Report, stream: TextIO) -> None:
 def render_junit(report: Report) -> str:
     """One test case per catalogued rule of the wire; a failure per broken rule.
 
+    A rule the capture did not exercise, or that --ignore switched off, is skipped with the
+    reason (``contract.requirements``), never shown as passed.
+
     Every input-derived string goes through ``textsafe.xml``: the document is well-formed
     XML 1.0 whatever the input held (a U+0001 in a member name is shown as ``\\u0001``).
     """
@@ -165,9 +171,16 @@ def render_junit(report: Report) -> str:
     cases: list[str] = []
     failures = 0
     classname = attr(f"milk-contract.{report.wire}")
-    for rule in rules_for(report.wire):
+    skipped = 0
+    for verdict in requirements.verdicts(report):
+        rule = verdict.rule
         found = by_rule.get(rule.id, [])
         name = attr(f"{rule.id}: {rule.title}")
+        if verdict.status in (requirements.NOT_EXERCISED, requirements.IGNORED):
+            skipped += 1  # never shown as passed: the capture did not test it
+            cases.append(f"  <testcase classname={classname} name={name}>"
+                         f"<skipped message={attr(verdict.reason)}/></testcase>")
+            continue
         if not report.counts.get(rule.id):
             cases.append(f"  <testcase classname={classname} name={name}/>")
             continue
@@ -176,6 +189,7 @@ def render_junit(report: Report) -> str:
         fails = rule.level is Level.MUST or report.strict
         tag = "failure" if fails else "skipped"
         failures += fails
+        skipped += not fails
         first = found[0].message if found else ""
         message = attr(f"{count} finding(s) counted, {len(found)} kept, {min(len(found), JUNIT_SHOWN)} "
                        f"shown; first: {first}")
@@ -185,7 +199,7 @@ def render_junit(report: Report) -> str:
         )
     header = (
         f'<testsuite name={attr("milk-contract " + report.source)} tests="{len(cases)}" '
-        f'failures="{failures}" errors="0">'
+        f'failures="{failures}" errors="0" skipped="{skipped}">'
     )
     return '<?xml version="1.0" encoding="utf-8"?>\n' + "\n".join([header, *cases, "</testsuite>"]) + "\n"
 

@@ -10,7 +10,9 @@
 A case gives its input as ``lines`` (JSON values, written compactly one per line with LF),
 ``raw`` (text, encoded as UTF-8 as is) or ``raw_hex`` (bytes). ``fires`` says whether the
 file's rule must appear in the report; ``at`` optionally pins where (every listed place must
-be among the rule's findings); ``strict`` runs the check with --strict.
+be among the rule's findings); ``strict`` runs the check with --strict. ``exercised`` (quiet
+cases only, default true) says whether the rule judged something: its requirement verdict is
+then passed, or not-exercised when false (a stream that holds nothing the rule applies to).
 """
 
 from __future__ import annotations
@@ -38,10 +40,11 @@ class Case:
     fires: bool
     at: tuple[Place, ...] = ()
     strict: bool = False
+    exercised: bool = True
 
     @property
     def id(self) -> str:
-        verdict = "fires" if self.fires else "quiet"
+        verdict = "fires" if self.fires else "quiet" if self.exercised else "idle"
         return f"{self.rule}[{verdict}]: {self.description}"
 
 
@@ -67,6 +70,7 @@ def load(path: Path) -> list[Case]:
             fires=case["fires"],
             at=tuple(Place(p.get("line"), p.get("pointer")) for p in case.get("at", ())),
             strict=case.get("strict", False),
+            exercised=case.get("exercised", True),
         )
         for case in document["cases"]
     ]

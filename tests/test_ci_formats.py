@@ -197,7 +197,7 @@ def test_markdown_table_survives_hostile_names(hostile: Path, capsys: pytest.Cap
     rows = [line for line in out.splitlines() if line.startswith("|")]
     files = [row for row in rows if "stream-json |" in row]
     assert len(files) == 2
-    assert all(len(_cells(row)) == 7 for row in files)
+    assert all(len(_cells(row)) == 8 for row in files)  # with the Exercised column
     assert "**NOT conformant**" in files[0]
     assert "| conformant |" in files[1]
     findings = [row for row in rows if row.startswith("| sj.")]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import contract
-from contract.catalog import CATALOG
+from contract import requirements
+from contract.catalog import CATALOG, rules_for
 from tests.casefiles import Case, all_cases
 
 CASES = all_cases()
@@ -15,9 +16,17 @@ CASES = all_cases()
 def test_case(case: Case) -> None:
     report = contract.check(case.data, wire=case.wire, strict=case.strict)
     found = [v for v in report.violations if v.rule == case.rule]
+    status = {v.rule.id: v.status for v in requirements.verdicts(report)}.get(case.rule)
+    if status is None:  # a rule of the other wire (line.ansi on subagent-stdio): never judged there
+        assert case.rule not in {r.id for r in rules_for(case.wire)}
+        assert not found
+        return
     if not case.fires:
         assert not found, f"{case.rule} fired on a near miss: {found}"
+        want = requirements.PASSED if case.exercised else requirements.NOT_EXERCISED
+        assert status == want, f"{case.rule}: expected the verdict {want}, found {status}"
         return
+    assert status == requirements.FAILED
     assert found, f"{case.rule} did not fire; report had {dict(report.counts)}"
     assert not report.conformant or CATALOG[case.rule].level.value == "SHOULD"
     places = {(v.line, v.pointer) for v in found}
@@ -38,3 +47,15 @@ def test_every_wire_rule_has_a_firing_case_and_a_near_miss() -> None:
         if (rule, fires) not in covered
     ]
     assert not missing, "rules without data-driven cases: " + ", ".join(missing)
+
+
+def test_every_wire_rule_has_a_not_exercised_case() -> None:
+    """Each machine's exercise point is tested both ways: a near miss where the rule judged
+    and passed (above), and a stream that holds nothing the rule applies to (not-exercised)."""
+    idle = {c.rule for c in CASES if not c.fires and not c.exercised}
+    passed = {c.rule for c in CASES if not c.fires and c.exercised}
+    exempt = {rule for rule, spec in CATALOG.items() if spec.wire in ("run", "checker")}
+    exempt |= {"baseline.stale", *requirements.ALWAYS_JUDGED}
+    missing = sorted(set(CATALOG) - exempt - idle)
+    assert not missing, "rules without a not-exercised case: " + ", ".join(missing)
+    assert not sorted(set(CATALOG) - exempt - passed)

@@ -24,9 +24,10 @@ from contract.schema import ecma_pattern, load
 from contract.strategies import WIRES, breakable, broken_streams, lines, streams
 from contract.strategies._compose import ESC, Compiler, Unsupported
 
-# The default settings as a user gets them (deadline, health checks and all), but few examples:
-# the point is the health checks, which run on the first examples drawn.
-DEFAULT = settings(settings.get_profile("default"), max_examples=5, database=None)
+# The default settings as a user gets them (every health check on), but few examples: the point is
+# the health checks, which run on the first examples drawn. The 200 ms deadline is left out: it
+# times the test body on the wall clock, not generation, and a loaded CI machine made it flake.
+DEFAULT = settings(settings.get_profile("default"), max_examples=5, database=None, deadline=None)
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -149,8 +149,11 @@ def case(
     raw_hex: str | None = None,
     at: Any = None,
     strict: bool = False,
+    exercised: bool = True,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"description": description, "fires": fires}
+    if not exercised:  # a quiet case where the rule has nothing to judge: its verdict is not-exercised
+        out["exercised"] = False
     if lines is not None:
         out["lines"] = lines
     if raw_text is not None:
@@ -514,7 +517,7 @@ def main() -> None:
             ),
             case("one result line", False, lines=base()),
             case("no result line is sj.result-last's (a truncated run), not this rule", False,
-                 lines=edit(lambda ls: ls.pop())),
+                 lines=edit(lambda ls: ls.pop()), exercised=False),
         ],
     )
     write(
@@ -731,6 +734,7 @@ def main() -> None:
                 "a tool_use_id that is an array is the schema's finding",
                 False,
                 lines=edit(setf(2, "/message/content/0/tool_use_id", ["tu_9"])),
+                exercised=False,  # the only tool_result names no id the rule can follow
             ),
         ],
     )
@@ -1009,8 +1013,84 @@ def numbers() -> None:
     ])
 
 
+def minimal() -> list[dict[str, Any]]:
+    """init and result only: no assistant or user line, no tool_use, no model_usage."""
+    init, result = base()[0], base()[4]
+    del result["model_usage"]
+    result["seq"], result["ts"] = 1, "2026-03-01T10:00:01Z"
+    return [init, result]
+
+
+def without(name: str, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for obj in lines:
+        obj.pop(name, None)
+    return lines
+
+
+def idle() -> None:
+    """One not-exercised case per rule: a stream that holds nothing the rule applies to.
+
+    The rule must stay quiet and its requirement verdict must be not-exercised (never passed).
+    sj.init-first and sj.result-last have none: they judge the end of every stream, an empty
+    one included (contract.requirements.ALWAYS_JUDGED).
+    """
+    empty = case("an empty stream: no line to judge", False, raw_text="", exercised=False)
+    for rule in ("line.utf8", "line.newline", "line.blank", "line.json", "line.object",
+                 "line.duplicate-key", "line.limit", "line.ansi"):
+        merge("line", rule, sj, [empty])
+    only_init = [base()[0]]
+    stream_json = {
+        "sj.schema": case("no JSON object line for the schema to judge", False, raw_text="[1]\n", exercised=False),
+        "sj.init-once": case("no system/init line", False, lines=base()[1:], exercised=False),
+        "sj.result-once": case("no result line (a truncated run)", False, lines=only_init, exercised=False),
+        "sj.seq": case("a single line: no seq to compare with", False, lines=only_init, exercised=False),
+        "sj.session": case("no session_id on any line", False, lines=without("session_id", base()),
+                           exercised=False),
+        "sj.ts-format": case("no ts on any line", False, lines=without("ts", base()), exercised=False),
+        "sj.ts-order": case("a single line: no ts to compare with", False, lines=only_init, exercised=False),
+        "sj.agent-form": case("no agent on any line", False, lines=without("agent", base()), exercised=False),
+        "sj.message-form": case("init and result only: no message", False, lines=minimal(), exercised=False),
+        "sj.role-form": case("init and result only: no role", False, lines=minimal(), exercised=False),
+        "sj.result-is-error": case("no result line", False, lines=only_init, exercised=False),
+        "sj.usage-rollup": case("a result without model_usage", False, lines=minimal(), exercised=False),
+        "sj.capabilities": case("no stream_event or task line", False, lines=minimal(), exercised=False),
+        "sj.tool-result-ref": case("no tool_result block", False, lines=minimal(), exercised=False),
+        "sj.parent-ref": case("no parent_tool_use_id", False, lines=base(), exercised=False),
+        "sj.tool-args-reassembly": case("a tool_use without tool_args_delta fragments", False, lines=base(),
+                                        exercised=False),
+        "sj.subtype": case("no system or result line", False, lines=base()[1:4], exercised=False),
+    }
+    for rule, each in stream_json.items():
+        merge(sj, rule, sj, [each])
+    one = sa_conversation(["1"])
+    subagent = {
+        "sa.schema": case("no JSON object line for the schema to judge", False, raw_text="[1]\n",
+                          exercised=False),
+        "sa.response-correlation": case("events only: no command to answer", False, raw_text=sa_events(["1"]),
+                                        exercised=False),
+        "sa.event-envelope": case("no event", False, raw_text=one, exercised=False),
+        "sa.revision-order": case("a single snapshot: no revision to compare with", False, raw_text=one,
+                                  exercised=False),
+        "sa.events-capability": case("no event", False, raw_text=one, exercised=False),
+        "sa.unique-keys": case("one run and no fleet entry: no siblings", False, raw_text=one, exercised=False),
+        "sa.fleet-counts": case("a fleet without totalActive", False,
+                                raw_text=one.replace('"totalActive":0,', ""), exercised=False),
+        "sa.capacity": case("a fleet without topLevelAsyncCapacity", False,
+                            raw_text=one.replace('"topLevelAsyncCapacity":{"used":0,"limit":4},', ""),
+                            exercised=False),
+        "sa.tokens-total": case("no tokens: no runs and no fleet entries", False, raw_text=sa_events(["1"]),
+                                exercised=False),
+        "sa.node-times": case("a node without times", False, raw_text=one, exercised=False),
+        "sa.outcome": case("a node without outcome", False, raw_text=one, exercised=False),
+        "sa.unavailable": case("available true", False, raw_text=one, exercised=False),
+    }
+    for rule, each in subagent.items():
+        merge(SA, rule, SA, [each])
+
+
 sj = "stream-json"
 
 if __name__ == "__main__":
     main()
     numbers()
+    idle()

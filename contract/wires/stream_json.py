@@ -85,6 +85,10 @@ class StreamRules:
     MAX_REMEMBERED_TAILS = 4096
     MAX_REMEMBERED_TAIL_LENGTH = 40
 
+    # The rules _batch_in_step judges for a whole batch, as feed would on its lines
+    # (sj.init-first was judged on line 1; sj.result-last is judged by finish in any case).
+    IN_STEP = ("sj.seq", "sj.session", "sj.ts-format", "sj.ts-order")
+
     def __init__(self) -> None:
         self.first = True
         self.inits = 0
@@ -126,9 +130,12 @@ class StreamRules:
         if seq != self.next_seq or type(seq) is not int:
             self._seq(seq, line, out)
         else:
+            out.exercised("sj.seq")
             self.next_seq = seq + 1
         if obj.get("session_id") != self.session:
             self._session(obj.get("session_id"), line, out)
+        elif self.session is not None:
+            out.exercised("sj.session")
         ts = obj.get("ts")
         if type(ts) is str:
             self._ts(ts, line, out)
@@ -149,6 +156,8 @@ class StreamRules:
             for line, obj in enumerate(objs, first):
                 self.feed(Record(line, b"", obj), out)
             return
+        for rule in self.IN_STEP:  # judged for the whole batch at once, each with no finding
+            out.exercised(rule)
         by_kind = self.by_kind
         parent = self._parent
         for line, obj in enumerate(objs, first):
@@ -195,6 +204,8 @@ class StreamRules:
         return True
 
     def finish(self, out: Collector) -> None:
+        out.exercised("sj.init-first")
+        out.exercised("sj.result-last")
         if self.first:
             out.emit("sj.init-first", None, None, "expected system/init as the first line, found an empty stream")
         if self.result_line is None:
@@ -206,6 +217,7 @@ class StreamRules:
 
     def _first(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         self.first = False
+        out.exercised("sj.init-first")
         if not _is_init(obj):
             out.emit("sj.init-first", line, "/type", f"expected system/init as the first line, found {_kind(obj)}",
                      "a consumer reads session, model and capabilities from init before anything else")
@@ -220,6 +232,7 @@ class StreamRules:
             self.next_seq += 1
 
     def _after_result(self, obj: dict[str, Any] | None, line: int, out: Collector) -> None:
+        out.exercised("sj.result-last")
         if obj is None or obj.get("type") != "result":  # a second result is sj.result-once's
             out.emit("sj.result-last", line, None,
                      f"expected nothing after the terminal result on line {self.result_line}, "
@@ -227,11 +240,14 @@ class StreamRules:
 
     def _init(self, obj: dict[str, Any], line: int, out: Collector) -> None:
         self.inits += 1
+        out.exercised("sj.init-once")
         if self.inits > 1:
             out.emit("sj.init-once", line, "/subtype",
                      f"expected one system/init per run, found init number {self.inits}")
         caps = obj.get("capabilities")
         self.advertised = {c for c in caps if type(c) is str} if type(caps) is list else set()
+        if "agent" in obj:
+            out.exercised("sj.agent-form")
         if "agent" in obj and type(obj["agent"]) is not dict:
             out.emit("sj.agent-form", line, "/agent",
                      f"expected the AgentInfo object on system/init, found {_json_kind(obj['agent'])}")
@@ -252,6 +268,8 @@ class StreamRules:
                      "reads; seq is judged again from the next line on")
             self.next_seq = None
             return
+        if expected is not None:
+            out.exercised("sj.seq")
         if expected is not None and value != expected:
             what = "a gap (a dropped line?)" if value > expected else "a repeat or a step back"
             out.emit("sj.seq", line, "/seq",
@@ -261,6 +279,7 @@ class StreamRules:
     def _session(self, session: Any, line: int, out: Collector) -> None:
         if type(session) is not str:
             return
+        out.exercised("sj.session")
         if self.session is None:
             self.session = session
             if not SESSION_FORM.fullmatch(session):
@@ -273,6 +292,7 @@ class StreamRules:
     # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
 
     def _ts(self, ts: str, line: int, out: Collector) -> None:
+        out.exercised("sj.ts-format")
         if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
                      f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {_clip(ts)!r}",
@@ -280,6 +300,8 @@ class StreamRules:
             return
         last = self.last_ts
         self.last_ts = ts
+        if last is not None:
+            out.exercised("sj.ts-order")
         if last is None or (ts >= last and len(ts) == len(last) and ts[-1] == last[-1] == "Z"):
             return  # same shape in UTC: text order is time order (a leap second included)
         if _ts_key(ts) < _ts_key(last):
@@ -312,6 +334,7 @@ class StreamRules:
     @staticmethod
     def _subtype(obj: dict[str, Any], line: int, out: Collector) -> Any:
         """sj.subtype: system and result lines carry a subtype; a mistyped one is the schema's finding."""
+        out.exercised("sj.subtype")
         if "subtype" not in obj:
             out.emit("sj.subtype", line, "/subtype",
                      f"expected a string subtype on a {obj['type']} line, found it missing",
@@ -326,6 +349,8 @@ class StreamRules:
         if subtype == "init":
             self._init(obj, line, out)
             return
+        if subtype == "error" and "message" in obj:
+            out.exercised("sj.message-form")
         if subtype == "error" and "message" in obj and type(obj["message"]) is not str:
             out.emit("sj.message-form", line, "/message",
                      f"expected a string on system/error, found {_json_kind(obj['message'])}")
@@ -360,6 +385,7 @@ class StreamRules:
             self._fragment(event, line, out)
 
     def _result(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        out.exercised("sj.result-once")
         if self.result_line is not None:
             out.emit("sj.result-once", line, "/type",
                      f"expected exactly one result line, found another after line {self.result_line}")
@@ -378,15 +404,20 @@ class StreamRules:
         Any label string passes sj.agent-form: "primary | escalation" are known values in a
         schema of "open-set enums everywhere"; the rule checks the form only.
         """
+        if "agent" in obj:
+            out.exercised("sj.agent-form")
         if "agent" in obj and type(obj["agent"]) is not str:
             out.emit("sj.agent-form", line, "/agent",
                      f"expected a role label string on {kind} lines, found {_json_kind(obj['agent'])}")
+        out.exercised("sj.message-form")
         message = obj.get("message")
         if type(message) is not dict:
             found = "it missing" if "message" not in obj else _json_kind(message)
             out.emit("sj.message-form", line, "/message", f"expected the Message object on {kind} lines, found {found}")
             return None
         role = message.get("role")
+        if type(role) is str:
+            out.exercised("sj.role-form")
         if role != kind and type(role) is str:
             out.emit("sj.role-form", line, "/message/role",
                      f"expected role {kind!r} on a {kind} line, found {_clip(role)!r}")
@@ -397,6 +428,7 @@ class StreamRules:
 
     @staticmethod
     def _is_error(obj: dict[str, Any], line: int, out: Collector) -> None:
+        out.exercised("sj.result-is-error")
         if "is_error" not in obj:
             out.emit("sj.result-is-error", line, "/is_error",
                      "expected is_error on every result line, found it missing")
@@ -418,6 +450,7 @@ class StreamRules:
         usage, per_model = obj.get("usage"), obj.get("model_usage")
         if type(usage) is not dict or type(per_model) is not dict or not per_model:
             return
+        out.exercised("sj.usage-rollup")
         for key in USAGE_KEYS:
             total = _integral(usage.get(key))
             parts = [_integral(m.get(key)) if type(m) is dict else None for m in per_model.values()]
@@ -432,6 +465,8 @@ class StreamRules:
     # -- sj.capabilities -----------------------------------------------------------------------
 
     def _need(self, capability: str, what: str, line: int, out: Collector) -> None:
+        if self.advertised is not None:
+            out.exercised("sj.capabilities")
         if self.advertised is not None and capability not in self.advertised:
             out.emit("sj.capabilities", line, "/type",
                      f"expected {capability} in system/init capabilities before {what} lines, "
@@ -447,14 +482,21 @@ class StreamRules:
 
     def _tool_result(self, block: dict[str, Any], line: int, where: str, out: Collector) -> None:
         if "tool_use_id" not in block:
+            out.exercised("sj.tool-result-ref")
             out.emit("sj.tool-result-ref", line, where, "expected the id of an earlier tool_use, found no tool_use_id")
             return
         ref = block["tool_use_id"]
-        if type(ref) is str and self._known(ref) is False:  # a non-string id is the schema's finding
+        known = self._known(ref) if type(ref) is str else None
+        if known is not None:
+            out.exercised("sj.tool-result-ref")
+        if known is False:  # a non-string id is the schema's finding
             out.emit("sj.tool-result-ref", line, where, f"expected the id of an earlier tool_use, found {_clip(ref)!r}")
 
     def _parent(self, parent: Any, line: int, out: Collector) -> None:
-        if type(parent) is str and self._known(parent) is False:
+        known = self._known(parent) if type(parent) is str else None
+        if known is not None:
+            out.exercised("sj.parent-ref")
+        if known is False:
             out.emit("sj.parent-ref", line, "/parent_tool_use_id",
                      f"expected the id of an earlier tool_use, found {_clip(parent)!r}, never used before",
                      "nested actors point at the tool_use that started them")
@@ -516,6 +558,7 @@ class StreamRules:
                      f"sj.tool-args-reassembly stopped for {_clip(ref)!r}: its reassembled arguments are "
                      f"beyond the checker's limits ({_clip(why, 120)})")
             return
+        out.exercised("sj.tool-args-reassembly")
         if "line.duplicate-key" in rules:
             fault = next(f for f in faults if f.rule == "line.duplicate-key")
             found = fault.message.removeprefix("expected unique member names, found ")

@@ -174,6 +174,7 @@ class Correlation:
             self._answer(obj, record.line, out)
 
     def _flush_early(self, out: Collector) -> None:
+        out.exercised("sa.response-correlation")
         for line in self.early:
             out.emit("sa.response-correlation", line, "/type",
                      "expected a response only after a subagent_status command, "
@@ -187,6 +188,7 @@ class Correlation:
         self.early.clear()
 
     def _answer(self, obj: dict[str, Any], line: int, out: Collector) -> None:
+        out.exercised("sa.response-correlation")
         if not self.pending:
             out.emit("sa.response-correlation", line, "/type",
                      "expected no response (every command is already answered), "
@@ -227,6 +229,7 @@ class Correlation:
             return
         if self.limited:  # which remembered command went unanswered is unknown past the bound
             return
+        out.exercised("sa.response-correlation")  # every command was answered, or is reported
         for line, want, has in self.pending:
             what = f"id {_show(want)}" if has else "no id"
             out.emit("sa.response-correlation", line, None,
@@ -253,6 +256,8 @@ class Envelope:
         if type(snap) is not dict:
             return
         for name in self.FIELDS:
+            if name in obj and name in snap:
+                out.exercised("sa.event-envelope")
             if name in obj and name in snap and not _same(obj[name], snap[name]):
                 out.emit("sa.event-envelope", record.line, f"/{name}",
                          f"expected the event's {name} to equal its snapshot's "
@@ -295,6 +300,8 @@ class Revisions:
                 _limit(out, line, "sa.revision-order", f"{MAX_EPOCHS} epochs remembered")
             return
         top = self.highest.get(epoch)
+        if top is not None or (obj.get("type") == EVENT and epoch in self.last_event):
+            out.exercised("sa.revision-order")  # a revision compared with an earlier one
         if top is not None and revision < top[0]:
             out.emit("sa.revision-order", line, where,
                      f"expected revision at least {top[0]} (shown on line {top[1]}) in epoch "
@@ -361,6 +368,7 @@ class EventsCapability:
             self.events_off_at = None if events else record.line
 
     def _judge(self, snap: dict[str, Any] | None, line: int, out: Collector) -> None:
+        out.exercised("sa.events-capability")
         caps = snap.get("capabilities") if snap is not None else None
         own = caps.get("events") if type(caps) is dict else None
         if own is False:
@@ -406,6 +414,7 @@ class UniqueKeys:
     def _siblings(at: str, items: Any, what: str, line: int, out: Collector) -> None:
         if type(items) is not list or len(items) < 2:
             return
+        out.exercised("sa.unique-keys")
         seen: dict[str, int] = {}
         for index, item in enumerate(items):
             key = item.get("key") if type(item) is dict else None
@@ -462,6 +471,7 @@ class Consistency:
         entries, total = fleet.get("entries"), exact_int(fleet.get("totalActive"))
         omitted = exact_int(fleet.get("omitted"))
         if type(entries) is list and total is not None:
+            out.exercised("sa.fleet-counts")
             listed = len(entries)
             if total < listed:
                 out.emit("sa.fleet-counts", line, f"{at}/totalActive",
@@ -475,6 +485,8 @@ class Consistency:
         capacity = fleet.get("topLevelAsyncCapacity")
         if type(capacity) is dict:
             used, limit = exact_int(capacity.get("used")), exact_int(capacity.get("limit"))
+            if used is not None and limit is not None:
+                out.exercised("sa.capacity")
             if used is not None and limit is not None and used > limit:
                 out.emit("sa.capacity", line, f"{at}/topLevelAsyncCapacity/used",
                          f"expected used at most the limit {limit}, found {used}")
@@ -509,6 +521,7 @@ class Consistency:
                 value = exact_int(fleet.get(name))
                 if value is not None and value > 0:
                     shown.append((f"/fleet/{name}", f"fleet.{name} {value}"))
+        out.exercised("sa.unavailable")
         for pointer, what in shown:
             out.emit("sa.unavailable", line, f"{where}{pointer}",
                      f"expected no runs and an empty fleet while available is false, found {what}")
@@ -525,6 +538,7 @@ def _tokens(at: str, tokens: Any, line: int, out: Collector) -> None:
         inp, outp, total = exact_int(inp), exact_int(outp), exact_int(total)
         if inp is None or outp is None or total is None:
             return
+    out.exercised("sa.tokens-total")
     if total != inp + outp:
         out.emit("sa.tokens-total", line, f"{at}/total",
                  f"expected total = input + output = {inp} + {outp} = {inp + outp}, found {total}")
@@ -534,6 +548,8 @@ def _times(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
     # type(v) is int first: exact_int is only called for the rare other forms (per node, hot)
     stamps = [(name, v if type(v := node.get(name)) is int or v is None else exact_int(v)) for name in TIMES]
     present = [(name, value) for name, value in stamps if value is not None]
+    if len(present) > 1:
+        out.exercised("sa.node-times")
     for (early, a), (late, b) in itertools.pairwise(present):
         if b < a:
             out.emit("sa.node-times", line, f"{at}/{late}",
@@ -541,6 +557,8 @@ def _times(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
     terminal, started = node.get("processTerminal"), exact_int(node.get("startedAt"))
     if type(terminal) is dict and started is not None:
         observed = exact_int(terminal.get("observedAt"))
+        if observed is not None:
+            out.exercised("sa.node-times")
         if observed is not None and observed < started:
             out.emit("sa.node-times", line, f"{at}/processTerminal/observedAt",
                      f"expected observedAt at or after startedAt {started}, found {observed}")
@@ -551,6 +569,7 @@ def _outcome(at: str, node: dict[str, Any], line: int, out: Collector) -> None:
     if type(outcome) is not dict:
         return
     status, said = node.get("status"), outcome.get("status")
+    out.exercised("sa.outcome")
     if type(status) is str and type(said) is str and _status_class(said) != _status_class(status):
         out.emit("sa.outcome", line, f"{at}/outcome/status",
                  f"expected outcome.status to agree with the node status {status!r}, "

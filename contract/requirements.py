@@ -1,0 +1,139 @@
+"""Requirement verdicts: per catalogued rule of a wire, passed, failed, not exercised or ignored.
+
+A green run on a three-line capture must never read as full conformance, so every report
+says, for each rule of its wire (``catalog.rules_for``), what the capture did with it:
+
+* ``failed``: the rule has a finding (MUST or SHOULD: the level is given beside it);
+* ``passed``: the rule judged something in the capture and found nothing;
+* ``not-exercised``: the capture held nothing the rule applies to (no tool_result for
+  ``sj.tool-result-ref``, no live run for ``run.*``);
+* ``ignored``: switched off with ``--ignore`` (a finding it would have had is not counted).
+
+A check that did not finish (a rule machine raised, an internal bound stopped a check, the live
+run timed out, was interrupted or flooded) cannot vouch for what it did not see, so no rule is
+``passed`` then: a rule that judged something and found nothing is ``not-exercised``, with the
+reason "not judged to the end".
+
+Whether a rule was exercised is said where it judges: each rule machine calls
+``out.exercised(rule)`` at the point it compares something (``contract.wires``), the schema
+rule is exercised by every object line the schema step saw, the harness marks the ``run.*``
+rules it judged (so they are not exercised for files), and ``baseline.stale`` is exercised
+when a baseline was applied. Two families are exercised by declaration, since every check
+judges them: the framing rules (``line.*``) by any line read, and ``checker.*`` by any check
+that ran (the checker vouches that it finished and hit no bound, or says otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from contract.catalog import Rule, rules_for
+
+if TYPE_CHECKING:
+    from contract.report import Report
+
+PASSED = "passed"
+FAILED = "failed"
+NOT_EXERCISED = "not-exercised"
+IGNORED = "ignored"
+STATUSES = (PASSED, FAILED, NOT_EXERCISED, IGNORED)
+
+# Exercised by declaration (see the module docstring).
+CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
+# Judged by the stream-json machine's finish on every stream, an empty one included (a stream
+# with no init and no result breaks both), so no capture leaves them not exercised.
+ALWAYS_JUDGED = frozenset({"sj.init-first", "sj.result-last"})
+# Findings that mean the check did not see or judge everything: after one, "passed" is unearned.
+UNFINISHED = ("checker.internal", "checker.limit", "run.interrupted", "run.timeout", "run.output-limit")
+
+
+def framing_rules(wire: str) -> frozenset[str]:
+    """The line.* rules of ``wire`` (line.ansi is stream-json's only)."""
+    return frozenset(r.id for r in rules_for(wire) if r.id.startswith("line."))
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One rule's verdict on one capture."""
+
+    rule: Rule
+    status: str
+    findings: int
+    unfinished: str | None = None  # the finding that stopped the check, when it did not finish
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rule": self.rule.id,
+            "level": self.rule.level.value,
+            "status": self.status,
+            "findings": self.findings,
+            "source": self.rule.source,
+            "reason": self.reason,  # why it was skipped: empty when passed or failed
+        }
+
+    @property
+    def reason(self) -> str:
+        """Why a rule was skipped, for JUnit and SARIF (empty for passed and failed)."""
+        if self.status == IGNORED:
+            return "ignored (--ignore)"
+        if self.status == NOT_EXERCISED:
+            if self.unfinished:
+                return f"not judged to the end: {self.unfinished} stopped the check"
+            if self.rule.wire == "run":
+                return "not exercised: judged only in live runs (milk-contract run), not on a file"
+            if self.rule.id == "baseline.stale":
+                return "not exercised: no --baseline was given"
+            return "not exercised: the capture held nothing this rule applies to"
+        return ""
+
+
+def mark_checked(report: Report) -> None:
+    """Mark the rules every check judges: checker.* always, line.* once a line was read."""
+    report.exercised.update(CHECKER_RULES)
+    if report.lines > 0:
+        report.exercised.update(framing_rules(report.wire))
+
+
+def verdicts(report: Report) -> list[Requirement]:
+    """One verdict per catalogued rule of the report's wire, in catalog order."""
+    wire = report.wire if report.wire in ("stream-json", "subagent-stdio") else "stream-json"
+    ignored, counts, exercised = set(report.ignored), report.counts, report.exercised
+    stopped = next((rule for rule in UNFINISHED if counts.get(rule)), None)
+    out: list[Requirement] = []
+    for rule in rules_for(wire):
+        found = counts.get(rule.id, 0)
+        if found:  # a finding wins: an UNIGNORABLE rule is never dropped by the ignore list
+            status = FAILED
+        elif rule.id in ignored:
+            status = IGNORED
+        elif rule.id in exercised and stopped is None:
+            status = PASSED
+        else:
+            status = NOT_EXERCISED
+        out.append(Requirement(rule, status, found, stopped if status == NOT_EXERCISED else None))
+    return out
+
+
+def tally(report: Report) -> dict[str, int]:
+    """How many rules have each status (every status listed, zeros included)."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for requirement in verdicts(report):
+        counts[requirement.status] += 1
+    return counts
+
+
+def summary_lines(report: Report) -> list[str]:
+    """The text report's requirement lines: the tally, then the rules not exercised or ignored."""
+    found = verdicts(report)
+    counts = tally(report)
+    exercised = counts[PASSED] + counts[FAILED]
+    lines = [f"requirements: {exercised} of {len(found)} rules exercised ({counts[PASSED]} passed, "
+             f"{counts[FAILED]} failed), {counts[NOT_EXERCISED]} not exercised, {counts[IGNORED]} ignored"]
+    idle = [r.rule.id for r in found if r.status == NOT_EXERCISED]
+    if idle:
+        lines.append(f"  not exercised: {', '.join(idle)}")
+    off = [r.rule.id for r in found if r.status == IGNORED]
+    if off:
+        lines.append(f"  ignored: {', '.join(off)}")
+    return lines
