@@ -31,6 +31,7 @@ EXIT_INTERRUPTED = 128 + 2  # the shell's convention for death by SIGINT
 STREAM_MAX_OUTPUT_BYTES = 1024**3
 SUBAGENT_MAX_OUTPUT_BYTES = 64 * 1024**2
 PROG = "milk-contract"
+WIRE_SA = "subagent-stdio"
 
 
 class UsageError(Exception):
@@ -70,6 +71,25 @@ def _build_parser() -> argparse.ArgumentParser:
                           "is kept to be judged whole)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                      help="the emitter command; without one, the bundled reference emitter")
+
+    run.add_argument("--provoke", action="store_true",
+                     help="stream-json: run the emitter again under a pseudo-terminal, with colour forced, "
+                          "and under a slow reader (contract.provoke)")
+
+    fuzz = verbs.add_parser("fuzz", help="hold generated conversations with a live subagent-stdio host")
+    _report_options(fuzz, wires=("subagent-stdio",))
+    fuzz.set_defaults(wire="subagent-stdio")
+    fuzz.add_argument("--examples", type=_positive_int, default=None, metavar="N",
+                      help="generated conversations, at most (default 30), one host process each")
+    fuzz.add_argument("--seed", type=_seed, default=None, metavar="S", help="find the same conversations again")
+    fuzz.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+                      help="bound on each conversation (default 10)")
+    fuzz.add_argument("--shrink-seconds", type=_positive_float, default=None, metavar="SECONDS",
+                      help="stop shrinking a failure after this long (default 60; the report says so)")
+    fuzz.add_argument("--transcript", metavar="FILE", default=None,
+                      help="write the shrunk failing conversation's transcript here (JSONL)")
+    fuzz.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
+                      help="the host command; without one, the bundled reference host")
 
     rules = verbs.add_parser("rules", help="print the rule catalog")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -146,6 +166,16 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, found {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, found {text!r}")
     return value
 
 
@@ -240,6 +270,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _live(args: argparse.Namespace, command: list[str]) -> Report:
+    if args.provoke:
+        if args.wire != "stream-json":
+            raise UsageError("--provoke runs stream-json emitters (subagent-stdio hosts: use the fuzz verb)")
+        from contract.provoke import provoke
+
+        return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
+                       strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
+                       max_output_bytes=args.max_output_bytes or STREAM_MAX_OUTPUT_BYTES)
     if args.wire == "subagent-stdio":
         from contract.driver import run_subagent
 
@@ -255,6 +293,45 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
                             max_line_bytes=args.max_line_bytes,
                             max_output_bytes=args.max_output_bytes or STREAM_MAX_OUTPUT_BYTES)
     return report
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    """Fuzz a live host; a failure is printed with its shrunk conversation and the seed."""
+    _check_ignores(args.ignore)
+    if args.baseline or args.baseline_write:
+        raise UsageError("fuzz takes no baseline: every generated conversation must be conformant")
+    command = _command(args.command)
+    from contract import fuzz
+    from contract.harness import Interrupted
+
+    options: dict[str, Any] = {"strict": args.strict, "ignore": args.ignore, "max_line_bytes": args.max_line_bytes,
+                               "seed": args.seed}
+    if args.examples is not None:
+        options["examples"] = args.examples
+    if args.timeout is not None:
+        options["timeout"] = args.timeout
+    if args.shrink_seconds is not None:
+        options["shrink_seconds"] = args.shrink_seconds
+    try:
+        result = fuzz.fuzz_host(command or None, **options)
+    except Interrupted as exc:
+        return _emit(exc.report, args.format)
+    if result.failed and args.transcript:
+        try:
+            with open(args.transcript, "wb") as handle:
+                handle.write(result.transcript)
+        except OSError as exc:
+            raise UsageError(f"--transcript: cannot write {args.transcript}: {exc.strerror or exc}") from None
+    code = _emit(result.report, args.format)
+    import shlex
+
+    examples = str(args.examples or fuzz.DEFAULT_EXAMPLES)
+    replay = shlex.join([PROG, "fuzz", "--wire", WIRE_SA, "--seed", str(result.seed), "--examples", examples,
+                         *(["--", *command] if command else [])])
+    text = fuzz.describe(result, textsafe.text(replay))
+    if text:  # machine formats keep stdout parseable: the conversation goes to stderr there
+        (sys.stdout if args.format == "text" else sys.stderr).write(text)
+    return code
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -353,7 +430,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the verb; returns the exit code."""
     try:
         args = _build_parser().parse_args(argv)
-        handler = {"check": cmd_check, "run": cmd_run, "rules": cmd_rules, "record": cmd_record}.get(args.verb)
+        handler = {"check": cmd_check, "run": cmd_run, "rules": cmd_rules, "record": cmd_record,
+                   "fuzz": cmd_fuzz}.get(args.verb)
         if handler is None:
             return int(args.handler(args))
         return handler(args)

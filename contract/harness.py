@@ -146,6 +146,7 @@ class Process:
         env: Mapping[str, str] | None = None,
         stdin: bool = False,
         cwd: str | None = None,
+        stdout: int | None = None,
     ) -> None:
         self.token = uuid.uuid4().hex
         environ = dict(env) if env is not None else dict(os.environ)
@@ -156,7 +157,7 @@ class Process:
             self.popen = subprocess.Popen(
                 list(argv),
                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
+                stdout=subprocess.PIPE if stdout is None else stdout,  # a pty's fd (contract.provoke)
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 env=environ,

@@ -29,6 +29,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "as additive or breaking")
     group.addoption("--contract-strict", action="store_true", default=False,
                     help="SHOULD findings fail emitter scenarios too")
+    group.addoption("--contract-fuzz", metavar="N", type=int, default=None,
+                    help="hold N generated conversations with the subagent-stdio host (contract.fuzz); "
+                         "default: 30 when --contract-emitter is given, none otherwise; 0 turns it off")
+    group.addoption("--contract-provoke", action="store_true", default=False,
+                    help="run each stream-json scenario again under a pty, with colour forced and under a "
+                         "slow reader (contract.provoke)")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -75,3 +75,27 @@ def test_failure_shows_the_finding_and_the_line_not_reprs(tmp_path: Path) -> Non
     assert "line 3 /num_turns: breaking removed" in done.stdout
     for noise in ("Report(", "ScenarioRun(", "Comparison(", "Difference(", "line None", " at -"):
         assert noise not in done.stdout
+
+
+def _run_live(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_live_fuzz", "-p", "no:cacheprovider",
+         "-q", *args],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+def test_contract_provoke_catches_colour_only_on_a_terminal(tmp_path: Path) -> None:
+    emitter = shlex.join([sys.executable, str(Path(__file__).parent / "faulty_emitters" / "tty_colour.py")])
+    done = _run_live(tmp_path, "-k", "provoked_scenario and hello", "--contract-provoke",
+                     "--contract-emitter", emitter)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "under pty: expected no ANSI escapes" in done.stdout
+    near_miss = _run_live(tmp_path, "-k", "provoked_scenario and hello", "--contract-provoke")
+    assert near_miss.returncode == 0, near_miss.stdout + near_miss.stderr
+
+
+def test_contract_fuzz_holds_conversations_with_the_host(tmp_path: Path) -> None:
+    done = _run_live(tmp_path, "-k", "fuzz_subagent_host", "--contract-fuzz", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout  # not skipped: without the option (and no emitter) it is

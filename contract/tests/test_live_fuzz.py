@@ -1,0 +1,48 @@
+"""The emitter under test, provoked: generated conversations (subagent-stdio), hostile environments (stream-json).
+
+``--contract-fuzz N`` holds N generated conversations with the subagent-stdio host (the emitter
+with the subagent goldens' arguments; by default 30 whenever ``--contract-emitter`` is given);
+a failure prints the shrunk conversation and the seed that finds it again.
+``--contract-provoke`` runs each stream-json scenario again under a pseudo-terminal, with colour
+forced, and under a slow reader (``milk-contract run --provoke``). Without an emitter and
+without these options both are skipped: the bundled references are fuzzed and provoked by the
+suite's own tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from contract.fuzz import DEFAULT_EXAMPLES, describe, fuzz_host
+from contract.goldens import Golden, all_scenarios
+from contract.reporters import render_text
+from contract.scenarios import emitter_argv, scenario_env
+from contract.session import ContractSession
+
+STREAM_SCENARIOS = [g for g in all_scenarios() if g.wire == "stream-json"]
+HOST_SCENARIO = next(g for g in all_scenarios() if g.wire == "subagent-stdio")
+
+
+def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: ContractSession) -> None:
+    examples = pytestconfig.getoption("--contract-fuzz")
+    if examples is None:
+        examples = DEFAULT_EXAMPLES if contract_session.emitter else 0
+    if examples <= 0:
+        pytest.skip("no --contract-emitter and no --contract-fuzz N: the reference host is fuzzed by tests/")
+    argv = emitter_argv(contract_session.emitter, HOST_SCENARIO) if contract_session.emitter else None
+    result = fuzz_host(argv, examples=examples, strict=contract_session.strict,
+                       timeout=min(contract_session.timeout, 10.0))
+    assert result.report.conformant, render_text(result.report) + describe(
+        result, f"--contract-fuzz {examples} (seed {result.seed})")
+
+
+@pytest.mark.parametrize("golden", STREAM_SCENARIOS, ids=[g.name for g in STREAM_SCENARIOS])
+def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract_session: ContractSession) -> None:
+    if not pytestconfig.getoption("--contract-provoke"):
+        pytest.skip("--contract-provoke not given")
+    from contract.provoke import provoke
+
+    report = provoke(emitter_argv(contract_session.emitter, golden), env=scenario_env(golden),
+                     expect_exit=golden.reproduce.exit_status, timeout=contract_session.timeout,
+                     strict=contract_session.strict)
+    assert report.conformant, render_text(report)

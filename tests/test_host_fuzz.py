@@ -1,0 +1,263 @@
+"""``milk-contract fuzz``: generated conversations with a live host find each faulty host, shrunk.
+
+The reference host passes the default budget (exit 0); each faulty host of tests/faulty_hosts/
+named after a capability of the fuzzer (long ids, ids with escapes, pipelined bursts, two
+commands in one read) fails it (exit 1) with a shrunk conversation and its seed printed. In the
+default (``dev``) profile shrinking gets a short budget and the reference host a third of the
+default budget; the ``ci`` profile uses the defaults, shrinks fully and checks that the
+conversation shown is the shortest that fails. No process outlives a test.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import Phase, find, given, settings
+
+import contract
+from contract import cli, driver, fuzz
+from contract.driver import Step, command, plan_from
+from contract.harness import Process
+from contract.report import Report
+
+HOSTS = Path(__file__).parent / "faulty_hosts"
+DEEP = settings().max_examples >= 100  # the ci profile
+SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 1.0
+
+
+def _group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The hosts the driver starts; none of their process groups may survive the test."""
+    pids: list[int] = []
+
+    class Spy(Process):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            pids.append(self.popen.pid)
+
+    monkeypatch.setattr(driver, "Process", Spy)
+    yield pids
+    deadline = time.monotonic() + 2.0
+    while any(_group_members(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for pid in pids for p in _group_members(pid)], "processes left behind"
+
+
+def _host(name: str) -> list[str]:
+    return [sys.executable, str(HOSTS / f"{name}.py")]
+
+
+def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFixture[str]) -> None:
+    """The default budget in the ci profile; a third of it in the default run (time)."""
+    examples = fuzz.DEFAULT_EXAMPLES if DEEP else fuzz.DEFAULT_EXAMPLES // 3
+    began = time.monotonic()
+    code = cli.run(["fuzz", "--wire", "subagent-stdio", "--examples", str(examples)])
+    elapsed = time.monotonic() - began
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "generated conversations" in out
+    assert "every one conformant" in out
+    # one host process per conversation held; hypothesis may repeat a conversation, never held twice
+    assert examples // 2 <= len(started) <= examples
+    assert elapsed < examples * (fuzz.DEFAULT_TIMEOUT + 3)
+
+
+@pytest.mark.parametrize(
+    ("host", "rules", "shrunk"),
+    [
+        ("truncates_ids", {"sa.response-correlation"}, (1, 1)),
+        ("drops_second", {"run.no-response"}, (1, 2)),
+        ("misescapes_ids", {"line.json"}, (1, 1)),
+        ("reorders_bursts", {"sa.response-correlation"}, (1, 2)),
+    ],
+)
+def test_each_faulty_host_is_found_and_shrunk(
+    started: list[int], host: str, rules: set[str], shrunk: tuple[int, int], capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    began = time.monotonic()
+    path = tmp_path / "failing.jsonl"
+    code = cli.run(["fuzz", "--wire", "subagent-stdio", "--shrink-seconds", str(SHRINK_SECONDS),
+                    "--transcript", str(path), "--", *_host(host)])
+    elapsed = time.monotonic() - began
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "shrunk failing conversation" in out
+    assert "seed: " in out
+    assert "--seed" in out
+    for rule in rules:
+        assert f" {rule} [MUST]" in out, out
+    # the search, the shrink budget, one confirming conversation, each bounded
+    assert elapsed < fuzz.DEFAULT_EXAMPLES * 3.0 + SHRINK_SECONDS + 2 * (fuzz.DEFAULT_TIMEOUT + 3), elapsed
+    steps = sum(1 for line in out.splitlines() if line.startswith("step "))
+    sent = sum(1 for line in out.splitlines() if line.startswith("  > "))
+    assert steps >= 1
+    assert sent >= 1
+    # the transcript written is replayable: check gives a failing verdict, plan_from the client's side
+    transcript = path.read_bytes()
+    assert not contract.check(transcript, "subagent-stdio").conformant
+    # (a conversation stops at its first unanswered command: later steps of the plan are not sent)
+    assert 0 < sum(len(step.commands) for step in plan_from(transcript)) <= sent
+    if DEEP:  # fully shrunk: the shortest conversation that still shows the fault
+        assert (steps, sent) == shrunk, out
+
+
+class _FakeHost:
+    """driver.record without a process: a conversation fails when a burst holds two commands."""
+
+    def __init__(self) -> None:
+        self.held = 0
+
+    def __call__(self, argv: list[str], *, plan: tuple[Step, ...], **_: object) -> driver.Conversation:
+        self.held += 1
+        report = Report(wire="subagent-stdio")
+        if any(len(step.commands) >= 2 for step in plan):
+            report.counts["sa.response-correlation"] += 1
+        return driver.Conversation(report, b"")
+
+
+def test_the_same_seed_finds_the_same_conversation_and_shrinks_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver, "record", fake := _FakeHost())
+    first = fuzz.fuzz_host(["host"], seed=11)
+    second = fuzz.fuzz_host(["host"], seed=11)
+    assert first.failed
+    assert first.plan == second.plan
+    assert first.examples == second.examples
+    assert first.plan is not None
+    assert [len(step.commands) for step in first.plan] == [2]  # the shortest failing conversation
+    assert all(line == {"type": "subagent_status", "version": 1} for line in first.plan[0].commands)
+    assert fake.held <= 2 * (fuzz.DEFAULT_EXAMPLES + fuzz.MAX_SHRINK_RUNS)
+
+
+def test_a_shrink_budget_that_runs_out_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver, "record", _FakeHost())
+    result = fuzz.fuzz_host(["host"], seed=11, shrink_seconds=1e-9)
+    assert result.failed
+    assert any("shrinking stopped at its budget" in note for note in result.report.notes)
+
+
+def test_a_host_that_always_passes_is_held_at_most_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Passing(_FakeHost):
+        def __call__(self, argv: list[str], *, plan: tuple[Step, ...], **_: object) -> driver.Conversation:
+            self.held += 1
+            return driver.Conversation(Report(wire="subagent-stdio"), b"")
+
+    monkeypatch.setattr(driver, "record", fake := Passing())
+    result = fuzz.fuzz_host(["host"], examples=12, seed=3)
+    assert not result.failed
+    assert result.report.conformant
+    assert 1 <= fake.held <= 12
+
+
+def test_a_near_miss_host_with_the_same_transcript_shape_passes(started: list[int]) -> None:
+    # pipelined bursts with tricky ids, answered in order, verbatim: the reference host
+    plan = (Step(tuple(command(ident) for ident in fuzz.EDGE_IDS[:5])), Step((command(None),), pause=0.01),
+            Step((), pause=0.05), Step(tuple(command(ident) for ident in fuzz.EDGE_IDS[5:])))
+    conversation = driver.record(driver.default_command("subagent-stdio"), plan=plan, timeout=10)
+    assert conversation.report.conformant, conversation.report.violations
+    assert conversation.report.exit_status == 0
+
+
+def test_a_host_that_cannot_start_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    began = time.monotonic()
+    assert cli.run(["fuzz", "--", "/nonexistent/host"]) == 2
+    assert time.monotonic() - began < 10
+    assert "run.start" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [["--examples", "0"], ["--seed", "-1"], ["--wire", "stream-json"],
+                                  ["--timeout", "nan"], ["--baseline-write", "x.json"]])
+def test_misuse_is_one_line_and_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["fuzz", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("milk-contract: error:")
+
+
+@settings(max_examples=settings().max_examples * 5, deadline=None)
+@given(fuzz.conversations())
+def test_generated_conversations_are_legal_commands(plan: tuple[Step, ...]) -> None:
+    """Every command the fuzzer sends is itself conformant: a finding is always the host's."""
+    assert 1 <= len(plan) <= fuzz.MAX_STEPS
+    lines = b"".join(json.dumps(line, ensure_ascii=False).encode() + b"\n"
+                     for step in plan for line in step.commands)
+    for step in plan:
+        assert len(step.commands) <= fuzz.MAX_BURST
+        assert step.commands or step.pause > 0
+    report = contract.check(lines, "subagent-stdio")
+    assert report.conformant or set(report.counts) == {"sa.response-correlation"}, report.violations
+    for step in plan:
+        for line in step.commands:
+            assert len(line.get("id", "")) <= fuzz.MAX_ID_LENGTH
+
+
+def test_the_edge_ids_cover_every_shape_the_issue_names() -> None:
+    edges = fuzz.EDGE_IDS
+    assert "" in edges
+    assert any(len(ident) == fuzz.MAX_ID_LENGTH for ident in edges)
+    assert any(len(ident) == fuzz.MAX_ID_LENGTH and len(ident.encode()) > 4 * 100 for ident in edges)  # astral
+    for needle in ('"', "\\", "\u2028"):
+        assert any(needle in ident for ident in edges), needle
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda plan: any("id" not in line for step in plan for line in step.commands),
+        lambda plan: len(ids := [line["id"] for step in plan for line in step.commands if "id" in line])
+        > len(set(ids)) > 0,
+        lambda plan: any(len(line.get("id", "")) == fuzz.MAX_ID_LENGTH for step in plan for line in step.commands),
+        lambda plan: any(len(step.commands) == fuzz.MAX_BURST for step in plan),
+        lambda plan: any(not step.commands for step in plan),
+        lambda plan: any(step.pause and step.commands for step in plan),
+    ],
+    ids=["absent-id", "reused-id", "128-characters", "full-burst", "read-only-step", "paused-burst"],
+)
+def test_the_generator_reaches_every_conversation_shape(shape: Any) -> None:
+    shape_settings = settings(database=None, max_examples=2000, phases=[Phase.generate])
+    plan = find(fuzz.conversations(), shape, settings=shape_settings)
+    assert shape(plan)
+
+
+def test_ctrl_c_reports_the_running_conversation(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from contract.harness import Interrupted, interrupted
+
+    def stopped(argv: list[str], **_: object) -> driver.Conversation:
+        report = Report(wire="subagent-stdio")
+        interrupted(report, "the host")
+        raise Interrupted(report)
+
+    monkeypatch.setattr(driver, "record", stopped)
+    assert cli.run(["fuzz", "--seed", "1"]) == cli.EXIT_INTERRUPTED
+    assert "run.interrupted" in capsys.readouterr().out
+
+
+def test_machine_formats_keep_stdout_parseable(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(driver, "record", _FakeHost())
+    assert cli.run(["fuzz", "--seed", "2", "--format", "json", "--shrink-seconds", "1"]) == 1
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)  # the report alone
+    assert document["conformant"] is False
+    assert "shrunk failing conversation" in captured.err  # the conversation beside it

@@ -1,0 +1,138 @@
+"""``run --provoke``: the emitter again under a pseudo-terminal, with colour forced, read slowly.
+
+Each faulty emitter of tests/faulty_emitters/ that misbehaves only in one environment is caught
+there, with that environment named, and only there; the reference emitter passes everywhere,
+the pseudo-terminal included (raw mode: its own CR is never blamed on the emitter). Bounded in
+time; no process outlives a test.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contract import cli, harness, provoke
+from contract.harness import Process
+from contract.provoke import ENVIRONMENTS, Environment
+from tests.test_host_fuzz import _group_members
+
+EMITTERS = Path(__file__).parent / "faulty_emitters"
+SLACK = 3.0  # interpreter start-up on a loaded two-core machine
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The emitters the provoked runs start; none of their process groups may survive."""
+    pids: list[int] = []
+
+    class Spy(Process):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            pids.append(self.popen.pid)
+
+    monkeypatch.setattr(provoke, "Process", Spy)
+    monkeypatch.setattr(harness, "Process", Spy)  # the plain run (run_stream)
+    yield pids
+    deadline = time.monotonic() + 2.0
+    while any(_group_members(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for pid in pids for p in _group_members(pid)], "processes left behind"
+
+
+def _emitter(name: str) -> list[str]:
+    return [sys.executable, str(EMITTERS / f"{name}.py")]
+
+
+def _provoke(capsys: pytest.CaptureFixture[str], *command: str) -> tuple[int, str]:
+    code = cli.run(["run", "--provoke", "--timeout", "10", *(["--", *command] if command else [])])
+    return code, capsys.readouterr().out
+
+
+def test_the_reference_emitter_passes_every_environment(started: list[int],
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    began = time.monotonic()
+    code, out = _provoke(capsys)
+    assert code == 0, out
+    assert len(started) == 1 + len(ENVIRONMENTS)  # the plain run, then one per environment
+    for environment in ENVIRONMENTS:
+        assert f"{environment.name}: a " in out  # every environment tried is named
+    assert "line.ansi seen under: none of them" in out
+    assert time.monotonic() - began < (1 + len(ENVIRONMENTS)) * (10 + SLACK)
+
+
+@pytest.mark.parametrize(
+    ("emitter", "shown", "clean"),
+    [
+        ("tty_colour", {"pty", "pty+colour"}, {"pipe+colour", "slow-reader"}),
+        ("force_colour", {"pipe+colour", "pty+colour"}, {"pty", "slow-reader"}),
+    ],
+)
+def test_colour_in_one_environment_is_line_ansi_there(
+    started: list[int], capsys: pytest.CaptureFixture[str], emitter: str, shown: set[str], clean: set[str]
+) -> None:
+    code, out = _provoke(capsys, *_emitter(emitter))
+    assert code == 1, out
+    for name in shown:
+        assert f"line.ansi [MUST]: under {name}: " in out, out
+    for name in clean:
+        assert f"under {name}: " not in out, out
+    assert "line.ansi seen under: " + ", ".join(e.name for e in ENVIRONMENTS if e.name in shown) in out
+
+
+def test_the_same_emitters_pass_a_plain_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """The near miss: without --provoke, a pipe and the caller's environment show nothing."""
+    for emitter in ("tty_colour", "force_colour", "drops_when_full"):
+        env_free = ["run", "--timeout", "10", "--", *_emitter(emitter)]
+        assert cli.run(env_free) == 0, capsys.readouterr().out
+
+
+def test_back_pressure_loss_is_caught_by_the_slow_reader(started: list[int],
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _provoke(capsys, *_emitter("drops_when_full"))
+    assert code == 1, out
+    assert "line.json [MUST]: under slow-reader: " in out, out
+
+
+def test_a_pty_without_raw_mode_would_blame_the_emitter_for_its_cr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why raw mode: the terminal's own onlcr turns LF into CR LF (line.newline) otherwise."""
+    pty_only = (Environment("pty", pty=True),)
+    assert provoke.provoke(timeout=10, environments=pty_only).conformant
+    import tty
+
+    monkeypatch.setattr(tty, "setraw", lambda fd: None)
+    report = provoke.provoke(timeout=10, environments=pty_only)
+    assert "line.newline" in report.counts
+
+
+def test_colour_is_forced_and_no_color_removed() -> None:
+    env = Environment("x", colour=True).environ({"NO_COLOR": "1", "TERM": "dumb", "HOME": "/h"})
+    assert env == {"FORCE_COLOR": "1", "CLICOLOR_FORCE": "1", "TERM": "xterm-256color", "HOME": "/h"}
+    assert Environment("y").environ({"NO_COLOR": "1"}) == {"NO_COLOR": "1"}
+
+
+def test_an_emitter_that_hangs_in_a_pty_is_killed_in_bounded_time(started: list[int]) -> None:
+    began = time.monotonic()
+    report = provoke.provoke(_emitter("hangs"), timeout=1.0, environments=(Environment("pty", pty=True),))
+    assert "run.timeout" in report.counts
+    assert any("under pty: " in v.message for v in report.violations if v.rule == "run.timeout")
+    assert time.monotonic() - began < 2 * (1.0 + 2.0) + SLACK
+
+
+@pytest.mark.parametrize("args", [["--wire", "subagent-stdio", "--provoke"]])
+def test_provoke_is_for_stream_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["run", *args]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_fault_in_a_provoked_run_is_checker_internal(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("pty gone")
+
+    monkeypatch.setattr(provoke, "_capture", broken)
+    report = provoke.provoke(timeout=10, environments=(Environment("pty", pty=True),))
+    assert not report.conformant
+    assert "checker.internal" in report.counts
