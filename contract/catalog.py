@@ -27,6 +27,12 @@ _FRAMING = (
     "$defs are line types, the same framing as its sibling wire"
 )
 
+# A line that fails framing (line.utf8, line.json, line.object, line.duplicate-key, line.limit) is
+# opaque: no schema or content rule judges it, but it keeps its place in the stream (it counts as
+# a line for sj.init-first, sj.result-last and, as one step, for sj.seq). Lead's decision, issue 12.
+_OPAQUE = ("a line that fails it is opaque: no schema or content rule judges it, but it keeps its place in the "
+           "stream (sj.init-first, sj.result-last, one step of sj.seq)")
+
 
 FRAMING: tuple[Rule, ...] = (
     # -- framing, both wires ------------------------------------------------------------
@@ -36,18 +42,23 @@ FRAMING: tuple[Rule, ...] = (
     Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", _FRAMING),
     Rule("line.json", Level.MUST, "line",
          "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
-         _FRAMING),
+         f"{_FRAMING}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
+         "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
+         f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {_OPAQUE}"),
     Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING),
     Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
-         f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins"),
+         f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
+         f"so neither first-wins nor last-wins is judged: {_OPAQUE}"),
     Rule("line.ansi", Level.MUST, "stream-json",
-         "no ANSI escapes: no raw ESC byte, no ESC in decoded strings or member names outside free-form payloads",
-         f'{_SJ}, description: "never any ANSI escapes" (stream-json only: the {_SA} has no such words, '
-         "no descriptions at all, so ESC in a subagent-stdio string is not a finding)"),
+         "no ANSI escapes: no raw ESC byte, no ESC (U+001B) in any decoded string or member name, payloads included",
+         f'{_SJ}, description: "never any ANSI escapes" (written, with no exception: free-form payloads such '
+         "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too; "
+         "C1 CSI U+009B and BEL are not ESC and stay outside the rule). Stream-json only: the "
+         f"{_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding"),
     Rule("line.limit", Level.MUST, "line",
          "a line stays within the checker's limits (length, nesting depth, integer digits)",
          "checker limit: a line the checker cannot judge cannot be declared conformant; "
-         "raise the limit with --max-line-bytes where the line is legitimate"),
+         f"raise the limit with --max-line-bytes where the line is legitimate; {_OPAQUE}"),
 )
 
 CHECKER: tuple[Rule, ...] = (
@@ -58,7 +69,9 @@ CHECKER: tuple[Rule, ...] = (
          observed=Observed.CHECKER),
     Rule("checker.limit", Level.MUST, "checker",
          "no internal bound of the checker was reached (a check that could not be completed is a finding)",
-         "fail closed, no silent limits: the message names the check that stopped, the bound and the line",
+         "fail closed, no silent limits: the message names the check that stopped, the bound and the line "
+         "(e.g. a seq of more than 4300 digits, such as 1e5000: the seq check stops for that line, the "
+         "line is otherwise judged)",
          observed=Observed.CHECKER),
 )
 

@@ -43,6 +43,7 @@ from contract.harness import (
 from contract.pipeline import run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records
 from contract.report import Collector, Report
+from contract.wires import get
 
 # The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
 RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.no-response"})
@@ -348,7 +349,7 @@ def record(
             session.drain()
     transcript = b"".join(session.transcript)
     try:
-        run_rules(read_records(transcript, out, max_line_bytes), WIRE, out)
+        run_rules(read_records(transcript, out, max_line_bytes, ansi=get(WIRE).ansi), WIRE, out)
     except Exception as exc:  # a judge fault is a finding, never a pass
         internal(report, "reader and rule machines", exc)
     for finding in session.findings:

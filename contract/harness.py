@@ -33,7 +33,7 @@ from typing import IO, Any
 from contract.pipeline import no_cycle_collection, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
 from contract.report import Collector, Report
-from contract.wires import Wire, resolve
+from contract.wires import Wire, ansi_for, resolve
 
 STDERR_TAIL_BYTES = 16 * 1024
 # The catalog rules a live stream run emits beside the reader's, the schema's and the machines'.
@@ -420,7 +420,8 @@ class _Judge:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _records(self) -> Iterator[Record]:
-        for record in read_records(self.stream, self.out, self.max_line_bytes):  # type: ignore[arg-type]  # a readable stream
+        for record in read_records(self.stream, self.out, self.max_line_bytes,  # type: ignore[arg-type]  # a readable stream
+                                   ansi=ansi_for(self.wire)):
             self.line = record.line
             yield record
 

@@ -250,10 +250,12 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
         return tuple(faults)
     if b"\x1b" in body:
         at = body.index(b"\x1b")
-        if not _subagent_shaped(body):  # line.ansi is a stream-json rule (see reader.SUBAGENT_TYPES)
-            faults.append(Fault("line.ansi", None,
-                                f"expected no ANSI escapes, found a raw ESC byte at byte {at}",
-                                "strip terminal colouring from machine-readable output"))
+        # line.ansi is a stream-json rule: the reader drops this fault on a stream known to be
+        # subagent-stdio, and, while the wire is not yet known, on a subagent-stdio-shaped line
+        # (subagent_shaped).
+        faults.append(Fault("line.ansi", None,
+                            f"expected no ANSI escapes, found a raw ESC byte at byte {at}",
+                            "strip terminal colouring from machine-readable output"))
         if "control character" in orjson_message:  # a raw control byte in a string: not JSON either
             faults.append(Fault("line.json", None,
                                 f"expected strict JSON, found a raw control character (ESC) at byte {at} "
@@ -270,7 +272,7 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
     return tuple(faults)
 
 
-def _subagent_shaped(body: bytes) -> bool:
+def subagent_shaped(body: bytes) -> bool:
     """Would the line be a subagent-stdio one with its raw ESC bytes escaped? (Rare: only read
     for a line that failed to parse with a raw ESC in it.)"""
     try:

@@ -303,7 +303,7 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
         if clean:
             yield number + size
         else:
-            yield frame(block, number, out, max_line_bytes, parse_line)
+            yield frame(block, number, out, max_line_bytes, parse_line, ansi=get(wire).ansi)
         number += size
 
 

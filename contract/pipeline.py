@@ -19,7 +19,7 @@ from contract.reader import Record, Source, read_records
 from contract.report import Collector, Report
 from contract.schema import Engine, SchemaError, engine
 from contract.sink import Sink
-from contract.wires import DEFAULT, WIRES, detect, get, is_auto
+from contract.wires import DEFAULT, WIRES, ansi_for, detect, get, is_auto
 
 
 def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
@@ -29,7 +29,9 @@ def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str]
     ``sample``: where the records are also sampled for capture coverage (``contract.checker``)."""
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
-    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes), out)
+    # line.ansi is stream-json's rule: every line of a known stream-json stream, no line of a
+    # known subagent-stdio one, and by each line's type while the wire is chosen (auto).
+    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes, ansi=ansi_for(wire)), out)
     with no_cycle_collection():
         try:
             records: Iterator[Record] = iter(guarded)

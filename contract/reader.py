@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
 from contract import jsonline
-from contract.jsonline import Fault, parse
+from contract.jsonline import Fault, parse, subagent_shaped
 from contract.jsonvalue import escape, kind
 from contract.sink import Sink
 
@@ -73,6 +73,7 @@ def read_records(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     parse_line: Parser | None = None,
     escapes: bool = True,
+    ansi: bool | None = None,
 ) -> Iterator[Record]:
     """Yield one record per non-blank line, reporting framing faults as it goes.
 
@@ -81,12 +82,16 @@ def read_records(
     ``parse_line(body, number)`` replaces the strict parse; it must return the same value (the
     parallel checker's main process uses one that reuses its worker's verdicts). ``escapes``
     False skips the decoded-ESC check (that process reports no ``line.*`` finding).
+    ``ansi`` says whether ``line.ansi`` applies (it is stream-json's rule): True on a stream
+    known to be stream-json (every line, whatever its type), False on one known to be
+    subagent-stdio, None while the wire is not known: then a line of a subagent-stdio type is
+    exempt by its type (``is_subagent_line``, ``contract.jsonline.subagent_shaped``).
     """
     stream = as_stream(source)
     pieces = blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
     number = 0
     for block in pieces:
-        yield from frame(block, number, out, max_line_bytes, parse_line, escapes)
+        yield from frame(block, number, out, max_line_bytes, parse_line, escapes, ansi)
         number += len(block.bodies) or 1
 
 
@@ -113,7 +118,7 @@ class Block(NamedTuple):
 
 
 def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
-           parse_line: Parser | None, escapes: bool = True) -> Iterator[Record]:
+          parse_line: Parser | None, escapes: bool = True, ansi: bool | None = None) -> Iterator[Record]:
     """Judge the framing of one block's lines and parse them, one record at a time."""
     emit = out.emit
     if block.overlong:
@@ -143,7 +148,8 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
                      f"expected LF as the only line terminator, found a bare CR at byte {at}")
         value, faults = parse(body) if parse_line is None else parse_line(body, number)
         for fault in faults:
-            emit(fault.rule, number, fault.pointer, fault.message, fault.hint)
+            if fault.rule != "line.ansi" or ansi or (ansi is None and not subagent_shaped(body)):
+                emit(fault.rule, number, fault.pointer, fault.message, fault.hint)
         if value is None:
             if faults and faults[0].rule == "line.blank":
                 continue
@@ -156,8 +162,14 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
                  f"expected a JSON object, found {kind(value)}")
             yield Record(number, raw, None)
             continue
-        if (block.may_esc and escapes and b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)
-                and not is_subagent_line(value)):
+        if faults:
+            # A line that failed framing (here: a repeated member name) is opaque: parsers disagree
+            # on its content, so neither first-wins nor last-wins is judged by any schema or
+            # content rule. It still takes its place in the run (a record without an object).
+            yield Record(number, raw, None)
+            continue
+        if (block.may_esc and escapes and ansi is not False and b"\\u001" in body
+                and (b"\\u001b" in body or b"\\u001B" in body) and (ansi or not is_subagent_line(value))):
             _decoded_escapes(value, number, out)
         yield Record(number, raw, value)
 
@@ -262,34 +274,26 @@ def is_subagent_line(value: Any) -> bool:
     return type(value) is dict and type(value.get("type")) is str and value["type"] in SUBAGENT_TYPES
 
 
-# Fields the stream-json schema describes as free-form payloads: what a tool printed may hold
-# terminal colour, and the contract confines such detail to these places.
-FREE_FORM = frozenset(
-    {"_meta", "extension", "task", "tool_use_result", "input", "content", "output_tokens_per_second",
-     "total_cost_usd"}
-)
-
-
 def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
-    """line.ansi for ESC in decoded strings and member names outside the free-form payloads."""
+    """line.ansi for ESC in any decoded string or member name of a stream-json line.
+
+    "never any ANSI escapes" has no written exception: free-form payloads (tool_use.input,
+    tool_result content, tool_use_result, task, extension, _meta) are scanned like the rest.
+    """
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, node = stack.pop()
         if isinstance(node, str):
             if "\x1b" in node:
                 out.emit("line.ansi", number, where,
-                         "expected no ANSI escapes in text, found ESC (\\u001b) in a decoded string",
-                         "ANSI colour is only tolerated inside free-form payloads (_meta, extension, "
-                         "tool input/result)")
+                         "expected no ANSI escapes, found ESC (\\u001b) in a decoded string",
+                         "the seed says never any ANSI escapes, free-form payloads included: strip terminal "
+                         "colour from what tools print before writing it")
         elif isinstance(node, dict):
             for key, child in node.items():
                 if "\x1b" in key:  # a member name is text too (a model_usage key, say)
                     out.emit("line.ansi", number, f"{where}/{escape(key)}",
-                             "expected no ANSI escapes in member names, found ESC (\\u001b) in one",
-                             "member names outside free-form payloads are plain identifiers")
-                # message.content is a list of blocks; a tool_result block's content is payload
-                if key in FREE_FORM and not (key == "content" and "role" in node):
-                    continue
+                             "expected no ANSI escapes in member names, found ESC (\\u001b) in one")
                 stack.append((f"{where}/{escape(key)}", child))
         elif isinstance(node, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(node))

@@ -14,6 +14,14 @@ engine gets a type checker for which an integer is any number whose exact value 
 Python compares ``Decimal`` with ``int`` bounds exactly.
 
 Both engines must agree on every line; the suite tests that differentially.
+
+Open line types (stream-json): the seed calls ``type`` an open set ("open set: ignore unknown
+values"; "open-set enums everywhere ... does not constrain them"), yet its top-level ``oneOf``
+names five constants. A line whose ``type`` is a string outside those five is validated against
+the seed without that ``oneOf`` (``open_type_schema``): every other keyword still holds
+(required type/session_id/seq/ts, additionalProperties false, every property schema). The
+schema files stay byte-identical to the seeds; the open variant is derived here, for both
+engines. The subagent-stdio ``oneOf`` stays closed: no words in that seed open it.
 """
 
 from __future__ import annotations
@@ -49,31 +57,76 @@ def load(wire: str) -> dict[str, Any]:
     return schema
 
 
+@functools.cache
+def known_types(wire: str) -> frozenset[str]:
+    """The line types the top-level ``oneOf`` names by ``const`` (empty for a wire without one)."""
+    schema = load(wire)
+    return frozenset(_branch_consts(schema.get("oneOf", []), schema))
+
+
+# Wires whose line type is an open set by the seed's own words (see the module docstring).
+OPEN_TYPE_WIRES = frozenset({"stream-json"})
+
+
+@functools.cache
+def open_type_schema(wire: str) -> dict[str, Any]:
+    """The seed without its top-level ``oneOf``: what a line of an unknown type is validated against."""
+    return {key: value for key, value in load(wire).items() if key != "oneOf"}
+
+
+def unknown_type(wire: str, instance: Any) -> bool:
+    """Whether ``instance`` is a line of an open-set wire whose string ``type`` the seed does not list."""
+    if wire not in OPEN_TYPE_WIRES or type(instance) is not dict:
+        return False
+    kind = instance.get("type")
+    return type(kind) is str and kind not in known_types(wire)
+
+
 class Engine:
     """The validators for one wire's schema, built once."""
 
     def __init__(self, wire: str) -> None:
         self.wire = wire
         self.schema = load(wire)
-        self._fast = jsonschema_rs.validator_for(self.schema)
-        self.is_valid_fast = self._fast.is_valid
+        self._closed = jsonschema_rs.validator_for(self.schema)
+        self._open = jsonschema_rs.validator_for(open_type_schema(wire)) if wire in OPEN_TYPE_WIRES else None
+        self._closed_is_valid = self._closed.is_valid
+        self._known = known_types(wire)
+        self.is_valid_fast = self._closed_is_valid if self._open is None else self._is_valid_open_aware
+
+    def _is_valid_open_aware(self, instance: Any) -> bool:
+        # The closed schema first: a line it accepts has a known type, so it is valid either way,
+        # and the hot path (nearly every line) costs one call as before. Only a rejected line of
+        # an unlisted type is judged again, without the top-level oneOf.
+        if self._closed_is_valid(instance):
+            return True
+        kind = instance.get("type") if type(instance) is dict else None
+        return type(kind) is str and kind not in self._known and self._open is not None and bool(
+            self._open.is_valid(instance))
+
+    def _fast_for(self, instance: Any) -> Any:
+        return self._open if self._open is not None and unknown_type(self.wire, instance) else self._closed
+
+    def _reference_for(self, instance: Any) -> Any:
+        return reference(self.wire, open_type=unknown_type(self.wire, instance))
 
     def is_valid(self, instance: Any) -> bool:
         try:
             return bool(self.is_valid_fast(instance))
         except (ValueError, OverflowError, TypeError):  # values the Rust engine cannot hold
             try:
-                return not any(True for _ in reference(self.wire).iter_errors(instance))
+                return not any(True for _ in self._reference_for(instance).iter_errors(instance))
             except RecursionError:  # and nested too deep for the other: not provably valid
                 return False
 
     def is_valid_reference(self, instance: Any) -> bool:
-        return bool(reference(self.wire).is_valid(instance))
+        return bool(self._reference_for(instance).is_valid(instance))
 
     def explain(self, instance: Any) -> list[SchemaError]:
         """Why ``instance`` fails, most useful first (never empty for an invalid instance)."""
         try:
-            found = list(dict.fromkeys(_flatten_all(reference(self.wire).iter_errors(instance), self.schema)))
+            found = list(dict.fromkeys(_flatten_all(self._reference_for(instance).iter_errors(instance),
+                                                    self.schema)))
         except RecursionError:  # nested deeper than the pure-Python engine recurses
             found = []
         if not found:  # the engines disagree: trust the stricter and say what it said
@@ -93,7 +146,7 @@ class Engine:
 
     def _fast_errors(self, instance: Any) -> list[SchemaError]:
         found: list[SchemaError] = []
-        for e in self._fast.iter_errors(instance):
+        for e in self._fast_for(instance).iter_errors(instance):
             keyword = str(e.schema_path[-1]) if e.schema_path else ""
             message = e.message if len(e.message) <= 200 else e.message[:199] + "…"  # it quotes values
             found.append(SchemaError(pointer_of(e.instance_path), keyword, message))
@@ -145,13 +198,16 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
 
 
 @functools.cache
-def reference(wire: str) -> Any:
-    """A jsonschema validator for ``wire`` with ECMA-262 ``pattern`` semantics."""
+def reference(wire: str, open_type: bool = False) -> Any:
+    """A jsonschema validator for ``wire`` with ECMA-262 ``pattern`` semantics.
+
+    ``open_type``: the variant for a line of an unknown type (``open_type_schema``).
+    """
     from jsonschema import Draft202012Validator, validators
 
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
     cls = validators.extend(Draft202012Validator, {"pattern": _pattern}, type_checker=checker)
-    return cls(load(wire))
+    return cls(open_type_schema(wire) if open_type else load(wire))
 
 
 def _is_integer(checker: Any, instance: Any) -> bool:

@@ -43,11 +43,12 @@ POLICY: dict[str, str] = {
         "rejects it; emitters are always checked against the current schema."
     ),
     "line-kinds": (
-        "The stream-json top-level oneOf admits only the listed type consts although the type "
-        "description calls the set open. The surface records the admitted kinds (line_kinds) and "
-        "the documented open set (open_set on the type field) separately. Removing a kind is "
-        "breaking for both sides; adding one is additive, because consumers must ignore unknown "
-        "types (the same reading as for additionalProperties)."
+        "The stream-json top-level oneOf lists the type consts, and the type description calls "
+        "the set open: the checker validates a line of an unlisted type against the schema without "
+        "that oneOf (every other keyword still holds). The surface records the listed kinds "
+        "(line_kinds) and the documented open set (open_set on the type field) separately. Removing "
+        "a kind is breaking for both sides; adding one is additive, because consumers must ignore "
+        "unknown types."
     ),
     "unreferenced-defs": (
         "Definitions that nothing reaches from the root (stream-json $defs/event) validate "

@@ -1,7 +1,8 @@
 """Differential test: the independent oracle (tests/oracle) against ``contract.check``.
 
-Inputs are the goldens, systematic mutations of them (tests/oracle/mutations.py) and whole streams
-from ``contract.strategies.streams``. For each input the oracle's MUST rule set and verdict are
+Inputs are the goldens, every rule case file (tests/cases/**, firing cases and near misses
+alike), systematic mutations of the goldens (tests/oracle/mutations.py) and whole streams from
+``contract.strategies.streams``. For each input the oracle's MUST rule set and verdict are
 compared with the project's; any difference not listed in tests/oracle/known_disagreements.json
 fails, and so does a listed entry that no longer occurs on the witness corpus (a stale entry).
 
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 
 import contract
 from contract.strategies import streams
+from tests.casefiles import all_cases
 from tests.oracle import WIRES, judge
 from tests.oracle.mutations import Mutation, corpus
 
@@ -125,6 +127,17 @@ def test_goldens_agree(wire: str) -> None:
         verdict = judge(data, wire)
         assert verdict.conformant, f"{name}: oracle finds {verdict.notes}"
         assert not differences(wire, "golden", data), name
+
+
+def test_case_files_agree() -> None:
+    """Every case file entry (tests/cases/**) gets the same verdict and MUST rule set from both."""
+    unlisted: set[Difference] = set()
+    cases = all_cases()
+    assert cases, "no case files found"
+    for case in cases:
+        kind = f"case/{case.rule}/{case.description}"
+        unlisted |= {d for d in differences(case.wire, kind, case.data) if not listed_by(d)}
+    assert not unlisted, "disagreements not in known_disagreements.json:\n" + describe(unlisted)
 
 
 def test_witness_corpus_disagrees_only_as_listed() -> None:

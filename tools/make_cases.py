@@ -302,15 +302,29 @@ def main() -> None:
                 raw_text=ok.replace("The file says hello.", "\\u001b[31mred\\u001b[0m", 1),
                 at=[(4, "/message/content/0/text")],
             ),
+            # "never any ANSI escapes" has no written exception: free-form payloads included.
             case(
-                "colour codes inside a tool_result payload are free-form",
-                False,
+                "colour codes inside a tool_result payload (free-form, still no ANSI)",
+                True,
                 raw_text=ok.replace('"content":"hello"', '"content":"\\u001b[32mok\\u001b[0m"'),
+                at=[(3, "/message/content/0/content")],
             ),
             case(
-                "colour codes inside extension are free-form",
-                False,
+                "colour codes inside extension",
+                True,
                 raw_text=ok.replace('"cwd":"/work"', '"cwd":"/work","extension":{"banner":"\\u001b[1mx"}'),
+                at=[(1, "/extension/banner")],
+            ),
+            case(
+                "ESC in a value of tool_use.input",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u001b[31ma.txt"}'),
+                at=[(2, "/message/content/0/input/path")],
+            ),
+            case(
+                "C1 CSI (U+009B) and BEL in tool input are not ESC: outside the rule",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u009b31ma\\u0007.txt"}'),
             ),
             case(
                 "ESC in a member name (a model_usage key)",
@@ -320,8 +334,20 @@ def main() -> None:
             ),
             case(
                 "ESC in a member name inside free-form tool input",
-                False,
+                True,
                 raw_text=ok.replace('{"path":"a.txt"}', '{"\\u001b[1mpath":"a.txt"}'),
+                at=[(2, "/message/content/0/input/\x1b[1mpath")],
+            ),
+            case(
+                "on a stream-json stream, a line of a subagent-stdio type is no exception",
+                True,
+                raw_text=first + '\n{"type":"response","id":"\\u001b[1m"}\n' + rest,
+                at=[(2, "/id")],
+            ),
+            case(
+                "the letters u001b in tool input are plain text",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"u001b[31m.txt"}'),
             ),
         ],
     )
@@ -387,7 +413,15 @@ def main() -> None:
         sj,
         [
             case("seq written as a string", True, lines=edit(setf(1, "/seq", "1")), at=[(2, "/seq")]),
-            case("an unknown line type", True, lines=edit(setf(3, "/type", "thought")), at=[(4, "/type")]),
+            # "open set: ignore unknown values": an unknown type is judged without the top-level oneOf
+            case("an unknown line type is open (every other keyword still holds)", False,
+                 lines=edit(setf(3, "/type", "thought"))),
+            case("an unknown line type with a member the schema does not model", True,
+                 lines=edit(lambda ls: ls[3].update(type="thought", mood="x")), at=[(4, "/mood")]),
+            case("an unknown line type without seq", True,
+                 lines=edit(lambda ls: (ls[3].update(type="thought"), ls[3].pop("seq"))), at=[(4, "/seq")]),
+            case("is_error written as the string false", True, lines=edit(setf(4, "/is_error", "false")),
+                 at=[(5, "/is_error")]),
             case("a member the schema does not model", True, lines=edit(setf(4, "/cost", 1)), at=[(5, "/cost")]),
             case(
                 "a dual-form Message object is explained at its own bad member",
@@ -450,6 +484,10 @@ def main() -> None:
                 lines=edit(lambda ls: (ls.insert(0, ls.pop(1)), renumber(ls))),
                 at=[(1, "/type")],
             ),
+            case("a first line that is not JSON (opaque, but it keeps its place)", True,
+                 raw_text="{oops\n" + ok, at=[(1, None)]),
+            case("a first line that repeats a member name is opaque, so no init is first", True,
+                 raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"system",', 1), at=[(1, None)]),
             case("system/init is first", False, lines=base()),
         ],
     )
@@ -478,6 +516,8 @@ def main() -> None:
                 at=[(6, "/type")],
             ),
             case("one result line", False, lines=base()),
+            case("no result line is sj.result-last's (a truncated run), not this rule", False,
+                 lines=edit(lambda ls: ls.pop()), exercised=False),
         ],
     )
     write(
@@ -492,7 +532,35 @@ def main() -> None:
                 lines=edit(lambda ls: (ls.append(copy.deepcopy(ls[3])), renumber(ls))),
                 at=[(6, None)],
             ),
+            case("an opaque (not JSON) line after the result", True, raw_text=ok + "{oops\n", at=[(6, None)]),
             case("the result is the last line", False, lines=base()),
+        ],
+    )
+    # 'a "type" discriminator per line plus "subtype" for the system/result families'
+    write(
+        sj,
+        "sj.subtype",
+        sj,
+        [
+            case("a system line without subtype", True,
+                 lines=edit(insert(3, line(0, "system", body="note"))), at=[(4, "/subtype")]),
+            case("a result line without subtype", True, lines=edit(setf(4, "/subtype", DELETE)), at=[(5, "/subtype")]),
+            case("an unknown system subtype is an open-set value", False,
+                 lines=edit(insert(3, line(0, "system", subtype="weather", body="note")))),
+            case("a subtype that is a number is the schema's finding alone", False,
+                 lines=edit(setf(4, "/subtype", 7))),
+            case("an assistant line needs no subtype", False, lines=base()),
+        ],
+    )
+    # A seq whose magnitude is beyond exact reading stops the seq check for that line (fail closed).
+    write(
+        sj,
+        "checker.limit",
+        sj,
+        [
+            case("seq 1e5000: beyond the checker's exact integers", True,
+                 raw_text=ok.replace('"seq":2,', '"seq":1e5000,'), at=[(3, "/seq")]),
+            case("seq 2e0 is the integer 2, read normally", False, raw_text=ok.replace('"seq":2,', '"seq":2e0,')),
         ],
     )
     write(
@@ -524,6 +592,16 @@ def main() -> None:
             case("a non-integral seq 2.5 is the schema's finding, not a gap", False,
                  raw_text=ok.replace('"seq":2,', '"seq":2.5,')),
             case("a seq that is an array is the schema's finding", False, lines=edit(setf(2, "/seq", [2]))),
+            # A line rejected by framing is opaque but stands for one step of seq.
+            case("a line that is not JSON stands for one seq step", False,
+                 raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1)),
+            case("after a line that is not JSON, a seq that does not step over it", True,
+                 raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1).replace('"seq":3,', '"seq":2,'),
+                 at=[(4, "/seq")]),
+            case("a repeated seq member makes the line opaque: neither seq is judged", False,
+                 raw_text=ok.replace('"seq":2,', '"seq":1,"seq":2,')),
+            case("2.0000000000000001 after 1 is no integer (read exactly): the schema's, not a step", False,
+                 raw_text=ok.replace('"seq":2,', '"seq":2.0000000000000001,')),
         ],
     )
     write(
@@ -571,6 +649,11 @@ def main() -> None:
                 "an interrupted run with is_error true",
                 False,
                 lines=edit(lambda ls: ls[4].update(subtype="interrupted", is_error=True)),
+            ),
+            case(
+                "is_error written as the string false is the schema's finding alone",
+                False,
+                lines=edit(setf(4, "/is_error", "false")),
             ),
             case(
                 "an unknown subtype only needs a boolean",
@@ -925,6 +1008,8 @@ def numbers() -> None:
              raw_text=sa_conversation(["1"]).replace('"key":"r"', '"key":"\\u001b[31mr"')),
         case("ESC inside a subagent-stdio member name is not a line.ansi finding", False,
              raw_text=sa_events(["1"]).replace('"runs":[]', '"runs":[],"\\u001b[1m":1')),
+        case("a raw ESC line between subagent-stdio lines is line.json's, not line.ansi", False,
+             raw_text=sa_conversation(["1"]).replace("\n", "\n\x1b[2J\n", 1)),
     ])
 
 
@@ -973,6 +1058,7 @@ def idle() -> None:
         "sj.parent-ref": case("no parent_tool_use_id", False, lines=base(), exercised=False),
         "sj.tool-args-reassembly": case("a tool_use without tool_args_delta fragments", False, lines=base(),
                                         exercised=False),
+        "sj.subtype": case("no system or result line", False, lines=base()[1:4], exercised=False),
     }
     for rule, each in stream_json.items():
         merge(sj, rule, sj, [each])

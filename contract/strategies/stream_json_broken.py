@@ -106,12 +106,23 @@ def schema(draw: st.DrawFn) -> list[Line]:
             )
         )
         return insert(draw, draw(transcripts()), notification("x") | {field: value})
-    if way == "unknown-type":  # the seed's oneOf closes the open set of line types
-        return insert(draw, draw(transcripts()), {"type": "telemetry", "body": "x"})
+    if way == "unknown-type":
+        # An unknown type is open ("open set: ignore unknown values"), but every keyword other
+        # than the top-level oneOf still holds: here a member the schema does not model.
+        return insert(draw, draw(transcripts()), {"type": "telemetry", draw(ident("x_")): "x"})
     lines = _with_middle(draw)
     index = _middle(draw, lines)
     key = draw(st.sampled_from(["ts", "session_id", "seq"]))
     lines[index] = {k: v for k, v in lines[index].items() if k != key}
+    return lines
+
+
+def subtype(draw: st.DrawFn) -> list[Line]:
+    """A system or result line without its subtype."""
+    lines = draw(transcripts())
+    if draw(st.booleans()):
+        return insert(draw, lines, {"type": "system", "body": draw(text())})
+    lines[-1] = {k: v for k, v in lines[-1].items() if k != "subtype"}
     return lines
 
 
@@ -354,6 +365,7 @@ BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
     "sj.init-once": init_once,
     "sj.result-once": result_once,
     "sj.result-last": result_last,
+    "sj.subtype": subtype,
     "sj.seq": seq,
     "sj.session": session,
     "sj.result-is-error": result_is_error,

@@ -36,6 +36,12 @@ def is_auto(name: str) -> bool:
     return name == AUTO
 
 
+def ansi_for(name: str) -> bool | None:
+    """The reader's ``ansi`` setting for a --wire value (``contract.reader.read_records``):
+    the wire's own when it is known, None (decided per line by its type) under auto."""
+    return None if is_auto(name) else get(name).ansi
+
+
 def detect(obj: dict[str, Any] | None) -> str | None:
     """The wire a first line belongs to, or None when it looks like neither."""
     if obj is None:
@@ -48,5 +54,5 @@ def detect(obj: dict[str, Any] | None) -> str | None:
 
 __all__ = [
     "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Live", "Machine", "Strategies", "Wire",
-    "detect", "get", "is_auto", "resolve",
+    "ansi_for", "detect", "get", "is_auto", "resolve",
 ]

@@ -137,6 +137,9 @@ class Wire:
     # The module whose ``STRATEGIES`` are the wire's hypothesis strategies: a name, imported only
     # by ``load_strategies`` (so hypothesis stays out of ``check``, and no import cycle arises).
     strategies: str
+    # Whether line.ansi applies to every line of this wire (its schema says "never any ANSI
+    # escapes"); under --wire auto the reader exempts subagent-typed lines by their type.
+    ansi: bool = False
     # The order in which to compare a transcript's lines with a golden's, from their parsed
     # values (None for a line that is not an object): what timing decides is not behaviour.
     canonical: Callable[[list[Line | None]], list[int]] | None = None

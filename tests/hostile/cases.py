@@ -272,9 +272,9 @@ CASES: tuple[Case, ...] = (
          {SJ: expect(1, "line.duplicate-key"), AUTO: expect(1, "line.duplicate-key")}),
     Case("ansi-in-text", lambda: text_stream(b'"\\u001b[31mred\\u001b[0m"'),
          {SJ: expect(1, "line.ansi")}),
-    Case("ansi-in-tool-input-legal", lambda: tool_stream(b'{"out":"\\u001b[31mred\\u001b[0m"}'),
-         {SJ: expect(0, absent=("line.ansi",))},
-         note="ESC in a free-form payload is tolerated"),
+    Case("ansi-in-tool-input", lambda: tool_stream(b'{"out":"\\u001b[31mred\\u001b[0m"}'),
+         {SJ: expect(1, "line.ansi")},
+         note="ESC in a free-form payload is line.ansi too: never any ANSI escapes, no written exception"),
     # over 2 MiB: the CLI checks these on two processes (contract.parallel) when it has two cores
     Case("random-binary-3mib", lambda: random_bytes(3 * MiB, seed=10),
          {SJ: expect(1, "line.utf8", "line.newline")}, big=True),

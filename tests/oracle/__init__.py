@@ -1,7 +1,8 @@
 """An independent executable reading of milk's two JSONL wires (the differential-test oracle).
 
 ``judge(data, wire)`` takes a whole transcript as bytes and returns the rule ids it finds violated,
-split into MUST (written in a seed schema) and SHOULD (only inferable from it). It is written from
+split into MUST (written in a seed schema, or derived from its structure where the lead decided so,
+issue 12) and SHOULD (only inferable from it). It is written from
 the schemas in ``schemas/`` and their ``description`` texts alone, deliberately shares no code with
 ``contract``, and prefers plain loops to speed. ``tests/oracle/READINGS.md`` gives, per rule id,
 the seed words each check rests on.
@@ -24,7 +25,7 @@ import jsonschema
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from tests.oracle.jsonparse import JSONSyntaxError, JSONValue, max_depth_of_bytes, parse
+from tests.oracle.jsonparse import JSONLimitError, JSONSyntaxError, JSONValue, max_depth_of_bytes, parse
 from tests.oracle.rfc3339 import is_rfc3339_date_time
 
 WIRES = ("stream-json", "subagent-stdio")
@@ -232,9 +233,17 @@ def _integral(value: object) -> Decimal | None:
 # --- framing ------------------------------------------------------------------------------------
 
 
-def _frame(data: bytes, verdict: Verdict, wire: str) -> list[tuple[int, dict[str, JSONValue]]]:
-    """Per-line rules; returns the (line number, object) pairs the cross-line rules read."""
-    objects: list[tuple[int, dict[str, JSONValue]]] = []
+Position = tuple[int, "dict[str, JSONValue] | None"]
+
+
+def _frame(data: bytes, verdict: Verdict, wire: str) -> list[Position]:
+    """Per-line rules; returns (line number, object or None) for every non-blank line.
+
+    A line that fails framing (not UTF-8, not JSON, not an object, a repeated member name, beyond
+    a limit) is opaque: None here, judged by no schema or content rule, but it keeps its place in
+    the stream for sj.init-first, sj.result-last and sj.seq. A blank line takes no place.
+    """
+    objects: list[Position] = []
     if not data:
         return objects
     pieces = data.split(b"\n")
@@ -246,7 +255,7 @@ def _frame(data: bytes, verdict: Verdict, wire: str) -> list[tuple[int, dict[str
         findings, obj = _judge_line(raw, wire)
         for rule, detail in findings:
             verdict.fire(rule, number, detail)
-        if obj is not None:
+        if not any(rule == "line.blank" for rule, _ in findings):
             objects.append((number, obj))
     return objects
 
@@ -258,7 +267,10 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
     found: list[tuple[str, str]] = []
     if b"\r" in raw:
         found.append(("line.newline", "CR byte in the line (only LF terminates a line)"))
-    if b"\x1b" in raw:
+    # "never any ANSI escapes" is written in the stream-json seed only (the subagent seed has no
+    # descriptions at all), so line.ansi is a stream-json rule.
+    ansi = wire == "stream-json"
+    if ansi and b"\x1b" in raw:
         found.append(("line.ansi", "raw ESC byte on the wire"))
     if raw.strip(b" \t\r") == b"":
         found.append(("line.blank", "empty line"))
@@ -280,15 +292,20 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
     except JSONSyntaxError as exc:
         found.append(("line.json", str(exc)))
         return tuple(found), None
+    except JSONLimitError as exc:
+        found.append(("line.limit", str(exc)))
+        return tuple(found), None
     if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
         found.append(("line.limit", f"integer of {parsed.longest_integer_digits} digits"))
         return tuple(found), None
     if not isinstance(parsed.value, dict):
         found.append(("line.object", "the line is JSON but not an object"))
         return tuple(found), None
-    for pointer in parsed.duplicate_pointers:
-        found.append(("line.duplicate-key", f"repeated member name at {pointer!r}"))
-    if _strings_with_esc(parsed.value):
+    if parsed.duplicate_pointers:
+        # Opaque: parsers disagree on which duplicate wins, so no content is judged.
+        found.append(("line.duplicate-key", f"repeated member name at {parsed.duplicate_pointers[0]!r}"))
+        return tuple(found), None
+    if ansi and _strings_with_esc(parsed.value):
         found.append(("line.ansi", "ESC in a decoded member name or string"))
     rule = "sj.schema" if wire == "stream-json" else "sa.schema"
     for message in _schema_errors(wire, parsed.value, parsed.max_depth):
@@ -299,48 +316,44 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
 # --- stream-json cross-line rules ---------------------------------------------------------------
 
 
-def _stream_json(objects: list[tuple[int, dict[str, JSONValue]]], line_count: int, verdict: Verdict) -> None:
-    def is_init(obj: dict[str, JSONValue]) -> bool:
-        return obj.get("type") == "system" and obj.get("subtype") == "init"
+def _stream_json(positions: list[Position], verdict: Verdict) -> None:
+    def is_init(obj: dict[str, JSONValue] | None) -> bool:
+        return obj is not None and obj.get("type") == "system" and obj.get("subtype") == "init"
 
+    objects = [(number, obj) for number, obj in positions if obj is not None]
     # "system/init first": the first line on stdout, read literally. A first line that is not a
-    # judged object (broken, blank, beyond limits) is not a system/init line either.
-    if not objects or objects[0][0] != 1 or not is_init(objects[0][1]):
+    # judged object (broken, beyond limits) is not a system/init line either.
+    if not positions or not is_init(positions[0][1]):
         verdict.fire("sj.init-first", 1, "the first line is not system/init")
     # "system/init first, then agent_switch | route | ...": one init, so every init after the
     # first one is a second init (a single misplaced init is init-first's business alone).
     inits = [number for number, obj in objects if is_init(obj)]
     for number in inits[1:]:
         verdict.fire("sj.init-once", number, "a second system/init")
-    # "exactly one terminal result last"; "exactly one terminal line per run"
+    # "exactly one terminal result last": a second result is sj.result-once; a missing one is a
+    # truncated run, whose last line is not the result (sj.result-last, the lead's decision).
     results = [number for number, obj in objects if obj.get("type") == "result"]
-    if len(results) != 1:
-        verdict.fire("sj.result-once", results[1] if len(results) > 1 else 0, f"{len(results)} result lines")
-    # "last", read literally: the final line on stdout, whatever it is, must be that result.
-    if results and results[-1] != line_count:
-        verdict.fire("sj.result-last", line_count, "the last line is not the result")
-    # "monotonic seq per run": read as strictly increasing (see READINGS.md).
-    previous: Decimal | None = None
-    for number, obj in objects:
-        seq = _integral(obj.get("seq"))
-        if seq is None:
-            continue
-        if previous is not None and seq <= previous:
-            verdict.fire("sj.seq", number, f"seq {seq} after {previous}")
-        elif previous is not None and seq != previous.fma(1, 1, _EXACT):
-            # "gap-tolerant consumers can detect dropped lines on relays" implies the emitter
-            # counts by one; the seed does not write it, so a gap is SHOULD-level only.
-            verdict.fire("sj.seq", number, f"seq {seq} after {previous} (gap)", level="SHOULD")
-        previous = seq
+    for number in results[1:]:
+        verdict.fire("sj.result-once", number, "a second result line")
+    if not results:
+        verdict.fire("sj.result-last", 0, "no result line: a truncated run")
+    else:
+        # "last", read literally: nothing but results may follow the first result (an opaque
+        # line after it is a line that is not the result).
+        for number, obj in positions:
+            if number > results[0] and (obj is None or obj.get("type") != "result"):
+                verdict.fire("sj.result-last", number, "a line after the result")
+    _seq(positions, verdict)
     for number, obj in objects:
         kind, subtype = obj.get("type"), obj.get("subtype")
         # ts: "RFC 3339 timestamp"
         ts = obj.get("ts")
         if isinstance(ts, str) and not is_rfc3339_date_time(ts):
             verdict.fire("sj.ts-format", number, f"ts {ts!r} is not RFC 3339")
-        # "a \"type\" discriminator per line plus \"subtype\" for the system/result families"
+        # "a \"type\" discriminator per line plus \"subtype\" for the system/result families"; a
+        # subtype of the wrong JSON type is the schema's finding only.
         if kind in ("system", "result") and "subtype" not in obj:
-            verdict.fire("oracle.subtype-present", number, f"{kind} line without subtype")
+            verdict.fire("sj.subtype", number, f"{kind} line without subtype")
         if kind == "result":
             if "is_error" not in obj:
                 verdict.fire("sj.result-is-error", number, "is_error missing on a result line")
@@ -355,7 +368,8 @@ def _stream_json(objects: list[tuple[int, dict[str, JSONValue]]], line_count: in
                 verdict.fire("sj.agent-form", number, "agent on system/init is not an object")
             if kind in ("assistant", "user") and not isinstance(agent, str):
                 verdict.fire("sj.agent-form", number, f"agent on {kind} is not a string")
-        # message: "a string on system/error lines; the Message object on assistant/user lines"
+        # message: "a string on system/error lines; the Message object on assistant/user lines":
+        # those lines have the Message object, so one without it breaks the rule too.
         if "message" in obj:
             message = obj["message"]
             if kind == "system" and subtype == "error" and not isinstance(message, str):
@@ -363,11 +377,34 @@ def _stream_json(objects: list[tuple[int, dict[str, JSONValue]]], line_count: in
             if kind in ("assistant", "user") and not isinstance(message, dict):
                 verdict.fire("sj.message-form", number, f"message on {kind} is not an object")
         elif kind in ("assistant", "user"):
-            verdict.fire("sj.message-form", number, f"{kind} line without message", level="SHOULD")
-    _stream_json_inferred(objects, verdict)
+            verdict.fire("sj.message-form", number, f"{kind} line without message")
+    _stream_json_structural(objects, verdict)
+
+
+def _seq(positions: list[Position], verdict: Verdict) -> None:
+    """"monotonic seq per run" + "gap-tolerant consumers can detect dropped lines": each line's
+    seq is the previous one plus one (a gap is a dropped line). An opaque line stands for one
+    step; a line without a usable integer seq (the schema's finding) does too. A seq longer than
+    MAX_INTEGER_DIGITS is beyond exact reading: checker.limit, and counting restarts after it."""
+    expected: Decimal | None = None
+    for number, obj in positions:
+        seq = _integral(obj.get("seq")) if obj is not None else None
+        if seq is None:
+            if expected is not None:
+                expected = expected.fma(1, 1, _EXACT)
+            continue
+        if seq.adjusted() + 1 > MAX_INTEGER_DIGITS:
+            verdict.fire("checker.limit", number, f"seq of {seq.adjusted() + 1} digits: not judged")
+            expected = None
+            continue
+        if expected is not None and seq != expected:
+            verdict.fire("sj.seq", number, f"seq {seq} where {expected} was due")
+        expected = seq.fma(1, 1, _EXACT)
 
 
 def _blocks(obj: dict[str, JSONValue]) -> list[dict[str, JSONValue]]:
+    if obj.get("type") not in ("assistant", "user"):
+        return []
     message = obj.get("message")
     if not isinstance(message, dict):
         return []
@@ -377,91 +414,190 @@ def _blocks(obj: dict[str, JSONValue]) -> list[dict[str, JSONValue]]:
     return [block for block in content if isinstance(block, dict)]
 
 
-def _stream_json_inferred(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
-    """Relations the seed implies by field names only: SHOULD level (see READINGS.md)."""
-    sessions = {obj["session_id"] for _, obj in objects if isinstance(obj.get("session_id"), str)}
-    if len(sessions) > 1:
-        verdict.fire("sj.session", 0, "more than one session_id in one run", level="SHOULD")
-    for number, obj in objects:
-        sid = obj.get("session_id")
-        if isinstance(sid, str) and not sid.startswith("sess_"):
-            verdict.fire("sj.session", number, "session_id without the sess_ prefix", level="SHOULD")
+_SESSION_FORM = re.compile(r"sess_\S+")
+
+
+def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
+    """Relations derived from the seed's structure, MUST by the lead's decision (READINGS.md)."""
+    # "milk session id (sess_...)"; one id per run, since seq and the stream are "per run".
+    sessions = [obj["session_id"] for _, obj in objects if isinstance(obj.get("session_id"), str)]
+    if sessions and not _SESSION_FORM.fullmatch(str(sessions[0])):
+        verdict.fire("sj.session", 0, "the run's session_id is not of the form sess_...")
+    if len(set(sessions)) > 1:
+        verdict.fire("sj.session", 0, "more than one session_id in one run")
     tool_uses: dict[str, JSONValue] = {}
     fragments: dict[str, list[str]] = {}
     for number, obj in objects:
-        kind = obj.get("type")
         event = obj.get("event")
-        if kind == "stream_event" and isinstance(event, dict) and event.get("type") == "tool_args_delta":
+        if obj.get("type") == "stream_event" and isinstance(event, dict) and event.get("type") == "tool_args_delta":
             tid, piece = event.get("tool_use_id"), event.get("partial_json")
             if isinstance(tid, str) and isinstance(piece, str):
                 fragments.setdefault(tid, []).append(piece)
+        # parent_tool_use_id: a value that names no earlier tool_use is not a tool_use id.
         parent = obj.get("parent_tool_use_id")
         if isinstance(parent, str) and parent not in tool_uses:
-            verdict.fire("sj.parent-ref", number, "parent_tool_use_id names no earlier tool_use", level="SHOULD")
+            verdict.fire("sj.parent-ref", number, "parent_tool_use_id names no earlier tool_use")
         for block in _blocks(obj):
-            if kind == "assistant" and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                tool_uses[str(block["id"])] = block.get("input")
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                tid = str(block["id"])
+                if tid not in tool_uses:
+                    tool_uses[tid] = block.get("input")
+                # "consumers concatenate": the fragments so far are this tool's arguments.
+                pieces = fragments.pop(tid, None)
+                if pieces is not None:
+                    _reassembly(tid, "".join(pieces), block.get("input"), number, verdict)
             if block.get("type") == "tool_result":
-                ref = block.get("tool_use_id")
-                if not isinstance(ref, str) or ref not in tool_uses:
-                    verdict.fire("sj.tool-result-ref", number, "tool_result names no earlier tool_use", level="SHOULD")
-    for tid, pieces in fragments.items():
-        joined = "".join(pieces)
-        try:
-            parsed = parse(joined) if max_depth_of_bytes(joined.encode()) <= MAX_DEPTH else None
-        except JSONSyntaxError:
-            parsed = None
-        if parsed is None or parsed.duplicate_pointers:
-            verdict.fire(
-                "sj.tool-args-reassembly", 0, f"fragments of {tid!r} do not form one JSON text", level="SHOULD"
-            )
-        elif tid not in tool_uses or not same_json(parsed.value, tool_uses[tid]):
-            verdict.fire("sj.tool-args-reassembly", 0, f"fragments of {tid!r} differ from its input", level="SHOULD")
+                # A missing tool_use_id names nothing; a mistyped one is the schema's finding.
+                if "tool_use_id" not in block:
+                    verdict.fire("sj.tool-result-ref", number, "tool_result without tool_use_id")
+                elif isinstance(block["tool_use_id"], str) and block["tool_use_id"] not in tool_uses:
+                    verdict.fire("sj.tool-result-ref", number, "tool_result names no earlier tool_use")
 
 
-# --- subagent-stdio: inferred relations only (the seed has no descriptions) ----------------------
+def _reassembly(tid: str, joined: str, given: JSONValue, number: int, verdict: Verdict) -> None:
+    if max_depth_of_bytes(joined.encode("utf-8", "surrogatepass")) > MAX_DEPTH:
+        verdict.fire("checker.limit", number, f"reassembled arguments of {tid!r} nest beyond the limit")
+        return
+    try:
+        parsed = parse(joined)
+    except JSONLimitError:
+        verdict.fire("checker.limit", number, f"reassembled arguments of {tid!r} hold an unreadable number")
+        return
+    except JSONSyntaxError:
+        verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} do not form one JSON text")
+        return
+    if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
+        verdict.fire("checker.limit", number, f"reassembled arguments of {tid!r} hold an over-long integer")
+    elif parsed.duplicate_pointers:
+        verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} repeat a member name")
+    elif not same_json(parsed.value, given):
+        verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} differ from its input")
 
 
-def _subagent_stdio(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
-    pending: list[JSONValue] = []
-    last: dict[str, Decimal] = {}
+# --- subagent-stdio: structure-derived relations (the seed has no descriptions) -----------------
+
+
+def _snapshot(obj: dict[str, JSONValue]) -> dict[str, JSONValue] | None:
+    kind = obj.get("type")
+    snap = obj.get("data") if kind == "response" else obj.get("snapshot") if kind == "subagent_event" else None
+    return snap if isinstance(snap, dict) else None
+
+
+def _subagent_stdio(positions: list[Position], verdict: Verdict) -> None:
+    objects = [(number, obj) for number, obj in positions if obj is not None]
+    _correlation(objects, verdict)
+    for number, obj in objects:
+        snap = _snapshot(obj)
+        # The event repeats sessionId/epoch/revision beside its snapshot: they must agree.
+        if obj.get("type") == "subagent_event" and snap is not None:
+            for name in ("sessionId", "epoch", "revision"):
+                if name in obj and name in snap and not same_json(obj[name], snap[name]):
+                    verdict.fire("sa.event-envelope", number, f"event {name} differs from the snapshot")
+        if snap is not None:
+            _unique_keys(snap, number, verdict)
+    _revisions(objects, verdict)
+    _events_capability(objects, verdict)
+
+
+def _correlation(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
+    """Command and response both carry id: each command gets one response, id echoed, in order."""
+    pending: list[tuple[bool, JSONValue]] = []
+    commands = 0
+    early = 0
     for number, obj in objects:
         kind = obj.get("type")
         if kind == "subagent_status":
-            pending.append(obj.get("id"))
+            if commands == 0 and early:
+                verdict.fire("sa.response-correlation", number, "responses came before any command")
+            commands += 1
+            pending.append(("id" in obj, obj.get("id")))
         elif kind == "response":
+            if commands == 0:
+                early += 1  # judged once a command shows this is a conversation, not host output
+                continue
             if not pending:
-                verdict.fire("sa.response-correlation", number, "response without a command", level="SHOULD")
-            else:
-                wanted = pending.pop(0)
-                if wanted is not None and not same_json(wanted, obj.get("id")):
-                    verdict.fire(
-                        "sa.response-correlation", number, "response id differs from its command", level="SHOULD"
-                    )
-        snapshot = obj.get("data") if kind == "response" else obj.get("snapshot")
-        if kind == "subagent_event" and isinstance(snapshot, dict):
-            for name in ("version", "sessionId", "epoch", "revision"):
-                if name in obj and name in snapshot and not same_json(obj[name], snapshot[name]):
-                    verdict.fire("sa.event-envelope", number, f"event {name} differs from the snapshot", level="SHOULD")
-        if isinstance(snapshot, dict) and isinstance(snapshot.get("epoch"), str):
-            revision = _integral(snapshot.get("revision"))
-            epoch = str(snapshot["epoch"])
-            if revision is not None:
-                if epoch in last and revision < last[epoch]:
-                    verdict.fire("sa.revision-order", number, "revision went back within an epoch", level="SHOULD")
-                last[epoch] = revision
-    if pending:
-        verdict.fire("sa.response-correlation", 0, "a command got no response", level="SHOULD")
-    # capabilities.events false reads as "this host sends no subagent_event lines" (inferable only).
-    events_off = False
+                verdict.fire("sa.response-correlation", number, "a response with no command waiting")
+                continue
+            has, rid = "id" in obj, obj.get("id")
+            want_has, want = pending[0]
+            if has == want_has and (not has or same_json(rid, want)):
+                pending.pop(0)
+                continue
+            later = [i for i, (h, w) in enumerate(pending) if i > 0 and h and has and same_json(w, rid)]
+            pending.pop(later[0] if later else 0)
+            verdict.fire("sa.response-correlation", number, "response out of order or id not echoed")
+    if commands and pending:
+        verdict.fire("sa.response-correlation", 0, "a command got no response")
+
+
+def _revision_place(obj: dict[str, JSONValue]) -> tuple[str, Decimal] | None:
+    epoch, revision = obj.get("epoch"), _integral(obj.get("revision"))
+    if obj.get("type") == "subagent_event" and isinstance(epoch, str) and revision is not None:
+        return epoch, revision
+    snap = _snapshot(obj)
+    if snap is None:
+        return None
+    epoch, revision = snap.get("epoch"), _integral(snap.get("revision"))
+    return (epoch, revision) if isinstance(epoch, str) and revision is not None else None
+
+
+def _revisions(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
+    """A revision counter scoped by epoch: never back within an epoch; each event above the last."""
+    highest: dict[str, Decimal] = {}
+    last_event: dict[str, Decimal] = {}
     for number, obj in objects:
-        kind = obj.get("type")
-        if kind == "subagent_event" and events_off:
-            verdict.fire("sa.events-capability", number, "event after capabilities.events false", level="SHOULD")
-        snapshot = obj.get("data") if kind == "response" else obj.get("snapshot")
-        caps = snapshot.get("capabilities") if isinstance(snapshot, dict) else None
-        if isinstance(caps, dict) and isinstance(caps.get("events"), bool):
-            events_off = caps["events"] is False
+        placed = _revision_place(obj)
+        if placed is None:
+            continue
+        epoch, revision = placed
+        is_event = obj.get("type") == "subagent_event"
+        if epoch in highest and revision < highest[epoch]:
+            verdict.fire("sa.revision-order", number, "revision went back within an epoch")
+        elif is_event and epoch in last_event and revision <= last_event[epoch]:
+            verdict.fire("sa.revision-order", number, "an event did not raise the revision")
+        if epoch not in highest or revision > highest[epoch]:
+            highest[epoch] = revision
+        if is_event:
+            last_event[epoch] = revision
+
+
+def _events_capability(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
+    """The host's own capabilities.events: no event while the latest snapshot (same epoch) said false."""
+    off = False
+    off_epoch: JSONValue = None
+    for number, obj in objects:
+        snap = _snapshot(obj)
+        caps = snap.get("capabilities") if snap is not None else None
+        events = caps.get("events") if isinstance(caps, dict) else None
+        if obj.get("type") == "subagent_event":
+            if events is False:
+                verdict.fire("sa.events-capability", number, "an event whose snapshot says events false")
+            elif off and (snap is None or same_json(snap.get("epoch"), off_epoch)):
+                verdict.fire("sa.events-capability", number, "an event after capabilities.events false")
+        if snap is not None and isinstance(events, bool):
+            off, off_epoch = events is False, snap.get("epoch")
+
+
+def _unique_keys(snap: dict[str, JSONValue], number: int, verdict: Verdict) -> None:
+    """Key patterns forbid "/" and "\\": keys are path segments, so siblings must differ."""
+    groups: list[JSONValue] = [snap.get("runs")]
+    fleet = snap.get("fleet")
+    if isinstance(fleet, dict):
+        groups.append(fleet.get("entries"))
+    todo = [snap.get("runs")]
+    while todo:
+        siblings = todo.pop()
+        if isinstance(siblings, list):
+            for node in siblings:
+                if isinstance(node, dict):
+                    groups.append(node.get("children"))
+                    todo.append(node.get("children"))
+    for group in groups:
+        if not isinstance(group, list):
+            continue
+        keys = [item["key"] for item in group if isinstance(item, dict) and isinstance(item.get("key"), str)]
+        if len(keys) != len(set(keys)):
+            verdict.fire("sa.unique-keys", number, "sibling keys repeat")
 
 
 def judge(data: bytes, wire: str) -> Verdict:
@@ -469,10 +605,9 @@ def judge(data: bytes, wire: str) -> Verdict:
     if wire not in WIRES:
         raise ValueError(f"unknown wire {wire!r}")
     verdict = Verdict()
-    objects = _frame(data, verdict, wire)
+    positions = _frame(data, verdict, wire)
     if wire == "stream-json":
-        line_count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-        _stream_json(objects, line_count, verdict)
+        _stream_json(positions, verdict)
     else:
-        _subagent_stdio(objects, verdict)
+        _subagent_stdio(positions, verdict)
     return verdict

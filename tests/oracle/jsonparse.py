@@ -28,6 +28,10 @@ class JSONSyntaxError(ValueError):
     """The text is not one RFC 8259 JSON text."""
 
 
+class JSONLimitError(ValueError):
+    """Valid JSON that the oracle cannot read exactly (an exponent no Decimal can hold)."""
+
+
 @dataclass
 class Parsed:
     """What one line parses to, plus the facts the oracle needs about it."""
@@ -93,19 +97,21 @@ def parse(text: str) -> Parsed:
                 m = _STRING.match(text, pos)
                 if m is None:
                     raise JSONSyntaxError(f"bad string at offset {pos}")
-                value = json.loads(m.group(0))
+                value = _text(m.group(0))
                 pos = m.end()
             elif ch == "-" or "0" <= ch <= "9":
                 m = _NUMBER.match(text, pos)
                 if m is None:
                     raise JSONSyntaxError(f"bad number at offset {pos}")
                 tok = m.group(0)
-                value = Decimal(tok)
+                try:
+                    value = Decimal(tok)
+                except ArithmeticError:  # 1e9999999999999999999: grammatical, but no Decimal holds it
+                    raise JSONLimitError(f"a number whose exponent cannot be held: {tok[:40]}") from None
                 if "." not in tok and "e" not in tok and "E" not in tok:
+                    # Only digits as written count against the limit: 1e5000 is read exactly as a
+                    # Decimal; a rule that would have to expand it says so itself (checker.limit).
                     longest_int = max(longest_int, len(tok.lstrip("-")))
-                elif value == value.to_integral_value() and value != 0:
-                    # 1e5000 is an integer too (JSON Schema), one of 5001 digits.
-                    longest_int = max(longest_int, value.adjusted() + 1)
                 pos = m.end()
             elif text.startswith("true", pos):
                 value, pos = True, pos + 4
@@ -132,7 +138,7 @@ def parse(text: str) -> Parsed:
             m = _STRING.match(text, pos) if pos < n else None
             if m is None:
                 raise JSONSyntaxError(f"expected a member name at offset {pos}")
-            name = json.loads(m.group(0))
+            name = _text(m.group(0))
             pos = skip_ws(m.end())
             if pos >= n or text[pos] != ":":
                 raise JSONSyntaxError(f"expected ':' at offset {pos}")
@@ -168,6 +174,19 @@ def parse(text: str) -> Parsed:
         raise JSONSyntaxError(f"expected ',' or a closer at offset {pos}")
     assert have_result
     return Parsed(result, dups, max_depth, longest_int)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(literal: str) -> str:
+    """A string literal's text. An unpaired surrogate escape ("\\ud800") is refused: the framing
+    asks for UTF-8 JSON text, and a lone surrogate cannot be encoded in UTF-8 (RFC 8259 §8.2 calls
+    software behaviour on it unpredictable). A valid pair decodes to one code point, never matched."""
+    text: str = json.loads(literal)
+    if _LONE_SURROGATE.search(text):
+        raise JSONSyntaxError("a lone surrogate escape (not encodable in UTF-8)")
+    return text
 
 
 def _current_token(stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]]) -> str:

@@ -90,7 +90,7 @@ class StreamRules:
         "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.session",
         "sj.ts-format", "sj.ts-order", "sj.agent-form", "sj.message-form", "sj.role-form",
         "sj.result-is-error", "sj.usage-rollup", "sj.capabilities", "sj.tool-result-ref", "sj.parent-ref",
-        "sj.tool-args-reassembly", "checker.limit",
+        "sj.tool-args-reassembly", "sj.subtype", "checker.limit",
     })
 
     # Bounds on what the machine keeps. A file can be of any size, so each one can be reached;
@@ -349,9 +349,20 @@ class StreamRules:
 
     # -- per line type -----------------------------------------------------------------------
 
+    @staticmethod
+    def _subtype(obj: dict[str, Any], line: int, out: Sink) -> Any:
+        """sj.subtype: system and result lines carry a subtype; a mistyped one is the schema's finding."""
+        out.exercised("sj.subtype")
+        if "subtype" not in obj:
+            out.emit("sj.subtype", line, "/subtype",
+                     f"expected a string subtype on a {obj['type']} line, found it missing",
+                     'the seed: a "type" discriminator per line plus "subtype" for the system/result families')
+            return None
+        return obj["subtype"]
+
     def _system(self, obj: dict[str, Any], line: int, out: Sink) -> None:
-        subtype = obj.get("subtype")
-        if type(subtype) is not str:  # missing or mistyped: the schema's finding
+        subtype = self._subtype(obj, line, out)
+        if type(subtype) is not str:  # missing (sj.subtype, above) or mistyped (the schema's finding)
             return
         if subtype == "init":
             self._init(obj, line, out)
@@ -398,6 +409,7 @@ class StreamRules:
                      f"expected exactly one result line, found another after line {self.result_line}")
         else:
             self.result_line = line
+        self._subtype(obj, line, out)
         self._is_error(obj, line, out)
         self._usage(obj, line, out)
 
@@ -430,7 +442,7 @@ class StreamRules:
         content = message.get("content")
         return content if type(content) is list else None
 
-    # -- sj.result-is-error, sj.usage-rollup --------------------------------------------------
+    # -- sj.result-is-error (present; matches a known subtype), sj.usage-rollup --
 
     @staticmethod
     def _is_error(obj: dict[str, Any], line: int, out: Sink) -> None:
@@ -440,9 +452,7 @@ class StreamRules:
                      "expected is_error on every result line, found it missing")
             return
         is_error = obj["is_error"]
-        if type(is_error) is not bool:
-            out.emit("sj.result-is-error", line, "/is_error",
-                     f"expected a boolean is_error, found {json_kind(is_error)}")
+        if type(is_error) is not bool:  # a wrong JSON type is the schema's finding alone (sj.schema)
             return
         subtype = obj.get("subtype")
         want = RESULT_IS_ERROR.get(subtype) if type(subtype) is str else None
@@ -733,4 +743,5 @@ STREAM_JSON = Wire(
     batch=True,  # two processes measured faster (BENCHMARKS.md)
     strategies="contract.strategies.stream_json_broken",
     version=_version,
+    ansi=True,  # "never any ANSI escapes", written with no exception (free-form payloads included)
 )

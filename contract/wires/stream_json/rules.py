@@ -26,22 +26,32 @@ RULES: tuple[Rule, ...] = (
     Rule("sj.init-once", Level.MUST, "stream-json", "system/init appears once per run",
          f'{_SJ}, description: "system/init first" (inferred: the words do not say "once"; a second '
          "system/init is not first, so it breaks the run's framing)"),
-    Rule("sj.result-once", Level.MUST, "stream-json", "exactly one result line per run",
+    Rule("sj.result-once", Level.MUST, "stream-json",
+         "at most one result line per run: a second result is this rule (a missing one is sj.result-last)",
          f'{_SJ}, description: "exactly one terminal result last"; oneOf[4].description: "exactly one '
          'terminal line per run" (written)'),
     Rule("sj.result-last", Level.MUST, "stream-json",
-         "the result line is the last line (a missing result is a truncated run)",
-         f'{_SJ}, description: "exactly one terminal result last" (written)'),
+         "the result line is the last line; a missing result is a truncated run (this rule, not sj.result-once)",
+         f'{_SJ}, description: "exactly one terminal result last" (written); a run with no result ends '
+         "without its terminal line, so the last line is not the result"),
+    Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
+         # The seed words in single quotes: a new rule's double-quoted words would enter the wire
+         # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
+         f"{_SJ}, description: 'a type discriminator per line plus subtype for the system/result "
+         "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)"),
     Rule("sj.seq", Level.MUST, "stream-json",
          "seq increases by exactly one per line within a run, judged by value (a gap is a dropped line)",
          f'{_SJ}, description: "monotonic seq per run" (written); properties.seq.description: "gap-tolerant '
-         'consumers can detect dropped lines on relays" (inferred from it: steps of exactly one, since a '
-         'gap is how a consumer detects a drop); numbers by value per JSON Schema (1.0 is 1)'),
+         'consumers can detect dropped lines on relays" gives seq the purpose of revealing drops, so a gap is '
+         "a dropped line and the run as captured is incomplete: MUST (structure-derived). Numbers by value "
+         "per JSON Schema (1.0 is 1; 2.0000000000000001 is no integer); a line rejected by framing stands for "
+         "one step; a seq beyond 4300 digits is checker.limit for that line"),
     Rule("sj.session", Level.MUST, "stream-json", "one session_id for the whole run, in sess_ form",
          f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
-         'one id for the whole run is inferred from "milk session id" on every line of one run'),
+         'one id for the whole run is structure-derived (MUST): "milk session id" on every line of one run, '
+         "and seq and the stream are per run of one session"),
     Rule("sj.result-is-error", Level.MUST, "stream-json",
-         "is_error is a boolean on every result line and matches the known subtype",
+         "is_error is present on every result line and matches the known subtype (a non-boolean is sj.schema's)",
          f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '
          '(execution error, max turns, interruption); present on every result line"; description: '
          '"a refusal is a completed turn and reports is_error false" (written)'),
@@ -52,25 +62,28 @@ RULES: tuple[Rule, ...] = (
          'description: "open-set enums everywhere — this schema documents known values in descriptions but '
          'does not constrain them", so primary | escalation are known labels, not the only ones'),
     Rule("sj.message-form", Level.MUST, "stream-json",
-         "message is a string on system/error and a Message object on assistant/user",
+         "message is a string on system/error and a Message object on assistant/user (missing there too)",
          f'{_SJ}, properties.message.description: "dual-form: a string on system/error lines; the '
-         'Message object on assistant/user lines" (written)'),
+         'Message object on assistant/user lines" (written: those lines have the Message object, so one '
+         "without it breaks the rule)"),
     Rule("sj.tool-result-ref", Level.MUST, "stream-json",
          "a tool_result (on any line) names an earlier tool_use",
-         f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id (inferred: the seed '
-         "names the field but does not say it must match an earlier tool_use's id; a reference that names "
-         'nothing cannot be followed)'),
+         f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id (structure-derived '
+         "MUST: the member is named tool_use_id, and a value that names no earlier tool_use is not a "
+         'tool_use id)'),
     Rule("sj.parent-ref", Level.MUST, "stream-json", "parent_tool_use_id names an earlier tool_use",
          f'{_SJ}, properties.parent_tool_use_id.description: "present exactly when the actor is nested '
-         '... makes F3/F4-style tree views reconstructable" (inferred: a tree is reconstructable only if '
-         'the parent exists; "present exactly when the actor is nested" has no rule, since a stream does not say which '
+         '... makes F3/F4-style tree views reconstructable" (structure-derived MUST: the member is named '
+         "parent_tool_use_id, and a tree is reconstructable only if the parent exists; "
+         '"present exactly when the actor is nested" has no rule, since a stream does not say which '
          'actor is nested other than by this field)'),
     Rule("sj.tool-args-reassembly", Level.MUST, "stream-json",
          "concatenated tool_args_delta fragments are one JSON text, unique member names, equal to the input",
          f'{_SJ}, $defs.stream_payload.partial_json.description: "progressive tool-argument fragment '
          '(AI SDK-style delta framing; consumers concatenate, no partial-JSON reassembly)" (written: '
-         'concatenation; inferred: that it parses as the framing does (unique names, as line.duplicate-key) '
-         "and equals the tool_use's input by JSON value)"),
+         "concatenation; structure-derived MUST: the concatenation is the tool's arguments, so it parses "
+         "as the framing does (unique names, as line.duplicate-key) and equals the tool_use's input by JSON "
+         "value)"),
     # -- stream-json, SHOULD -------------------------------------------------------------
     Rule("sj.capabilities", Level.SHOULD, "stream-json",
          "stream_event lines need partial_messages_v1 advertised on init; task lines need tasks_v1",

@@ -15,18 +15,23 @@ RULES: tuple[Rule, ...] = (
          f"{_SA} (draft 2020-12), the whole document"),
     Rule("sa.response-correlation", Level.MUST, "subagent-stdio",
          "exactly one response per command, id echoed, in order",
-         f"{_SA}: $defs.command.id and $defs.response.id; a read-only request/response protocol"),
+         f"{_SA}: $defs.command.id and $defs.response.id: command and response both carry id (structure-"
+         "derived MUST: a read-only request/response protocol)"),
     Rule("sa.event-envelope", Level.MUST, "subagent-stdio",
          "an event's sessionId, epoch and revision equal its snapshot's",
-         f"{_SA}: $defs.event repeats sessionId, epoch and revision beside $defs.event.snapshot"),
+         f"{_SA}: $defs.event repeats sessionId, epoch and revision beside $defs.event.snapshot "
+         "(structure-derived MUST: the envelope restates its snapshot)"),
     Rule("sa.revision-order", Level.MUST, "subagent-stdio",
          "within an epoch revisions never go back; events strictly increase",
-         f"{_SA}: snapshot.epoch and snapshot.revision (a revision counter scoped by epoch)"),
+         f"{_SA}: snapshot.epoch and snapshot.revision (structure-derived MUST: a revision counter scoped by "
+         "epoch; revisions judged by value, 3.0 is 3)"),
     Rule("sa.events-capability", Level.MUST, "subagent-stdio",
          "no subagent_event while capabilities.events is false",
-         f"{_SA}: snapshot.capabilities.events"),
+         f"{_SA}: snapshot.capabilities.events (structure-derived MUST: the host's own declaration)"),
     Rule("sa.unique-keys", Level.MUST, "subagent-stdio", "sibling node keys and fleet entry keys are unique",
-         f"{_SA}: node.key and fleet.entries[].key are identifiers (pattern ^[^/\\\\\\r\\n]+$)"),
+         f"{_SA}: node.key and fleet.entries[].key are identifiers (pattern ^[^/\\\\\\r\\n]+$; structure-derived "
+         "MUST: key, runId and workflowId patterns forbid / and \\\\, so keys are path segments and "
+         "siblings must be unique)"),
     # -- subagent-stdio, SHOULD ----------------------------------------------------------
     Rule("sa.fleet-counts", Level.SHOULD, "subagent-stdio",
          "fleet.totalActive is at least the entries listed, and omitted covers the rest",
