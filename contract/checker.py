@@ -70,10 +70,6 @@ def check(
     return measured(report, sample)
 
 
-def ansi_for(wire: str) -> bool | None:
-    """The reader's ``ansi`` setting for ``wire`` (see ``contract.reader.read_records``)."""
-    return None if wire == AUTO else wire == "stream-json"
-
 
 def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:
     if isinstance(ignore, str):

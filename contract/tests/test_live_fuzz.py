@@ -18,11 +18,12 @@ from contract.goldens import Golden, all_scenarios
 from contract.reporters import render_text
 from contract.scenarios import emitter_argv, scenario_env
 from contract.session import ContractSession
+from contract.wires import Live
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-STREAM_SCENARIOS = [g for g in all_scenarios() if g.wire == "stream-json"]
-HOST_SCENARIO = next(g for g in all_scenarios() if g.wire == "subagent-stdio")
+STREAM_SCENARIOS = [g for g in all_scenarios() if g.descriptor.live is Live.STREAM]
+HOST_SCENARIO = next(g for g in all_scenarios() if g.descriptor.live is Live.CONVERSATION)
 
 
 def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: ContractSession) -> None:
