@@ -23,8 +23,8 @@ from hypothesis import Phase, find, given, settings
 import contract
 from contract import cli, driver, fuzz
 from contract.driver import Step, command, plan_from
-from contract.harness import Process
 from contract.report import Report
+from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -33,37 +33,10 @@ DEEP = settings().max_examples >= 100  # the ci profile
 SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 1.0
 
 
-def _group_members(pgid: int) -> list[int]:
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
-
-
 @pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The hosts the driver starts; none of their process groups may survive the test."""
-    pids: list[int] = []
-
-    class Spy(Process):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-            pids.append(self.popen.pid)
-
-    monkeypatch.setattr(driver, "Process", Spy)
-    yield pids
-    deadline = time.monotonic() + 2.0
-    while any(_group_members(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not [p for pid in pids for p in _group_members(pid)], "processes left behind"
+    yield from spy_on_starts(monkeypatch, driver)
 
 
 def _host(name: str) -> list[str]:

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from contract import cli, harness, provoke
-from contract.harness import Process
 from contract.provoke import ENVIRONMENTS, Environment
-from tests.test_host_fuzz import _group_members
+from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -28,21 +27,8 @@ SLACK = 3.0  # interpreter start-up on a loaded two-core machine
 
 @pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The emitters the provoked runs start; none of their process groups may survive."""
-    pids: list[int] = []
-
-    class Spy(Process):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-            pids.append(self.popen.pid)
-
-    monkeypatch.setattr(provoke, "Process", Spy)
-    monkeypatch.setattr(harness, "Process", Spy)  # the plain run (run_stream)
-    yield pids
-    deadline = time.monotonic() + 2.0
-    while any(_group_members(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not [p for pid in pids for p in _group_members(pid)], "processes left behind"
+    """The emitters the provoked runs start (harness: the plain run); none may survive."""
+    yield from spy_on_starts(monkeypatch, provoke, harness)
 
 
 def _emitter(name: str) -> list[str]:

@@ -18,7 +18,8 @@ import pytest
 import contract
 from contract import driver
 from contract.driver import EXIT_GRACE, Step, command, converse, record, run_subagent
-from contract.harness import GRACE_SECONDS, Process, default_command
+from contract.harness import GRACE_SECONDS, default_command
+from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -26,38 +27,10 @@ FAULTY = Path(__file__).parent / "faulty_hosts"
 SLACK = 3.0  # interpreter start-up on a loaded two-core machine
 
 
-def _group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes in process group ``pgid``, from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
-
-
 @pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The pids (= process group ids) of the hosts the driver starts; checks none survive."""
-    pids: list[int] = []
-
-    class Spy(Process):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-            pids.append(self.popen.pid)
-
-    monkeypatch.setattr(driver, "Process", Spy)
-    yield pids
-    deadline = time.monotonic() + 2.0
-    while any(_group_members(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not [p for pid in pids for p in _group_members(pid)], "processes left behind"
+    yield from spy_on_starts(monkeypatch, driver)
 
 
 def _host(name: str) -> list[str]:
