@@ -37,7 +37,7 @@ from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
 from contract.schema import ecma_pattern, load
-from contract.strategies._common import SAFE_INT
+from contract.strategies._common import SAFE_INT, json_values
 from contract.strategies._schemas import DEFAULT_DEPTH, unroll
 
 ESC = "\x1b"
@@ -333,23 +333,9 @@ def _some_members(
     return members()
 
 
-@functools.cache
 def free_form(ansi: bool) -> st.SearchStrategy[Any]:
-    """Any JSON value, kept small (a few leaves): the schema's free-form payloads."""
-    alphabet = st.characters(exclude_categories=["Cs"], exclude_characters=None if ansi else ESC)
-    strings = st.text(alphabet, max_size=8)
-    leaves = (
-        st.none()
-        | st.booleans()
-        | st.integers(-SAFE_INT, SAFE_INT)
-        | st.floats(allow_nan=False, allow_infinity=False)
-        | strings
-    )
-    return st.recursive(
-        leaves,
-        lambda inner: st.lists(inner, max_size=2) | st.dictionaries(strings, inner, max_size=2),
-        max_leaves=3,
-    )
+    """Any JSON value, kept small (a few leaves): the schema's free-form payloads (ESC when ``ansi``)."""
+    return json_values(3, escapes=ansi)
 
 
 @functools.cache
