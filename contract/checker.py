@@ -71,17 +71,30 @@ def check(
 
 
 
+def ignore_problem(rules: Iterable[str]) -> str | None:
+    """What is wrong with an ignore list (an unknown rule id, or one that cannot be ignored), or None.
+
+    The one check behind both ``contract.check(ignore=...)`` and the CLI's ``--ignore``.
+    """
+    rules = tuple(rules)
+    unknown = [rule for rule in rules if rule not in CATALOG]
+    if unknown:
+        return f"unknown rule {unknown[0]!r}"
+    refused = sorted(UNIGNORABLE.intersection(rules))
+    if refused:
+        return f"{refused[0]!r} cannot be ignored: it says the check did not finish"
+    return None
+
+
 def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:
     if isinstance(ignore, str):
         raise TypeError(f"ignore must be a collection of rule ids, not the str {ignore!r}: "
                         f"pass [{ignore!r}]")
     rules = tuple(ignore)
-    unknown = [rule for rule in rules if rule not in CATALOG]
-    if unknown:
-        raise ValueError(f"ignore: unknown rule {unknown[0]!r}; known rules: {', '.join(CATALOG)}")
-    refused = sorted(UNIGNORABLE.intersection(rules))
-    if refused:
-        raise ValueError(f"ignore: {refused[0]!r} cannot be ignored: it says the check did not finish")
+    problem = ignore_problem(rules)
+    if problem is not None:
+        known = f"; known rules: {', '.join(CATALOG)}" if problem.startswith("unknown") else ""
+        raise ValueError(f"ignore: {problem}{known}")
     return rules
 
 

@@ -18,11 +18,11 @@ from typing import Any, NoReturn
 
 from contract import baseline, textsafe
 from contract.catalog import CATALOG, rules_for
-from contract.checker import AUTO, check
+from contract.checker import AUTO, check, ignore_problem
 from contract.ci_reports import FORMATS
 from contract.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import UNIGNORABLE, Report
+from contract.report import Report
 from contract.reporters import STREAMING, render_diff, render_record, render_rules, render_surface
 from contract.wires import NAMES, WIRES, Live, get
 
@@ -209,12 +209,9 @@ def _seed(text: str) -> int:
 
 
 def _check_ignores(ignores: Sequence[str]) -> None:
-    unknown = [rule for rule in ignores if rule not in CATALOG]
-    if unknown:
-        raise UsageError(f"--ignore: unknown rule {textsafe.text(unknown[0])!r} (see `{PROG} rules`)")
-    refused = sorted(UNIGNORABLE.intersection(ignores))
-    if refused:
-        raise UsageError(f"--ignore: {refused[0]} cannot be ignored (it says the check did not finish)")
+    problem = ignore_problem(ignores)
+    if problem is not None:
+        raise UsageError(f"--ignore: {textsafe.text(problem)} (see `{PROG} rules`)")
 
 
 def _baseline(report: Report, args: argparse.Namespace) -> Report:
