@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from contract.jsonvalue import type_name
 from contract.resources import data_dir
 from contract.wires import NAMES, get
 
@@ -155,20 +156,6 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _own_types(node: Mapping[str, Any]) -> list[str]:
     declared = node.get("type")
     if isinstance(declared, str):
@@ -176,9 +163,9 @@ def _own_types(node: Mapping[str, Any]) -> list[str]:
     if isinstance(declared, list):
         return sorted(declared)
     if "const" in node:
-        return [_json_type(node["const"])]
+        return [type_name(node["const"])]
     if "enum" in node:
-        return sorted({_json_type(v) for v in node["enum"]})
+        return sorted({type_name(v) for v in node["enum"]})
     return []
 
 

@@ -56,7 +56,9 @@ class Unsupported(ValueError):
     """The schema uses a keyword (or a combination) this compiler cannot honour exactly."""
 
 
-def _json_type(value: Any) -> str:
+def _schema_type(value: Any) -> str:
+    """The JSON Schema type a const admits: an integral float is an "integer" (unlike
+    ``jsonvalue.type_name``, which names the Python value), as the branch-overlap test needs."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -197,7 +199,7 @@ class Compiler:
         if not isinstance(node, dict):
             raise Unsupported(f"oneOf branch {branch!r}")
         if "const" in node:
-            return [(_json_type(node["const"]), repr(node["const"]))]
+            return [(_schema_type(node["const"]), repr(node["const"]))]
         kinds = node.get("type", list(JSON_TYPES))
         kinds = kinds if isinstance(kinds, list) else [kinds]
         pinned = self._resolve(node.get("properties", {}).get("type", {}))
