@@ -63,7 +63,9 @@ def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFix
     [
         ("truncates_ids", {"sa.response-correlation"}, (1, 1)),
         ("drops_second", {"run.no-response"}, (1, 2)),
-        ("misescapes_ids", {"line.json"}, (1, 1)),
+        # an unescaped backslash breaks the line (line.json) or, when it happens to form a valid
+        # escape such as \u0041, changes the id that comes back (sa.response-correlation)
+        ("misescapes_ids", {"line.json", "sa.response-correlation"}, (1, 1)),
         ("reorders_bursts", {"sa.response-correlation"}, (1, 2)),
     ],
 )
@@ -81,8 +83,7 @@ def test_each_faulty_host_is_found_and_shrunk(
     assert "shrunk failing conversation" in out
     assert "seed: " in out
     assert "--seed" in out
-    for rule in rules:
-        assert f" {rule} [MUST]" in out, out
+    assert any(f" {rule} [MUST]" in out for rule in rules), out  # the fault shows as one of these
     # the search, the shrink budget, one confirming conversation, each bounded
     assert elapsed < fuzz.DEFAULT_EXAMPLES * 3.0 + SHRINK_SECONDS + 2 * (fuzz.DEFAULT_TIMEOUT + 3), elapsed
     steps = sum(1 for line in out.splitlines() if line.startswith("step "))
