@@ -15,8 +15,31 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
+
+from tests.depth import deep
 
 settings.register_profile("dev", max_examples=10, deadline=None, print_blob=True)
 settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Outside the deep run, tests marked ``deep`` are skipped, with the reason in the summary.
+
+    Skipped rather than deselected: under xdist pytest's summary line does not count deselected
+    tests, and a run should say what it left out (``-ra`` lists each).
+    """
+    if deep():
+        return
+    skip = pytest.mark.skip(reason="deep: runs in the deep run only (tox -e deep; tests/depth.py)")
+    for item in items:
+        if item.get_closest_marker("deep") is not None:
+            item.add_marker(skip)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if deep():
+        return "milk-contract suite: deep run (every sweep whole, tests marked deep included)"
+    return "milk-contract suite: default run (sweeps sampled; tests marked deep deselected: tox -e deep runs them)"

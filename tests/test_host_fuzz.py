@@ -24,12 +24,13 @@ import contract
 from contract import cli, driver, fuzz
 from contract.driver import Step, command, plan_from
 from contract.report import Report
+from tests.depth import deep
 from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 HOSTS = Path(__file__).parent / "faulty_hosts"
-DEEP = settings().max_examples >= 100  # the ci profile
+DEEP = deep()  # tests/depth.py
 SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 1.0
 
 

@@ -79,10 +79,8 @@ def test_every_top_level_branch_is_generated(wire: str) -> None:
 
 
 # Shrinking takes hundreds of draws per example (seconds on a busy two-core machine), so these
-# run under the deep ``ci`` profile only (``tox -e deep``), as the other slow properties do.
-deep_only = pytest.mark.skipif(
-    settings.get_current_profile_name() != "ci", reason="shrinking is slow: runs under --hypothesis-profile=ci"
-)
+# run in the deep run only (``tox -e deep``; tests/depth.py), as the other slow properties do.
+deep_only = pytest.mark.deep
 
 
 @deep_only

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import settings
 
 import contract
 from contract.reader import Record
 from contract.report import Collector, Report
 from contract.wires.stream_json import StreamRules, same_json
+from tests.depth import deep
 
 GOLDENS = Path(__file__).resolve().parent.parent / "goldens" / "stream-json"
 S = "sess_01HZX3"
@@ -230,7 +230,7 @@ def _golden_streams(names: tuple[str, ...] | None = None) -> list[list[dict[str,
 
 
 # The default run sweeps two goldens that hold every line type and block kind; the ci profile all.
-SWEPT = None if settings().max_examples >= 100 else ("tool_calls", "subagent_tasks")
+SWEPT = None if deep() else ("tool_calls", "subagent_tasks")
 
 
 def _judged(objs: list[Any], batch: bool) -> Report:

@@ -18,7 +18,6 @@ live, since each costs a process.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from jsonschema import Draft202012Validator
 
 import contract
 from contract.harness import run_stream
+from tests.depth import deep
 
 ROOT = Path(__file__).resolve().parent.parent
 WIRES = ("stream-json", "subagent-stdio")
@@ -39,7 +39,7 @@ KINDS: tuple[tuple[str, Any], ...] = (
     ("null", None), ("true", True), ("0", 0), ("-1", -1), ("1.5", 1.5), ("1e300", 1e300), ('""', ""),
     ('"x"', "x"), ("[]", []), ("{}", {}), ("[[]]", [[]]), ('{"a":{}}', {"a": {}}), ("300-deep", DEEP),
 )
-EVERY = os.environ.get("HYPOTHESIS_PROFILE") == "ci"
+EVERY = deep()  # tests/depth.py
 CHUNKS = 8  # the sweep is split so that pytest -n 2 shares it between both cores
 
 

@@ -1,0 +1,39 @@
+"""How deep this run goes: the one switch behind the ``deep`` marker and every sampled sweep.
+
+The default run (hypothesis' ``dev`` profile) is the developer's loop: every rule fires and is
+held back by its cases, every live behaviour is exercised once, and exhaustive sweeps take a
+sample. The deep run (``--hypothesis-profile=ci``, ``HYPOTHESIS_PROFILE=ci`` or ``tox -e deep``;
+``.ci/run`` runs it after the default run) adds the tests marked ``deep`` and takes every item of
+every sweep. A test asks :func:`deep` rather than reading the profile itself, so there is one
+answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from hypothesis import settings
+
+T = TypeVar("T")
+
+DEEP_PROFILE = "ci"
+
+
+def deep() -> bool:
+    """True in the deep run (the ``ci`` hypothesis profile is loaded)."""
+    return settings.get_current_profile_name() == DEEP_PROFILE
+
+
+def sample(items: Sequence[T], every: int) -> list[T]:
+    """All of ``items`` in the deep run; otherwise every ``every``-th, always the first and last.
+
+    Deterministic (no randomness), so that a default run sweeps the same sample each time and
+    xdist workers collect the same parametrization.
+    """
+    if deep() or every <= 1 or len(items) <= 2:
+        return list(items)
+    picked = list(items[::every])
+    if picked[-1] is not items[-1]:
+        picked.append(items[-1])
+    return picked
