@@ -54,18 +54,14 @@ def format_ts(instant: datetime, style: int) -> str:
     return f"{text_}{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-STEPS = 5006  # a step between lines: 0 to 5000 milliseconds, or 1 to 5 whole seconds
+STEP_MS = 5000  # a step between lines: 0 to this many milliseconds, or 1 to 5 whole seconds
 STYLES = 12  # the spellings format_ts knows (four offsets times three fraction lengths)
 FIRST_SEQ = 4  # a run's seq starts anywhere; 0 to 3 here
 
 
-def _step(code: int) -> timedelta:
-    return timedelta(milliseconds=code if code <= 5000 else (code - 5000) * 1000)
-
-
 @st.composite
-def timestamps(draw: st.DrawFn, count: int) -> list[str]:
-    """``count`` RFC 3339 timestamps that never go back (mixed spellings, equal ones included).
+def timestamps(draw: st.DrawFn, number: int) -> list[str]:
+    """``number`` RFC 3339 timestamps that never go back (mixed spellings, equal ones included).
 
     Drawn per stream, not per line (hypothesis pays per choice): a start, one step and two
     spellings for the whole run, then two bits a line, four lines to a choice: whether the
@@ -74,12 +70,13 @@ def timestamps(draw: st.DrawFn, count: int) -> list[str]:
     milliseconds or whole seconds. It shrinks towards 0: no step, the first spelling.
     """
     start = EPOCH + timedelta(seconds=draw(ints(0, 10**9)))
-    step = _step(draw(ints(0, STEPS - 1)))
+    seconds, amount = pick(draw, 2, STEP_MS + 1)
+    step = timedelta(seconds=1 + amount % 5) if seconds else timedelta(milliseconds=amount)
     styles = pick(draw, STYLES, STYLES)
     out: list[str] = []
     at = start
-    for first in range(0, count, 4):
-        bits = flags(draw, 2 * min(4, count - first))
+    for first in range(0, number, 4):
+        bits = flags(draw, 2 * min(4, number - first))
         for moves, other in zip(bits[::2], bits[1::2], strict=True):
             at += step if moves else timedelta(0)
             out.append(format_ts(at, styles[other]))
@@ -205,7 +202,7 @@ def _tool_results(draw: st.DrawFn, used: list[str], earlier: list[str]) -> Line:
 
 def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
     """A system line of one of the known non-init subtypes (task ones only when ``tasks``)."""
-    kinds = SYSTEM_KINDS + TASK_KINDS if tasks else SYSTEM_KINDS
+    kinds = ALL_SYSTEM_KINDS if tasks else SYSTEM_KINDS
     return _system_line(draw, kinds[draw(ints(0, len(kinds) - 1))])
 
 
@@ -285,16 +282,30 @@ _SYSTEM_FIELDS: dict[str, Callable[[st.DrawFn], dict[str, Any]]] = {
 }
 
 
+ALL_SYSTEM_KINDS = SYSTEM_KINDS + TASK_KINDS
+
+
 def _body(draw: st.DrawFn, run: _Run) -> None:
-    """Up to eight steps, each an assistant turn (two in three) or a system line: one choice a
-    step for its kind, system subtype and nesting."""
-    kinds = SYSTEM_KINDS + TASK_KINDS if TASKS in run.capabilities else SYSTEM_KINDS
+    """Up to eight steps, each an assistant turn or a system line (one in two)."""
     for _ in range(count(draw, 8)):
-        turn, subtype, nest = pick(draw, 3, len(kinds), 4)
-        if turn:
-            _assistant_turn(draw, run)
-        else:
-            run.lines.append(_nest(draw, nest, run.tool_ids, [_system_line(draw, kinds[subtype])])[0])
+        draw(_body_step(run))
+
+
+@st.composite
+def _body_step(draw: st.DrawFn, run: _Run) -> None:
+    """One step of the body: one choice for its kind, system subtype and nesting.
+
+    A strategy of its own (not a plain call) so that its choices form one span: shrinking
+    lowers the step count and deletes a whole step with it. The subtype digit has the same
+    size whatever the capabilities (a task subtype reads as another one without tasks_v1),
+    so that shrinking the capabilities does not reread every step.
+    """
+    subtype, turn, nest = pick(draw, len(ALL_SYSTEM_KINDS), 2, 4)
+    if turn:
+        _assistant_turn(draw, run)
+        return
+    kinds = ALL_SYSTEM_KINDS if TASKS in run.capabilities else SYSTEM_KINDS
+    run.lines.append(_nest(draw, nest, run.tool_ids, [_system_line(draw, kinds[subtype % len(kinds)])])[0])
 
 
 # -- init and result -----------------------------------------------------------------------------
@@ -303,7 +314,7 @@ def _body(draw: st.DrawFn, run: _Run) -> None:
 def init_line(draw: st.DrawFn) -> Line:
     """The system/init line: its capabilities in one choice (any subset of the known ones, and
     an unknown one or not), its optional members in two (each present one time in four)."""
-    known, unknown = pick(draw, 2 ** len(KNOWN_CAPABILITIES), 2)
+    unknown, known = pick(draw, 2, 2 ** len(KNOWN_CAPABILITIES))  # unknown first: lowering by one drops it
     capabilities = [cap for i, cap in enumerate(KNOWN_CAPABILITIES) if known >> i & 1]
     if unknown:
         capabilities.append(draw(ident("x_")))

@@ -15,6 +15,7 @@ definitions (:mod:`contract.strategies._compose`); the consistent structure come
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import Any
 
 from hypothesis import strategies as st
@@ -120,8 +121,13 @@ CHILDREN = (0, 0, 0, 0, 1, 2)  # children of a node, by a digit: none two times 
 
 
 def node(draw: st.DrawFn, key: str, depth: int) -> dict[str, Any]:
-    """One run node with up to ``depth`` levels of children below it."""
-    status, with_tokens, with_outcome, children, omitted = pick(draw, len(STATUSES), 3, 2, len(CHILDREN), 4)
+    """One run node with up to ``depth`` levels of children below it.
+
+    One choice for how many children (first, so that shrinking it by one deletes a child) and
+    the status, one for tokens, outcome and omitted children, two for the optional members.
+    """
+    children, status = pick(draw, len(CHILDREN), len(STATUSES))
+    with_tokens, with_outcome, omitted = pick(draw, 3, 2, 4)
     result: dict[str, Any] = {"key": key, "status": STATUSES[status]}
     for name, present in zip(OPTIONAL_NODE_FIELDS, flags(draw, len(OPTIONAL_NODE_FIELDS), sparse=True), strict=True):
         if present:
@@ -136,24 +142,37 @@ def node(draw: st.DrawFn, key: str, depth: int) -> dict[str, Any]:
     return result
 
 
+@functools.cache
+def _keyed_node(depth: int) -> st.SearchStrategy[dict[str, Any]]:
+    """A node with its drawn key, as one strategy built once: its choices form one span, so
+    that shrinking deletes a sibling whole."""
+    return st.composite(lambda draw: node(draw, draw(_node_field("key")), depth))()
+
+
 def nodes(draw: st.DrawFn, depth: int, size: int) -> list[dict[str, Any]]:
     """``size`` siblings with unique keys."""
-    return [node(draw, key, depth) for key in distinct(draw, _node_field("key"), size)]
+    return _distinct([draw(_keyed_node(depth)) for _ in range(size)])
 
 
-def distinct(draw: st.DrawFn, strings: st.SearchStrategy[str], size: int) -> list[str]:
-    """``size`` different sibling keys, one choice each: a key drawn twice gets a counter
-    prefixed (the key pattern allows digits and dots; at most 128 characters) instead of being
-    filtered, so no draw is thrown away."""
+def unused(value: str, taken: Collection[str]) -> str:
+    """``value``, or if it is ``taken``, prefixed with a counter until it is not (still at most
+    128 characters, and digits and dots are allowed wherever keys and epochs are): a collision
+    is made distinct instead of filtered, so no draw is thrown away."""
+    counter = 0
+    found = value
+    while found in taken:  # ends: each counter gives another string, and taken is finite
+        counter += 1
+        found = f"{counter}.{value}"[:128]
+    return found
+
+
+def _distinct(siblings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Siblings (nodes or fleet entries) with their keys made unique, in order."""
     keys: list[str] = []
-    for _ in range(size):
-        key: str = draw(strings)
-        counter = 0
-        while key in keys:  # ends: each counter gives another string, and keys is finite
-            counter += 1
-            key = f"{counter}.{key}"[:128]
-        keys.append(key)
-    return keys
+    for sibling in siblings:
+        sibling["key"] = unused(sibling["key"], keys)
+        keys.append(sibling["key"])
+    return siblings
 
 
 ENTRY_FIELDS = ("role", "model", "effort", "goal")
@@ -172,6 +191,12 @@ def entry(draw: st.DrawFn, key: str) -> dict[str, Any]:
         if digit == 2:
             result[name] = draw(field("entry", name))
     return result
+
+
+@functools.cache
+def _keyed_entry() -> st.SearchStrategy[dict[str, Any]]:
+    """A fleet entry with its drawn key, as one strategy built once (one span, as a node)."""
+    return st.composite(lambda draw: entry(draw, draw(field("entry", "key"))))()
 
 
 # What a snapshot keeps of the host's previous one, by a digit: everything but its identity (a
@@ -202,7 +227,7 @@ def snapshot(
     if last is not None and "runs" in keep:
         runs, omitted = last["runs"], last["omitted"]
     else:
-        up, size, omitted_runs, omitted_children = pick(draw, 5, 3, 4, 4)
+        size, up, omitted_runs, omitted_children = pick(draw, 3, 5, 4, 4)
         available = up > 0 if available is None else available
         runs = nodes(draw, DEFAULT_DEPTH, size) if available else []
         omitted = {"runs": omitted_runs, "children": omitted_children} if available else {"runs": 0, "children": 0}
@@ -224,7 +249,7 @@ def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
     entries, omitted, limit = pick(draw, 4, 6, 17)
     if not available:
         entries = omitted = 0
-    listed = [entry(draw, key) for key in distinct(draw, field("entry", "key"), entries)]
+    listed = _distinct([draw(_keyed_entry()) for _ in range(entries)])
     return {
         "version": 1,
         "entries": listed,
@@ -268,14 +293,8 @@ def event(snap: dict[str, Any]) -> Line:
 
 
 def unseen_epoch(draw: st.DrawFn, seen: set[str]) -> str:
-    """An epoch not in ``seen``: drawn from the schema, and on a collision prefixed with a
-    counter (still 1 to 128 characters) instead of filtered, so no draw is thrown away."""
-    epoch: str = draw(field("snapshot", "epoch"))
-    counter = 0
-    while epoch in seen:  # ends: each counter gives a different string, and seen is finite
-        counter += 1
-        epoch = f"{counter}.{epoch}"[:128]
-    return epoch
+    """An epoch not in ``seen``: drawn from the schema, made :func:`unused` on a collision."""
+    return unused(draw(field("snapshot", "epoch")), seen)
 
 
 class Host:
@@ -316,27 +335,35 @@ STEPS = ("ask", "answer", "event", "epoch")
 
 
 @st.composite
-def transcripts(draw: st.DrawFn) -> list[Line]:
-    """A conformant conversation: at least one command and its response, in order.
+def _step(draw: st.DrawFn, host: Host, lines: list[Line], pending: list[Line]) -> None:
+    """One step of a conversation, one choice: its kind, how far the revision moves (0 to 2
+    for a response, 1 to 3 for an event) and whether a command has an id (three times in four).
 
-    One to eight steps, each one choice: its kind, how far the revision moves (0 to 2 for a
-    response, 1 to 3 for an event) and whether a command has an id (three times in four).
+    A strategy of its own (not a plain call) so that its choices form one span: shrinking
+    lowers the step count and deletes a whole step with it.
     """
+    kind, moves, with_id = pick(draw, len(STEPS), 3, 4)
+    step = STEPS[kind]
+    if step == "ask" or (step == "answer" and not pending):
+        pending.append(command(draw, with_id > 0))
+        lines.append(pending[-1])
+    elif step == "answer":
+        lines.append(response(pending.pop(0), host.snapshot(moves)))
+    elif step == "event" and host.events:
+        lines.append(event(host.snapshot(1 + moves)))
+    elif step == "epoch":
+        host.new_epoch()
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> list[Line]:
+    """A conformant conversation: at least one command and its response, in order, in one to
+    eight steps; the commands still unanswered after them are answered at the end."""
     host = Host(draw)
     lines: list[Line] = []
     pending: list[Line] = []
     for _ in range(1 + count(draw, 7)):
-        kind, moves, with_id = pick(draw, len(STEPS), 3, 4)
-        step = STEPS[kind]
-        if step == "ask" or (step == "answer" and not pending):
-            pending.append(command(draw, with_id > 0))
-            lines.append(pending[-1])
-        elif step == "answer":
-            lines.append(response(pending.pop(0), host.snapshot(moves)))
-        elif step == "event" and host.events:
-            lines.append(event(host.snapshot(1 + moves)))
-        elif step == "epoch":
-            host.new_epoch()
+        draw(_step(host, lines, pending))
     if not pending and not any(line["type"] == "response" for line in lines):
         pending.append(command(draw))
         lines.append(pending[-1])
