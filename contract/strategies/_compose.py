@@ -2,11 +2,12 @@
 
 hypothesis-jsonschema draws the wire schemas at tens of lines a second (a few subagent
 snapshots), most of it spent re-merging subschemas on every draw. This module compiles the
-seed schema once into plain hypothesis strategies instead: ``fixed_dictionaries`` for objects
-(required members always, the others optional), ``one_of`` for a ``oneOf`` whose branches are
-provably disjoint, ``just``/``sampled_from`` for ``const``/``enum``, bounded ``integers``,
-``text`` over the alphabet a simple ``pattern`` allows, and ``lists`` for arrays. Nothing is
-drawn to be filtered away, so generation is fast and shrinks towards the smallest valid value.
+seed schema once into plain hypothesis strategies instead: a composite per object (required
+members always, which optional ones in one or two choices), ``one_of`` for a ``oneOf`` whose
+branches are provably disjoint, ``just``/``sampled_from`` for ``const``/``enum``, bounded
+``integers``, ``text`` over the alphabet a simple ``pattern`` allows, and a composite per array
+(its length in one choice). Nothing is drawn to be filtered away, so generation is fast and
+shrinks towards the smallest valid value.
 
 It fails closed: a keyword it does not know how to honour (``format``, ``uniqueItems``, a
 ``oneOf`` whose branches might overlap, ...) raises :class:`Unsupported` when the strategy is
@@ -321,18 +322,18 @@ def _members(
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Objects with every ``fixed`` member and some of the ``optional`` ones (in that order).
 
-    A plain composite rather than ``st.fixed_dictionaries``, which costs twice as much a draw.
-    Which optional members are present takes one choice for up to four of them (a base-4 digit
-    each: present one time in four), two ANDed bit masks for up to :data:`OPTIONAL_CAP`, and
-    a count and that many names beyond (a stream-json line has some sixty, at most
-    :data:`MANY_CAP` of them drawn). Every way shrinks towards no optional member at all.
+    A plain composite rather than ``st.fixed_dictionaries``, which costs about twice as much a
+    draw. Up to :data:`OPTIONAL_CAP` optional members, each is present one time in four
+    (:func:`contract.strategies._common.flags`, sparse: one choice for up to four members, two
+    beyond); with more (a stream-json line has some sixty), a count and that many drawn names,
+    at most :data:`MANY_CAP` (fewer where two coincide). Every way shrinks towards no optional
+    member at all.
     """
-    names = [name for name, _ in optional]
 
     def present(draw: st.DrawFn) -> list[tuple[str, st.SearchStrategy[Any]]]:
         if len(optional) <= OPTIONAL_CAP:
             return [member for member, on in zip(optional, flags(draw, len(optional), sparse=True), strict=True) if on]
-        chosen = dict.fromkeys(draw(ints(0, len(names) - 1)) for _ in range(count(draw, MANY_CAP)))
+        chosen = dict.fromkeys(draw(ints(0, len(optional) - 1)) for _ in range(count(draw, MANY_CAP)))
         return [optional[index] for index in chosen]
 
     def draw_object(draw: st.DrawFn) -> dict[str, Any]:

@@ -7,6 +7,12 @@ checks: system/init first, seq contiguous, one ``sess_`` session, RFC 3339 times
 never go back, tool uses before their results and before anything nested under them,
 tool_args_delta fragments that concatenate to the tool_use input, advertised capabilities,
 model_usage that sums to usage, and one result line last.
+
+Hypothesis pays per choice (about 0.1 ms each), so a run's skeleton is drawn a few fields at a
+time (:func:`contract.strategies._common.pick`): a body step's kind, system subtype and nesting
+in one choice, an assistant turn's blocks, tool uses, message id and agent label in another,
+the timestamps per run rather than per line. Each body step is a strategy of its own, so that
+shrinking deletes whole steps; tests/test_strategies_reach.py pins what the streams reach.
 """
 
 from __future__ import annotations

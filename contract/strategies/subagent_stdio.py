@@ -9,7 +9,13 @@ go back within an epoch, events strictly rising; no events in an epoch whose hos
 counts, capacity, token totals, node times, outcomes, an empty unavailable host).
 
 Strings with a ``pattern`` or length bounds are composed from the seed schema's own property
-definitions (:mod:`contract.strategies._compose`); the consistent structure comes from code.
+definitions (:mod:`contract.strategies._compose`); the consistent structure comes from code,
+the shape of each part (a node's status and children, which optional members) a few fields to
+a choice (:func:`contract.strategies._common.pick`), as hypothesis pays per choice. A snapshot
+after the first may keep its host's previous runs, fleet or both unchanged (a host asked again
+before anything changed; each way one time in four): the cross-line rules see one more
+snapshot for the cost of its identity. tests/test_strategies_reach.py pins what the
+conversations reach.
 """
 
 from __future__ import annotations
