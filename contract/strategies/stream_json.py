@@ -206,13 +206,8 @@ def _tool_results(draw: st.DrawFn, used: list[str], earlier: list[str]) -> Line:
     return _nest(draw, nest, earlier, [line])[0]
 
 
-def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
-    """A system line of one of the known non-init subtypes (task ones only when ``tasks``)."""
-    kinds = ALL_SYSTEM_KINDS if tasks else SYSTEM_KINDS
-    return _system_line(draw, kinds[draw(ints(0, len(kinds) - 1))])
-
-
-def _system_line(draw: st.DrawFn, subtype: str) -> Line:
+def system_line(draw: st.DrawFn, subtype: str) -> Line:
+    """A system line of a known non-init ``subtype``, its members drawn."""
     line: Line = {"type": "system", "subtype": subtype}
     line.update(_SYSTEM_FIELDS[subtype](draw))
     return line
@@ -311,7 +306,7 @@ def _body_step(draw: st.DrawFn, run: _Run) -> None:
         _assistant_turn(draw, run)
         return
     kinds = ALL_SYSTEM_KINDS if TASKS in run.capabilities else SYSTEM_KINDS
-    run.lines.append(_nest(draw, nest, run.tool_ids, [_system_line(draw, kinds[subtype % len(kinds)])])[0])
+    run.lines.append(_nest(draw, nest, run.tool_ids, [system_line(draw, kinds[subtype % len(kinds)])])[0])
 
 
 # -- init and result -----------------------------------------------------------------------------
