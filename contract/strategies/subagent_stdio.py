@@ -225,7 +225,7 @@ def snapshot(
     choice says which of its parts carry over unchanged (:data:`KEEP`): a host's state changes
     between snapshots or it does not, and a part kept costs no draws. Drawn afresh, the runs
     take one choice for whether the host is available and how many runs and omitted ones it
-    shows, the fleet one for its entries, omitted ones and capacity limit, one for its use.
+    shows (and then their nodes), the fleet one (:func:`fleet`, and then its entries).
     """
     keep = KEEP[draw(ints(0, len(KEEP) - 1))] if last is not None and available is None else ()
     if last is not None and keep:
@@ -250,9 +250,13 @@ def snapshot(
     }
 
 
+CAPACITY = 16  # the largest capacity limit drawn
+
+
 def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
-    """A fleet whose counts add up (empty when the host is unavailable) and in capacity."""
-    entries, omitted, limit = pick(draw, 4, 6, 17)
+    """A fleet whose counts add up (empty when the host is unavailable) and in capacity: one
+    choice for how many entries (up to two) and omitted ones, the limit and its use."""
+    entries, omitted, limit, used = pick(draw, 3, 6, CAPACITY + 1, CAPACITY + 1)
     if not available:
         entries = omitted = 0
     listed = _distinct([draw(_keyed_entry()) for _ in range(entries)])
@@ -260,7 +264,7 @@ def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
         "version": 1,
         "entries": listed,
         "totalActive": len(listed) + omitted,
-        "topLevelAsyncCapacity": {"used": draw(ints(0, limit)), "limit": limit},
+        "topLevelAsyncCapacity": {"used": used % (limit + 1), "limit": limit},
         "omitted": omitted,
     }
 
@@ -337,7 +341,8 @@ class Host:
         return self.last
 
 
-STEPS = ("ask", "answer", "event", "epoch")
+# A step's kind, by a digit: a restarted host (a new epoch, no line) one time in seven.
+STEPS = ("ask", "answer", "event", "ask", "answer", "event", "epoch")
 
 
 @st.composite
