@@ -3,11 +3,11 @@
 hypothesis-jsonschema draws the wire schemas at tens of lines a second (a few subagent
 snapshots), most of it spent re-merging subschemas on every draw. This module compiles the
 seed schema once into plain hypothesis strategies instead: a composite per object (required
-members always, which optional ones in one or two choices), ``one_of`` for a ``oneOf`` whose
-branches are provably disjoint, ``just``/``sampled_from`` for ``const``/``enum``, bounded
-``integers``, ``text`` over the alphabet a simple ``pattern`` allows, and a composite per array
-(its length in one choice). Nothing is drawn to be filtered away, so generation is fast and
-shrinks towards the smallest valid value.
+members always, which optional ones in one or two choices, or a few drawn names), ``one_of``
+for a ``oneOf`` whose branches are provably disjoint, ``just``/``sampled_from`` for
+``const``/``enum``, bounded ``integers``, ``text`` over the alphabet a simple ``pattern``
+allows, and a composite per array (its length in one choice). Nothing is drawn to be filtered
+away, so generation is fast and shrinks towards the smallest valid value.
 
 It fails closed: a keyword it does not know how to honour (``format``, ``uniqueItems``, a
 ``oneOf`` whose branches might overlap, ...) raises :class:`Unsupported` when the strategy is
