@@ -3,7 +3,7 @@
 The stream builders draw a run's skeleton in coarse choices (several fields from one drawn
 integer, a list's length in one choice), because hypothesis pays per choice. A coarse choice
 can quietly make a value unreachable (a digit that never gets past 0, a branch behind an
-impossible combination), so this pins what a few hundred streams must show between them: every
+impossible combination), so this pins what the streams must show between them: every
 line kind and system subtype, every optional member the builders know, nesting on every kind
 of line, the timestamp spellings, the snapshot shapes. Streams are drawn until every feature
 has turned up, up to 1500 of them: a feature rarer than that is as good as unreachable.
