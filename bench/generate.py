@@ -10,6 +10,11 @@ on hypothesis-jsonschema), its ``lines`` are measured in the same run as the bas
 
 Strategy construction (hypothesis-jsonschema canonicalises a whole schema, which takes seconds)
 happens on the first draw; a warm-up run of a few examples excludes it from the timing.
+
+``--choices`` adds the number of hypothesis choices per line, the figure the time is
+proportional to and the one a loaded machine does not move: it draws ``--examples`` values
+outside hypothesis' engine, seeded 0 to n-1, through hypothesis internals
+(``ConjectureData``), so it may need updating when hypothesis changes them.
 """
 
 from __future__ import annotations
@@ -77,11 +82,33 @@ def measure(
     return drawn[0] / elapsed, drawn[0] / cpu, drawn[0], elapsed
 
 
+def choices_per_line(strategy: st.SearchStrategy[Any], count: Callable[[Any], int], examples: int) -> float:
+    """Hypothesis choices per line over ``examples`` values drawn with seeds 0 to n-1."""
+    import random
+
+    from hypothesis.control import BuildContext
+    from hypothesis.internal.conjecture.data import ConjectureData
+
+    choices = lines = 0
+    for seed in range(examples):
+        data = ConjectureData(random=random.Random(seed))
+        with BuildContext(data, wrapped_test=body_of_nothing):  # strategies ask for a build context
+            value = data.draw(strategy)
+        choices += len(data.choices)
+        lines += count(value)
+    return choices / max(lines, 1)
+
+
+def body_of_nothing() -> None:
+    """The test a bare draw stands in for (BuildContext wants one)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=300, help="examples per strategy (default 300)")
     parser.add_argument("--wire", choices=WIRES, action="append", help="only this wire (repeatable)")
     parser.add_argument("--no-legacy", action="store_true", help="skip the hypothesis-jsonschema baseline")
+    parser.add_argument("--choices", action="store_true", help="also count hypothesis choices per line")
     args = parser.parse_args(argv)
     if args.examples < 1:
         parser.error("--examples must be at least 1")
@@ -90,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     if load[0] > (os.cpu_count() or 1):
         print("the machine is busy: wall rates are lower than on an idle machine (see the CPU column)")
     print(f"{args.examples} examples per strategy\n")
-    print(f"{'wire':<16}{'strategy':<17}{'lines/s':>9}{'per CPU s':>11}{'lines':>7}{'seconds':>9}  target (wall)")
+    head = f"{'wire':<16}{'strategy':<17}{'lines/s':>9}{'per CPU s':>11}{'lines':>7}{'seconds':>9}"
+    print(head + (f"{'choices':>9}" if args.choices else "") + "  target (wall)")
     legacy = None if args.no_legacy else _legacy_lines()
     missed = 0
     for wire in args.wire or WIRES:
@@ -104,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
             rate, cpu_rate, drawn, elapsed = measure(strategy, count, args.examples)
             verdict = "" if target is None else f">= {target:.0f} " + ("met" if rate >= target else "MISSED")
             missed += target is not None and rate < target
-            print(f"{wire:<16}{name:<17}{rate:>9.1f}{cpu_rate:>11.1f}{drawn:>7}{elapsed:>9.2f}  {verdict}", flush=True)
+            row = f"{wire:<16}{name:<17}{rate:>9.1f}{cpu_rate:>11.1f}{drawn:>7}{elapsed:>9.2f}"
+            if args.choices:
+                row += f"{choices_per_line(strategy, count, args.examples):>9.1f}"
+            print(f"{row}  {verdict}", flush=True)
     return 1 if missed else 0
 
 

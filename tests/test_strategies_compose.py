@@ -12,6 +12,7 @@ the smallest line that fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 
 from contract.schema import ecma_pattern, load
 from contract.strategies import WIRES, breakable, broken_streams, lines, streams
@@ -203,3 +205,35 @@ def test_ansi_when_asked() -> None:
     loud = Compiler({"type": "string", "minLength": 1}, ansi=True, depth=0).whole()
     found = find(loud, lambda s: ESC in s, settings=settings(database=None, max_examples=3000, derandomize=True))
     assert found == ESC
+
+
+# -- free-form payloads --------------------------------------------------------------------------
+
+
+def _shape(value: Any, depth: int = 0) -> set[str]:
+    """The kinds of value in a free-form payload, containers with their size and nesting depth."""
+    if isinstance(value, list | dict):
+        found = {f"{type(value).__name__} of {len(value)}", f"depth {depth + 1}"}
+        for item in value.values() if isinstance(value, dict) else value:
+            found |= _shape(item, depth + 1)
+        return found
+    return {"float" if type(value) is float else type(value).__name__}
+
+
+def test_free_form_values_reach_every_shape_in_one_choice_each() -> None:
+    # json_values picks a value's shape in one choice (a scalar kind, or an array or object of
+    # up to two items); this pins that each shape, and nesting two deep, is still drawn.
+    from contract.strategies._common import json_values
+
+    wanted = {"NoneType", "bool", "int", "float", "str", "depth 2"}
+    wanted |= {f"{kind} of {size}" for kind in ("list", "dict") for size in range(3)}
+    found: set[str] = set()
+
+    def all_seen(value: Any) -> bool:
+        found.update(_shape(value))
+        return wanted <= found
+
+    quick = settings(database=None, max_examples=1000, phases=[Phase.generate], derandomize=True)
+    with contextlib.suppress(NoSuchExample):  # what is missing is reported below
+        find(json_values(), all_seen, settings=quick)
+    assert wanted <= found, f"never drawn: {sorted(wanted - found)}"

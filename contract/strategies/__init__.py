@@ -26,7 +26,7 @@ For a parser of either wire::
         assert my_parser.read(data).gaps
 
 Every public strategy passes hypothesis' health checks under default settings (the suite tests
-that); drawing costs milliseconds per line (BENCHMARKS.md, ``bench/generate.py``). Importing
+that); drawing costs one to a few milliseconds a line (BENCHMARKS.md, ``bench/generate.py``). Importing
 this module imports hypothesis; ``import contract`` does not import it.
 """
 

@@ -2,11 +2,12 @@
 
 hypothesis-jsonschema draws the wire schemas at tens of lines a second (a few subagent
 snapshots), most of it spent re-merging subschemas on every draw. This module compiles the
-seed schema once into plain hypothesis strategies instead: ``fixed_dictionaries`` for objects
-(required members always, the others optional), ``one_of`` for a ``oneOf`` whose branches are
-provably disjoint, ``just``/``sampled_from`` for ``const``/``enum``, bounded ``integers``,
-``text`` over the alphabet a simple ``pattern`` allows, and ``lists`` for arrays. Nothing is
-drawn to be filtered away, so generation is fast and shrinks towards the smallest valid value.
+seed schema once into plain hypothesis strategies instead: a composite per object (required
+members always, which optional ones in one or two choices, or a few drawn names), ``one_of``
+for a ``oneOf`` whose branches are provably disjoint, ``just``/``sampled_from`` for
+``const``/``enum``, bounded ``integers``, ``text`` over the alphabet a simple ``pattern``
+allows, and a composite per array (its length in one choice). Nothing is drawn to be filtered
+away, so generation is fast and shrinks towards the smallest valid value.
 
 It fails closed: a keyword it does not know how to honour (``format``, ``uniqueItems``, a
 ``oneOf`` whose branches might overlap, ...) raises :class:`Unsupported` when the strategy is
@@ -37,7 +38,7 @@ from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
 from contract.schema import ecma_pattern, load
-from contract.strategies._common import SAFE_INT, json_values
+from contract.strategies._common import SAFE_INT, count, flags, ints, json_values
 from contract.strategies._schemas import DEFAULT_DEPTH, unroll
 
 ESC = "\x1b"
@@ -278,7 +279,7 @@ class Compiler:
         cap = wanted if high is None else min(high, wanted)
         if high == 0:
             return st.just([])
-        return st.lists(self.compile(items), min_size=low, max_size=cap)
+        return _items(self.compile(items), low, cap)
 
     def _object(self, node: dict[str, Any]) -> st.SearchStrategy[Any]:
         self._only(node, {"properties", "required", "additionalProperties"})
@@ -291,53 +292,62 @@ class Compiler:
         if missing:
             raise Unsupported(f"required {missing} without a schema for them")
         if not props and extra not in (True, False):
-            keys = self._string({"type": "string"})
-            return st.dictionaries(keys, self.compile(extra), max_size=ARRAY_CAP)
-        fixed = {name: self.compile(props[name]) for name in required}
-        optional = {name: self.compile(sub) for name, sub in props.items() if name not in required}
-        if not optional:
-            return st.fixed_dictionaries(fixed)
-        if len(optional) <= OPTIONAL_CAP:
-            # Which optional members: two integers ANDed into a bit mask, so each member is
-            # present one time in four (two choices instead of a coin per member; both shrink
-            # towards 0, no optional member at all).
-            bits = st.integers(0, 2 ** len(optional) - 1)
-            chooser = st.tuples(bits, bits).map(_Masked(sorted(optional)))
-        else:
-            # Dozens of optional members (a stream-json line has some sixty): draw a few names.
-            chooser = st.lists(st.sampled_from(sorted(optional)), unique=True, max_size=MANY_CAP)
-        return _some_members(st.fixed_dictionaries(fixed), chooser, optional)
+            return _mapping(self._string({"type": "string"}), self.compile(extra))
+        fixed = [(name, self.compile(props[name])) for name in required]
+        optional = [(name, self.compile(sub)) for name, sub in sorted(props.items()) if name not in required]
+        return _members(fixed, optional)
 
 
-class _Masked:
-    """The names whose bit is set in both masks."""
+def _items(item: st.SearchStrategy[Any], low: int, high: int) -> st.SearchStrategy[list[Any]]:
+    """Lists of ``low`` to ``high`` items: the length in one choice (``st.lists`` pays a coin
+    per item); shrinking lowers the length and deletes the items after it."""
 
-    def __init__(self, names: list[str]) -> None:
-        self.names = names
+    def draw_items(draw: st.DrawFn) -> list[Any]:
+        return [draw(item) for _ in range(low + count(draw, high - low))]
 
-    def __call__(self, masks: tuple[int, int]) -> list[str]:
-        both = masks[0] & masks[1]
-        return [name for i, name in enumerate(self.names) if both >> i & 1]
+    return st.composite(draw_items)()
 
 
-def _some_members(
-    fixed: st.SearchStrategy[dict[str, Any]],
-    chooser: st.SearchStrategy[list[str]],
-    optional: dict[str, st.SearchStrategy[Any]],
+def _mapping(keys: st.SearchStrategy[str], values: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Objects of up to :data:`ARRAY_CAP` members (fewer when two drawn names coincide)."""
+
+    def draw_mapping(draw: st.DrawFn) -> dict[str, Any]:
+        return {draw(keys): draw(values) for _ in range(count(draw, ARRAY_CAP))}
+
+    return st.composite(draw_mapping)()
+
+
+def _members(
+    fixed: list[tuple[str, st.SearchStrategy[Any]]], optional: list[tuple[str, st.SearchStrategy[Any]]]
 ) -> st.SearchStrategy[dict[str, Any]]:
-    @st.composite
-    def members(draw: st.DrawFn) -> dict[str, Any]:
-        out = draw(fixed)
-        for name in draw(chooser):
-            out[name] = draw(optional[name])
+    """Objects with every ``fixed`` member and some of the ``optional`` ones (in that order).
+
+    A plain composite rather than ``st.fixed_dictionaries``, which costs about twice as much a
+    draw. Up to :data:`OPTIONAL_CAP` optional members, each is present one time in four
+    (:func:`contract.strategies._common.flags`, sparse: one choice for up to four members, two
+    beyond); with more (a stream-json line has some sixty), a count and that many drawn names,
+    at most :data:`MANY_CAP` (fewer where two coincide). Every way shrinks towards no optional
+    member at all.
+    """
+
+    def present(draw: st.DrawFn) -> list[tuple[str, st.SearchStrategy[Any]]]:
+        if len(optional) <= OPTIONAL_CAP:
+            return [member for member, on in zip(optional, flags(draw, len(optional), sparse=True), strict=True) if on]
+        chosen = dict.fromkeys(draw(ints(0, len(optional) - 1)) for _ in range(count(draw, MANY_CAP)))
+        return [optional[index] for index in chosen]
+
+    def draw_object(draw: st.DrawFn) -> dict[str, Any]:
+        out = {name: draw(strategy) for name, strategy in fixed}
+        for name, strategy in present(draw) if optional else ():
+            out[name] = draw(strategy)
         return out
 
-    return members()
+    return st.composite(draw_object)()
 
 
 def free_form(ansi: bool) -> st.SearchStrategy[Any]:
     """Any JSON value, kept small (a few leaves): the schema's free-form payloads (ESC when ``ansi``)."""
-    return json_values(3, escapes=ansi)
+    return json_values(escapes=ansi)
 
 
 @functools.cache

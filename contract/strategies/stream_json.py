@@ -7,20 +7,26 @@ checks: system/init first, seq contiguous, one ``sess_`` session, RFC 3339 times
 never go back, tool uses before their results and before anything nested under them,
 tool_args_delta fragments that concatenate to the tool_use input, advertised capabilities,
 model_usage that sums to usage, and one result line last.
+
+Hypothesis pays per choice (about 0.1 ms each), so a run's skeleton is drawn a few fields at a
+time (:func:`contract.strategies._common.pick`): a body step's kind, system subtype and nesting
+in one choice, an assistant turn's blocks, tool uses, message id and agent label in another,
+the timestamps per run rather than per line. Each body step is a strategy of its own, so that
+shrinking deletes whole steps; tests/test_strategies_reach.py pins what the streams reach.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from hypothesis import strategies as st
 
 from contract.strategies import _compose
-from contract.strategies._common import flags, ident, json_objects, json_values, render, text
+from contract.strategies._common import count, flags, ident, ints, json_objects, json_values, pick, render, text
 from contract.wires.stream_json import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 
 Line = dict[str, Any]
@@ -54,24 +60,39 @@ def format_ts(instant: datetime, style: int) -> str:
     return f"{text_}{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
+STEP_MS = 5000  # a step between lines: 0 to this many milliseconds, or 1 to 5 whole seconds
+STYLES = 12  # the spellings format_ts knows (four offsets times three fraction lengths)
+FIRST_SEQ = 4  # a run's seq starts anywhere; 0 to 3 here
+
+
 @st.composite
-def timestamps(draw: st.DrawFn, count: int) -> list[str]:
-    """``count`` RFC 3339 timestamps that never go back (millisecond steps, mixed spellings)."""
-    start = EPOCH + timedelta(seconds=draw(st.integers(0, 10**9)))
-    # One choice per line for both its step and its spelling (hypothesis pays per choice):
-    # millisecond steps and now and then whole seconds, times one of twelve spellings. It
-    # shrinks towards 0: no step, the first spelling.
-    steps = draw(st.lists(st.integers(0, 5006 * 12 - 1), min_size=count, max_size=count))
+def timestamps(draw: st.DrawFn, number: int) -> list[str]:
+    """``number`` RFC 3339 timestamps that never go back (mixed spellings, equal ones included).
+
+    Drawn per stream, not per line (hypothesis pays per choice): a start, one step and two
+    spellings for the whole run, then two bits a line, four lines to a choice: whether the
+    clock moves on by the step before this line, and which of the two spellings it uses. So
+    a run holds equal instants spelled differently, later ones in another offset, and steps of
+    milliseconds or whole seconds. It shrinks towards 0: no step, the first spelling.
+    """
+    start = EPOCH + timedelta(seconds=draw(ints(0, 10**9)))
+    seconds, amount = pick(draw, 2, STEP_MS + 1)
+    step = timedelta(seconds=1 + amount % 5) if seconds else timedelta(milliseconds=amount)
+    styles = pick(draw, STYLES, STYLES)
     out: list[str] = []
     at = start
-    for step in steps:
-        ms, style = divmod(step, 12)
-        at += timedelta(milliseconds=ms if ms <= 5000 else (ms - 5000) * 1000)
-        out.append(format_ts(at, style))
+    for first in range(0, number, 4):
+        bits = flags(draw, 2 * min(4, number - first))
+        for moves, other in zip(bits[::2], bits[1::2], strict=True):
+            at += step if moves else timedelta(0)
+            out.append(format_ts(at, styles[other]))
     return out
 
 
 # -- the body of a run ---------------------------------------------------------------------------
+
+NEST = 3  # a nesting digit (0 to 3) nests its lines under an earlier tool use when it is this: one in four
+AGENTS = (None, *AGENT_LABELS)  # an assistant line's agent label, or none
 
 
 class _Run:
@@ -90,99 +111,105 @@ class _Run:
         return f"toolu_{len(self.tool_ids):03d}"
 
 
-def _maybe_parent(draw: st.DrawFn, earlier: list[str], line: Line) -> Line:
-    """Nest ``line`` under one of the ``earlier`` tool uses, sometimes."""
-    if earlier and draw(st.integers(0, 3)) == 0:
-        line["parent_tool_use_id"] = draw(st.sampled_from(earlier))
-    return line
+def _nest(draw: st.DrawFn, digit: int, earlier: list[str], lines: list[Line]) -> list[Line]:
+    """Nest ``lines`` under one of the ``earlier`` tool uses (one parent for them all) when
+    ``digit`` is :data:`NEST`; one choice, for which parent, only then."""
+    if digit == NEST and earlier and lines:
+        parent = earlier[draw(ints(0, len(earlier) - 1))]
+        for line in lines:
+            line["parent_tool_use_id"] = parent
+    return lines
 
 
-def _fragments(draw: st.DrawFn, payload: str) -> list[str]:
-    """``payload`` cut at drawn places: consumers concatenate the pieces."""
-    cuts = sorted(draw(st.sets(st.integers(1, max(1, len(payload) - 1)), max_size=3)))
-    cuts = [c for c in cuts if 0 < c < len(payload)]
-    bounds = [0, *cuts, len(payload)]
+def _fragments(draw: st.DrawFn, payload: str, cuts: int) -> list[str]:
+    """``payload`` cut at ``cuts`` drawn places (fewer where they coincide): consumers concatenate the pieces."""
+    places = sorted({draw(ints(1, len(payload) - 1)) for _ in range(cuts)}) if len(payload) > 1 else []
+    bounds = [0, *places, len(payload)]
     return [payload[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-def tool_call(draw: st.DrawFn, earlier: list[str], tool_id: str, value: Any) -> list[Line]:
-    """The tool_args_delta stream_event lines that spell out ``value`` for ``tool_id``."""
-    spaced = draw(st.booleans())
-    payload = json.dumps(value, ensure_ascii=draw(st.booleans()), separators=(", ", ": ") if spaced else (",", ":"))
+def tool_call(draw: st.DrawFn, tool_id: str, value: Any) -> list[Line]:
+    """The tool_args_delta stream_event lines that spell out ``value`` for ``tool_id``: spaced
+    or compact, ASCII-escaped or not, in one to four pieces (one choice for all three)."""
+    spaced, ascii_only, cuts = pick(draw, 2, 2, 4)
+    payload = json.dumps(value, ensure_ascii=bool(ascii_only), separators=(", ", ": ") if spaced else (",", ":"))
     return [
-        _maybe_parent(
-            draw,
-            earlier,
-            {
-                "type": "stream_event",
-                "event": {"type": "tool_args_delta", "tool_use_id": tool_id, "partial_json": piece},
-            },
-        )
-        for piece in _fragments(draw, payload)
+        {"type": "stream_event", "event": {"type": "tool_args_delta", "tool_use_id": tool_id, "partial_json": piece}}
+        for piece in _fragments(draw, payload, cuts)
     ]
 
 
+# An assistant turn's text and thinking blocks, one digit: none, one of either kind, or two.
+BLOCK_SHAPES: tuple[tuple[str, ...], ...] = (
+    (),
+    ("text",),
+    ("thinking",),
+    *itertools.product(("text", "thinking"), repeat=2),
+)
+
+
 def _assistant_turn(draw: st.DrawFn, run: _Run) -> None:
+    """An assistant line (text, thinking and tool_use blocks), the deltas before it when the run
+    streams partial messages, and a user line with the results of its tool uses.
+
+    Its shape is one choice (which blocks, how many tool uses, a message id, an agent label);
+    nesting, partial deltas and the results one more each, and only when they can apply.
+    """
     earlier = list(run.tool_ids)  # a line cannot nest under a tool use it starts itself
+    shape, tools, with_id, agent = pick(draw, len(BLOCK_SHAPES), 3, 2, len(AGENTS))
+    kinds = BLOCK_SHAPES[shape]
+    streamed = flags(draw, len(kinds) + tools) if run.partial and (kinds or tools) else [False] * (len(kinds) + tools)
     blocks: list[dict[str, Any]] = []
     before: list[Line] = []
-    for index in range(draw(st.integers(0, 2))):
-        kind = draw(st.sampled_from(["text", "thinking"]))
+    for index, kind in enumerate(kinds):
         chunk = draw(text(max_size=10))
         blocks.append({"type": kind, kind: chunk})
-        if run.partial and draw(st.booleans()):
-            delta = {"type": f"{kind}_delta", kind: chunk}
-            before.append(
-                {
-                    "type": "stream_event",
-                    "event": {"type": "content_block_delta", "index": index, "delta": delta},
-                }
-            )
+        if streamed[index]:
+            event = {"type": "content_block_delta", "index": index, "delta": {"type": f"{kind}_delta", kind: chunk}}
+            before.append({"type": "stream_event", "event": event})
     used: list[str] = []
-    for _ in range(draw(st.integers(0, 2))):
+    for spelled in streamed[len(kinds) :]:
         tool_id = run.new_tool_id()
         run.tool_ids.append(tool_id)
         used.append(tool_id)
         value = draw(json_objects())
-        block = {"type": "tool_use", "id": tool_id, "name": draw(ident()), "input": value}
-        if run.partial and draw(st.booleans()):
-            before.extend(tool_call(draw, earlier, tool_id, value))
-        blocks.append(block)
+        blocks.append({"type": "tool_use", "id": tool_id, "name": draw(ident()), "input": value})
+        if spelled:
+            before.extend(tool_call(draw, tool_id, value))
     message: dict[str, Any] = {"role": "assistant", "content": blocks}
-    with_id, with_agent = flags(draw, 2)
     if with_id:
         message["id"] = draw(ident("msg_"))
     line: Line = {"type": "assistant", "message": message}
-    if with_agent:
-        line["agent"] = draw(st.sampled_from(AGENT_LABELS))
+    if AGENTS[agent] is not None:
+        line["agent"] = AGENTS[agent]
+    if earlier:
+        nest_before, nest_line = pick(draw, 4, 4)
+        _nest(draw, nest_before, earlier, before)
+        _nest(draw, nest_line, earlier, [line])
     run.lines.extend(before)
-    run.lines.append(_maybe_parent(draw, earlier, line))
+    run.lines.append(line)
     if used:
-        run.lines.append(_maybe_parent(draw, run.tool_ids, _tool_results(draw, used)))
+        run.lines.append(_tool_results(draw, used, run.tool_ids))
 
 
-def _tool_results(draw: st.DrawFn, used: list[str]) -> Line:
+def _tool_results(draw: st.DrawFn, used: list[str], earlier: list[str]) -> Line:
+    """The user line answering ``used``: one choice for nesting, each is_error and whether a
+    tool_use_result rides along; a free-form content each."""
+    nest, extra, *errors = pick(draw, 4, 2, *[2] * len(used))
     results = [
-        {
-            "type": "tool_result",
-            "tool_use_id": tool_id,
-            "content": draw(json_values()),
-            "is_error": draw(st.booleans()),
-        }
-        for tool_id in used
+        {"type": "tool_result", "tool_use_id": tool_id, "content": draw(json_values()), "is_error": bool(error)}
+        for tool_id, error in zip(used, errors, strict=True)
     ]
     line: Line = {"type": "user", "message": {"role": "user", "content": results}}
-    if draw(st.booleans()):
+    if extra:
         line["tool_use_result"] = draw(json_values())
-    return line
+    return _nest(draw, nest, earlier, [line])[0]
 
 
-def system_line(draw: st.DrawFn, tasks: bool = False) -> Line:
-    """A system line of one of the known non-init subtypes (task ones only when ``tasks``)."""
-    fields = _system_fields()
-    subtype = draw(st.sampled_from(SYSTEM_KINDS + TASK_KINDS if tasks else SYSTEM_KINDS))
+def system_line(draw: st.DrawFn, subtype: str) -> Line:
+    """A system line of a known non-init ``subtype``, its members drawn."""
     line: Line = {"type": "system", "subtype": subtype}
-    line.update(draw(fields[subtype]))
+    line.update(_SYSTEM_FIELDS[subtype](draw))
     return line
 
 
@@ -202,117 +229,153 @@ SYSTEM_KINDS = [
 TASK_KINDS = ["task_started", "task_progress", "task_notification", "background_tasks_changed"]
 
 
-@functools.cache
-def _system_fields() -> dict[str, st.SearchStrategy[Any]]:
-    """The members of each system subtype, built once (strategies are cheap to draw, not to build)."""
+def _texts(*names: str) -> Callable[[st.DrawFn], dict[str, Any]]:
+    """Members that are each free text (one choice a member)."""
+    return lambda draw: {name: draw(text()) for name in names}
+
+
+def _items(draw: st.DrawFn, strategy: st.SearchStrategy[Any], most: int) -> list[Any]:
+    """Up to ``most`` items: the length in one choice (``st.lists`` pays a coin per item)."""
+    return [draw(strategy) for _ in range(count(draw, most))]
+
+
+def _route(draw: st.DrawFn) -> dict[str, Any]:
+    return {"route": draw(schema_part("route_decision")), "route_history": _items(draw, schema_part("route_hop"), 2)}
+
+
+def _future(draw: st.DrawFn) -> dict[str, Any]:
+    extension, meta = flags(draw, 2)
+    out: dict[str, Any] = {}
+    if extension:
+        out["extension"] = draw(json_values())
+    if meta:
+        out["_meta"] = draw(json_objects())
+    return out
+
+
+def _background(draw: st.DrawFn) -> dict[str, Any]:
+    running, finished = pick(draw, 3, 3)
     return {
-        "notification": st.fixed_dictionaries({"body": text(), "severity": st.sampled_from(["info", "warn"])}),
-        "warning": st.fixed_dictionaries({"body": text(), "category": text()}),
-        "state": st.fixed_dictionaries({"session_state": st.sampled_from(["idle", "running", "waiting"])}),
-        "agent_switch": st.fixed_dictionaries({"from": text(), "to": text(), "reason": text()}),
-        "route": st.fixed_dictionaries(
-            {
-                "route": schema_part("route_decision"),
-                "route_history": st.lists(schema_part("route_hop"), max_size=2),
-            }
-        ),
-        "commands": st.fixed_dictionaries({"commands": st.lists(schema_part("command"), max_size=2)}),
-        "config_option": st.fixed_dictionaries({"option": text(), "value": text()}),
-        "permission_denied": st.fixed_dictionaries({"tool": text(), "reason": text()}),
-        "memory": st.fixed_dictionaries({"op": text(), "kind": text()}),
-        "error": st.fixed_dictionaries({"message": text(), "recoverable": st.booleans()}),
-        "future_subtype": st.fixed_dictionaries({}, optional={"extension": json_values(), "_meta": json_objects()}),
-        "task_started": st.fixed_dictionaries({"task_id": ident("task_"), "task": json_values()}),
-        "task_progress": st.fixed_dictionaries({"task_id": ident("task_"), "status": text()}),
-        "task_notification": st.fixed_dictionaries({"task_id": ident("task_"), "body": text()}),
-        "background_tasks_changed": st.fixed_dictionaries(
-            {
-                "running_ids": st.lists(ident(), max_size=2),
-                "finished_ids": st.lists(ident(), max_size=2),
-                "count": st.integers(0, 9),
-            }
-        ),
+        "running_ids": [draw(ident()) for _ in range(running)],
+        "finished_ids": [draw(ident()) for _ in range(finished)],
+        "count": draw(ints(0, 9)),
     }
 
 
+# The members of each system subtype, drawn by plain functions: a composite strategy per
+# member set would cost a draw (and its bookkeeping) more each.
+_SYSTEM_FIELDS: dict[str, Callable[[st.DrawFn], dict[str, Any]]] = {
+    "notification": lambda draw: {"body": draw(text()), "severity": ("info", "warn")[draw(ints(0, 1))]},
+    "warning": _texts("body", "category"),
+    "state": lambda draw: {"session_state": ("idle", "running", "waiting")[draw(ints(0, 2))]},
+    "agent_switch": _texts("from", "to", "reason"),
+    "route": _route,
+    "commands": lambda draw: {"commands": _items(draw, schema_part("command"), 2)},
+    "config_option": _texts("option", "value"),
+    "permission_denied": _texts("tool", "reason"),
+    "memory": _texts("op", "kind"),
+    "error": lambda draw: {"message": draw(text()), "recoverable": draw(st.booleans())},
+    "future_subtype": _future,
+    "task_started": lambda draw: {"task_id": draw(ident("task_")), "task": draw(json_values())},
+    "task_progress": lambda draw: {"task_id": draw(ident("task_")), "status": draw(text())},
+    "task_notification": lambda draw: {"task_id": draw(ident("task_")), "body": draw(text())},
+    "background_tasks_changed": _background,
+}
+
+
+ALL_SYSTEM_KINDS = SYSTEM_KINDS + TASK_KINDS
+
+
 def _body(draw: st.DrawFn, run: _Run) -> None:
-    for _ in range(draw(st.integers(0, 8))):
-        if draw(st.integers(0, 2)):
-            _assistant_turn(draw, run)
-        else:
-            run.lines.append(_maybe_parent(draw, run.tool_ids, system_line(draw, TASKS in run.capabilities)))
+    """Up to eight steps, each an assistant turn or a system line (one in two)."""
+    for _ in range(count(draw, 8)):
+        draw(_body_step(run))
+
+
+@st.composite
+def _body_step(draw: st.DrawFn, run: _Run) -> None:
+    """One step of the body: one choice for its kind, system subtype and nesting.
+
+    A strategy of its own (not a plain call) so that its choices form one span: shrinking
+    lowers the step count and deletes a whole step with it. The subtype digit has the same
+    size whatever the capabilities (a task subtype reads as another one without tasks_v1),
+    so that shrinking the capabilities does not reread every step.
+    """
+    subtype, turn, nest = pick(draw, len(ALL_SYSTEM_KINDS), 2, 4)
+    if turn:
+        _assistant_turn(draw, run)
+        return
+    kinds = ALL_SYSTEM_KINDS if TASKS in run.capabilities else SYSTEM_KINDS
+    run.lines.append(_nest(draw, nest, run.tool_ids, [system_line(draw, kinds[subtype % len(kinds)])])[0])
 
 
 # -- init and result -----------------------------------------------------------------------------
 
 
-@functools.cache
-def _init_parts() -> tuple[st.SearchStrategy[Any], ...]:
-    """The parts of an init line, built once (strategies are cheap to draw, not to build)."""
-    optional = {
-        "cwd": text(),
-        "milk_version": ident(),
-        "tools": st.lists(ident(), max_size=3),
-        "mcp_servers": st.lists(schema_part("mcpserver"), max_size=2),
-        "commands": st.lists(schema_part("command"), max_size=2),
-        "escalation_agent": schema_part("agent_info"),
-        "_meta": json_objects(),
-    }
-    return (
-        st.lists(st.sampled_from(KNOWN_CAPABILITIES), unique=True),
-        st.lists(ident("x_"), max_size=1),
-        st.fixed_dictionaries({}, optional=optional),
-    )
-
-
-@st.composite
 def init_line(draw: st.DrawFn) -> Line:
-    known, unknown, optional = _init_parts()
+    """The system/init line: its capabilities in one choice (any subset of the known ones, and
+    an unknown one or not), its optional members in two (each present one time in four)."""
+    unknown, known = pick(draw, 2, 2 ** len(KNOWN_CAPABILITIES))  # unknown first: lowering by one drops it
+    capabilities = [cap for i, cap in enumerate(KNOWN_CAPABILITIES) if known >> i & 1]
+    if unknown:
+        capabilities.append(draw(ident("x_")))
     line: Line = {
         "type": "system",
         "subtype": "init",
         "agent": draw(schema_part("agent_info")),
-        "capabilities": draw(known) + draw(unknown),
+        "capabilities": capabilities,
     }
-    line.update(draw(optional))
+    cwd, version, tools, servers, commands, escalation, meta = flags(draw, 7, sparse=True)
+    if cwd:
+        line["cwd"] = draw(text())
+    if version:
+        line["milk_version"] = draw(ident())
+    if tools:
+        line["tools"] = _items(draw, ident(), 3)
+    if servers:
+        line["mcp_servers"] = _items(draw, schema_part("mcpserver"), 2)
+    if commands:
+        line["commands"] = _items(draw, schema_part("command"), 2)
+    if escalation:
+        line["escalation_agent"] = draw(schema_part("agent_info"))
+    if meta:
+        line["_meta"] = draw(json_objects())
     return line
 
 
-@functools.cache
-def _result_parts() -> tuple[st.SearchStrategy[Any], ...]:
-    """The parts of a result line, built once."""
-    optional = {
-        "result": text(),
-        "stop_reason": st.sampled_from(["end_turn", "max_turns", "refusal", "cancelled", "error"]),
-        "ttft_ms": st.integers(0, 10**5),
-        "total_cost_usd": json_values(),
-    }
-    return (
-        st.sampled_from([*RESULT_IS_ERROR, "cancelled_by_host"]),
-        st.dictionaries(ident(), schema_part("usage"), max_size=2),
-        st.fixed_dictionaries({}, optional=optional),
-    )
+RESULT_SUBTYPES = (*RESULT_IS_ERROR, "cancelled_by_host")  # the known ones and one that is not
+STOP_REASONS = ("end_turn", "max_turns", "refusal", "cancelled", "error")
 
 
-@st.composite
 def result_line(draw: st.DrawFn) -> Line:
-    subtypes, models, optional = _result_parts()
-    subtype = draw(subtypes)
+    """The result line: subtype, is_error, per-model usage and whether usage stands alone in one
+    choice, the optional members in one more."""
+    subtype_at, error, models, alone = pick(draw, len(RESULT_SUBTYPES), 2, 3, 2)
+    subtype = RESULT_SUBTYPES[subtype_at]
     is_error = RESULT_IS_ERROR.get(subtype)
     line: Line = {
         "type": "result",
         "subtype": subtype,
-        "is_error": draw(st.booleans()) if is_error is None else is_error,
-        "num_turns": draw(st.integers(0, 50)),
-        "duration_ms": draw(st.integers(0, 10**7)),
+        "is_error": bool(error) if is_error is None else is_error,
+        "num_turns": draw(ints(0, 50)),
+        "duration_ms": draw(ints(0, 10**7)),
     }
-    per_model = draw(models)
+    # Two models may draw the same name: then there is one (usage sums what is kept).
+    per_model = {draw(ident()): draw(schema_part("usage")) for _ in range(models)}
     if per_model:
         line["model_usage"] = per_model
         line["usage"] = {key: sum(usage[key] for usage in per_model.values()) for key in USAGE_KEYS}
-    elif draw(st.booleans()):
+    elif alone:
         line["usage"] = draw(schema_part("usage"))
-    line.update(draw(optional))
+    result, stop, ttft, cost = flags(draw, 4, sparse=True)
+    if result:
+        line["result"] = draw(text())
+    if stop:
+        line["stop_reason"] = STOP_REASONS[draw(ints(0, len(STOP_REASONS) - 1))]
+    if ttft:
+        line["ttft_ms"] = draw(ints(0, 10**5))
+    if cost:
+        line["total_cost_usd"] = draw(json_values())
     return line
 
 
@@ -322,7 +385,7 @@ def result_line(draw: st.DrawFn) -> Line:
 def stamp(draw: st.DrawFn, lines: list[Line], session: str | None = None) -> list[Line]:
     """Give every line its envelope: the run's session_id, contiguous seq, ordered ts."""
     session = session or draw(ident("sess_"))
-    first = draw(st.integers(0, 3))
+    first = draw(ints(0, FIRST_SEQ - 1))
     times = draw(timestamps(len(lines)))
     out = []
     for offset, (line, ts) in enumerate(zip(lines, times, strict=True)):
@@ -334,10 +397,10 @@ def stamp(draw: st.DrawFn, lines: list[Line], session: str | None = None) -> lis
 @st.composite
 def transcripts(draw: st.DrawFn) -> list[Line]:
     """A conformant stream-json run as a list of line objects."""
-    init = draw(init_line())
+    init = init_line(draw)
     run = _Run(init["capabilities"])
     _body(draw, run)
-    return stamp(draw, [init, *run.lines, draw(result_line())])
+    return stamp(draw, [init, *run.lines, result_line(draw)])
 
 
 def renumber(lines: list[Line]) -> list[Line]:

@@ -278,7 +278,7 @@ def tool_args_reassembly(draw: st.DrawFn) -> list[Line]:
     tool_id = "toolu_broken"
     spelled = draw(json_objects())
     way = draw(st.sampled_from(["other-input", "cut", "not-json", "duplicate"]))
-    fragments = tool_call(draw, [], tool_id, spelled)
+    fragments = tool_call(draw, tool_id, spelled)
     if way == "duplicate":
         actual = spelled | {"dup": 2}
         fragments = [

@@ -9,18 +9,25 @@ go back within an epoch, events strictly rising; no events in an epoch whose hos
 counts, capacity, token totals, node times, outcomes, an empty unavailable host).
 
 Strings with a ``pattern`` or length bounds are composed from the seed schema's own property
-definitions (:mod:`contract.strategies._compose`); the consistent structure comes from code.
+definitions (:mod:`contract.strategies._compose`); the consistent structure comes from code,
+the shape of each part (a node's status and children, which optional members) a few fields to
+a choice (:func:`contract.strategies._common.pick`), as hypothesis pays per choice. A snapshot
+after the first may keep its host's previous runs, fleet or both unchanged (a host asked again
+before anything changed; each way one time in four): the cross-line rules see one more
+snapshot for the cost of its identity. tests/test_strategies_reach.py pins what the
+conversations reach.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import Any
 
 from hypothesis import strategies as st
 
 from contract.strategies import _compose
-from contract.strategies._common import flags, render
+from contract.strategies._common import count, digits, flags, ints, pick, render
 from contract.strategies._schemas import DEFAULT_DEPTH
 from contract.wires.subagent_stdio import FAILED, SUCCEEDED
 
@@ -60,106 +67,147 @@ def _node_field(name: str) -> st.SearchStrategy[Any]:
 
 
 # -- snapshots -----------------------------------------------------------------------------------
+#
+# Hypothesis pays per choice (about 0.1 ms each), and a snapshot is most of a conversation's
+# choices: so the shape of each part (which optional members, how many children, the flags)
+# is one choice (``pick``, ``flags``), and only the values that are free are drawn one by one.
+
+TERMINAL_STATES = ("pending", "observed", "unknown", "not-started")
 
 
-def tokens(draw: st.DrawFn) -> dict[str, int]:
-    inp, out = draw(st.integers(0, 10**6)), draw(st.integers(0, 10**6))
+def tokens(draw: st.DrawFn, window: bool) -> dict[str, int]:
+    """Token counts whose total is input + output; ``window``: with a window and its peak."""
+    inp, out = draw(ints(0, 10**6)), draw(ints(0, 10**6))
     result = {"input": inp, "output": out, "total": inp + out}
-    if draw(st.booleans()):
-        result["window"] = draw(st.integers(0, 10**6))
-        result["windowPeak"] = draw(st.integers(result["window"], 10**6 + result["window"]))
+    if window:
+        result["window"] = draw(ints(0, 10**6))
+        result["windowPeak"] = result["window"] + draw(ints(0, 10**6))
     return result
 
 
 def _times(draw: st.DrawFn, node: dict[str, Any]) -> None:
-    """startedAt <= updatedAt <= endedAt, observedAt after startedAt (each present or not)."""
-    started, updated, ended, terminated, observed, reason = flags(draw, 6)
-    at = draw(st.integers(0, 2 * 10**12))
+    """startedAt <= updatedAt <= endedAt, observedAt after startedAt (each present or not).
+
+    One choice for which are present and the terminal state (none half the time), one for
+    the first instant and one for the gap between them (0 included: equal times are fine).
+    """
+    started, updated, ended, terminal = pick(draw, 2, 2, 2, 32)
+    at = draw(ints(0, 2 * 10**12)) if started or updated or ended or terminal >= 16 else 0
+    gap = draw(ints(0, 10**6)) if started + updated + ended + (terminal >= 16) > 1 else 0
     for name, present in (("startedAt", started), ("updatedAt", updated), ("endedAt", ended)):
         if present:
             node[name] = at
-            at += draw(st.integers(0, 10**6))
-    if terminated:
-        terminal: dict[str, Any] = {"state": draw(st.sampled_from(["pending", "observed", "unknown", "not-started"]))}
+            at += gap
+    if terminal >= 16:
+        state, observed, reason = digits(terminal - 16, 4, 2, 2)
+        end: dict[str, Any] = {"state": TERMINAL_STATES[state]}
         if observed:
-            terminal["observedAt"] = at
+            end["observedAt"] = at
         if reason:
-            terminal["reason"] = draw(_node_field("reason"))
-        node["processTerminal"] = terminal
+            end["reason"] = draw(_node_field("reason"))
+        node["processTerminal"] = end
 
 
 def _outcome(draw: st.DrawFn, status: str) -> dict[str, Any]:
-    """An outcome that agrees with the node status (complete and completed are one)."""
+    """An outcome that agrees with the node status (complete and completed are one): one
+    choice for its status spelling and which members it has, one for a failing exit code."""
     same = ["complete", "completed"] if status in SUCCEEDED else [status]
-    outcome: dict[str, Any] = {"status": draw(st.sampled_from(same))}
-    success = False if status in FAILED else True if status in SUCCEEDED else draw(st.booleans())
-    with_success, with_exit = flags(draw, 2)
+    spelling, coin, with_success, with_exit = pick(draw, len(same), 2, 2, 2)
+    outcome: dict[str, Any] = {"status": same[spelling]}
+    success = False if status in FAILED else True if status in SUCCEEDED else bool(coin)
     if with_success:
         outcome["success"] = success
     if with_exit:
-        outcome["exitCode"] = 0 if success else draw(st.integers(-255, 255))
+        outcome["exitCode"] = 0 if success else draw(ints(-255, 255))
     return outcome
 
 
 OPTIONAL_NODE_FIELDS = ("runId", "workflowId", "agent", "activity", "progress", "currentTool", "error", "reason")
+CHILDREN = (0, 0, 0, 0, 1, 2)  # children of a node, by a digit: none two times in three
 
 
 def node(draw: st.DrawFn, key: str, depth: int) -> dict[str, Any]:
-    """One run node with up to ``depth`` levels of children below it."""
-    status = draw(st.sampled_from(STATUSES))
-    result: dict[str, Any] = {"key": key, "status": status}
+    """One run node with up to ``depth`` levels of children below it.
+
+    One choice for how many children (first, so that shrinking it by one deletes a child) and
+    the status, one for tokens, outcome and omitted children, two for the optional members.
+    """
+    children, status = pick(draw, len(CHILDREN), len(STATUSES))
+    with_tokens, with_outcome, omitted = pick(draw, 3, 2, 4)
+    result: dict[str, Any] = {"key": key, "status": STATUSES[status]}
     for name, present in zip(OPTIONAL_NODE_FIELDS, flags(draw, len(OPTIONAL_NODE_FIELDS), sparse=True), strict=True):
         if present:
             result[name] = draw(_node_field(name))
     _times(draw, result)
-    with_tokens, with_outcome, with_children = flags(draw, 3)
     if with_tokens:
-        result["tokens"] = tokens(draw)
+        result["tokens"] = tokens(draw, window=with_tokens == 2)
     if with_outcome:
-        result["outcome"] = _outcome(draw, status)
-    result["children"] = nodes(draw, depth - 1) if depth > 0 and with_children else []
-    result["omittedChildren"] = draw(st.integers(0, 3))
+        result["outcome"] = _outcome(draw, result["status"])
+    result["children"] = nodes(draw, depth - 1, CHILDREN[children]) if depth > 0 else []
+    result["omittedChildren"] = omitted
     return result
 
 
-def nodes(draw: st.DrawFn, depth: int, max_size: int = 2) -> list[dict[str, Any]]:
-    """Siblings with unique keys."""
-    keys = draw(_unique_keys("node", max_size))
-    return [node(draw, key, depth) for key in keys]
-
-
 @functools.cache
-def _unique_keys(kind: str, max_size: int, min_size: int = 0) -> st.SearchStrategy[list[str]]:
-    """Lists of distinct sibling keys (built once: strategies are cheap to draw, not to build)."""
-    keys = _node_field("key") if kind == "node" else field("entry", "key")
-    return st.lists(keys, min_size=min_size, max_size=max_size, unique=True)
+def _keyed_node(depth: int) -> st.SearchStrategy[dict[str, Any]]:
+    """A node with its drawn key, as one strategy built once: its choices form one span, so
+    that shrinking deletes a sibling whole."""
+    return st.composite(lambda draw: node(draw, draw(_node_field("key")), depth))()
+
+
+def nodes(draw: st.DrawFn, depth: int, size: int) -> list[dict[str, Any]]:
+    """``size`` siblings with unique keys."""
+    return _distinct([draw(_keyed_node(depth)) for _ in range(size)])
+
+
+def unused(value: str, taken: Collection[str]) -> str:
+    """``value``, or if it is ``taken``, prefixed with a counter until it is not (still at most
+    128 characters, and digits and dots are allowed wherever keys and epochs are): a collision
+    is made distinct instead of filtered, so no draw is thrown away."""
+    counter = 0
+    found = value
+    while found in taken:  # ends: each counter gives another string, and taken is finite
+        counter += 1
+        found = f"{counter}.{value}"[:128]
+    return found
+
+
+def _distinct(siblings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Siblings (nodes or fleet entries) with their keys made unique, in order."""
+    keys: list[str] = []
+    for sibling in siblings:
+        sibling["key"] = unused(sibling["key"], keys)
+        keys.append(sibling["key"])
+    return siblings
+
+
+ENTRY_FIELDS = ("role", "model", "effort", "goal")
 
 
 def entry(draw: st.DrawFn, key: str) -> dict[str, Any]:
+    """A fleet entry: one choice for its optional members (each one time in three) and window."""
+    *present, window = pick(draw, *[3] * len(ENTRY_FIELDS), 2)
     result: dict[str, Any] = {
         "key": key,
         "agent": draw(field("entry", "agent")),
-        "startedAt": draw(st.integers(0, 2 * 10**12)),
-        "tokens": tokens(draw),
+        "startedAt": draw(ints(0, 2 * 10**12)),
+        "tokens": tokens(draw, window=bool(window)),
     }
-    for name in ("role", "model", "effort", "goal"):
-        if draw(st.integers(0, 2)) == 0:
+    for name, digit in zip(ENTRY_FIELDS, present, strict=True):
+        if digit == 2:
             result[name] = draw(field("entry", name))
     return result
 
 
-def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
-    keys = draw(_unique_keys("entry", 3)) if available else []
-    entries = [entry(draw, key) for key in keys]
-    omitted = draw(st.integers(0, 5)) if available else 0
-    limit = draw(st.integers(0, 16))
-    return {
-        "version": 1,
-        "entries": entries,
-        "totalActive": len(entries) + omitted,
-        "topLevelAsyncCapacity": {"used": draw(st.integers(0, limit)), "limit": limit},
-        "omitted": omitted,
-    }
+@functools.cache
+def _keyed_entry() -> st.SearchStrategy[dict[str, Any]]:
+    """A fleet entry with its drawn key, as one strategy built once (one span, as a node)."""
+    return st.composite(lambda draw: entry(draw, draw(field("entry", "key"))))()
+
+
+# What a snapshot keeps of the host's previous one, by a digit: everything but its identity (a
+# host asked again before anything changed), its runs, its fleet, or nothing.
+KEEP = (("runs", "fleet"), ("runs",), ("fleet",), ())
 
 
 def snapshot(
@@ -169,11 +217,26 @@ def snapshot(
     revision: int,
     events: bool,
     available: bool | None = None,
+    last: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A consistent snapshot; an unavailable host shows no runs and an empty fleet."""
-    if available is None:
-        available = draw(st.integers(0, 4)) > 0
-    runs = nodes(draw, DEFAULT_DEPTH) if available else []
+    """A consistent snapshot; an unavailable host shows no runs and an empty fleet.
+
+    Given ``last`` (the host's previous snapshot, and ``available`` left to the draw), one
+    choice says which of its parts carry over unchanged (:data:`KEEP`): a host's state changes
+    between snapshots or it does not, and a part kept costs no draws. Drawn afresh, the runs
+    take one choice for whether the host is available and how many runs and omitted ones it
+    shows (and then their nodes), the fleet one (:func:`fleet`, and then its entries).
+    """
+    keep = KEEP[draw(ints(0, len(KEEP) - 1))] if last is not None and available is None else ()
+    if last is not None and keep:
+        available = bool(last["available"])
+    if last is not None and "runs" in keep:
+        runs, omitted = last["runs"], last["omitted"]
+    else:
+        size, up, omitted_runs, omitted_children = pick(draw, 3, 5, 4, 4)
+        available = up > 0 if available is None else available
+        runs = nodes(draw, DEFAULT_DEPTH, size) if available else []
+        omitted = {"runs": omitted_runs, "children": omitted_children} if available else {"runs": 0, "children": 0}
     return {
         "version": 1,
         "sessionId": session,
@@ -181,21 +244,40 @@ def snapshot(
         "revision": revision,
         "available": available,
         "capabilities": {"snapshot": True, "events": events},
-        "fleet": fleet(draw, available),
+        "fleet": last["fleet"] if last is not None and "fleet" in keep else fleet(draw, bool(available)),
         "runs": runs,
-        "omitted": {
-            "runs": draw(st.integers(0, 3)) if available else 0,
-            "children": draw(st.integers(0, 3)) if available else 0,
-        },
+        "omitted": omitted,
+    }
+
+
+CAPACITY = 16  # the largest capacity limit drawn
+
+
+def fleet(draw: st.DrawFn, available: bool) -> dict[str, Any]:
+    """A fleet whose counts add up (empty when the host is unavailable) and in capacity: one
+    choice for how many entries (up to two) and omitted ones, the limit and its use."""
+    entries, omitted, limit, used = pick(draw, 3, 6, CAPACITY + 1, CAPACITY + 1)
+    if not available:
+        entries = omitted = 0
+    listed = _distinct([draw(_keyed_entry()) for _ in range(entries)])
+    return {
+        "version": 1,
+        "entries": listed,
+        "totalActive": len(listed) + omitted,
+        "topLevelAsyncCapacity": {"used": used % (limit + 1), "limit": limit},
+        "omitted": omitted,
     }
 
 
 # -- the conversation ----------------------------------------------------------------------------
 
 
-def command(draw: st.DrawFn) -> Line:
+def command(draw: st.DrawFn, with_id: bool | None = None) -> Line:
+    """A subagent_status command, with an id three times in four (or as ``with_id`` says)."""
     line: Line = {"type": "subagent_status", "version": 1}
-    if draw(st.integers(0, 3)):
+    if with_id is None:
+        with_id = draw(ints(0, 3)) > 0
+    if with_id:
         line["id"] = draw(field("command", "id"))
     return line
 
@@ -221,14 +303,8 @@ def event(snap: dict[str, Any]) -> Line:
 
 
 def unseen_epoch(draw: st.DrawFn, seen: set[str]) -> str:
-    """An epoch not in ``seen``: drawn from the schema, and on a collision prefixed with a
-    counter (still 1 to 128 characters) instead of filtered, so no draw is thrown away."""
-    epoch: str = draw(field("snapshot", "epoch"))
-    counter = 0
-    while epoch in seen:  # ends: each counter gives a different string, and seen is finite
-        counter += 1
-        epoch = f"{counter}.{epoch}"[:128]
-    return epoch
+    """An epoch not in ``seen``: drawn from the schema, made :func:`unused` on a collision."""
+    return unused(draw(field("snapshot", "epoch")), seen)
 
 
 class Host:
@@ -241,44 +317,68 @@ class Host:
         self.epoch = ""
         self.revision = 0
         self.events = True
+        self.last: dict[str, Any] | None = None  # the snapshot shown last
         self.new_epoch()
 
     def new_epoch(self) -> None:
-        """A restarted host: a fresh epoch (never one seen before), revisions from anywhere."""
+        """A restarted host: a fresh epoch (never one seen before), revisions from anywhere.
+
+        One choice for its session (the same, none, or another), first revision and whether
+        it pushes events (three times in four).
+        """
         draw = self.draw
         self.epoch = unseen_epoch(draw, self.epochs)
         self.epochs.add(self.epoch)
-        way = draw(st.integers(0, 2))  # the same session, none, or another one
+        way, self.revision, quiet = pick(draw, 3, 6, 4)
         if way:
             self.session = None if way == 1 else draw(field("snapshot", "sessionId"))
-        self.revision = draw(st.integers(0, 5))
-        self.events = draw(st.integers(0, 3)) > 0
+        self.events = quiet > 0
 
-    def snapshot(self, step: int, available: bool | None = None) -> dict[str, Any]:
+    def snapshot(self, step: int) -> dict[str, Any]:
+        """The next snapshot shown, ``step`` revisions on."""
         self.revision += step
-        return snapshot(self.draw, self.session, self.epoch, self.revision, self.events, available)
+        self.last = snapshot(self.draw, self.session, self.epoch, self.revision, self.events, last=self.last)
+        return self.last
+
+
+# A step's kind, by a digit: a restarted host (a new epoch, no line) one time in seven.
+STEPS = ("ask", "answer", "event", "ask", "answer", "event", "epoch")
+
+
+@st.composite
+def _step(draw: st.DrawFn, host: Host, lines: list[Line], pending: list[Line]) -> None:
+    """One step of a conversation, one choice: its kind, how far the revision moves (0 to 2
+    for a response, 1 to 3 for an event) and whether a command has an id (three times in four).
+
+    A strategy of its own (not a plain call) so that its choices form one span: shrinking
+    lowers the step count and deletes a whole step with it.
+    """
+    kind, moves, with_id = pick(draw, len(STEPS), 3, 4)
+    step = STEPS[kind]
+    if step == "ask" or (step == "answer" and not pending):
+        pending.append(command(draw, with_id > 0))
+        lines.append(pending[-1])
+    elif step == "answer":
+        lines.append(response(pending.pop(0), host.snapshot(moves)))
+    elif step == "event" and host.events:
+        lines.append(event(host.snapshot(1 + moves)))
+    elif step == "epoch":
+        host.new_epoch()
 
 
 @st.composite
 def transcripts(draw: st.DrawFn) -> list[Line]:
-    """A conformant conversation: at least one command and its response, in order."""
+    """A conformant conversation: at least one command and its response, in order, in one to
+    eight steps; the commands still unanswered after them are answered at the end."""
     host = Host(draw)
     lines: list[Line] = []
     pending: list[Line] = []
-    for step in draw(st.lists(st.sampled_from(["ask", "answer", "event", "epoch"]), min_size=1, max_size=8)):
-        if step == "ask" or (step == "answer" and not pending):
-            pending.append(command(draw))
-            lines.append(pending[-1])
-        elif step == "answer":
-            lines.append(response(pending.pop(0), host.snapshot(draw(st.integers(0, 2)))))
-        elif step == "event" and host.events:
-            lines.append(event(host.snapshot(draw(st.integers(1, 3)))))
-        elif step == "epoch":
-            host.new_epoch()
+    for _ in range(1 + count(draw, 7)):
+        draw(_step(host, lines, pending))
     if not pending and not any(line["type"] == "response" for line in lines):
         pending.append(command(draw))
         lines.append(pending[-1])
-    lines.extend(response(cmd, host.snapshot(draw(st.integers(0, 2)))) for cmd in pending)
+    lines.extend(response(cmd, host.snapshot(draw(ints(0, 2)))) for cmd in pending)
     return lines
 
 
