@@ -174,6 +174,15 @@ class FuzzResult:
         return self.plan is not None
 
 
+class _ShrinkSpent(BaseException):
+    """Ends hypothesis' search once the shrink budget is spent.
+
+    Returning "no failure" instead would not end it: hypothesis goes on proposing candidates,
+    hundreds of them at about 15 ms each, which cost more than shrinking fully. A BaseException
+    that is not an Exception leaves ``find`` at once (hypothesis neither shrinks nor retries it).
+    """
+
+
 class _Search:
     """The condition hypothesis searches with: hold the conversation, is it non-conformant?"""
 
@@ -201,6 +210,8 @@ class _Search:
         if key in self.verdicts:  # hypothesis asks again (its final replay): the same answer, no run
             return self.verdicts[key]
         verdict = self._hold(plan)
+        if self.shrink_cut:
+            raise _ShrinkSpent  # what was found so far stands (the smallest failure kept)
         if verdict is not None:
             self.verdicts[key] = verdict  # at most examples + MAX_SHRINK_RUNS entries
         return bool(verdict)
@@ -290,7 +301,7 @@ def fuzz_host(
     trouble: Exception | None = None
     try:
         answer = find(conversations(), search, settings=shape, random=random.Random(seed))
-    except NoSuchExample:
+    except (NoSuchExample, _ShrinkSpent):
         pass
     except Exception as exc:  # hypothesis gave up (flaky, unsatisfiable…): what was held still counts
         trouble = exc

@@ -3,8 +3,9 @@
 The reference host passes the default budget (exit 0); each faulty host of tests/faulty_hosts/
 named after a capability of the fuzzer (long ids, ids with escapes, pipelined bursts, two
 commands in one read) fails it (exit 1) with a shrunk conversation and its seed printed. In the
-default (``dev``) profile shrinking gets a short budget and the reference host a third of the
-default budget; the ``ci`` profile uses the defaults, shrinks fully and checks that the
+default run each faulty host is searched with a fixed seed and a third of the default budget,
+shrinking gets half a second, and the reference host a third of the default budget; the deep
+run (``ci`` profile) uses the defaults and a random seed, shrinks fully and checks that the
 conversation shown is the shortest that fails. No process outlives a test.
 """
 
@@ -31,7 +32,10 @@ pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 HOSTS = Path(__file__).parent / "faulty_hosts"
 DEEP = deep()  # tests/depth.py
-SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 1.0
+SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 0.5
+# the default run: a fixed seed whose first conversations already hold every fault below (the
+# budget is a third of the default, so a change in generation that loses one still fails loudly)
+SEARCH = [] if DEEP else ["--seed", "1", "--examples", str(fuzz.DEFAULT_EXAMPLES // 3)]
 
 
 @pytest.fixture
@@ -76,7 +80,7 @@ def test_each_faulty_host_is_found_and_shrunk(
 ) -> None:
     began = time.monotonic()
     path = tmp_path / "failing.jsonl"
-    code = cli.run(["fuzz", "--wire", "subagent-stdio", "--shrink-seconds", str(SHRINK_SECONDS),
+    code = cli.run(["fuzz", "--wire", "subagent-stdio", *SEARCH, "--shrink-seconds", str(SHRINK_SECONDS),
                     "--transcript", str(path), "--", *_host(host)])
     elapsed = time.monotonic() - began
     out = capsys.readouterr().out
@@ -129,9 +133,21 @@ def test_the_same_seed_finds_the_same_conversation_and_shrinks_it(monkeypatch: p
 
 def test_a_shrink_budget_that_runs_out_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(driver, "record", _FakeHost())
+    asked = 0
+    condition = fuzz._Search.__call__
+
+    def counted(self: fuzz._Search, plan: tuple[Step, ...]) -> bool:
+        nonlocal asked
+        asked += 1
+        return condition(self, plan)
+
+    monkeypatch.setattr(fuzz._Search, "__call__", counted)
     result = fuzz.fuzz_host(["host"], seed=11, shrink_seconds=1e-9)
     assert result.failed
     assert any("shrinking stopped at its budget" in note for note in result.report.notes)
+    # the search ends at the spent budget: hypothesis is not left proposing candidates (it
+    # would propose hundreds, at about 15 ms each, none of them held)
+    assert asked <= 2 * (result.examples + result.shrink_runs) + 2  # repeats are answered from a cache
 
 
 def test_a_host_that_always_passes_is_held_at_most_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,10 @@
-"""The pytest plugin end to end: the shipped suite run against emitters, as milk's CI would."""
+"""The pytest plugin end to end: the shipped suite run against emitters, as milk's CI would.
+
+The first test runs the suite exactly as milk's CI would, every installed pytest plugin loaded.
+The others start pytest without hypothesis' plugin (``-p no:hypothesispytest``): it imports
+hypothesis at start-up, which is most of a second per run on this machine, and none of these
+runs uses hypothesis (the fuzz run still does, through ``contract.fuzz``).
+"""
 
 from __future__ import annotations
 
@@ -12,27 +18,34 @@ import pytest
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 EMITTERS = Path(__file__).parent / "emitters"
+LEAN = ("-p", "no:hypothesispytest")  # see the module docstring
 
 
-def run_suite(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_suite(tmp_path: Path, *args: str, lean: bool = True) -> subprocess.CompletedProcess[str]:
     """``pytest --pyargs contract …`` from a directory that is not the checkout."""
     return subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_emitter", "-p", "no:cacheprovider",
-         "-q", *args],
+         "-q", *(LEAN if lean else ()), *args],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )
 
 
 def test_faithful_replay_passes(tmp_path: Path) -> None:
-    done = run_suite(tmp_path, "-k", "stream-json and (hello or refused)")
+    done = run_suite(tmp_path, "-k", "stream-json and (hello or refused)", lean=False)  # as milk's CI would
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed" in done.stdout
     assert "milk-contract: 2 golden scenarios run through bundled reference emitters" in done.stdout
 
 
-def test_dropped_result_field_fails_and_names_it(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def dropped_num_turns(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """One run of the suite against an emitter that drops result.num_turns (two tests read it)."""
     emitter = shlex.join([sys.executable, str(EMITTERS / "drop_result_field.py"), "num_turns"])
-    done = run_suite(tmp_path, "-k", "stream-json and hello", "--contract-emitter", emitter)
+    return run_suite(tmp_path_factory.mktemp("dropped"), "-k", "stream-json and hello", "--contract-emitter", emitter)
+
+
+def test_dropped_result_field_fails_and_names_it(dropped_num_turns: subprocess.CompletedProcess[str]) -> None:
+    done = dropped_num_turns
     assert done.returncode == 1, done.stdout + done.stderr
     assert "/num_turns" in done.stdout
     assert "breaking removed" in done.stdout
@@ -46,7 +59,7 @@ def test_emitter_from_the_environment(tmp_path: Path) -> None:
     env = {**os.environ, "MILK_CONTRACT_EMITTER": emitter}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_emitter", "-p", "no:cacheprovider",
-         "-q", "-k", "stream-json and refused"],
+         "-q", *LEAN, "-k", "stream-json and refused"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False, env=env,
     )
     assert done.returncode == 1
@@ -70,9 +83,8 @@ def test_an_unparsable_or_empty_emitter_is_one_usage_error(emitter: str, tmp_pat
     assert "failed" not in done.stdout
 
 
-def test_failure_shows_the_finding_and_the_line_not_reprs(tmp_path: Path) -> None:
-    emitter = shlex.join([sys.executable, str(EMITTERS / "drop_result_field.py"), "num_turns"])
-    done = run_suite(tmp_path, "-k", "stream-json and hello", "--contract-emitter", emitter)
+def test_failure_shows_the_finding_and_the_line_not_reprs(dropped_num_turns: subprocess.CompletedProcess[str]) -> None:
+    done = dropped_num_turns
     assert done.returncode == 1, done.stdout + done.stderr
     assert "line 3 /num_turns: breaking removed" in done.stdout
     for noise in ("Report(", "ScenarioRun(", "Comparison(", "Difference(", "line None", " at -"):
@@ -82,7 +94,7 @@ def test_failure_shows_the_finding_and_the_line_not_reprs(tmp_path: Path) -> Non
 def _run_live(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_live_fuzz", "-p", "no:cacheprovider",
-         "-q", *args],
+         "-q", *LEAN, *args],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )
 
