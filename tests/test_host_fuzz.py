@@ -4,7 +4,7 @@ The reference host passes the default budget (exit 0); each faulty host of tests
 named after a capability of the fuzzer (long ids, ids with escapes, pipelined bursts, two
 commands in one read) fails it (exit 1) with a shrunk conversation and its seed printed. In the
 default run each faulty host is searched with a fixed seed and a third of the default budget,
-shrinking gets half a second, and the reference host a third of the default budget; the deep
+shrinking gets half a second, and the reference host a sixth of the default budget; the deep
 run (``ci`` profile) uses the defaults and a random seed, shrinks fully and checks that the
 conversation shown is the shortest that fails. No process outlives a test.
 """
@@ -49,8 +49,8 @@ def _host(name: str) -> list[str]:
 
 
 def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFixture[str]) -> None:
-    """The default budget in the ci profile; a third of it in the default run (time)."""
-    examples = fuzz.DEFAULT_EXAMPLES if DEEP else fuzz.DEFAULT_EXAMPLES // 3
+    """The default budget in the deep run; a sixth of it in the default run (time)."""
+    examples = fuzz.DEFAULT_EXAMPLES if DEEP else fuzz.DEFAULT_EXAMPLES // 6
     began = time.monotonic()
     code = cli.run(["fuzz", "--wire", "subagent-stdio", "--examples", str(examples)])
     elapsed = time.monotonic() - began
@@ -61,6 +61,12 @@ def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFix
     # one host process per conversation held; hypothesis may repeat a conversation, never held twice
     assert examples // 2 <= len(started) <= examples
     assert elapsed < examples * (fuzz.DEFAULT_TIMEOUT + 3)
+
+
+# drops_second's fault is an unanswered command: each time it shows, the response wait is waited
+# out (3 s by default, again when the shrunk conversation is held with the full timeouts). In the
+# default run its conversations get 1.5 s (--timeout), still hundreds of times what the host needs.
+FAST = {"drops_second": [] if DEEP else ["--timeout", "1.5"]}
 
 
 @pytest.mark.parametrize(
@@ -80,7 +86,8 @@ def test_each_faulty_host_is_found_and_shrunk(
 ) -> None:
     began = time.monotonic()
     path = tmp_path / "failing.jsonl"
-    code = cli.run(["fuzz", "--wire", "subagent-stdio", *SEARCH, "--shrink-seconds", str(SHRINK_SECONDS),
+    code = cli.run(["fuzz", "--wire", "subagent-stdio", *SEARCH, *FAST.get(host, []),
+                    "--shrink-seconds", str(SHRINK_SECONDS),
                     "--transcript", str(path), "--", *_host(host)])
     elapsed = time.monotonic() - began
     out = capsys.readouterr().out
