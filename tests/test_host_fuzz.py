@@ -73,7 +73,10 @@ FAST = {"drops_second": [] if DEEP else ["--timeout", "1.5"]}
     ("host", "rules", "shrunk"),
     [
         ("truncates_ids", {"sa.response-correlation"}, (1, 1)),
-        ("drops_second", {"run.no-response"}, (1, 2)),
+        # a dropped command is never answered (run.no-response) or, when a later command of the
+        # burst is answered while it waits, answered out of order: a conversation stops at that
+        # first finding, so a shrink cut short (the default run's) may show either
+        ("drops_second", {"run.no-response", "sa.response-correlation"}, (1, 2)),
         # an unescaped backslash breaks the line (line.json) or, when it happens to form a valid
         # escape such as \u0041, changes the id that comes back (sa.response-correlation)
         ("misescapes_ids", {"line.json", "sa.response-correlation"}, (1, 1)),
