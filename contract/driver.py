@@ -185,6 +185,7 @@ class _Session:
     stream: LimitedStream | None = None
     read_error: BaseException | None = None  # what stopped the reader thread, if not end of output
     watch: _Watch | None = None  # set when the conversation stops at its first failing line
+    exit_grace: float = EXIT_GRACE  # after stdin closes, the least time the host gets to exit
 
     @property
     def halted(self) -> bool:
@@ -319,7 +320,7 @@ class _Session:
     ) -> int | None:
         """Close stdin, read to the end, wait for the exit; kill the group if it does not come."""
         self.proc.close_stdin()
-        until = max(self.deadline, time.monotonic() + EXIT_GRACE)
+        until = max(self.deadline, time.monotonic() + self.exit_grace)
         while not self.eof and not self._flooded() and self.proc.popen.poll() is None:
             now = time.monotonic()
             if now >= until:
@@ -354,7 +355,7 @@ class _Session:
             return
         self.findings.append(_Finding(
             "run.timeout", None,
-            f"expected the host to exit within {timeout:g}s (at least {EXIT_GRACE:g}s after stdin "
+            f"expected the host to exit within {timeout:g}s (at least {self.exit_grace:g}s after stdin "
             "closed), found it still running; killed it and its process group",
             "a host exits when its stdin reaches end of input"))
 
@@ -381,6 +382,7 @@ def record(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     stop_early: bool = False,
+    exit_grace: float = EXIT_GRACE,
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
@@ -390,8 +392,9 @@ def record(
     ``plan`` is the client's side (default :data:`DEFAULT_PLAN`; :func:`plan_from` turns a
     golden into one); ``commands`` is shorthand for a plan sending them one at a time.
     ``timeout`` bounds the whole conversation; ``response_timeout`` (default: ``timeout``)
-    bounds the wait for each response. The host always gets ``EXIT_GRACE`` seconds to exit
-    after stdin closes, so the worst case is about ``timeout + EXIT_GRACE + GRACE_SECONDS``.
+    bounds the wait for each response. The host always gets ``exit_grace`` seconds (default
+    ``EXIT_GRACE``) to exit after stdin closes, even past ``timeout``, so the worst case is about
+    ``timeout + exit_grace + GRACE_SECONDS``.
     ``stop_early`` ends the conversation at the first line after which it cannot be conformant
     (the module docstring says why the verdict is the same); the report then says where.
     """
@@ -407,6 +410,7 @@ def record(
         return Conversation(report, b"")
     session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
                        max_line_bytes, max_output_bytes)
+    session.exit_grace = max(exit_grace, 0.0)
     if stop_early:
         session.watch = _Watch(strict, ignore, max_line_bytes)
     if plan is None and commands is not None:

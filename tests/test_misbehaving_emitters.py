@@ -61,9 +61,11 @@ def _host(**options: Any) -> Callable[[list[str]], Report]:
 
 
 HUNG = 1.0  # an emitter that hangs must have started and written its stderr line by then
-# a host that never reads gets the driver's exit grace (EXIT_GRACE) on top of its timeout, which
-# is time enough to start and write its stderr line
-HOST_HUNG = 0.5
+# a host that never reads and never exits: killed after its timeout and a short exit grace
+# (the driver's default, EXIT_GRACE, is for hosts that do exit), by when it has started and
+# written its stderr line
+HOST_HUNG = 0.8
+HOST_GRACE = 0.1
 KILL_MARGIN = GRACE_SECONDS + SLACK
 HOST_MARGIN = EXIT_GRACE + GRACE_SECONDS + SLACK
 BIG_STEP = (Step(tuple(command("c" * 1000 + str(i)) for i in range(200))),)  # 200 KB: over a pipe's 64 KiB
@@ -92,9 +94,10 @@ CASES: tuple[Misbehaviour, ...] = (
                  absent=frozenset({"run.timeout"})),
     Misbehaviour("megabytes-of-stderr", EMITTERS / "huge_stderr.py", _stream(timeout=20),
                  frozenset(), "done with the noise", SLACK, exit_status=0),
-    Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py", _host(timeout=HOST_HUNG),
+    Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py", _host(timeout=HOST_HUNG, exit_grace=HOST_GRACE),
                  frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HOST_HUNG + HOST_MARGIN),
-    Misbehaviour("host-never-reads-a-big-step", HOSTS / "never_reads.py", _host(timeout=HOST_HUNG, plan=BIG_STEP),
+    Misbehaviour("host-never-reads-a-big-step", HOSTS / "never_reads.py",
+                 _host(timeout=HOST_HUNG, plan=BIG_STEP, exit_grace=HOST_GRACE),
                  frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HOST_HUNG + HOST_MARGIN),
     # no output limit in reach: on a fast machine 64 MiB came before the timeout (run.output-limit,
     # the next case), which made this case's run.timeout depend on the machine's speed
