@@ -78,8 +78,11 @@ def test_the_same_emitters_pass_a_plain_run(capsys: pytest.CaptureFixture[str]) 
         assert cli.run(env_free) == 0, capsys.readouterr().out
 
 
-def test_back_pressure_loss_is_caught_by_the_slow_reader(started: list[int],
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_back_pressure_loss_is_caught_by_the_slow_reader(started: list[int], capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # the slow phase only has to outlast the emitter's start-up and its 0.1 s patience with a full
+    # pipe; the run lasts as long as the slow phase (the pipe stays full until it ends)
+    monkeypatch.setattr(provoke, "SLOW_SECONDS", 1.0)
     code, out = _provoke(capsys, *_emitter("drops_when_full"))
     assert code == 1, out
     assert "line.json [MUST]: under slow-reader: " in out, out
