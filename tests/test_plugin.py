@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from contract.session import startup_problem
+
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 EMITTERS = Path(__file__).parent / "emitters"
@@ -72,12 +74,17 @@ def test_an_emitter_that_cannot_start_is_one_usage_error(tmp_path: Path) -> None
                      "executable file"]
 
 
-@pytest.mark.parametrize("emitter", ['"unclosed', ""])
-def test_an_unparsable_or_empty_emitter_is_one_usage_error(emitter: str, tmp_path: Path) -> None:
-    done = run_suite(tmp_path, "--contract-emitter", emitter)
-    assert done.returncode == 4, done.stdout + done.stderr
-    assert "ERROR: --contract-emitter:" in done.stdout + done.stderr
-    assert "failed" not in done.stdout
+@pytest.mark.parametrize(("emitter", "problem"), [('"unclosed', "cannot parse"), ("", "empty command"),
+                                                  ("  ", "empty command")])
+def test_an_unparsable_or_empty_emitter_is_one_usage_error(emitter: str, problem: str) -> None:
+    """The same check as the emitter that cannot start (whose test above runs pytest end to end,
+    exit 4 and one line): here in this process, one line naming what is wrong."""
+    found = startup_problem(emitter, record=False)
+    assert found is not None
+    assert found.startswith("--contract-emitter: ")
+    assert problem in found
+    assert "\n" not in found
+    assert startup_problem(f"{sys.executable} -V", record=False) is None  # near miss: a command that starts
 
 
 def test_failure_shows_the_finding_and_the_line_not_reprs(dropped_num_turns: subprocess.CompletedProcess[str]) -> None:
