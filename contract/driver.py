@@ -12,6 +12,13 @@ live conversation get the same verdict. What only a live run can show is reporte
 (``run.start``), a flood (``run.output-limit``) and Ctrl-C (``run.interrupted``, with what was
 read so far). A fault in the driver, its reader thread or the judge is ``checker.internal``.
 
+With ``stop_early`` (the fuzzer's choice) the conversation ends at the first line that makes
+it non-conformant (a line that is not JSON, a response whose id matches no command…): each
+line is also judged as it is added, by the same reader and machines, and once a finding the
+verdict cannot lose is there, nothing the host says later can make the conversation pass.
+The host is then killed rather than awaited, and the transcript read up to that line is judged
+as usual, so the verdict is ``check``'s on that transcript.
+
 Nothing waits unbounded: stdout is read on a thread into a queue, every wait has a deadline,
 and the host's whole process group is killed at the end (``contract.harness.Process``).
 """
@@ -28,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from contract.failsafe import Machines
 from contract.harness import (
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
@@ -40,8 +48,8 @@ from contract.harness import (
     internal,
     interrupted,
 )
-from contract.pipeline import run_rules
-from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records
+from contract.pipeline import SchemaStep, run_rules
+from contract.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
 from contract.report import Collector, Report
 from contract.wires import get
 
@@ -117,6 +125,47 @@ class _Finding:
     hint: str | None = None
 
 
+class _Watch:
+    """Each transcript line judged as it is added, to see when the verdict can no longer pass.
+
+    The same reader (one line at a time, as ``check`` reads a live pipe), schema step and
+    rule machines as the final judgement, fed in transcript order but never finished: a
+    finding made while feeding depends only on the lines up to it, so it is also in the
+    judgement of any transcript that starts with them. Only which line the conversation
+    stops at is decided here; the verdict is still the final judgement's.
+    """
+
+    def __init__(self, strict: bool, ignore: Iterable[str], max_line_bytes: int) -> None:
+        self.report = Report(wire=WIRE, strict=strict)
+        self._out = Collector(self.report, ignore)
+        self._machines = Machines(get(WIRE).machines(), self._out, get(WIRE).schema_rule)
+        self._validate = SchemaStep(WIRE, self._out)
+        self._max_line_bytes = max_line_bytes
+        self._ansi = get(WIRE).ansi
+        self.lines = 0
+        self.failed_at: int | None = None  # the line that made the conversation non-conformant
+        self.fault: BaseException | None = None  # the watch's own fault: it then stops watching
+
+    def add(self, line: bytes) -> None:
+        """Judge one whole line (ending in LF)."""
+        if self.failed_at is not None or self.fault is not None:
+            return
+        try:
+            block = Block([line[:-1]], False, True, True)
+            for record in frame(block, self.lines, self._out, self._max_line_bytes, None, ansi=self._ansi):
+                self._validate(record)
+                self._machines.feed(record)
+            self.lines += 1
+            if not self.report.conformant:
+                self.failed_at = self.lines
+        except Exception as exc:  # never a verdict: the conversation just runs to its end
+            self.fault = exc
+
+    def rules(self) -> list[str]:
+        """The rules of the findings that made it fail."""
+        return sorted({v.rule for v in self.report.failing()} or set(self.report.counts))
+
+
 @dataclass
 class _Session:
     """The state of one conversation while it runs."""
@@ -135,6 +184,13 @@ class _Session:
     inbox: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
     stream: LimitedStream | None = None
     read_error: BaseException | None = None  # what stopped the reader thread, if not end of output
+    watch: _Watch | None = None  # set when the conversation stops at its first failing line
+    exit_grace: float = EXIT_GRACE  # after stdin closes, the least time the host gets to exit
+
+    @property
+    def halted(self) -> bool:
+        """The transcript already fails: nothing more is sent, awaited or read."""
+        return self.watch is not None and self.watch.failed_at is not None
 
     def start_reader(self) -> threading.Thread:
         self.stream = LimitedStream(self.proc.stdout, self.max_output_bytes)
@@ -172,6 +228,8 @@ class _Session:
 
     def take(self, until: float) -> bool:
         """Move one line from the inbox into the transcript; False when none came by ``until``."""
+        if self.halted:
+            return False
         try:
             item = self.inbox.get(timeout=max(until - time.monotonic(), 0.0))
         except queue.Empty:
@@ -182,6 +240,8 @@ class _Session:
         self.transcript.append(item)
         if item.endswith(b"\n"):
             self.lines += 1
+            if self.watch is not None:
+                self.watch.add(item)
         if _is_response(item):
             self.answered += 1
         return True
@@ -189,7 +249,7 @@ class _Session:
     def drain(self, limit: int = 100_000) -> None:
         """What is already read, without waiting (bounded: a flooding host cannot keep us here)."""
         for _ in range(limit):
-            if self.eof or not self.take(0.0):
+            if self.eof or self.halted or not self.take(0.0):
                 return
 
     # -- writing ---------------------------------------------------------------------------
@@ -197,6 +257,8 @@ class _Session:
     def send(self, step: Step) -> bool:
         """Write one step's commands; False when the host no longer reads its stdin."""
         self.drain()  # lines the host wrote before this step come first in the transcript
+        if self.halted:
+            return False
         data = b""
         for line in step.commands:
             data += json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
@@ -211,11 +273,16 @@ class _Session:
             self.lines += 1
             self.sent.append((self.lines, now))
         self.transcript.append(data)
+        if self.watch is not None:
+            for sent in data.split(b"\n")[:-1]:  # every command line ends in LF
+                self.watch.add(sent + b"\n")
         return True
 
     def await_answers(self) -> bool:
         """Wait for a response to every command sent; False (with findings) when one never came."""
         while self.answered < len(self.sent):
+            if self.halted:
+                return False
             at = self.sent[self.answered][1]
             until = min(at + self.response_timeout, self.deadline)
             if self.eof:
@@ -242,12 +309,18 @@ class _Session:
 
     # -- ending ----------------------------------------------------------------------------
 
+    def stop(self, reader: threading.Thread) -> int | None:
+        """The transcript already fails: kill the host (and its group) without reading more."""
+        self.proc.kill()
+        reader.join(GRACE_SECONDS)
+        return self.proc.popen.returncode
+
     def finish(
         self, reader: threading.Thread, timeout: float, expect_exit: int | None
     ) -> int | None:
         """Close stdin, read to the end, wait for the exit; kill the group if it does not come."""
         self.proc.close_stdin()
-        until = max(self.deadline, time.monotonic() + EXIT_GRACE)
+        until = max(self.deadline, time.monotonic() + self.exit_grace)
         while not self.eof and not self._flooded() and self.proc.popen.poll() is None:
             now = time.monotonic()
             if now >= until:
@@ -282,7 +355,7 @@ class _Session:
             return
         self.findings.append(_Finding(
             "run.timeout", None,
-            f"expected the host to exit within {timeout:g}s (at least {EXIT_GRACE:g}s after stdin "
+            f"expected the host to exit within {timeout:g}s (at least {self.exit_grace:g}s after stdin "
             "closed), found it still running; killed it and its process group",
             "a host exits when its stdin reaches end of input"))
 
@@ -308,6 +381,8 @@ def record(
     ignore: Iterable[str] = (),
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    stop_early: bool = False,
+    exit_grace: float = EXIT_GRACE,
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
@@ -317,8 +392,11 @@ def record(
     ``plan`` is the client's side (default :data:`DEFAULT_PLAN`; :func:`plan_from` turns a
     golden into one); ``commands`` is shorthand for a plan sending them one at a time.
     ``timeout`` bounds the whole conversation; ``response_timeout`` (default: ``timeout``)
-    bounds the wait for each response. The host always gets ``EXIT_GRACE`` seconds to exit
-    after stdin closes, so the worst case is about ``timeout + EXIT_GRACE + GRACE_SECONDS``.
+    bounds the wait for each response. The host always gets ``exit_grace`` seconds (default
+    ``EXIT_GRACE``) to exit after stdin closes, even past ``timeout``, so the worst case is about
+    ``timeout + exit_grace + GRACE_SECONDS``.
+    ``stop_early`` ends the conversation at the first line after which it cannot be conformant
+    (the module docstring says why the verdict is the same); the report then says where.
     """
     argv = list(argv)
     report = Report(wire=WIRE, strict=strict, source=" ".join(argv))
@@ -332,6 +410,9 @@ def record(
         return Conversation(report, b"")
     session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
                        max_line_bytes, max_output_bytes)
+    session.exit_grace = max(exit_grace, 0.0)
+    if stop_early:
+        session.watch = _Watch(strict, ignore, max_line_bytes)
     if plan is None and commands is not None:
         plan = tuple(Step((line,)) for line in commands)
     steps = tuple(plan) if plan is not None else DEFAULT_PLAN
@@ -341,7 +422,7 @@ def record(
         try:
             reader = session.start_reader()
             done = _converse(session, steps)
-            status = session.finish(reader, timeout, expect_exit)
+            status = session.stop(reader) if session.halted else session.finish(reader, timeout, expect_exit)
         except (KeyboardInterrupt, Exception) as exc:  # kill first, then judge what was seen
             stopped = exc
             proc.kill()
@@ -354,7 +435,7 @@ def record(
         internal(report, "reader and rule machines", exc)
     for finding in session.findings:
         out.emit(finding.rule, finding.line, None, finding.message, finding.hint)
-    if stopped is None:  # the conversation reached its end: these rules judged it
+    if stopped is None and not session.halted:  # the conversation reached its end: these rules judged it
         for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
             out.exercised(rule)
         if expect_exit is not None and status is not None:
@@ -362,6 +443,8 @@ def record(
     if session.sent:
         out.exercised("run.no-response")  # at least one command waited for its answer
     report.lines = max(report.lines, session.lines)
+    if session.watch is not None:
+        _stopped_early(report, session.watch)
     if isinstance(stopped, KeyboardInterrupt):
         interrupted(report, "the host")
     elif stopped is not None:
@@ -379,11 +462,30 @@ def record(
     return Conversation(report, transcript)
 
 
+def _stopped_early(report: Report, watch: _Watch) -> None:
+    """Say where an early stop ended the conversation; fail closed if the judge disagrees."""
+    if watch.fault is not None:
+        report.notes.append("conversation: the early stop was off (its line-by-line judge failed: "
+                            f"{type(watch.fault).__name__}), so the conversation ran to its end")
+        return
+    if watch.failed_at is None:
+        return
+    report.notes.append(
+        f"conversation: stopped at line {watch.failed_at}, where {', '.join(watch.rules())} made it "
+        "non-conformant (nothing later can undo that); the host was killed there, not asked to exit")
+    if report.conformant:  # cannot happen (the same judge, the same lines); never a pass if it does
+        internal(report, "live driver", RuntimeError(
+            f"the conversation was stopped early at line {watch.failed_at} for "
+            f"{', '.join(watch.rules())}, which the judgement of the transcript does not show"))
+
+
 def _converse(session: _Session, steps: Sequence[Step]) -> int:
     """Run the steps until one fails; the number of steps completed."""
     for done, step in enumerate(steps):
         if step.pause:
             _pause(session, step.pause)
+        if session.halted:
+            return done
         if session.eof:
             left = sum(len(s.commands) for s in steps[done:])
             session.findings.append(_Finding(
@@ -399,7 +501,7 @@ def _converse(session: _Session, steps: Sequence[Step]) -> int:
 def _pause(session: _Session, seconds: float) -> None:
     """Wait between steps, still moving lines (pushed events) into the transcript."""
     until = min(time.monotonic() + seconds, session.deadline)
-    while not session.eof and time.monotonic() < until:
+    while not session.eof and not session.halted and time.monotonic() < until:
         session.take(until)
 
 

@@ -10,11 +10,14 @@ quotes, backslashes, U+2028, ESC or astral characters, reused, and arbitrary tex
 LF.
 
 Every transcript is judged by the same reader and rule machines as ``milk-contract check
---wire subagent-stdio`` (plus the ``run.*`` rules only a live run has). The first
-non-conformant conversation is shrunk by hypothesis to the shortest conversation that still
-fails; the result carries its report, its transcript (replayable: ``check`` gives the same
-verdict, and ``contract.driver.plan_from`` turns it back into a plan) and the seed that finds
-it again.
+--wire subagent-stdio`` (plus the ``run.*`` rules only a live run has). A conversation ends at
+the first line that makes it non-conformant (``contract.driver.record(stop_early=True)``): the
+question each conversation answers is only "does it fail?", and after such a line it cannot
+pass, so waiting for more (a response the driver could not read as one, the host's exit) would
+only cost time. The first non-conformant conversation is shrunk by hypothesis to the shortest
+conversation that still fails; the result carries its report, its transcript (replayable:
+``check`` gives the same verdict, and ``contract.driver.plan_from`` turns it back into a plan)
+and the seed that finds it again.
 
 Bounds, all reported when reached: ``examples`` conversations at most while searching; each
 conversation within ``timeout`` (plus the driver's exit grace); each response within
@@ -47,11 +50,11 @@ DEFAULT_EXAMPLES = 30
 DEFAULT_TIMEOUT = 10.0  # one conversation; a conformant one takes well under a second
 DEFAULT_RESPONSE_TIMEOUT = 3.0  # a host answers in milliseconds; this covers start-up on a loaded machine
 DEFAULT_SHRINK_SECONDS = 60.0
-# While shrinking, a response gets less time: a host that never answers (a dropped command, a
-# mangled line the driver cannot read as a response) costs this per candidate instead of the
-# full response timeout: twice the longest whole conformant conversation seen (start-up
-# included), within these bounds. The shrunk conversation is then held once more with the full
-# timeouts, so a shorter wait never decides the verdict shown.
+# While shrinking, a response gets less time: a host that never answers (a dropped command)
+# costs this per candidate instead of the full response timeout: twice the longest whole
+# conformant conversation seen (start-up included), within these bounds. The shrunk
+# conversation is then held once more with the full timeouts, so a shorter wait never decides
+# the verdict shown.
 SHRINK_RESPONSE_TIMEOUT = (0.5, 1.5)
 MAX_SHRINK_RUNS = 200  # conversations spent shrinking, at most
 MAX_ID_LENGTH = 128  # $defs.command.id.maxLength (code points)
@@ -171,6 +174,15 @@ class FuzzResult:
         return self.plan is not None
 
 
+class _ShrinkSpent(BaseException):
+    """Ends hypothesis' search once the shrink budget is spent.
+
+    Returning "no failure" instead would not end it: hypothesis goes on proposing candidates,
+    hundreds of them at about 15 ms each, which cost more than shrinking fully. A BaseException
+    that is not an Exception leaves ``find`` at once (hypothesis neither shrinks nor retries it).
+    """
+
+
 class _Search:
     """The condition hypothesis searches with: hold the conversation, is it non-conformant?"""
 
@@ -198,6 +210,8 @@ class _Search:
         if key in self.verdicts:  # hypothesis asks again (its final replay): the same answer, no run
             return self.verdicts[key]
         verdict = self._hold(plan)
+        if self.shrink_cut:
+            raise _ShrinkSpent  # what was found so far stands (the smallest failure kept)
         if verdict is not None:
             self.verdicts[key] = verdict  # at most examples + MAX_SHRINK_RUNS entries
         return bool(verdict)
@@ -275,6 +289,7 @@ def fuzz_host(
     options: dict[str, Any] = {
         "timeout": timeout, "response_timeout": min(response_timeout, timeout), "strict": strict,
         "ignore": tuple(ignore), "max_line_bytes": max_line_bytes, "max_output_bytes": max_output_bytes,
+        "stop_early": True,
     }
     search = _Search(command_argv, options, examples, shrink_seconds)
     began = time.monotonic()
@@ -286,7 +301,7 @@ def fuzz_host(
     trouble: Exception | None = None
     try:
         answer = find(conversations(), search, settings=shape, random=random.Random(seed))
-    except NoSuchExample:
+    except (NoSuchExample, _ShrinkSpent):
         pass
     except Exception as exc:  # hypothesis gave up (flaky, unsatisfiable…): what was held still counts
         trouble = exc

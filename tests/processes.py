@@ -1,5 +1,7 @@
 """Watching the processes a test starts: which pids the harness spawned, and that none survive.
 
+Also :func:`zombie_children`: being a subreaper must not leave zombies in the test process.
+
 A live-run test spies on ``contract.harness.Process`` (wherever a module imported it) to learn the
 process group of each emitter or host it starts, and fails if any member of those groups is still
 alive (zombies excluded: they are dead, only not yet reaped) a short while after the test.
@@ -7,6 +9,7 @@ alive (zombies excluded: they are dead, only not yet reaped) a short while after
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,3 +52,18 @@ def spy_on_starts(monkeypatch: pytest.MonkeyPatch, *modules: Any) -> Iterator[li
     while any(group_members(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [p for pid in pids for p in group_members(pid)], "processes left behind"
+
+
+def zombie_children() -> list[str]:
+    """This process' children that are zombies (dead, never reaped), from /proc."""
+    me = str(os.getpid())
+    zombies = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] == "Z" and fields[1] == me:
+            zombies.append(entry.name)
+    return zombies

@@ -3,8 +3,9 @@
 The reference host passes the default budget (exit 0); each faulty host of tests/faulty_hosts/
 named after a capability of the fuzzer (long ids, ids with escapes, pipelined bursts, two
 commands in one read) fails it (exit 1) with a shrunk conversation and its seed printed. In the
-default (``dev``) profile shrinking gets a short budget and the reference host a third of the
-default budget; the ``ci`` profile uses the defaults, shrinks fully and checks that the
+default run each faulty host is searched with a fixed seed and a third of the default budget,
+shrinking gets half a second, and the reference host a sixth of the default budget; the deep
+run (``ci`` profile) uses the defaults and a random seed, shrinks fully and checks that the
 conversation shown is the shortest that fails. No process outlives a test.
 """
 
@@ -31,7 +32,10 @@ pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 HOSTS = Path(__file__).parent / "faulty_hosts"
 DEEP = deep()  # tests/depth.py
-SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 1.0
+SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 0.5
+# the default run: a fixed seed whose first conversations already hold every fault below (the
+# budget is a third of the default, so a change in generation that loses one still fails loudly)
+SEARCH = [] if DEEP else ["--seed", "1", "--examples", str(fuzz.DEFAULT_EXAMPLES // 3)]
 
 
 @pytest.fixture
@@ -45,8 +49,8 @@ def _host(name: str) -> list[str]:
 
 
 def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFixture[str]) -> None:
-    """The default budget in the ci profile; a third of it in the default run (time)."""
-    examples = fuzz.DEFAULT_EXAMPLES if DEEP else fuzz.DEFAULT_EXAMPLES // 3
+    """The default budget in the deep run; a sixth of it in the default run (time)."""
+    examples = fuzz.DEFAULT_EXAMPLES if DEEP else fuzz.DEFAULT_EXAMPLES // 6
     began = time.monotonic()
     code = cli.run(["fuzz", "--wire", "subagent-stdio", "--examples", str(examples)])
     elapsed = time.monotonic() - began
@@ -59,11 +63,20 @@ def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFix
     assert elapsed < examples * (fuzz.DEFAULT_TIMEOUT + 3)
 
 
+# drops_second's fault is an unanswered command: each time it shows, the response wait is waited
+# out (3 s by default, again when the shrunk conversation is held with the full timeouts). In the
+# default run its conversations get 1.5 s (--timeout), still hundreds of times what the host needs.
+FAST = {"drops_second": [] if DEEP else ["--timeout", "1.5"]}
+
+
 @pytest.mark.parametrize(
     ("host", "rules", "shrunk"),
     [
         ("truncates_ids", {"sa.response-correlation"}, (1, 1)),
-        ("drops_second", {"run.no-response"}, (1, 2)),
+        # a dropped command is never answered (run.no-response) or, when a later command of the
+        # burst is answered while it waits, answered out of order: a conversation stops at that
+        # first finding, so a shrink cut short (the default run's) may show either
+        ("drops_second", {"run.no-response", "sa.response-correlation"}, (1, 2)),
         # an unescaped backslash breaks the line (line.json) or, when it happens to form a valid
         # escape such as \u0041, changes the id that comes back (sa.response-correlation)
         ("misescapes_ids", {"line.json", "sa.response-correlation"}, (1, 1)),
@@ -76,7 +89,8 @@ def test_each_faulty_host_is_found_and_shrunk(
 ) -> None:
     began = time.monotonic()
     path = tmp_path / "failing.jsonl"
-    code = cli.run(["fuzz", "--wire", "subagent-stdio", "--shrink-seconds", str(SHRINK_SECONDS),
+    code = cli.run(["fuzz", "--wire", "subagent-stdio", *SEARCH, *FAST.get(host, []),
+                    "--shrink-seconds", str(SHRINK_SECONDS),
                     "--transcript", str(path), "--", *_host(host)])
     elapsed = time.monotonic() - began
     out = capsys.readouterr().out
@@ -129,9 +143,21 @@ def test_the_same_seed_finds_the_same_conversation_and_shrinks_it(monkeypatch: p
 
 def test_a_shrink_budget_that_runs_out_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(driver, "record", _FakeHost())
+    asked = 0
+    condition = fuzz._Search.__call__
+
+    def counted(self: fuzz._Search, plan: tuple[Step, ...]) -> bool:
+        nonlocal asked
+        asked += 1
+        return condition(self, plan)
+
+    monkeypatch.setattr(fuzz._Search, "__call__", counted)
     result = fuzz.fuzz_host(["host"], seed=11, shrink_seconds=1e-9)
     assert result.failed
     assert any("shrinking stopped at its budget" in note for note in result.report.notes)
+    # the search ends at the spent budget: hypothesis is not left proposing candidates (it
+    # would propose hundreds, at about 15 ms each, none of them held)
+    assert asked <= 2 * (result.examples + result.shrink_runs) + 2  # repeats are answered from a cache
 
 
 def test_a_host_that_always_passes_is_held_at_most_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,6 +32,7 @@ from contract.reader import Record
 from contract.report import Collector
 from contract.wires.stream_json import StreamRules
 from contract.wires.subagent_stdio import Correlation
+from tests.processes import zombie_children
 from tests.test_misbehaving_emitters import EMITTERS, HOSTS, SLACK, marker, survivors
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -128,7 +129,9 @@ def test_a_host_judge_that_raises_is_checker_internal(monkeypatch: pytest.Monkey
 
 @pytest.mark.parametrize("mode", ["exit", "hang"])
 def test_a_setsid_grandchild_is_killed_and_no_finding_is_lost(mode: str, marker: str, tmp_path: Path) -> None:
-    timeout = 3.0  # long enough for the emitter to start and write on a loaded machine
+    # long enough for the emitter to start, write and fork on a loaded machine (it takes about a
+    # tenth of a second idle)
+    timeout = 2.0
     pidfile = tmp_path / "grandchild"
     began = time.monotonic()
     report = run_stream([PY, str(EMITTERS / "setsid_child.py"), marker, str(pidfile), mode], timeout=timeout)
@@ -146,10 +149,15 @@ def test_a_setsid_grandchild_is_killed_and_no_finding_is_lost(mode: str, marker:
         assert report.exit_status == 0
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("script", ["hangs.py", "leaves_child.py", "closes_stdout.py"])
 def test_descendants_orphaned_to_us_are_reaped(script: str, marker: str) -> None:
     """As a subreaper we inherit the emitter's orphans: killed, they must not stay our zombies
-    (the autouse ``_no_zombies`` check; tests/test_parallel.py also asserts no children at all)."""
+    (the autouse ``_no_zombies`` check; tests/test_parallel.py also asserts no children at all).
+
+    Deep run only: in the default run the ``marker`` fixture makes the same zombie check after
+    tests/test_misbehaving_emitters.py runs these three emitters (test_cli_run_reports_a_hung_emitter
+    and the cases closes-stdout-keeps-running and leaves-child-holding-stdout)."""
     report = run_stream([PY, str(EMITTERS / script), marker], timeout=1.0)
     assert report.exit_status is not None
 
@@ -164,14 +172,30 @@ def test_every_process_of_a_run_carries_its_token() -> None:
 # -- Ctrl-C ---------------------------------------------------------------------------------
 
 
+SLEEPER = b"import time; time.sleep(120)"  # the code the emitters' setsid grandchildren run
+
+
+def _grandchild(marker: str) -> bool:
+    """The setsid grandchild carrying ``marker`` runs (so its parent wrote what it writes first)."""
+    for pid in survivors(marker):
+        try:
+            if SLEEPER in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def _await_marker(marker: str, proc: subprocess.Popen[bytes], seconds: float = 30.0) -> None:
-    """Until a descendant carrying ``marker`` runs (the CLI's own argv carries it too: not that one)."""
+    """Until the emitter's setsid grandchild runs, then a moment for the CLI to judge the lines
+    the emitter wrote before starting it (they are in the pipe already: reading and judging
+    three lines takes milliseconds, half a second covers a loaded machine's scheduling)."""
     until = time.monotonic() + seconds
-    while not set(survivors(marker)) - {proc.pid}:
+    while not _grandchild(marker):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < until, "the emitter never started its child"
-        time.sleep(0.05)
-    time.sleep(1.0)  # let the reader judge what was written before the child started
+        time.sleep(0.02)
+    time.sleep(0.5)
 
 
 def _interrupt(args: list[str], marker: str, prefix: list[str] | None = None) -> tuple[int, str, str, float]:
@@ -215,33 +239,45 @@ def test_ctrl_c_during_a_subagent_run(marker: str) -> None:
     assert not survivors(marker)
 
 
-def _ctrl_c_in(seconds: float) -> threading.Timer:
-    timer = threading.Timer(seconds, _thread.interrupt_main)
-    timer.start()
-    return timer
+def _ctrl_c_when(ready: Callable[[], bool], seconds: float = 30.0) -> threading.Thread:
+    """Ctrl-C in the main thread as soon as ``ready()`` (or after ``seconds``, to stay bounded)."""
+    def wait() -> None:
+        until = time.monotonic() + seconds
+        while not ready() and time.monotonic() < until:
+            time.sleep(0.02)
+        _thread.interrupt_main()
+
+    thread = threading.Thread(target=wait, daemon=True)
+    thread.start()
+    return thread
 
 
-def test_ctrl_c_in_a_library_call_raises_interrupted_with_the_report(marker: str, tmp_path: Path) -> None:
+def test_ctrl_c_in_a_library_call_raises_interrupted_with_the_report(
+        marker: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A library caller (or pytest) still sees a KeyboardInterrupt, and can read what was seen."""
-    timer = _ctrl_c_in(2.0)
-    try:
-        with pytest.raises(Interrupted) as caught:
-            run_stream([PY, str(EMITTERS / "setsid_child.py"), marker, str(tmp_path / "pid"), "hang"],
-                       timeout=60)
-    finally:
-        timer.cancel()
+    judged = threading.Event()  # the judge has fed line 3 (the repeated seq)
+    feed = StreamRules.feed
+
+    def spy(self: StreamRules, record: Record, out: Collector) -> None:
+        feed(self, record, out)
+        if record.line >= 3:
+            judged.set()
+
+    monkeypatch.setattr(StreamRules, "feed", spy)
+    ctrl_c = _ctrl_c_when(lambda: judged.is_set() and _grandchild(marker))
+    with pytest.raises(Interrupted) as caught:
+        run_stream([PY, str(EMITTERS / "setsid_child.py"), marker, str(tmp_path / "pid"), "hang"], timeout=60)
+    ctrl_c.join()
     assert isinstance(caught.value, KeyboardInterrupt)
     assert {"run.interrupted", "sj.seq"} <= caught.value.report.rules()
     assert not caught.value.report.conformant
 
 
 def test_ctrl_c_in_a_library_conversation_raises_interrupted(marker: str) -> None:
-    timer = _ctrl_c_in(2.0)
-    try:
-        with pytest.raises(Interrupted) as caught:
-            converse([PY, str(HOSTS / "hangs_marked.py"), marker], timeout=60)
-    finally:
-        timer.cancel()
+    ctrl_c = _ctrl_c_when(lambda: _grandchild(marker))
+    with pytest.raises(Interrupted) as caught:
+        converse([PY, str(HOSTS / "hangs_marked.py"), marker], timeout=60)
+    ctrl_c.join()
     assert "run.interrupted" in caught.value.report.rules()
 
 
@@ -321,14 +357,5 @@ def test_ctrl_c_mid_record(marker: str, tmp_path: Path) -> None:
 def _no_zombies() -> Iterator[None]:
     """Being a subreaper must not leave zombies in the test process."""
     yield
-    me = str(os.getpid())
-    zombies = []
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text()
-        except (OSError, ValueError):
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if fields[0] == "Z" and fields[1] == me:
-            zombies.append(entry.name)
+    zombies = zombie_children()
     assert not zombies, f"zombie children left: {zombies}"

@@ -27,6 +27,7 @@ from contract.driver import EXIT_GRACE, Step, command, converse
 from contract.harness import GRACE_SECONDS, run_stream
 from contract.report import Report
 from contract.reporters import render_json, render_text
+from tests.processes import zombie_children
 from tests.test_hostile import check_process
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -59,15 +60,18 @@ def _host(**options: Any) -> Callable[[list[str]], Report]:
     return lambda argv: converse(argv, **options)
 
 
-HUNG = 1.0
+HUNG = 1.0  # an emitter that hangs must have started and written its stderr line by then
+# a host that never reads and never exits: killed after its timeout and a short exit grace
+# (the driver's default, EXIT_GRACE, is for hosts that do exit), by when it has started and
+# written its stderr line
+HOST_HUNG = 0.8
+HOST_GRACE = 0.1
 KILL_MARGIN = GRACE_SECONDS + SLACK
 HOST_MARGIN = EXIT_GRACE + GRACE_SECONDS + SLACK
 BIG_STEP = (Step(tuple(command("c" * 1000 + str(i)) for i in range(200))),)  # 200 KB: over a pipe's 64 KiB
 
 CASES: tuple[Misbehaviour, ...] = (
-    Misbehaviour("hangs", EMITTERS / "hangs.py", _stream(timeout=HUNG),
-                 frozenset({"run.timeout", "sj.result-last"}), "wrote init, now hanging", HUNG + KILL_MARGIN,
-                 exit_status=-9),
+    # hangs.py: test_cli_run_reports_a_hung_emitter (the same run through the CLI)
     Misbehaviour("exits-early", EMITTERS / "exits_early.py", _stream(timeout=20),
                  frozenset({"run.exit-status", "sj.result-last"}), "giving up before the result", SLACK,
                  exit_status=3),
@@ -79,9 +83,7 @@ CASES: tuple[Misbehaviour, ...] = (
                  args=("SEGV",), exit_status=-11),
     Misbehaviour("floods-with-limit", EMITTERS / "floods.py", _stream(timeout=20, max_output_bytes=MiB),
                  frozenset({"run.output-limit"}), "flooding stdout", SLACK, absent=frozenset({"run.timeout"})),
-    Misbehaviour("floods-without-limit", EMITTERS / "floods.py", _stream(timeout=HUNG),
-                 frozenset({"run.timeout"}), "flooding stdout", HUNG + KILL_MARGIN,
-                 absent=frozenset({"run.output-limit"})),
+    # floods without a limit: test_flood_without_limit_keeps_the_checker_small (the same run, measured)
     Misbehaviour("writes-after-result", EMITTERS / "writes_after_result.py", _stream(timeout=20),
                  frozenset({"sj.result-last"}), "wrote a line after the result", SLACK, exit_status=0,
                  absent=frozenset({"run.exit-status"})),
@@ -92,10 +94,11 @@ CASES: tuple[Misbehaviour, ...] = (
                  absent=frozenset({"run.timeout"})),
     Misbehaviour("megabytes-of-stderr", EMITTERS / "huge_stderr.py", _stream(timeout=20),
                  frozenset(), "done with the noise", SLACK, exit_status=0),
-    Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py", _host(timeout=HUNG),
-                 frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HUNG + HOST_MARGIN),
-    Misbehaviour("host-never-reads-a-big-step", HOSTS / "never_reads.py", _host(timeout=HUNG, plan=BIG_STEP),
-                 frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HUNG + HOST_MARGIN),
+    Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py", _host(timeout=HOST_HUNG, exit_grace=HOST_GRACE),
+                 frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HOST_HUNG + HOST_MARGIN),
+    Misbehaviour("host-never-reads-a-big-step", HOSTS / "never_reads.py",
+                 _host(timeout=HOST_HUNG, plan=BIG_STEP, exit_grace=HOST_GRACE),
+                 frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HOST_HUNG + HOST_MARGIN),
     # no output limit in reach: on a fast machine 64 MiB came before the timeout (run.output-limit,
     # the next case), which made this case's run.timeout depend on the machine's speed
     Misbehaviour("host-endless-line", HOSTS / "endless_line.py",
@@ -128,7 +131,8 @@ def survivors(marker: str) -> list[int]:
 
 @pytest.fixture
 def marker() -> Iterator[str]:
-    """A unique argv token for one run; afterwards no process may still carry it."""
+    """A unique argv token for one run; afterwards no process may still carry it, and no child
+    of this process may be left a zombie."""
     token = f"milk-faulty-{uuid.uuid4().hex}"
     yield token
     deadline = time.monotonic() + 1.0  # SIGKILL is asynchronous: give the kernel a moment
@@ -138,6 +142,8 @@ def marker() -> Iterator[str]:
     for pid in left:  # never leak into the rest of the run, even when failing
         os.kill(pid, 9)
     assert not left, f"processes left behind: {left}"
+    # as a subreaper the harness inherits the emitter's orphans: killed, none may stay our zombie
+    assert not zombie_children(), f"zombie children left: {zombie_children()}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -163,13 +169,16 @@ def test_signal_is_named_in_the_report(marker: str) -> None:
 
 
 def test_cli_run_reports_a_hung_emitter(marker: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The misbehaviour "hangs" (a case of its own before), checked through the CLI's JSON."""
     began = time.monotonic()
     code = cli.run(["run", "--timeout", str(HUNG), "--format", "json", "--",
                     sys.executable, str(EMITTERS / "hangs.py"), marker])
     assert time.monotonic() - began < HUNG + KILL_MARGIN
     report = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert "run.timeout" in report["counts"]
+    assert {"run.timeout", "sj.result-last"} <= set(report["counts"])
+    assert not report["conformant"]
+    assert report["exit_status"] == -9
     assert "wrote init, now hanging" in report["stderr"]
 
 
@@ -183,11 +192,16 @@ def test_cli_run_max_output_bytes_stops_a_flood(marker: str, capsys: pytest.Capt
 
 
 def test_flood_without_limit_keeps_the_checker_small(marker: str, tmp_path: Path) -> None:
-    """Memory: the live checker streams what it reads, however much the emitter writes."""
+    """Memory: the live checker streams what it reads, however much the emitter writes.
+
+    Also the misbehaviour "floods without a limit" (a case of its own before): a timeout, no
+    output limit, and the emitter's stderr in the report."""
     outcome = check_process(["run", "--timeout", "1", "--", sys.executable, str(EMITTERS / "floods.py"), marker],
                             stdin=None, timeout=1 + KILL_MARGIN + 5, scratch=tmp_path)
     assert not outcome.timed_out
     assert outcome.code == 1
     assert "Traceback" not in outcome.stderr
     assert " run.timeout [MUST]" in outcome.stdout
+    assert " run.output-limit [MUST]" not in outcome.stdout  # the default limit is not reached in a second
+    assert "faulty-emitter floods: flooding stdout" in outcome.stdout  # its stderr, in the report
     assert outcome.max_rss_mib < 300, f"peak RSS {outcome.max_rss_mib:.0f} MiB"

@@ -1,7 +1,8 @@
 """The pre-commit hook (.pre-commit-hooks.yaml) through ``pre-commit try-repo``, offline.
 
 try-repo clones this checkout (with its uncommitted changes) and runs the hook on a scratch git
-repository: it passes on the goldens and fails on a broken transcript. The hook is
+repository holding the goldens and one broken transcript: it fails, naming the broken one, and
+finds every golden conformant (one try-repo, which clones the checkout, instead of two). The hook is
 ``language: system``, so it runs the ``milk-contract`` of this virtualenv (put first on PATH)
 and needs no package index. Skipped where git or pre-commit is missing (pre-commit is a test
 extra: only this test uses it).
@@ -52,18 +53,22 @@ def test_hook_passes_on_the_goldens_and_fails_on_a_broken_transcript(tmp_path: P
     repo = tmp_path / "repo"
     shutil.copytree(GOLDENS, repo / "goldens", ignore=shutil.ignore_patterns("*.meta.json"))
     (repo / "README.txt").write_text("not a transcript: the hook must not see it\n")
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    passed = _try_repo(pre_commit, repo, tmp_path / "home")
-    assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert "Passed" in passed.stdout
-
     hello = (GOLDENS / "stream-json" / "hello.jsonl").read_text().splitlines(keepends=True)
     (repo / "captures").mkdir()
     (repo / "captures" / "broken.jsonl").write_text("".join(hello[1:]))  # no system/init first
+    _git(repo, "init", "-q")
     _git(repo, "add", ".")
     failed = _try_repo(pre_commit, repo, tmp_path / "home")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "Failed" in failed.stdout
     assert "captures/broken.jsonl: NOT conformant" in failed.stdout
     assert "sj.init-first" in failed.stdout
+    # the near miss, in the same run: every golden passes (wire detected per file), and only
+    # *.jsonl files are handed to the hook
+    goldens = sorted(p.relative_to(repo).as_posix() for p in (repo / "goldens").rglob("*.jsonl"))
+    assert goldens
+    for golden in goldens:
+        assert f"{golden}: conformant" in failed.stdout, golden
+    assert failed.stdout.count(": NOT conformant") == 1, failed.stdout
+    assert f"{len(goldens) + 1} files: {len(goldens)} conformant, 1 NOT conformant" in failed.stdout
+    assert "README.txt" not in failed.stdout

@@ -8,7 +8,8 @@
   optional field changes exactly the lines that carry it, and the metas name the emitter with
   no absolute path.
 - An emitter that cannot start, hangs or crashes: one line, exit 2, under ``--dry-run`` too;
-  never "line None" or "at -".
+  never "line None" or "at -". These call the verb in this process (``contract.cli.run``): what
+  they prove is the verb's, and the installed-copy and checkout tests above run it end to end.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from contract import recording
+from contract import cli, recording
 from contract.goldens import goldens_dir
 from tests.project_copy import ROOT, copy_project, git
 
@@ -172,6 +173,17 @@ def test_a_merge_that_would_not_be_sound_writes_the_run_itself() -> None:
 
 HANG = "import time; time.sleep(60)"
 CRASH = "import sys; sys.stderr.write('boom\\n'); sys.exit(3)"
+# the hanging emitter writes nothing, so a short timeout loses no output: it only has to pass
+TIMEOUT = "0.5"
+
+
+def _record(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+            cwd: Path) -> tuple[int, str, str]:
+    """``milk-contract record ARGS`` run in this process from ``cwd``: exit code, stdout, stderr."""
+    monkeypatch.chdir(cwd)
+    code = cli.run(["record", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 @pytest.mark.parametrize("dry", [False, True], ids=["record", "dry-run"])
@@ -180,29 +192,34 @@ CRASH = "import sys; sys.stderr.write('boom\\n'); sys.exit(3)"
     ([PY, "-c", HANG], "run.timeout"),
     ([PY, "-c", CRASH], "run.exit-status"),
 ], ids=["cannot-start", "hangs", "crashes"])
-def test_harness_failure_is_one_line_and_exit_2(emitter: list[str], rule: str, dry: bool, tmp_path: Path) -> None:
+def test_harness_failure_is_one_line_and_exit_2(emitter: list[str], rule: str, dry: bool, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "goldens"
     shutil.copytree(goldens_dir(), folder)
     before = _tree(folder)
-    done = _cli("record", "--goldens", str(folder), "--wire", "stream-json", "--scenario", "hello",
-                "--timeout", "2", *(["--dry-run"] if dry else []), "--", *emitter, cwd=tmp_path, pythonpath=ROOT)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert done.stderr.count("\n") == 1, done.stderr
-    assert rule in done.stderr
-    assert "golden kept" in done.stderr
-    assert done.stdout == ""  # no diff was reported
+    code, out, err = _record(["--goldens", str(folder), "--wire", "stream-json", "--scenario", "hello",
+                              "--timeout", TIMEOUT, *(["--dry-run"] if dry else []), "--", *emitter],
+                             capsys, monkeypatch, tmp_path)
+    assert code == 2, out + err
+    assert err.count("\n") == 1, err
+    assert rule in err
+    assert "golden kept" in err
+    assert out == ""  # no diff was reported
     for noise in ("line None", "at -", "Traceback", "missing line"):
-        assert noise not in done.stdout + done.stderr
+        assert noise not in out + err
     assert _tree(folder) == before
 
 
-def test_a_real_finding_is_still_a_finding(tmp_path: Path) -> None:
+def test_a_real_finding_is_still_a_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Near miss: an emitter that ran and dropped a field is a diff (exit 1), not a harness error."""
     folder = tmp_path / "goldens"
     shutil.copytree(goldens_dir(), folder)
-    done = _cli("record", "--goldens", str(folder), "--wire", "stream-json", "--scenario", "hello", "--dry-run",
-                "--", PY, str(EMITTERS / "drop_result_field.py"), "num_turns", cwd=tmp_path, pythonpath=ROOT)
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "would change" in done.stdout
-    assert "/num_turns" in done.stdout
-    assert done.stderr == ""
+    code, out, err = _record(["--goldens", str(folder), "--wire", "stream-json", "--scenario", "hello", "--dry-run",
+                              "--", PY, str(EMITTERS / "drop_result_field.py"), "num_turns"],
+                             capsys, monkeypatch, tmp_path)
+    assert code == 1, out + err
+    assert "would change" in out
+    assert "/num_turns" in out
+    assert err == ""

@@ -69,12 +69,12 @@ def test_transcript_holds_both_directions_in_order(started: list[int]) -> None:
 @pytest.mark.parametrize(
     ("host", "rules", "timeout"),
     [
-        ("silent", {"run.no-response"}, 1.0),
+        # silent and hangs: test_silent_host_is_reported_on_the_unanswered_command_line and
+        # test_hung_host_and_its_child_are_killed (one run each, both checks)
         ("wrong_id", {"sa.response-correlation"}, 10.0),
         ("unadvertised_events", {"sa.events-capability"}, 10.0),
         ("banner", {"line.json"}, 10.0),
         ("dies", {"run.no-response", "run.exit-status"}, 10.0),
-        ("hangs", {"run.timeout"}, 1.0),
     ],
 )
 def test_faulty_host_is_named_in_bounded_time(
@@ -89,7 +89,11 @@ def test_faulty_host_is_named_in_bounded_time(
 
 
 def test_silent_host_is_reported_on_the_unanswered_command_line(started: list[int]) -> None:
-    report = converse(_host("silent"), timeout=1.0)
+    timeout = 0.3  # nothing is expected from it but its exit, which has its own grace (EXIT_GRACE)
+    began = time.monotonic()
+    report = converse(_host("silent"), timeout=timeout)
+    assert time.monotonic() - began < timeout + EXIT_GRACE + GRACE_SECONDS + SLACK
+    assert not report.conformant
     [finding] = [v for v in report.violations if v.rule == "run.no-response"]
     assert finding.line == 1
     assert "expected a response to the command on line 1" in finding.message
@@ -97,7 +101,13 @@ def test_silent_host_is_reported_on_the_unanswered_command_line(started: list[in
 
 
 def test_hung_host_and_its_child_are_killed(started: list[int]) -> None:
-    report = converse(_host("hangs"), timeout=1.0)
+    # its child's pid is written on stderr before it answers, so by the time the conversation
+    # ends (and the grace after it) it is there to read
+    timeout = 0.5
+    began = time.monotonic()
+    report = converse(_host("hangs"), timeout=timeout, exit_grace=0.1)
+    assert time.monotonic() - began < timeout + EXIT_GRACE + GRACE_SECONDS + SLACK
+    assert not report.conformant
     assert "run.timeout" in report.rules()
     child = int(report.stderr.split("child ", 1)[1].split()[0])
     deadline = time.monotonic() + 2.0
@@ -128,7 +138,7 @@ def test_host_pushing_events_forever_still_times_out(started: list[int]) -> None
              "    sys.stdout.flush()\n"
              "    time.sleep(0.01)\n")
     began = time.monotonic()
-    report = converse([sys.executable, "-c", flood], timeout=0.5)
+    report = converse([sys.executable, "-c", flood], timeout=0.5, exit_grace=0.1)
     assert {"run.no-response", "run.timeout"} <= report.rules()
     assert time.monotonic() - began < 0.5 + EXIT_GRACE + GRACE_SECONDS + SLACK
 
@@ -194,3 +204,80 @@ def test_commands_shorthand_sends_each_alone(started: list[int]) -> None:
     report = converse(default_command("subagent-stdio"), timeout=10, commands=two)
     assert report.conformant
     assert "sent 2 of 2 commands in 2 of 2 steps" in report.notes[-1]
+
+
+# -- stop_early: the fuzzer's conversations end at their first failing line ---------------------
+
+
+def test_an_early_stop_ends_at_the_first_failing_line(started: list[int]) -> None:
+    # the mis-escaping host answers 'a\' with a line that is not JSON: the driver cannot read it
+    # as a response, so without the early stop it would wait out the whole response timeout
+    plan = (Step((command("ok"),)), Step((command("a\\"), command("b"))), Step((command("c"),)))
+    began = time.monotonic()
+    live = record(_host("misescapes_ids"), timeout=60, plan=plan, stop_early=True)
+    assert time.monotonic() - began < 60 / 2  # neither the response wait nor the exit was waited out
+    lines = live.transcript.split(b"\n")[:-1]
+    [broken] = [v for v in live.report.violations if v.rule == "line.json"]
+    assert broken.line == len(lines)  # the transcript ends at the failing line
+    assert lines[-1].startswith(b'{"id":"a\\"')
+    # the verdict is check's on the transcript read (no run.* finding: nothing was waited out)
+    assert contract.check(live.transcript, wire="subagent-stdio").counts == live.report.counts
+    assert f"stopped at line {len(lines)}, where line.json made it non-conformant" in " ".join(live.report.notes)
+    assert "sent 3 of 4 commands" in live.report.notes[-1]
+    assert "run.exit-status" not in live.report.exercised  # the host was killed, its exit never judged
+
+
+@pytest.mark.parametrize(("ignore", "stopped"), [((), True), (("sa.response-correlation",), False)])
+def test_an_early_stop_obeys_ignore(started: list[int], ignore: tuple[str, ...], stopped: bool) -> None:
+    live = record(_host("wrong_id"), timeout=10, stop_early=True, ignore=ignore)
+    notes = " ".join(live.report.notes)
+    if stopped:  # the first wrong id, on line 2, fails the conversation
+        assert "stopped at line 2, where sa.response-correlation" in notes
+        assert "sent 1 of 7 commands" in notes
+        assert not live.report.conformant
+    else:  # near miss: an ignored finding cannot fail it, so it runs to its end and exits
+        assert "stopped at" not in notes
+        assert "sent 7 of 7 commands" in notes
+        assert live.report.conformant, live.report.violations
+        assert live.report.exit_status == 0
+        assert "run.exit-status" in live.report.exercised
+
+
+def test_an_early_stop_lets_a_conformant_conversation_end_as_usual(started: list[int]) -> None:
+    live = record(default_command("subagent-stdio"), timeout=10, stop_early=True, strict=True)
+    assert live.report.conformant, live.report.violations
+    assert not live.report.counts
+    assert live.report.exit_status == 0
+    assert "stopped at" not in " ".join(live.report.notes)
+    assert contract.check(live.transcript, wire="subagent-stdio", strict=True).conformant
+
+
+def test_an_early_stop_the_judge_does_not_confirm_is_checker_internal(
+    started: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fail closed: a line-by-line judge that stops a conformant conversation must not yield a pass
+    add = driver._Watch.add
+
+    def wrong(self: driver._Watch, line: bytes) -> None:
+        add(self, line)
+        if self.lines == 2:
+            self.failed_at = 2
+
+    monkeypatch.setattr(driver._Watch, "add", wrong)
+    live = record(default_command("subagent-stdio"), timeout=10, stop_early=True)
+    assert not live.report.conformant
+    [fault] = [v for v in live.report.violations if v.rule == "checker.internal"]
+    assert "stopped early at line 2" in fault.message
+
+
+def test_a_fault_in_the_early_stop_only_turns_it_off(started: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: object, **__: object) -> Iterator[object]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(driver, "frame", broken)  # the line-by-line judge's reader only
+    live = record(_host("wrong_id"), timeout=10, stop_early=True)
+    notes = " ".join(live.report.notes)
+    assert "the early stop was off" in notes
+    assert "sent 7 of 7 commands" in notes  # the conversation ran to its end
+    assert live.report.counts["sa.response-correlation"] == 7  # judged as usual
+    assert "checker.internal" not in live.report.counts

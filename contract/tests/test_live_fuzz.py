@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import pytest
 
-from contract.fuzz import DEFAULT_EXAMPLES, describe, fuzz_host
 from contract.goldens import Golden, all_scenarios
 from contract.reporters import render_text
 from contract.scenarios import emitter_argv, scenario_env
@@ -27,6 +26,10 @@ HOST_SCENARIO = next(g for g in all_scenarios() if g.descriptor.live is Live.CON
 
 
 def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: ContractSession) -> None:
+    # imported here: hypothesis (which contract.fuzz needs) takes about a second to import, and a
+    # provoke-only run need not pay for it
+    from contract.fuzz import DEFAULT_EXAMPLES, describe, fuzz_host
+
     examples = pytestconfig.getoption("--contract-fuzz")
     if examples is None:
         examples = DEFAULT_EXAMPLES if contract_session.emitter else 0
