@@ -24,7 +24,6 @@ segments.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from typing import Any
 
@@ -74,9 +73,14 @@ class Normalizer:
         self.number = 0
 
     def line(self, value: Any) -> Any:
-        """A normalized deep copy of the next line's value."""
+        """A normalized copy of the next line's value.
+
+        A copy without ``copy.deepcopy``: ``_visit`` builds every dict and list anew and the
+        leaves a parser gives (str, int, float, bool, None, Decimal) are immutable, so the result
+        shares nothing the caller could change.
+        """
         self.number += 1
-        return self._visit(copy.deepcopy(value), ())
+        return self._visit(value, ())
 
     def _visit(self, value: Any, path: tuple[Segment, ...]) -> Any:
         if path:
