@@ -126,3 +126,39 @@ def test_the_plugin_loads_lazily() -> None:
     loaded = set(done.stdout.split())
     assert "contract.plugin" in loaded  # the probe ran
     assert loaded.isdisjoint({"contract.checker", "contract.goldens", "contract.scenarios", "deepdiff"}), loaded
+
+
+# What each verb may load: the CLI imports a verb's machinery when the verb runs, so `check` (every
+# pre-commit hook run, every CI step) pays for the checker and nothing else (contract/cli.py).
+_PROBE = ("import sys, contract.cli; code = contract.cli.run(sys.argv[1:]); "
+          "print(code, ' '.join(sorted(m for m in sys.modules if m.startswith(('contract', 'hypothesis', "
+          "'deepdiff', 'jsonschema', 'multiprocessing', 'concurrent', 'importlib.metadata')))), file=sys.stderr)")
+NEVER_FOR_CHECK = {"hypothesis", "deepdiff", "jsonschema", "multiprocessing", "concurrent.futures",
+                   "importlib.metadata", "contract.evolve", "contract.surface", "contract.classify",
+                   "contract.gate", "contract.baseline", "contract.harness", "contract.driver", "contract.fuzz",
+                   "contract.provoke", "contract.strategies", "contract.goldens", "contract.recording",
+                   "contract.scenarios"}
+
+
+def _loaded_by(*argv: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, timeout=60,
+                          check=False, cwd=ROOT)
+    code, *loaded = done.stderr.splitlines()[-1].split()
+    assert code in ("0", "1"), done.stderr
+    return set(loaded)
+
+
+@pytest.mark.process
+def test_each_verb_loads_only_what_it_needs() -> None:
+    """`check` loads the checker but no differ, surface, evolve, live harness, hypothesis or
+    process pool; `--help` not even the checker. The near miss: `diff` does load the differ, so
+    the probe sees lazy imports happen."""
+    golden = str(ROOT / "goldens" / "stream-json" / "hello.jsonl")
+    loaded = _loaded_by("check", golden)
+    assert "contract.checker" in loaded  # the probe ran the verb
+    assert loaded.isdisjoint(NEVER_FOR_CHECK), sorted(loaded & NEVER_FOR_CHECK)
+    helped = _loaded_by("--help")
+    assert "contract.cli" in helped
+    assert helped.isdisjoint({"contract.checker", "contract.reporters", "contract.ci_reports", *NEVER_FOR_CHECK})
+    schema = str(ROOT / "schemas" / "stream-json.schema.json")
+    assert {"contract.classify", "contract.surface"} <= _loaded_by("diff", schema, schema)
