@@ -144,9 +144,8 @@ def write_json(report: Report, stream: TextIO) -> None:
     The document is what ``json.dumps(report.to_json(), indent=2)`` would give, except that
     unsafe characters are escaped (``textsafe.json_safe``).
     """
-    head = report.to_json()
-    head.pop("violations")
-    body = json.dumps(head, ensure_ascii=False, indent=2)
+    # the header alone: to_json() would build every violation's dict only for it to be dropped
+    body = json.dumps(report.header_json(), ensure_ascii=False, indent=2)
     stream.write(textsafe.json_safe(body[:-2]))  # without the closing "\n}"
     if not report.violations:
         stream.write(',\n  "violations": []\n}\n')
