@@ -1,8 +1,9 @@
 """The parallel checker (contract.parallel) gives the very report of the serial one.
 
 Every golden, the foreign corpus (when present), the rule cases (a deterministic sample in the
-default run, every one in the deep run: tests/depth.py) and generated large inputs are checked
-with ``jobs=1`` and ``jobs=2`` (forced, whatever the size) and their JSON reports compared whole:
+default run, every one in the deep run: tests/depth.py, which also takes every combination of
+wire choice and options) and generated large inputs are checked with ``jobs=1`` and ``jobs=2``
+(forced, whatever the size) and their JSON reports compared whole:
 findings, order, counts, notes. A worker that dies falls back to one process with the same
 report, and leaves no process behind.
 """
@@ -22,7 +23,7 @@ from contract import parallel
 from contract.checker import check
 from contract.resources import data_dir
 from tests.casefiles import all_cases
-from tests.depth import sample
+from tests.depth import deep, sample
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -61,17 +62,23 @@ def _inputs() -> Iterator[tuple[str, str, bytes]]:
         yield f"foreign {path.parent.name}/{path.name}", "auto", path.read_bytes()
 
 
+OPTIONS: tuple[dict[str, Any], ...] = ({"max_line_bytes": 4096}, {"strict": True, "ignore": ["sj.seq"]})
+
+
 def test_every_case_golden_and_foreign_file_same_report(tmp_path: Path) -> None:
     path = tmp_path / "input.jsonl"
     checked = 0
-    for name, wire, data in _inputs():
+    for number, (name, wire, data) in enumerate(_inputs()):
         path.write_bytes(data)
-        for each in (wire, "auto"):
+        # the deep run: both options with the named wire and with auto; the default run: each input
+        # under both wire choices, with the options alternating from input to input
+        grid = [(each, options) for each in (wire, "auto") for options in OPTIONS] if deep() else \
+            [(wire, OPTIONS[number % 2]), ("auto", OPTIONS[(number + 1) % 2])]
+        for each, options in grid:
             try:
-                _same(path, each, max_line_bytes=4096)
-                _same(path, each, strict=True, ignore=["sj.seq"])
+                _same(path, each, **options)
             except AssertionError:
-                pytest.fail(f"serial and parallel reports differ on {name} ({each})")
+                pytest.fail(f"serial and parallel reports differ on {name} ({each}, {options})")
         checked += 1
     assert checked > len(sample(all_cases(), CASE_EVERY))  # the sampled cases, then the goldens
 
