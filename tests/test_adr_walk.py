@@ -7,11 +7,11 @@ refused with nothing written, accepted once accepted-breaks.json names it with i
 again (the surface gate, which evolve runs; the deep run also runs the suite once more). The
 repository's own schemas are never touched: everything happens in the copy.
 
-The walk runs the suite, the first evolve and the scenario as processes in the copy, as a person
-would (the scenario must check its transcript against the copy's evolved schema, which only the
-copy's own package reads). The steps that read the copy only through ``--root`` (the later
-evolves, and the refusals below) call ``cli.run`` in this process: the same code, without a
-process start each.
+The walk runs the suite and the scenario as processes in the copy, as a person would: the
+scenario must check its transcript against the copy's evolved schema, which only the copy's own
+package reads, and it finds the checkout by itself (no --root), end to end. The evolves and the
+refusals below read the copy only through ``--root``: they call ``cli.run`` in this process, the
+same code without a process start each (the surface-gate run evolve starts is a process still).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_the_adr_walk_through(copy: Path, capsys: pytest.CaptureFixture[str]) ->
     git(copy, "checkout", "--", ".")
 
     # 1. the ADR's new schema, taken in: additive, one step
-    out = _ok(run_in(copy, "-m", "contract", "evolve", "--wire", "stream-json", str(new), "--adr", "ADR-0101"))
+    out = _ok(_cli(capsys, copy, "evolve", "--wire", "stream-json", str(new), "--adr", "ADR-0101"))
     assert "additive  cost_center: new optional field" in out
     assert (copy / SCHEMA).read_bytes() == new.read_bytes()
     pins = json.loads((copy / "schemas" / "pins.json").read_text(encoding="utf-8"))

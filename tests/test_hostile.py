@@ -39,9 +39,10 @@ ALSO_SUBPROCESS = {"empty", "random-binary", "deep-array-top-level", "huge-integ
 DEFAULT_SUBPROCESS = {"cut-mid-line", "deep-run-tree-invalid"}
 # Big cases run only here: each on every wire it names in the deep run; in the default run one of
 # each kind of bulk on its first wire (deep-lines-many and huge-line-over-limit take
-# subagent-stdio). Nesting past the limit stays in the default run as deep-in-tool-input and
-# deep-lines-many here, and deep-array-top-level and deep-unclosed in process.
-DEEP_ONLY_BIG = {"deep-object-top-level"}
+# subagent-stdio). Nesting past the limit stays in the default run as deep-lines-many here, and
+# deep-array-top-level and deep-unclosed in process; wide objects as hundred-thousand-keys-in-
+# payload-legal and hundred-thousand-duplicate-keys in process.
+DEEP_ONLY_BIG = {"deep-object-top-level", "deep-in-tool-input", "hundred-thousand-keys"}
 PROCESS_RUNS = [(case, wire) for case in CASES
                 for wire in (case.wires if case.big and deep() else list(case.wires)[:1])
                 if (case.big and (deep() or case.name not in DEEP_ONLY_BIG))
