@@ -4,29 +4,34 @@ Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harnes
 reporter that failed while writing (the report is then incomplete: never exit 0), 130 interrupted
 (Ctrl-C: a live run still reports what it saw, as ``run.interrupted``).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
+
+Start-up is paid by every invocation (each pre-commit hook run, each CI step), so this module
+imports only what building the parser needs (the wire registry, for ``--wire`` choices); each
+verb imports its own machinery when it runs: ``check`` never loads the schema differ, the
+surface, evolve, the live harness or hypothesis (tests/test_imports.py holds this).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from contract import baseline, textsafe
-from contract.catalog import CATALOG, rules_for
-from contract.checker import AUTO, check, ignore_problem
-from contract.ci_reports import FORMATS
+from contract import textsafe
 from contract.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import Report
-from contract.reporters import STREAMING, render_diff, render_record, render_rules, render_surface
-from contract.wires import NAMES, WIRES, Live, get
+from contract.wires import AUTO, NAMES, WIRES, Live, get
+
+if TYPE_CHECKING:
+    from contract.report import Report
 
 PROG = "milk-contract"
+# the --format choices, without importing the reporters to learn them (the parser is built for
+# every verb, --help included); tests/test_cli.py holds this equal to contract.ci_reports.FORMATS
+FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
 
 
 class UsageError(Exception):
@@ -40,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Contract checks for milk's stream-json and subagent-stdio wires.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
 
     chk = verbs.add_parser("check", help="check a captured stream or conversation")
@@ -151,6 +156,22 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for.
+
+    (importlib.metadata costs about as much start-up time as the checker itself.)
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"{parser.prog} {_version()}\n")  # stdout, as argparse's own version action
+        parser.exit()
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -162,7 +183,7 @@ def _version() -> str:
 
 def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str]) -> None:
     parser.add_argument("--wire", choices=wires, default="stream-json")
-    parser.add_argument("--format", choices=tuple(FORMATS), default="text",
+    parser.add_argument("--format", choices=FORMAT_NAMES, default="text",
                         help="text (people), json (tools), junit, github (workflow annotations), "
                              "sarif (code scanning), markdown (a step summary)")
     parser.add_argument("--strict", action="store_true", help="SHOULD findings fail too")
@@ -209,12 +230,18 @@ def _seed(text: str) -> int:
 
 
 def _check_ignores(ignores: Sequence[str]) -> None:
+    from contract.checker import ignore_problem
+
     problem = ignore_problem(ignores)
     if problem is not None:
         raise UsageError(f"--ignore: {textsafe.text(problem)} (see `{PROG} rules`)")
 
 
 def _baseline(report: Report, args: argparse.Namespace) -> Report:
+    if args.baseline is None and args.baseline_write is None:
+        return report  # nothing to settle: the baseline machinery (and its schema) stays unloaded
+    from contract import baseline
+
     try:
         return baseline.settle(report, baseline=args.baseline, write_to=args.baseline_write, ignore=args.ignore)
     except baseline.BaselineError as exc:
@@ -241,6 +268,9 @@ def _write(fmt: str, write: Callable[[], object]) -> bool:
 
 
 def _emit(report: Report, fmt: str) -> int:
+    from contract.ci_reports import FORMATS
+    from contract.reporters import STREAMING
+
     streaming = STREAMING.get(fmt)  # json: written as it is serialised (memory flat in the findings)
     if streaming is not None:
         written = _write(fmt, lambda: streaming(report, sys.stdout))
@@ -262,6 +292,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("- (stdin) cannot be checked together with other paths")
+        from contract.checker import check
+
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
                        max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage)
         return _emit(_baseline(report, args), args.format)
@@ -276,6 +308,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         reports = manyfiles.check_many(manyfiles.expand(paths), options, jobs=args.jobs)
     except manyfiles.PathError as exc:
         raise UsageError(str(exc)) from None
+    from contract.ci_reports import FORMATS
     if not _write(args.format, lambda: sys.stdout.write(FORMATS[args.format].many(reports))):
         return EXIT_USAGE
     return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS
@@ -368,6 +401,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from contract import recording
     from contract.goldens import compare
     from contract.harness import Interrupted
+    from contract.reporters import render_record
     from contract.scenarios import ScenarioRun, emitter_argv, rerecord_run, run_scenario
 
     command = _command(args.command)
@@ -438,6 +472,9 @@ def _command(argv: Sequence[str]) -> list[str]:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    from contract.catalog import CATALOG, rules_for
+    from contract.reporters import render_rules
+
     wires = (args.wire,) if args.wire in WIRES else NAMES  # or "all"
     seen: dict[str, None] = {}
     for wire in wires:
@@ -450,6 +487,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     """Classify the changes between two schemas or surfaces: exit 1 when any is breaking."""
     from contract.classify import classify, is_breaking
+    from contract.reporters import render_diff
 
     old, new = _surface_file(args.old), _surface_file(args.new)
     try:
@@ -462,6 +500,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_surface(args: argparse.Namespace) -> int:
     """Print a bundled wire's surface (schema plus goldens) or a schema file's."""
+    from contract.reporters import render_surface
     from contract.surface import surface_for
 
     if (args.wire is None) == (args.schema is None):
@@ -473,6 +512,8 @@ def cmd_surface(args: argparse.Namespace) -> int:
 
 def _surface_file(path: str) -> dict[str, Any]:
     """A surface from a JSON file holding a schema or a surface; UsageError when it is neither."""
+    import json
+
     from contract.surface import as_surface
 
     try:

@@ -99,12 +99,17 @@ def _descriptions(node: Any) -> Iterator[str]:
 
 def quotes(rule: Rule) -> list[tuple[str, str]]:
     """(location, words) for each description quote in a rule's source; ``*`` when it names none."""
+    return list(_quotes_in(rule.source))
+
+
+@cache  # every surface reads every rule's quotes: the catalog's sources are parsed once
+def _quotes_in(source: str) -> tuple[tuple[str, str], ...]:
     found = []
-    for match in _QUOTE.finditer(rule.source):
+    for match in _QUOTE.finditer(source):
         words = _collapse(match.group(2))
         if len(words.split()) >= 2:  # a single quoted word is a value, not a sentence to stand on
             found.append((match.group(1) or "*", words))
-    return found
+    return tuple(found)
 
 
 def _fragments(words: str) -> list[str]:
@@ -139,17 +144,21 @@ def _nearest(text: str, words: str) -> str | None:
     return best.strip(".;:,") if best is not None and best_ratio >= _MIN_SIMILARITY else None
 
 
-def _cite(schema: Mapping[str, Any], at: str, words: str) -> dict[str, Any]:
-    texts = [t for t in ([_resolve(schema, at)] if at != "*" else list(_descriptions(schema))) if t]
+def _cite(texts: list[str], at: str, words: str) -> dict[str, Any]:
+    """Where ``words`` stand among ``texts`` (the descriptions at ``at``): found, and in which sentence."""
     fragments = _fragments(words)
     for text in texts:
         if all(f in text for f in fragments):
             return {"at": at, "words": words, "found": True, "sentence": _sentence(text, fragments[0])}
-    near = [n for n in (_nearest(t, words) for t in texts) if n]
-    out: dict[str, Any] = {"at": at, "words": words, "found": False}
+    return {"at": at, "words": words, "found": False}
+
+
+def _with_nearest(cite: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    """A quote not found, with the closest words now there (``near``) when any are alike enough."""
+    near = [n for n in (_nearest(t, cite["words"]) for t in texts) if n]
     if near:
-        out["near"] = max(near, key=lambda n: difflib.SequenceMatcher(None, words, n).ratio())
-    return out
+        cite["near"] = max(near, key=lambda n: difflib.SequenceMatcher(None, cite["words"], n).ratio())
+    return cite
 
 
 def _framing(description: str) -> list[str]:
@@ -164,10 +173,25 @@ def rules_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The ``rules`` section of a schema's surface."""
     description = schema.get("description")
     top = description if isinstance(description, str) else ""
+    everywhere: list[str] | None = None  # every description, for the quotes that name no place
+
+    def texts_at(at: str) -> list[str]:
+        nonlocal everywhere
+        if at != "*":
+            text = _resolve(schema, at)
+            return [text] if text else []
+        if everywhere is None:  # walked once, not once per quote
+            everywhere = [t for t in _descriptions(schema) if t]
+        return everywhere
+
     cited: dict[str, Any] = {}
     for rule in CATALOG.values():
-        cites = [_cite(schema, at, words) for at, words in quotes(rule)]
+        placed = [(texts_at(at), at, words) for at, words in quotes(rule)]
+        cites = [_cite(texts, at, words) for texts, at, words in placed]
         if any(c["found"] for c in cites):  # a rule this schema grounds (the other wire's are not)
+            # the closest words only for a rule kept: a search per quote the other wire's rules skip
+            cites = [c if c["found"] else _with_nearest(c, texts)
+                     for c, (texts, _, _) in zip(cites, placed, strict=True)]
             cited[rule.id] = {"level": rule.level.value, "cites": cites}
     clauses = _framing(top)
     framing = [{"words": clause,

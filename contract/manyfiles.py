@@ -12,12 +12,9 @@ input order, so the report is the same whatever N is.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from contract.checker import check
@@ -115,6 +112,11 @@ def check_many(paths: Sequence[str], options: Options, jobs: int | None = None) 
     if workers <= 1:
         # one process: a large file may still use two (check's own auto --jobs), as alone
         return [check_path(p, options, jobs=jobs, keep=MANY_KEPT_PER_FILE) for p in paths]
+    # only here: the process pool costs start-up time that a one-process check never needs
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

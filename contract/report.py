@@ -128,6 +128,10 @@ class Report:
         return set(self.counts)
 
     def to_json(self) -> dict[str, object]:
+        return {**self.header_json(), "violations": [v.to_json() for v in self.violations]}
+
+    def header_json(self) -> dict[str, object]:
+        """``to_json()`` without its ``violations``: what a streaming writer writes before them."""
         return {
             "conformant": self.conformant,
             "wire": self.wire,
@@ -142,7 +146,6 @@ class Report:
             "stderr": self.stderr,
             "requirements": [r.to_json() for r in requirements.verdicts(self)],
             **({} if self.coverage is None else {"coverage": self.coverage.to_json()}),
-            "violations": [v.to_json() for v in self.violations],
         }
 
 

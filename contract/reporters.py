@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from contract import requirements, textsafe
 from contract.catalog import CATALOG, Level, Rule
-from contract.classify import BREAKING, Change
 from contract.report import Report, Violation
 
-if TYPE_CHECKING:  # only for the record report's types: scenarios load the live harness
+if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load the live harness
+    from contract.classify import Change
     from contract.goldens import Comparison, Golden
     from contract.scenarios import ScenarioRun
 
@@ -144,9 +144,8 @@ def write_json(report: Report, stream: TextIO) -> None:
     The document is what ``json.dumps(report.to_json(), indent=2)`` would give, except that
     unsafe characters are escaped (``textsafe.json_safe``).
     """
-    head = report.to_json()
-    head.pop("violations")
-    body = json.dumps(head, ensure_ascii=False, indent=2)
+    # the header alone: to_json() would build every violation's dict only for it to be dropped
+    body = json.dumps(report.header_json(), ensure_ascii=False, indent=2)
     stream.write(textsafe.json_safe(body[:-2]))  # without the closing "\n}"
     if not report.violations:
         stream.write(',\n  "violations": []\n}\n')
@@ -282,6 +281,8 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
 
 def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
     """``milk-contract diff``: each change between two schemas or surfaces, and the verdict."""
+    from contract.classify import BREAKING  # only the diff verb needs the differ
+
     breaking = sum(c.kind == BREAKING for c in changes)
     if fmt == "json":
         return json.dumps({

@@ -65,14 +65,23 @@ class Walker:
 
     def __init__(self, root: Schema) -> None:
         self.root = root
+        # location -> subschema: the walk asks for the same few locations once per member it
+        # visits; the schema's own locations are finitely many, so this stays small
+        self._found: dict[str, Schema] = {}
 
     def at(self, location: str) -> Schema:
         """The subschema at a location such as ``#/$defs/node/properties/key``."""
+        found = self._found.get(location)
+        if found is not None:
+            return found
         node: Any = self.root
         for token in location.lstrip("#").split("/")[1:]:
             token = token.replace("~1", "/").replace("~0", "~")
             node = node[int(token)] if isinstance(node, list) else node[token]
-        return node if isinstance(node, dict) else {}
+        if not isinstance(node, dict):
+            return {}
+        self._found[location] = node
+        return node
 
     def applicable(self, location: str, value: Any) -> list[str]:
         """Every schema location that applies to ``value``, ``location`` first."""
@@ -155,20 +164,27 @@ class Walker:
         yield from self._walk(self.applicable("#", value), value, "")
 
     def _walk(self, locs: list[str], value: Any, pointer: str) -> Iterator[Member | EnumValue]:
+        # Below a value no schema location applies to (a free-form payload) nothing can be found:
+        # such a subtree is not entered, however many members it has.
+        if not locs:
+            return
         for loc in locs:
             if "enum" in self.at(loc) and not isinstance(value, dict | list):
                 yield EnumValue(loc, value, pointer)
         if isinstance(value, dict):
+            named = [(loc, self.at(loc).get("properties", {})) for loc in locs]  # once, not per member
             for key, child in value.items():
-                for loc in locs:
-                    if key in self.at(loc).get("properties", {}):
+                for loc, properties in named:
+                    if key in properties:
                         yield Member(loc, key, pointer)
                 sub = [a for c in self.children(locs, key) for a in self.applicable(c, child)]
-                yield from self._walk(sub, child, f"{pointer}/{escape(key)}")
+                if sub:
+                    yield from self._walk(sub, child, f"{pointer}/{escape(key)}")
         elif isinstance(value, list):
             for index, item in enumerate(value):
                 sub = [a for c in self.children(locs, index) for a in self.applicable(c, item)]
-                yield from self._walk(sub, item, f"{pointer}/{index}")
+                if sub:
+                    yield from self._walk(sub, item, f"{pointer}/{index}")
 
     def reachable(self) -> Iterator[str]:
         """Every schema location reachable from the root (each once, recursion included)."""

@@ -32,8 +32,15 @@ def copy_project(folder: Path) -> Path:
 
 
 def run_in(folder: Path, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``python ARGV…`` in the copy, importing the copy's own package (as `pip install -e .` would)."""
+    """``python ARGV…`` in the copy, importing the copy's own package (as `pip install -e .` would).
+
+    The copy's processes cache bytecode as a checkout's do, whatever PYTHONDONTWRITEBYTECODE says
+    here: otherwise each of them compiles the package again, and each pytest run rewrites the
+    asserts of every plugin's modules again (about a second a run). The cache is ignored by git
+    (.gitignore), so the copy's ``git status`` stays as the test left it.
+    """
     env = {**os.environ, "PYTHONPATH": str(folder)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("MILK_CONTRACT_EMITTER", None)
     env.pop("MILK_CONTRACT_SURFACE_ROOT", None)
     return subprocess.run([sys.executable, *argv], cwd=folder, env=env, capture_output=True, text=True,

@@ -109,3 +109,19 @@ def test_console_script_and_module_entry_point() -> None:
         done = subprocess.run([*argv, "check", str(CONFORMANT)], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         assert "conformant" in done.stdout
+
+
+def test_format_choices_are_the_reporters_formats() -> None:
+    """The parser names the formats without importing the reporters: the two lists must agree."""
+    from contract.ci_reports import FORMATS
+    from contract.cli import FORMAT_NAMES
+
+    assert tuple(FORMATS) == FORMAT_NAMES
+
+
+def test_version_goes_to_stdout_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--version"]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("milk-contract ")
+    assert out.out.endswith("\n")
+    assert out.err == ""

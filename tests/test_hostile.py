@@ -5,7 +5,8 @@ Two ways in. In process, every small case is checked on each wire it names throu
 JSON report that keeps every occurrence. In a subprocess, the big cases (and a few small ones,
 one through stdin) run as ``milk-contract check`` with a wall-clock bound and their peak memory
 measured by ``os.wait4``: limits are findings (``line.limit``), never a traceback, a hang or a
-runaway process.
+runaway process. The default run starts one big case of each kind once (its first wire) and two
+small ones; the deep run (tests/depth.py) every big case on every wire and eight small ones.
 """
 
 from __future__ import annotations
@@ -24,17 +25,28 @@ import pytest
 from contract import cli
 from contract.checker import check
 from contract.reader import DEFAULT_MAX_LINE_BYTES
+from tests.depth import deep, sample
 from tests.hostile.cases import BY_NAME, CASES, Case, Expect
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 SMALL = [(case, wire) for case in CASES if not case.big for wire in case.wires]
-# Small cases that also run as a real process: one of each kind of trouble, one through stdin.
+# Small cases that also run as a real process (their verdicts are checked in process above): in the
+# deep run one of each kind of trouble; in the default run the one through stdin and the one that
+# once hit the recursion limit, which a fresh process must survive too.
 ALSO_SUBPROCESS = {"empty", "random-binary", "deep-array-top-level", "huge-integer", "cut-mid-line",
                    "deep-run-tree-invalid", "1e999", "lone-surrogate-escape"}
+DEFAULT_SUBPROCESS = {"cut-mid-line", "deep-run-tree-invalid"}
+# Big cases run only here: each on every wire it names in the deep run; in the default run one of
+# each kind of bulk on its first wire (deep-lines-many and huge-line-over-limit take
+# subagent-stdio). Nesting past the limit stays in the default run as deep-lines-many here, and
+# deep-array-top-level and deep-unclosed in process; wide objects as hundred-thousand-keys-in-
+# payload-legal and hundred-thousand-duplicate-keys in process.
+DEEP_ONLY_BIG = {"deep-object-top-level", "deep-in-tool-input", "hundred-thousand-keys"}
 PROCESS_RUNS = [(case, wire) for case in CASES
-                for wire in (case.wires if case.big else list(case.wires)[:1])
-                if case.big or case.name in ALSO_SUBPROCESS]
+                for wire in (case.wires if case.big and deep() else list(case.wires)[:1])
+                if (case.big and (deep() or case.name not in DEEP_ONLY_BIG))
+                or case.name in (ALSO_SUBPROCESS if deep() else DEFAULT_SUBPROCESS)]
 MAX_TEXT_LINES = 60
 
 
@@ -159,14 +171,17 @@ def test_case_as_process(param: tuple[Case, str], tmp_path: Path) -> None:
 def test_every_case_runs_somewhere() -> None:
     """No case is listed and then silently skipped by both ways in."""
     covered = {case.name for case, _ in SMALL} | {case.name for case, _ in PROCESS_RUNS}
-    assert covered == {case.name for case in CASES}
-    assert covered >= ALSO_SUBPROCESS
+    assert covered | (set() if deep() else DEEP_ONLY_BIG) == {case.name for case in CASES}
+    assert covered >= ALSO_SUBPROCESS >= DEFAULT_SUBPROCESS
+    assert {case.name for case in CASES if case.big} >= DEEP_ONLY_BIG  # no name there goes stale
 
 
 # -- the two-process checker gives the one-process report on hostile input too --------------
 
 
-FIRST_WIRE = [(case, next(iter(case.wires))) for case in CASES if not case.big]
+# every small case in the deep run, every third in the default run (tests/test_parallel.py holds
+# the two-process report to the one-process one on every golden and a sample of the rule cases)
+FIRST_WIRE = sample([(case, next(iter(case.wires))) for case in CASES if not case.big], 3)
 
 
 @pytest.mark.parametrize("param", FIRST_WIRE, ids=[_id(p) for p in FIRST_WIRE])

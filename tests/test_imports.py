@@ -11,8 +11,10 @@ submodules is.
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,7 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if "tests" not in p.relative_to(PACKAGE).parts}
 
 
+@cache  # every test below scans the same files: parse each once
 def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
     """(imported module, names taken from it) for every import statement, at any depth."""
     found: list[tuple[str, list[str]]] = []
@@ -126,3 +129,41 @@ def test_the_plugin_loads_lazily() -> None:
     loaded = set(done.stdout.split())
     assert "contract.plugin" in loaded  # the probe ran
     assert loaded.isdisjoint({"contract.checker", "contract.goldens", "contract.scenarios", "deepdiff"}), loaded
+
+
+# What each verb may load: the CLI imports a verb's machinery when the verb runs, so `check` (every
+# pre-commit hook run, every CI step) pays for the checker and nothing else (contract/cli.py).
+# One process runs the verbs in turn, each adding to what the ones before it loaded.
+_PROBE = """
+import json, sys, contract.cli
+WATCHED = ('contract', 'hypothesis', 'deepdiff', 'jsonschema', 'multiprocessing', 'concurrent', 'importlib.metadata')
+for argv in json.loads(sys.argv[1]):
+    code = contract.cli.run(argv)
+    print(json.dumps([code, sorted(m for m in sys.modules if m.startswith(WATCHED))]), file=sys.stderr)
+"""
+NEVER_FOR_CHECK = {"hypothesis", "deepdiff", "jsonschema", "multiprocessing", "concurrent.futures",
+                   "importlib.metadata", "contract.evolve", "contract.surface", "contract.classify",
+                   "contract.gate", "contract.baseline", "contract.harness", "contract.driver", "contract.fuzz",
+                   "contract.provoke", "contract.strategies", "contract.goldens", "contract.recording",
+                   "contract.scenarios"}
+
+
+@pytest.mark.process
+def test_each_verb_loads_only_what_it_needs() -> None:
+    """`--help` loads not even the checker; `check` the checker but no differ, surface, evolve, live
+    harness, hypothesis or process pool. The near miss: `diff` then loads the differ, so the probe
+    sees lazy imports happen."""
+    golden = str(ROOT / "goldens" / "stream-json" / "hello.jsonl")
+    schema = str(ROOT / "schemas" / "stream-json.schema.json")
+    verbs = [["--help"], ["check", golden], ["diff", schema, schema]]
+    done = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(verbs)], capture_output=True, text=True,
+                          timeout=60, check=False, cwd=ROOT)
+    (help_code, helped), (check_code, checked), (diff_code, diffed) = (
+        json.loads(line) for line in done.stderr.splitlines()[-3:])
+    assert (help_code, check_code, diff_code) == (0, 0, 0), done.stderr
+    assert "contract.cli" in helped
+    assert set(helped).isdisjoint({"contract.checker", "contract.reporters", "contract.ci_reports",
+                                   *NEVER_FOR_CHECK})
+    assert "contract.checker" in checked  # the probe ran the verb
+    assert set(checked).isdisjoint(NEVER_FOR_CHECK), sorted(set(checked) & NEVER_FOR_CHECK)
+    assert {"contract.classify", "contract.surface"} <= set(diffed)

@@ -1,9 +1,11 @@
 """The parallel checker (contract.parallel) gives the very report of the serial one.
 
-Every rule case, every golden, the foreign corpus (when present) and generated large inputs
-are checked with ``jobs=1`` and ``jobs=2`` (forced, whatever the size) and their JSON reports
-compared whole: findings, order, counts, notes. A worker that dies falls back to one process
-with the same report, and leaves no process behind.
+Every golden, the foreign corpus (when present), the rule cases (a deterministic sample in the
+default run, every one in the deep run: tests/depth.py, which also takes every combination of
+wire choice and options) and generated large inputs are checked with ``jobs=1`` and ``jobs=2``
+(forced, whatever the size) and their JSON reports compared whole:
+findings, order, counts, notes. A worker that dies falls back to one process with the same
+report, and leaves no process behind.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from contract import parallel
 from contract.checker import check
 from contract.resources import data_dir
 from tests.casefiles import all_cases
+from tests.depth import deep, sample
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -45,8 +48,13 @@ class _ReadlineOnly:
         self.readline = handle.readline
 
 
+# Each rule case costs a forked worker per comparison (four comparisons a case): the default run
+# takes every 8th (every rule file's cases still interleave through the sample), the deep run all.
+CASE_EVERY = 8
+
+
 def _inputs() -> Iterator[tuple[str, str, bytes]]:
-    for case in all_cases():
+    for case in sample(all_cases(), CASE_EVERY):
         yield f"case {case.id}", case.wire, case.data
     for path in sorted(data_dir("goldens").glob("*/*.jsonl")):
         yield f"golden {path.parent.name}/{path.name}", path.parent.name, path.read_bytes()
@@ -54,19 +62,25 @@ def _inputs() -> Iterator[tuple[str, str, bytes]]:
         yield f"foreign {path.parent.name}/{path.name}", "auto", path.read_bytes()
 
 
+OPTIONS: tuple[dict[str, Any], ...] = ({"max_line_bytes": 4096}, {"strict": True, "ignore": ["sj.seq"]})
+
+
 def test_every_case_golden_and_foreign_file_same_report(tmp_path: Path) -> None:
     path = tmp_path / "input.jsonl"
     checked = 0
-    for name, wire, data in _inputs():
+    for number, (name, wire, data) in enumerate(_inputs()):
         path.write_bytes(data)
-        for each in (wire, "auto"):
+        # the deep run: both options with the named wire and with auto; the default run: each input
+        # under both wire choices, with the options alternating from input to input
+        grid = [(each, options) for each in (wire, "auto") for options in OPTIONS] if deep() else \
+            [(wire, OPTIONS[number % 2]), ("auto", OPTIONS[(number + 1) % 2])]
+        for each, options in grid:
             try:
-                _same(path, each, max_line_bytes=4096)
-                _same(path, each, strict=True, ignore=["sj.seq"])
+                _same(path, each, **options)
             except AssertionError:
-                pytest.fail(f"serial and parallel reports differ on {name} ({each})")
+                pytest.fail(f"serial and parallel reports differ on {name} ({each}, {options})")
         checked += 1
-    assert checked > 100
+    assert checked > len(sample(all_cases(), CASE_EVERY))  # the sampled cases, then the goldens
 
 
 def _golden_stream(lines: int, wreck: bool = False) -> bytes:

@@ -21,7 +21,7 @@ import contract
 from contract.reader import Record
 from contract.report import Collector, Report
 from contract.wires.stream_json import StreamRules, same_json
-from tests.depth import deep
+from tests.depth import deep, sample
 
 GOLDENS = Path(__file__).resolve().parent.parent / "goldens" / "stream-json"
 S = "sess_01HZX3"
@@ -229,7 +229,8 @@ def _golden_streams(names: tuple[str, ...] | None = None) -> list[list[dict[str,
     return [[json.loads(line) for line in path.read_bytes().splitlines()] for path in paths]
 
 
-# The default run sweeps two goldens that hold every line type and block kind; the ci profile all.
+# The default run sweeps two goldens that hold every line type and block kind (a sample of their
+# mutations, below); the deep run every golden, every mutation.
 SWEPT = None if deep() else ("tool_calls", "subagent_tasks")
 
 
@@ -246,29 +247,36 @@ def _judged(objs: list[Any], batch: bool) -> Report:
     return report
 
 
+# A path's kinds are listed together and SAMPLE_EVERY is below len(KINDS): in the default run's
+# sample every member path keeps at least two kinds, rotating from path to path; the deep run all.
+SAMPLE_EVERY = 3
+
+
 def test_every_member_of_every_golden_line_may_hold_any_json_kind() -> None:
     """No exception from feed (any member, any depth) or feed_batch (the line's own members), and
     both report the same (issue 11's sweep, at the machine)."""
+    swept = [(stream, index, path, kind) for stream in _golden_streams(SWEPT)
+             for index, obj in enumerate(stream) for path in _paths(obj) for kind in KINDS]
+    assert len(swept) > 3000
     mutations = 0
-    for stream in _golden_streams(SWEPT):
-        for index, obj in enumerate(stream):
-            for path in _paths(obj):
-                for kind in KINDS:
-                    objs = [*stream[:index], _replaced(obj, path, kind), *stream[index + 1:]]
-                    one = _judged(objs, batch=False)
-                    if len(path) == 1:
-                        assert _judged(objs, batch=True).to_json() == one.to_json(), (path, kind)
-                    mutations += 1
-    assert mutations > 3000
+    for stream, index, path, kind in sample(swept, SAMPLE_EVERY):
+        objs = [*stream[:index], _replaced(stream[index], path, kind), *stream[index + 1:]]
+        one = _judged(objs, batch=False)
+        if len(path) == 1:
+            assert _judged(objs, batch=True).to_json() == one.to_json(), (path, kind)
+        mutations += 1
+    assert mutations > len(swept) // SAMPLE_EVERY
 
 
 def test_type_confusion_through_the_checker_is_a_finding_never_an_internal_error() -> None:
     """The top-level members of one golden through contract.check: a report, and never checker.internal."""
     (stream,) = _golden_streams(("tool_calls",))
-    for index, obj in enumerate(stream):
-        for key in obj:
-            for kind in (None, [], {}, [[]], 7.0, "x"):
-                objs = [*stream[:index], obj | {key: kind}, *stream[index + 1:]]
-                data = b"".join(json.dumps(o).encode() + b"\n" for o in objs)
-                report = contract.check(data, wire="stream-json")
-                assert "checker.internal" not in report.counts, (index, key, kind)
+    swept = [(index, obj, key, kind) for index, obj in enumerate(stream) for key in obj
+             for kind in (None, [], {}, [[]], 7.0, "x")]
+    # the default run: every 5th, so each member gets one or two kinds, rotating (6 kinds a member);
+    # tests/test_type_confusion.py sweeps every golden's members through the checker as well
+    for index, obj, key, kind in sample(swept, 5):
+        objs = [*stream[:index], obj | {key: kind}, *stream[index + 1:]]
+        data = b"".join(json.dumps(o).encode() + b"\n" for o in objs)
+        report = contract.check(data, wire="stream-json")
+        assert "checker.internal" not in report.counts, (index, key, kind)
