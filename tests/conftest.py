@@ -1,8 +1,10 @@
-"""Hypothesis profiles for the suite.
+"""Hypothesis profiles for the suite, and the deep run's marker.
 
-* ``dev`` (the default): few examples and no deadline, so the whole suite stays near two
-  minutes on two cores; the generated-data tests scale their own counts from it.
-* ``ci``: ten times deeper. Select it with ``--hypothesis-profile=ci`` or ``HYPOTHESIS_PROFILE=ci``.
+* ``dev`` (the default run): few examples and no deadline, so the default run stays under a
+  minute on two cores; the generated-data tests scale their own counts from it.
+* ``ci`` (the deep run): ten times deeper, every sweep whole and the tests marked ``deep``
+  (tests/depth.py). Select it with ``--hypothesis-profile=ci``, ``HYPOTHESIS_PROFILE=ci`` or
+  ``tox -e deep``.
 
 Both print the reproduction blob of a failing example, and both keep hypothesis' default
 example database (``.hypothesis/``), so a failure found once is replayed first next time.
