@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from contract.checker import check
 from contract.harness import (
+    DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
     Interrupted,
     Process,
@@ -223,7 +224,7 @@ def provoke(
     strict: bool = False,
     ignore: Iterable[str] = (),
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    max_output_bytes: int = 1024**3,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     environments: Sequence[Environment] = ENVIRONMENTS,
 ) -> Report:
     """``milk-contract run --provoke``: the run as ``run`` does it, then once per environment.

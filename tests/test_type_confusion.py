@@ -179,8 +179,8 @@ def _emitter(tmp: Path, data: bytes) -> list[str]:
 @pytest.mark.process
 def test_check_and_run_agree_on_samples(tmp_path: Path) -> None:
     """``run`` on an emitter printing the mutated bytes gives ``check``'s verdict and findings."""
-    sample = random.Random(11).sample(_all("stream-json"), 6)
-    for name, line, pointer, kind, stream, _ in sample:
+    picked = random.Random(11).sample(_all("stream-json"), 6)
+    for name, line, pointer, kind, stream, _ in picked:
         checked = contract.check(stream, "stream-json", jobs=1)
         live = run_stream(_emitter(tmp_path, stream), wire="stream-json", timeout=30)
         where = f"{name}:{line} {pointer} = {kind}"
