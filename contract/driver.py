@@ -35,7 +35,6 @@ from typing import Any
 
 import orjson
 
-from contract.failsafe import Machines
 from contract.harness import (
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
@@ -48,7 +47,7 @@ from contract.harness import (
     internal,
     interrupted,
 )
-from contract.pipeline import SchemaStep, run_rules
+from contract.pipeline import Judge, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
 from contract.report import Collector, Report
 from contract.wires import get
@@ -138,8 +137,7 @@ class _Watch:
     def __init__(self, strict: bool, ignore: Iterable[str], max_line_bytes: int) -> None:
         self.report = Report(wire=WIRE, strict=strict)
         self._out = Collector(self.report, ignore)
-        self._machines = Machines(get(WIRE).machines(), self._out, get(WIRE).schema_rule)
-        self._validate = SchemaStep(WIRE, self._out)
+        self._judge = Judge(WIRE, self._out)
         self._max_line_bytes = max_line_bytes
         self._ansi = get(WIRE).ansi
         self.lines = 0
@@ -153,8 +151,7 @@ class _Watch:
         try:
             block = Block([line[:-1]], False, True, True)
             for record in frame(block, self.lines, self._out, self._max_line_bytes, None, ansi=self._ansi):
-                self._validate(record)
-                self._machines.feed(record)
+                self._judge.feed(record)
             self.lines += 1
             if not self.report.conformant:
                 self.failed_at = self.lines

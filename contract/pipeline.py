@@ -86,18 +86,33 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     if guarded is None:
         guarded = failsafe.GuardedRecords(records, out)
         records = guarded
-    machines = failsafe.Machines(get(wire).machines(), out, get(wire).schema_rule)
-    feed = machines.feed
-    validate = SchemaStep(wire, out)
+    judge = Judge(wire, out)
+    validate, feed = judge.validate, judge.machines.feed  # bound once: the per-line hot path
     last = 0
     for record in records:
         last = record.line
         validate(record)
         feed(record)
     if not guarded.failed:
-        machines.finish()
+        judge.machines.finish()
     out.report.lines = max(out.report.lines, last)
     requirements.mark_checked(out.report)
+
+
+class Judge:
+    """How each record of one stream is judged: the schema step, then the wire's rule machines.
+
+    ``run_rules`` judges a whole stream with it; the live driver's early stop judges a
+    conversation line by line with it, so both are one judgement by construction.
+    """
+
+    def __init__(self, wire: str, out: Collector) -> None:
+        self.machines = failsafe.Machines(get(wire).machines(), out, get(wire).schema_rule)
+        self.validate = SchemaStep(wire, out)
+
+    def feed(self, record: Record) -> None:
+        self.validate(record)
+        self.machines.feed(record)
 
 
 class SchemaStep:
