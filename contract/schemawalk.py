@@ -165,9 +165,7 @@ class Walker:
 
     def _walk(self, locs: list[str], value: Any, pointer: str) -> Iterator[Member | EnumValue]:
         # Below a value no schema location applies to (a free-form payload) nothing can be found:
-        # such a subtree is not entered, however many members it has.
-        if not locs:
-            return
+        # such a subtree is not entered (``if sub``), however many members it has.
         for loc in locs:
             if "enum" in self.at(loc) and not isinstance(value, dict | list):
                 yield EnumValue(loc, value, pointer)
