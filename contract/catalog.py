@@ -81,7 +81,8 @@ HARNESS: tuple[Rule, ...] = (
          "harness: a hung emitter is killed with its process group",
          observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
     Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
-         "harness: a run that crashes or is killed is not a conformant run",
+         "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
+         "did not finish its run: that finding is not judged to the end, so no --ignore or baseline drops it)",
          observed=Observed.PROCESS, unjudged=Unjudged.KILLED),
     Rule("run.start", Level.MUST, "run", "the emitter command can be started",
          "harness: the command must exist and be executable",

@@ -33,7 +33,10 @@ RULES: tuple[Rule, ...] = (
     Rule("sj.result-last", Level.MUST, "stream-json",
          "the result line is the last line; a missing result is a truncated run (this rule, not sj.result-once)",
          f'{_SJ}, description: "exactly one terminal result last" (written); a run with no result ends '
-         "without its terminal line, so the last line is not the result"),
+         "without its terminal line, so the last line is not the result. An unreadable line after the "
+         "result is a line after it, whatever it holds; an unreadable last line with no result before "
+         "it may be the result: the finding says so (not 'ending without one'), and still fires, since "
+         "the run is not shown to end with its result (issue 20)"),
     Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
          # The seed words in single quotes: a new rule's double-quoted words would enter the wire
          # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
