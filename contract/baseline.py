@@ -10,7 +10,11 @@ Applied to a report (``--baseline FILE``):
 * a finding the baseline lists is accepted (dropped from the verdict, counted in a note);
 * any other finding, and any occurrence beyond an entry's count, stays: new findings fail;
 * an entry that occurs fewer times than it says is reported as ``baseline.stale`` (MUST), so
-  a fixed finding must leave the file: a baseline only ever shrinks, honestly.
+  a fixed finding must leave the file: a baseline only ever shrinks, honestly;
+* a finding that says the check or run was not judged to the end (``checker.*``, ``run.timeout``,
+  a killed run's ``run.exit-status``...: ``catalog.not_judged_to_the_end``, docs/unjudged.md)
+  is never accepted: a file naming one of the ``UNJUDGED`` rules is refused (BaselineError, so
+  misuse), and ``--baseline-write`` never writes one.
 
 ``--baseline-write FILE`` writes one from the current findings. Together with ``--baseline OLD``
 it writes only what OLD listed and still occurs (counts lowered to what occurs): rewriting can
@@ -28,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.catalog import CATALOG
-from contract.report import Collector, Report, Violation
+from contract.catalog import CATALOG, UNJUDGED, not_judged_to_the_end
+from contract.report import Collector, Report, Violation, ignore_problem
 from contract.resources import data_dir
 from contract.rules import Observed
 
@@ -103,12 +107,21 @@ def parse(data: Any, where: str = "baseline") -> Baseline:
     unknown = [e.rule for e in entries if e.rule not in CATALOG]
     if unknown:
         raise BaselineError(f"{where}: unknown rule {unknown[0]!r} (see `milk-contract rules`)")
+    _refuse_unjudged(entries, where)
     seen: set[Key] = set()
     for entry in entries:
         if entry.key in seen:
             raise BaselineError(f"{where}: {entry.rule} at {entry.pointer!r} is listed twice")
         seen.add(entry.key)
     return Baseline(entries, data.get("wire"), data.get("source"))
+
+
+def _refuse_unjudged(entries: Iterable[Entry], where: str) -> None:
+    """A baseline naming a rule whose findings say "not judged to the end" is misuse, however it was made."""
+    refused = next((entry.rule for entry in entries if entry.rule in UNJUDGED), None)
+    if refused is not None:
+        raise BaselineError(f"{where}: {refused} cannot be baselined: a finding of it says the check or the run "
+                            "was not judged to the end (remove the entry)")
 
 
 def load(path: str | Path) -> Baseline:
@@ -138,8 +151,11 @@ def from_report(report: Report, only: Baseline | None = None) -> Baseline:
     """The baseline accepting exactly this report's findings (with ``only``: no more than it did)."""
     groups: dict[Key, list[Violation]] = {}
     for violation in report.violations:
-        if CATALOG[violation.rule].observed is not Observed.BASELINE:  # a baseline never lists its own findings
-            groups.setdefault((violation.rule, violation.pointer), []).append(violation)
+        if CATALOG[violation.rule].observed is Observed.BASELINE:  # a baseline never lists its own findings
+            continue
+        if not_judged_to_the_end(violation.rule, report.exit_status):  # nor one it could never accept
+            continue
+        groups.setdefault((violation.rule, violation.pointer), []).append(violation)
     allowed = {entry.key: entry for entry in only.entries} if only is not None else None
     entries = []
     for key, found in groups.items():
@@ -157,13 +173,18 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
     """``report`` without the findings ``baseline`` accepts, plus ``baseline.stale`` findings."""
     if baseline.wire is not None and baseline.wire != report.wire:
         raise BaselineError(f"{name} is for {baseline.wire}, this report is {report.wire}")
+    _refuse_unjudged(baseline.entries, name)  # a Baseline made in code, not read by parse()
     limits = {entry.key: entry.count for entry in baseline.entries}
     used: Counter[Key] = Counter()
+    refused: Counter[Key] = Counter()  # listed, but not judged to the end (a killed run's exit status)
     kept: list[Violation] = []
     for violation in report.violations:
         key = (violation.rule, violation.pointer)
         limit = limits.get(key, 0)  # absent: accepts nothing; None: accepts any number
-        if key in limits and (limit is None or used[key] < limit):
+        if key in limits and not_judged_to_the_end(violation.rule, report.exit_status):
+            refused[key] += 1
+            kept.append(violation)
+        elif key in limits and (limit is None or used[key] < limit):
             used[key] += 1
         else:
             kept.append(violation)
@@ -174,9 +195,12 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
     result.exercised = set(report.exercised)
     stale = Collector(result)
     stale.exercised("baseline.stale")  # the baseline was compared with the findings
-    _stale(stale, baseline.entries, used)
+    _stale(stale, (entry for entry in baseline.entries if not refused[entry.key]), used)
     accepted = sum(used.values())
     result.notes.append(f"baseline {name}: {accepted} finding(s) accepted by {len(baseline.entries)} entries")
+    for rule, _ in sorted(refused, key=str):
+        result.notes.append(f"baseline {name}: {rule} not accepted: the emitter was ended by a signal "
+                            f"(exit status {report.exit_status}), so the run was not judged to the end")
     if report.dropped:
         result.notes.append(f"baseline {name}: {report.dropped} findings past the memory cap could not be "
                             "matched and count as new")
@@ -203,6 +227,9 @@ def _stale(out: Collector, entries: Iterable[Entry], used: Counter[Key]) -> None
 
 def settle(report: Report, *, baseline: str | None, write_to: str | None, ignore: Iterable[str] = ()) -> Report:
     """What ``--baseline FILE`` and ``--baseline-write FILE`` make of a report (BaselineError on a bad file)."""
+    problem = ignore_problem(ignore := tuple(ignore))
+    if problem is not None:
+        raise ValueError(f"ignore: {problem}")
     old = load(baseline) if baseline else None
     ignored = set(ignore)
     if old is not None and ignored:  # an --ignore'd rule is not checked: its entries cannot go stale
@@ -210,6 +237,11 @@ def settle(report: Report, *, baseline: str | None, write_to: str | None, ignore
     if write_to:
         new = from_report(report, only=old)
         write(new, write_to)
+        unwritten = sorted({v.rule for v in report.violations if not_judged_to_the_end(v.rule, report.exit_status)})
+        if unwritten:
+            report = dataclasses.replace(report, notes=[*report.notes, (
+                f"baseline: {', '.join(unwritten)} not written to {write_to}: a finding that says the check or "
+                "the run was not judged to the end cannot be baselined")])
         if old is None:  # writing records the findings; only --baseline accepts them
             result = dataclasses.replace(report, notes=list(report.notes))
             result.notes.append(f"baseline: wrote {len(new.entries)} entries to {write_to}; the findings are "

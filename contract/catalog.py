@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from contract.rules import SA_SCHEMA, SJ_SCHEMA, Level, Observed, Rule
+from contract.rules import SA_SCHEMA, SJ_SCHEMA, Level, Observed, Rule, Unjudged
 from contract.wires import WIRES
 
 _SJ, _SA = SJ_SCHEMA, SA_SCHEMA
@@ -66,36 +66,37 @@ CHECKER: tuple[Rule, ...] = (
     Rule("checker.internal", Level.MUST, "checker",
          "the checker finished every check it started (an internal error is a finding, never a pass)",
          "fail closed: a check that raised cannot vouch for the stream, so the stream is not conformant",
-         observed=Observed.CHECKER),
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS),
     Rule("checker.limit", Level.MUST, "checker",
          "no internal bound of the checker was reached (a check that could not be completed is a finding)",
          "fail closed, no silent limits: the message names the check that stopped, the bound and the line "
          "(e.g. a seq of more than 4300 digits, such as 1e5000: the seq check stops for that line, the "
          "line is otherwise judged)",
-         observed=Observed.CHECKER),
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS),
 )
 
 HARNESS: tuple[Rule, ...] = (
     # -- live runs -----------------------------------------------------------------------
     Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
          "harness: a hung emitter is killed with its process group",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
     Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
-         "harness: a run that crashes or is killed is not a conformant run",
-         observed=Observed.PROCESS),
+         "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
+         "did not finish its run: that finding is not judged to the end, so no --ignore or baseline drops it)",
+         observed=Observed.PROCESS, unjudged=Unjudged.KILLED),
     Rule("run.start", Level.MUST, "run", "the emitter command can be started",
          "harness: the command must exist and be executable",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
     Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
          "harness, subagent-stdio: a read-only request gets a response",
          observed=Observed.PROCESS),
     Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
          "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
     Rule("run.interrupted", Level.MUST, "run", "the run is not interrupted (Ctrl-C, SIGINT) before it ends",
          "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
          "process group is killed and the findings seen so far are reported (exit 130)",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
 )
 
 BASELINE: tuple[Rule, ...] = (
@@ -111,6 +112,25 @@ _RULES: tuple[Rule, ...] = (
 
 CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 
+# The rule of the house (docs/unjudged.md), in one place: a finding that says the stream or run
+# was not judged to the end can be neither ignored nor baselined, by any path (CLI --ignore,
+# --baseline, --baseline-write, contract.check and every live API, a baseline file, the plugin),
+# and no requirement says "passed" beside it. Every path asks one of the two names below.
+UNJUDGED: frozenset[str] = frozenset(rule.id for rule in _RULES if rule.unjudged is Unjudged.ALWAYS)
+
+
+def not_judged_to_the_end(rule: str, exit_status: int | None = None) -> bool:
+    """Does a finding of ``rule`` (in a run that ended with ``exit_status``) mean "not judged to the end"?
+
+    ``UNJUDGED`` rules always do. ``run.exit-status`` does when the emitter was ended by a
+    signal (a negative ``exit_status``): it did not finish its run, whoever killed it. An
+    unknown id is not this predicate's business (``KeyError`` is left to the catalog's users).
+    """
+    unjudged = CATALOG[rule].unjudged
+    if unjudged is Unjudged.KILLED:
+        return exit_status is not None and exit_status < 0
+    return unjudged is Unjudged.ALWAYS
+
 
 def rules_for(wire: str) -> Iterator[Rule]:
     """The rules that apply to ``wire``: framing, the wire's own, and the harness rules."""
@@ -119,4 +139,4 @@ def rules_for(wire: str) -> Iterator[Rule]:
             yield rule
 
 
-__all__ = ["CATALOG", "Level", "Observed", "Rule", "rules_for"]
+__all__ = ["CATALOG", "UNJUDGED", "Level", "Observed", "Rule", "Unjudged", "not_judged_to_the_end", "rules_for"]

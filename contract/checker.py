@@ -15,7 +15,7 @@ from contract import capture_coverage
 from contract.catalog import CATALOG
 from contract.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Source
-from contract.report import UNIGNORABLE, Report
+from contract.report import Report, ignore_problem
 from contract.wires import AUTO, DEFAULT, NAMES, is_auto
 
 __all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
@@ -69,21 +69,6 @@ def check(
                           sample=sample)
     return measured(report, sample)
 
-
-
-def ignore_problem(rules: Iterable[str]) -> str | None:
-    """What is wrong with an ignore list (an unknown rule id, or one that cannot be ignored), or None.
-
-    The one check behind both ``contract.check(ignore=...)`` and the CLI's ``--ignore``.
-    """
-    rules = tuple(rules)
-    unknown = [rule for rule in rules if rule not in CATALOG]
-    if unknown:
-        return f"unknown rule {unknown[0]!r}"
-    refused = sorted(UNIGNORABLE.intersection(rules))
-    if refused:
-        return f"{refused[0]!r} cannot be ignored: it says the check did not finish"
-    return None
 
 
 def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:

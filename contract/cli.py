@@ -230,7 +230,7 @@ def _seed(text: str) -> int:
 
 
 def _check_ignores(ignores: Sequence[str]) -> None:
-    from contract.checker import ignore_problem
+    from contract.report import ignore_problem
 
     problem = ignore_problem(ignores)
     if problem is not None:
@@ -316,6 +316,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
+    if args.baseline is not None:  # a baseline that is misuse is refused before the emitter runs
+        from contract import baseline
+
+        try:
+            baseline.load(args.baseline)
+        except baseline.BaselineError as exc:
+            raise UsageError(str(exc)) from None
     command = _command(args.command)
     from contract.harness import Interrupted
 

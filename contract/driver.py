@@ -430,6 +430,7 @@ def record(
         run_rules(read_records(transcript, out, max_line_bytes, ansi=get(WIRE).ansi), WIRE, out)
     except Exception as exc:  # a judge fault is a finding, never a pass
         internal(report, "reader and rule machines", exc)
+    report.exit_status = status  # before the findings: a killed host's run.exit-status is unignorable
     for finding in session.findings:
         out.emit(finding.rule, finding.line, None, finding.message, finding.hint)
     if stopped is None and not session.halted:  # the conversation reached its end: these rules judged it

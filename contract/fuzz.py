@@ -43,7 +43,7 @@ from contract.driver import Conversation, Step, command
 from contract.harness import Interrupted, default_command, internal
 from contract.jsonvalue import clip
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import Report
+from contract.report import Report, ignore_problem
 
 WIRE = "subagent-stdio"
 DEFAULT_EXAMPLES = 30
@@ -284,6 +284,9 @@ def fuzz_host(
     """
     if examples <= 0:
         raise ValueError(f"examples must be positive, found {examples}")
+    problem = ignore_problem(ignore := tuple(ignore))  # before any host starts (docs/unjudged.md)
+    if problem is not None:
+        raise ValueError(f"ignore: {problem}")
     command_argv = list(argv) if argv else default_command(WIRE)
     seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
     options: dict[str, Any] = {

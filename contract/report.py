@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from contract import requirements
-from contract.catalog import CATALOG, Level
+from contract.catalog import CATALOG, UNJUDGED, Level, not_judged_to_the_end
 
 if TYPE_CHECKING:
     from contract.capture_coverage import Coverage
@@ -150,20 +150,42 @@ class Report:
 
 
 # Findings that say the verdict itself cannot be trusted (the checker failed or stopped, the run
-# was cut short). Ignoring one would turn an unfinished check into a pass, so no ignore list
-# reaches them: the CLI and ``contract.check`` refuse them by name, and the collector drops them
-# from any ignore list that reaches it another way.
-UNIGNORABLE = frozenset({"checker.internal", "checker.limit", "run.interrupted"})
+# was cut short): the catalog's one predicate (``catalog.not_judged_to_the_end``, docs/unjudged.md).
+# Ignoring one would turn an unfinished check into a pass, so no ignore list reaches them: the
+# CLI and ``contract.check`` refuse them by name, and the collector refuses an ignore list that
+# names one however it got there (ValueError), and never drops a killed run's run.exit-status.
+UNIGNORABLE = UNJUDGED
+
+
+def ignore_problem(rules: Iterable[str]) -> str | None:
+    """What is wrong with an ignore list (an unknown rule id, or one that cannot be ignored), or None.
+
+    The one check behind every ignore list: the CLI's ``--ignore``, ``contract.check(ignore=...)``
+    and the collector every live API (run_stream, record, provoke, fuzz_host) hands its list to.
+    """
+    rules = tuple(rules)
+    unknown = [rule for rule in rules if rule not in CATALOG]
+    if unknown:
+        return f"unknown rule {unknown[0]!r}"
+    refused = sorted(UNJUDGED.intersection(rules))
+    if refused:
+        return (f"{refused[0]!r} cannot be ignored: a finding of it says the check or the run was not "
+                "judged to the end")
+    return None
 
 
 class Collector:
-    """Where checks write findings; applies ``--ignore`` (never to UNIGNORABLE) and the memory cap."""
+    """Where checks write findings; applies ``--ignore`` (never to an unjudged finding) and the memory cap."""
 
     __slots__ = ("_ignore", "_report", "exercised")
 
     def __init__(self, report: Report, ignore: Iterable[str] = ()) -> None:
         self._report = report
-        self._ignore = frozenset(ignore) - UNIGNORABLE
+        ignore = frozenset(ignore)
+        refused = sorted(UNJUDGED & ignore)
+        if refused:  # every path that reaches a collector is refused here, not silently corrected
+            raise ValueError(f"ignore: {ignore_problem(refused)}")
+        self._ignore = ignore
         report.ignored = tuple(sorted(self._ignore | set(report.ignored)))
         # ``out.exercised(rule)``: a machine says it judged ``rule`` (passed or not) on this
         # stream. A bound ``set.add``, so a call on every line costs next to nothing.
@@ -177,9 +199,9 @@ class Collector:
         message: str,
         hint: str | None = None,
     ) -> None:
-        if rule in self._ignore:
-            return
         report = self._report
+        if rule in self._ignore and not not_judged_to_the_end(rule, report.exit_status):
+            return
         level = CATALOG[rule].level  # KeyError here is a bug: every id must be catalogued
         report.counts[rule] += 1
         kept = report.kept[rule]

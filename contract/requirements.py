@@ -10,9 +10,10 @@ says, for each rule of its wire (``catalog.rules_for``), what the capture did wi
 * ``ignored``: switched off with ``--ignore`` (a finding it would have had is not counted).
 
 A check that did not finish (a rule machine raised, an internal bound stopped a check, the live
-run timed out, was interrupted or flooded) cannot vouch for what it did not see, so no rule is
-``passed`` then: a rule that judged something and found nothing is ``not-exercised``, with the
-reason "not judged to the end".
+run could not start, timed out, was interrupted or flooded, or the emitter was ended by a signal:
+``catalog.not_judged_to_the_end``, the one predicate of docs/unjudged.md) cannot vouch for what
+it did not see, so no rule is ``passed`` then: a rule that judged something and found nothing
+is ``not-exercised``, with the reason "not judged to the end".
 
 Whether a rule was exercised is said where it judges: each rule machine calls
 ``out.exercised(rule)`` at the point it compares something (``contract.wires``), the schema
@@ -28,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from contract.catalog import Rule, rules_for
+from contract.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
 from contract.rules import Observed
 from contract.wires import DEFAULT, NAMES
 
@@ -46,8 +47,6 @@ CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
 # Judged by the stream-json machine's finish on every stream, an empty one included (a stream
 # with no init and no result breaks both), so no capture leaves them not exercised.
 ALWAYS_JUDGED = frozenset({"sj.init-first", "sj.result-last"})
-# Findings that mean the check did not see or judge everything: after one, "passed" is unearned.
-UNFINISHED = ("checker.internal", "checker.limit", "run.interrupted", "run.timeout", "run.output-limit")
 
 
 def framing_rules(wire: str) -> frozenset[str]:
@@ -101,11 +100,11 @@ def verdicts(report: Report) -> list[Requirement]:
     """One verdict per catalogued rule of the report's wire, in catalog order."""
     wire = report.wire if report.wire in NAMES else DEFAULT.name
     ignored, counts, exercised = set(report.ignored), report.counts, report.exercised
-    stopped = next((rule for rule in UNFINISHED if counts.get(rule)), None)
+    stopped = unfinished(report)
     out: list[Requirement] = []
     for rule in rules_for(wire):
         found = counts.get(rule.id, 0)
-        if found:  # a finding wins: an UNIGNORABLE rule is never dropped by the ignore list
+        if found:  # a finding wins: a finding not judged to the end is never dropped by an ignore list
             status = FAILED
         elif rule.id in ignored:
             status = IGNORED
@@ -115,6 +114,20 @@ def verdicts(report: Report) -> list[Requirement]:
             status = NOT_EXERCISED
         out.append(Requirement(rule, status, found, stopped if status == NOT_EXERCISED else None))
     return out
+
+
+def unfinished(report: Report) -> str | None:
+    """What stopped the check or the run before its end (None: it was judged to the end).
+
+    The first finding, in catalog order, that ``catalog.not_judged_to_the_end`` says did (the
+    one predicate of docs/unjudged.md), else an emitter ended by a signal even where no rule
+    judged its exit status (``expect_exit=None``): a run that did not finish earns no "passed".
+    """
+    status = report.exit_status
+    found = next((rule for rule in CATALOG if report.counts.get(rule) and not_judged_to_the_end(rule, status)), None)
+    if found is None and status is not None and status < 0:
+        return f"the emitter's end by signal {-status}"
+    return found
 
 
 def tally(report: Report) -> dict[str, int]:

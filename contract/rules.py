@@ -25,6 +25,24 @@ class Observed(StrEnum):
     CHECKER = "checker"  # the checker's own integrity: an internal error or a bound reached
 
 
+class Unjudged(StrEnum):
+    """Whether a finding of the rule says the stream or run was *not judged to the end*.
+
+    The rule of the house (docs/unjudged.md): such a finding can be neither ignored nor
+    baselined, by any path, and no requirement verdict says "passed" beside it, since the
+    checker cannot vouch for what it did not see. ``contract.catalog.not_judged_to_the_end``
+    is the one predicate every path consults; this field is what it reads.
+    """
+
+    NEVER = "never"  # a finding is a verdict on what was seen: it may be ignored or baselined
+    ALWAYS = "always"  # the check or the run stopped before its end (checker.*, run.timeout, ...)
+    # run.exit-status: a status the emitter chose is a verdict, but an emitter ended by a
+    # signal (exit_status < 0: killed by the harness, by itself or by anyone) did not finish
+    # its run, so that one finding is not judged to the end. The report's exit_status tells
+    # the two apart; the rule id alone cannot.
+    KILLED = "killed"
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
@@ -33,6 +51,7 @@ class Rule:
     title: str
     source: str
     observed: Observed = Observed.STREAM
+    unjudged: Unjudged = Unjudged.NEVER
 
 
 SJ_SCHEMA = "stream-json schema"

@@ -101,8 +101,10 @@ def test_a_machine_that_raises_is_checker_internal_with_the_findings_before_it(
 
 def test_checker_internal_cannot_be_ignored(marker: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(StreamRules, "feed", _faulty_feed(StreamRules, 1))
-    report = run_stream([PY, str(EMITTERS / "odd_line.py"), marker, "{}"], timeout=20,
-                        ignore=["checker.internal", "sj.schema", "sj.init-first"])
+    argv = [PY, str(EMITTERS / "odd_line.py"), marker, "{}"]
+    with pytest.raises(ValueError, match="cannot be ignored"):  # refused before the emitter starts
+        run_stream(argv, timeout=20, ignore=["checker.internal", "sj.schema", "sj.init-first"])
+    report = run_stream(argv, timeout=20, ignore=["sj.schema", "sj.init-first"])
     assert "checker.internal" in report.counts
     assert not report.conformant
 

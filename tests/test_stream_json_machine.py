@@ -280,3 +280,64 @@ def test_type_confusion_through_the_checker_is_a_finding_never_an_internal_error
         data = b"".join(json.dumps(o).encode() + b"\n" for o in objs)
         report = contract.check(data, wire="stream-json")
         assert "checker.internal" not in report.counts, (index, key, kind)
+
+
+# -- issue 20: calls that never complete, fragments after their tool_use, the per-call bound ---
+
+def _fragment(seq: int, ref: str, piece: str) -> dict[str, Any]:
+    return _line(seq, "stream_event", event={"type": "tool_args_delta", "tool_use_id": ref, "partial_json": piece})
+
+
+def test_one_calls_bound_is_a_checker_limit_for_that_call_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(StreamRules, "MAX_CALL_BYTES", 100)
+    big = '{"text":"' + "a" * 150 + '"}'
+    # tu_1 passes its own bound (line 3): not judged, even at the end; tu_2 is still judged.
+    objs = _calls(("tu_1", [big[:80], big[80:]], json.loads(big)), ("tu_2", ['{"a":1}'], {"a": 2}))
+    report = _feed(objs)
+    assert _rules(report) == {"checker.limit": 1, "sj.tool-args-reassembly": 1}
+    limit = next(v for v in report.violations if v.rule == "checker.limit")
+    assert limit.line == 3
+    assert "'tu_1'" in limit.message
+    assert "100" in limit.message
+    dangling = [_init(), _fragment(1, "tu_1", big[:80]), _fragment(2, "tu_1", big[80:]), _result(3)]
+    assert _rules(_feed(dangling)) == {"checker.limit": 1}  # no false "never completed" for it
+    monkeypatch.setattr(StreamRules, "MAX_CALL_BYTES", 1 << 20)
+    assert _rules(_feed(objs)) == {"sj.tool-args-reassembly": 1}  # under the bound: only tu_2 mismatches
+    assert _rules(_feed(dangling)) == {"sj.tool-args-reassembly": 1}
+
+
+def test_a_call_left_open_past_an_unreadable_line_is_not_judged() -> None:
+    # its tool_use may be in the unreadable line: that line's own finding fails the stream
+    objs: list[dict[str, Any] | None] = [_init(), _fragment(1, "tu_1", '{"a":'), None, _result(3)]
+    assert "sj.tool-args-reassembly" not in _rules(_feed(objs))
+    objs = [_init(), None, _fragment(2, "tu_1", '{"a":'), _result(3)]  # unreadable before: judged
+    assert "sj.tool-args-reassembly" in _rules(_feed(objs))
+
+
+def test_forgotten_tool_use_ids_stop_the_end_of_run_judgement(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(StreamRules, "MAX_TOOL_USE_BYTES", 2 * (StreamRules.ENTRY_OVERHEAD + 4))
+    objs = _calls(*((f"tu_{i}", [], {}) for i in range(3)))  # tu_2 is not remembered
+    objs.insert(-1, _fragment(0, "tu_2", '{"late":1}'))  # after its forgotten tool_use: cannot be told
+    _renumber(objs)
+    report = _feed(objs)
+    assert _rules(report) == {"checker.limit": 1}
+    assert "sj.tool-args-reassembly" in report.violations[0].message
+
+
+def test_result_last_says_when_the_last_line_was_unreadable() -> None:
+    # the result line itself unreadable (too long, not JSON...): "no result" would be false words
+    report = _feed([_init(), _line(1, "system", subtype="state"), None])
+    (finding,) = [v for v in report.violations if v.rule == "sj.result-last"]
+    assert finding.line == 3
+    assert "unreadable" in finding.message
+    assert "ending without one" not in finding.message
+    # an unreadable line after a readable result: a line after the result, said to be unreadable
+    report = _feed([_init(), _result(1), None])
+    (finding,) = [v for v in report.violations if v.rule == "sj.result-last"]
+    assert "after the terminal result on line 2" in finding.message
+    assert "unreadable" in finding.message
+    assert "non-object" not in finding.message
+    # a stream that simply stops: the truncated-run words, as before
+    report = _feed([_init(), _line(1, "system", subtype="state")])
+    (finding,) = [v for v in report.violations if v.rule == "sj.result-last"]
+    assert "ending without one" in finding.message

@@ -186,6 +186,34 @@ def tool_args(fragments: list[str], final_input: Any) -> list[dict[str, Any]]:
     return lines
 
 
+def delta(ref: str, fragment: str) -> dict[str, Any]:
+    return line(0, "stream_event", event={"type": "tool_args_delta", "tool_use_id": ref, "partial_json": fragment})
+
+
+def dangling(fragments: list[str], *, result: dict[str, Any] | None = None, ended: bool = True) -> list[dict[str, Any]]:
+    """The base stream with fragments for tu_9 (which no tool_use completes) before the result.
+
+    ``result``: fields to set on the result line; ``ended=False`` drops the result (a truncated run).
+    """
+    lines = base()
+    lines[-1:-1] = [delta("tu_9", f) for f in fragments]
+    if result is not None:
+        lines[-1].update(result)
+    if not ended:
+        lines.pop()
+    renumber(lines)
+    return lines
+
+
+def after_tool_use(before: list[str], after: list[str]) -> list[dict[str, Any]]:
+    """tu_1's fragments: ``before`` its tool_use (input {"path": "a.txt"}), ``after`` it."""
+    lines = tool_args(before, {"path": "a.txt"}) if before else base()
+    at = next(i for i, o in enumerate(lines) if o["type"] == "assistant") + 1
+    lines[at:at] = [delta("tu_1", f) for f in after]
+    renumber(lines)
+    return lines
+
+
 def main() -> None:
     ok = raw(base())
     first, rest = ok.split("\n", 1)
@@ -784,6 +812,24 @@ def main() -> None:
                 False,
                 lines=tool_args(['{"pa', 'th":"a', '.txt"}'], {"path": "a.txt"}),
             ),
+            # Issue 20. A call whose fragments never meet their tool_use, in a run whose result
+            # does not say it failed; a fragment after the tool_use that completed the call.
+            case('fragments {"a": that never meet a tool_use, in a run whose result says success', True,
+                 lines=dangling(['{"a":']), at=[(5, "/event/partial_json")]),
+            case("fragments that join to JSON but never meet a tool_use, in a successful run", True,
+                 lines=dangling(['{"a":', "1}"]), at=[(5, "/event/partial_json")]),
+            case("a fragment after the tool_use, contradicting its input", True,
+                 lines=after_tool_use(['{"path":"a.txt"}'], ['{"path":"b.txt"}']), at=[(4, "/event/partial_json")]),
+            case("every fragment after the tool_use it spells out", True,
+                 lines=after_tool_use([], ['{"path":"a.txt"}']), at=[(3, "/event/partial_json")]),
+            case("an empty fragment after the tool_use (it changes no concatenation)", False,
+                 lines=after_tool_use(['{"path":"a.txt"}'], [""])),
+            case('fragments {"a": that never meet a tool_use, in a run whose result says it failed', False,
+                 lines=dangling(['{"a":'], result={"subtype": "interrupted", "is_error": True}), exercised=False),
+            case("only empty fragments that never meet a tool_use (no argument text streamed)", False,
+                 lines=dangling(["", ""]), exercised=False),
+            case("fragments that never meet a tool_use in a truncated run (sj.result-last says so)", False,
+                 lines=dangling(['{"a":'], ended=False), exercised=False),
         ],
     )
     write(

@@ -378,7 +378,9 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
                 verdict.fire("sj.message-form", number, f"message on {kind} is not an object")
         elif kind in ("assistant", "user"):
             verdict.fire("sj.message-form", number, f"{kind} line without message")
-    _stream_json_structural(objects, verdict)
+    opaque = [number for number, obj in positions if obj is None]
+    failed = bool(results) and dict(objects).get(results[0], {}).get("is_error") is True
+    _stream_json_structural(objects, verdict, opaque, bool(results), failed)
 
 
 def _seq(positions: list[Position], verdict: Verdict) -> None:
@@ -417,7 +419,8 @@ def _blocks(obj: dict[str, JSONValue]) -> list[dict[str, JSONValue]]:
 _SESSION_FORM = re.compile(r"sess_\S+")
 
 
-def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict) -> None:
+def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict,
+                            opaque: list[int], ended: bool, failed: bool) -> None:
     """Relations derived from the seed's structure, MUST by the lead's decision (READINGS.md)."""
     # "milk session id (sess_...)"; one id per run, since seq and the stream are "per run".
     sessions = [obj["session_id"] for _, obj in objects if isinstance(obj.get("session_id"), str)]
@@ -427,12 +430,19 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
         verdict.fire("sj.session", 0, "more than one session_id in one run")
     tool_uses: dict[str, JSONValue] = {}
     fragments: dict[str, list[str]] = {}
+    first: dict[str, int] = {}
     for number, obj in objects:
         event = obj.get("event")
         if obj.get("type") == "stream_event" and isinstance(event, dict) and event.get("type") == "tool_args_delta":
             tid, piece = event.get("tool_use_id"), event.get("partial_json")
             if isinstance(tid, str) and isinstance(piece, str):
-                fragments.setdefault(tid, []).append(piece)
+                if tid in tool_uses and tid not in fragments:
+                    # "progressive": a non-empty piece after the completed tool_use contradicts it
+                    if piece:
+                        verdict.fire("sj.tool-args-reassembly", number, f"a fragment of {tid!r} after its tool_use")
+                else:
+                    fragments.setdefault(tid, []).append(piece)
+                    first.setdefault(tid, number)
         # parent_tool_use_id: a value that names no earlier tool_use is not a tool_use id.
         parent = obj.get("parent_tool_use_id")
         if isinstance(parent, str) and parent not in tool_uses:
@@ -444,6 +454,7 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
                     tool_uses[tid] = block.get("input")
                 # "consumers concatenate": the fragments so far are this tool's arguments.
                 pieces = fragments.pop(tid, None)
+                first.pop(tid, None)
                 if pieces is not None:
                     _reassembly(tid, "".join(pieces), block.get("input"), number, verdict)
             if block.get("type") == "tool_result":
@@ -452,6 +463,14 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
                     verdict.fire("sj.tool-result-ref", number, "tool_result without tool_use_id")
                 elif isinstance(block["tool_use_id"], str) and block["tool_use_id"] not in tool_uses:
                     verdict.fire("sj.tool-result-ref", number, "tool_result names no earlier tool_use")
+
+    # A call whose fragments never meet their tool_use, in a run whose result does not say it
+    # failed (is_error "true when the run failed (... interruption)"): R-issue-20. Not judged
+    # without a result (a truncated run) or past an unreadable line (the tool_use may be there).
+    if ended and not failed:
+        for tid, pieces in fragments.items():
+            if "".join(pieces) and not any(number > first[tid] for number in opaque):
+                verdict.fire("sj.tool-args-reassembly", first[tid], f"fragments of {tid!r} never meet a tool_use")
 
 
 def _reassembly(tid: str, joined: str, given: JSONValue, number: int, verdict: Verdict) -> None:

@@ -97,6 +97,7 @@ class StreamRules:
     # reaching one is a checker.limit finding (once per bound), and the checks it feeds stop
     # judging from there instead of guessing (no silent pass, no false finding).
     MAX_PENDING_BYTES = 64 * 1024 * 1024  # tool_args_delta fragments kept while awaiting their tool_use
+    MAX_CALL_BYTES = 16 * 1024 * 1024  # of them, the fragments kept for one tool-call id
     MAX_TOOL_USE_BYTES = 64 * 1024 * 1024  # tool_use ids remembered for sj.tool-result-ref / sj.parent-ref
     ENTRY_OVERHEAD = 64  # bytes charged per kept fragment or id, so empty strings are not free
     # A cache, not a bound on a check: stamps it does not hold are validated in full.
@@ -111,7 +112,10 @@ class StreamRules:
         self.first = True
         self.inits = 0
         self.result_line: int | None = None
+        self.result_failed = False  # the result says is_error true: an unfinished tool call is explained
         self.last_line = 0
+        self.last_unreadable = False  # the last line read was not a JSON object the checker could read
+        self.unreadable_line = 0  # the last such line (a call's tool_use may be in it)
         self.next_seq: int | None = None
         self.session: str | None = None
         self.last_ts: str | None = None
@@ -121,7 +125,7 @@ class StreamRules:
         self.tool_uses: set[str] = set()
         self.tool_use_bytes = 0
         self.tool_uses_full = False  # MAX_TOOL_USE_BYTES reached: unknown refs can no longer be judged
-        self.fragments: dict[str, list[str]] = {}
+        self.fragments: dict[str, _Call] = {}  # tool-call id -> its fragments, until its tool_use
         self.pending_bytes = 0
         self.reassembly_stopped = False  # MAX_PENDING_BYTES reached: reassembly is no longer judged
         self.by_kind = {
@@ -136,9 +140,11 @@ class StreamRules:
         obj = record.obj
         line = record.line
         self.last_line = line
+        self.last_unreadable = obj is None
         if self.result_line is not None:
             self._after_result(obj, line, out)
         if obj is None:
+            self.unreadable_line = line
             self._broken(line, out)
             return
         kind = obj.get("type")
@@ -186,6 +192,7 @@ class StreamRules:
             if handler is not None:
                 handler(obj, line, out)
         self.last_line = first + len(objs) - 1
+        self.last_unreadable = False
 
     def _batch_in_step(self, objs: list[dict[str, Any]]) -> bool:
         """Whether every line of the batch passes sj.init-first, sj.result-last, sj.seq,
@@ -226,10 +233,20 @@ class StreamRules:
         out.exercised("sj.result-last")
         if self.first:
             out.emit("sj.init-first", None, None, "expected system/init as the first line, found an empty stream")
-        if self.result_line is None:
+        if self.result_line is None and self.last_unreadable:
+            # The last line may be the result, unreadable (too long, not UTF-8, not JSON): the
+            # checker cannot say the run ends with one, nor that it has none. Its line.* finding
+            # says why it could not be read.
+            out.emit("sj.result-last", self.last_line, None,
+                     f"expected a terminal result line, found none that could be read: the last line, "
+                     f"line {self.last_line}, is unreadable (not a JSON object the checker could read; "
+                     "see its line.* finding), so whether it is the result cannot be told",
+                     "every run ends with exactly one result line, even when it fails")
+        elif self.result_line is None:
             out.emit("sj.result-last", self.last_line or None, None,
                      "expected a terminal result line, found the stream ending without one (a truncated run)",
                      "every run ends with exactly one result line, even when it fails")
+        self._unfinished_calls(out)
 
     # -- sj.init-first, sj.init-once, sj.result-once, sj.result-last ------------------------
 
@@ -251,7 +268,11 @@ class StreamRules:
 
     def _after_result(self, obj: dict[str, Any] | None, line: int, out: Sink) -> None:
         out.exercised("sj.result-last")
-        if obj is None or obj.get("type") != "result":  # a second result is sj.result-once's
+        if obj is None:  # whatever an unreadable line holds, it is a line after the result
+            out.emit("sj.result-last", line, None,
+                     f"expected nothing after the terminal result on line {self.result_line}, found an "
+                     "unreadable line (not a JSON object the checker could read; see its line.* finding)")
+        elif obj.get("type") != "result":  # a second result is sj.result-once's
             out.emit("sj.result-last", line, None,
                      f"expected nothing after the terminal result on line {self.result_line}, "
                      f"found a line of type {_kind(obj)}")
@@ -409,6 +430,7 @@ class StreamRules:
                      f"expected exactly one result line, found another after line {self.result_line}")
         else:
             self.result_line = line
+            self.result_failed = obj.get("is_error") is True
         self._subtype(obj, line, out)
         self._is_error(obj, line, out)
         self._usage(obj, line, out)
@@ -527,10 +549,17 @@ class StreamRules:
             self.tool_uses_full = True
             out.emit("checker.limit", line, None,
                      f"sj.tool-result-ref and sj.parent-ref stopped: the tool_use ids remembered reached "
-                     f"{self.MAX_TOOL_USE_BYTES} bytes; an id first used from line {line} on is not judged")
+                     f"{self.MAX_TOOL_USE_BYTES} bytes; an id first used from line {line} on is not judged "
+                     "(nor, by sj.tool-args-reassembly, a call's fragments after or without its tool_use)")
             return
         self.tool_use_bytes += cost
         self.tool_uses.add(ref)
+
+    # The fragments of a call are judged when its tool_use completes it (_tool_use), and a call
+    # that never meets its tool_use at the end (_unfinished_calls). A fragment for an id whose
+    # tool_use came already contradicts that completed input (_fragment). What is kept per id
+    # is bounded (MAX_CALL_BYTES), and all ids together (MAX_PENDING_BYTES): each is a
+    # checker.limit when reached, and the check it feeds stops instead of guessing.
 
     def _fragment(self, event: dict[str, Any], line: int, out: Sink) -> None:
         if self.reassembly_stopped:
@@ -538,8 +567,13 @@ class StreamRules:
         ref, fragment = event.get("tool_use_id"), event.get("partial_json")
         if type(ref) is not str or type(fragment) is not str:
             return
-        pieces = self.fragments.get(ref)
-        cost = len(fragment) + self.ENTRY_OVERHEAD + (0 if pieces is not None else len(ref))
+        call = self.fragments.get(ref)
+        if call is None and self._known(ref):
+            self._after_tool_use(ref, fragment, line, out)
+            return
+        if call is not None and call.stopped:
+            return  # its bound was reported; the rest of this call is not kept
+        cost = len(fragment) + self.ENTRY_OVERHEAD + (0 if call is not None else len(ref) + self.ENTRY_OVERHEAD)
         if self.pending_bytes + cost > self.MAX_PENDING_BYTES:
             # Judging the calls whose fragments were partly dropped would be a false mismatch,
             # and remembering which were would be another bound: stop the check here.
@@ -550,22 +584,71 @@ class StreamRules:
                      f"sj.tool-args-reassembly stopped: pending tool_args_delta fragments reached "
                      f"{self.MAX_PENDING_BYTES} bytes; no reassembly is judged from line {line} on")
             return
-        self.pending_bytes += cost
-        if pieces is None:
-            self.fragments[ref] = [fragment]
-        else:
-            pieces.append(fragment)
+        if call is None:
+            call = self.fragments[ref] = _Call(line)
+            self.pending_bytes += len(ref) + self.ENTRY_OVERHEAD
+        if call.size + len(fragment) > self.MAX_CALL_BYTES:
+            # One call's arguments past the bound: that call alone is not judged (its id stays,
+            # as a marker costing what the id does, so its tool_use and the end skip it).
+            self.pending_bytes -= call.size + self.ENTRY_OVERHEAD * len(call.pieces)
+            call.stop()
+            out.emit("checker.limit", line, "/event/partial_json",
+                     f"sj.tool-args-reassembly stopped for {clip(ref)!r}: its tool_args_delta fragments "
+                     f"reached {self.MAX_CALL_BYTES} bytes; that call's reassembly is not judged")
+            return
+        self.pending_bytes += len(fragment) + self.ENTRY_OVERHEAD
+        call.add(fragment)
+
+    def _after_tool_use(self, ref: str, fragment: str, line: int, out: Sink) -> None:
+        """A fragment for a call its tool_use completed already: "progressive" is over by then."""
+        out.exercised("sj.tool-args-reassembly")
+        if not fragment:  # an empty piece changes no concatenation: it contradicts nothing
+            return
+        out.emit("sj.tool-args-reassembly", line, "/event/partial_json",
+                 f"expected no tool_args_delta for {clip(ref)!r} after its tool_use completed its input, "
+                 f"found the fragment {clip(fragment)!r}",
+                 "fragments stream a call's arguments before the assistant line that completes it")
+
+    def _unfinished_calls(self, out: Sink) -> None:
+        """At the end: the calls whose fragments never met their tool_use."""
+        # A call with an unreadable line after its first fragment may have met its tool_use there:
+        # not judged (that line's line.* finding already fails the stream).
+        waiting = [(ref, call) for ref, call in self.fragments.items()
+                   if not call.stopped and call.size and call.first_line > self.unreadable_line]
+        if not waiting or self.result_line is None:
+            return  # no result: the run was cut short (sj.result-last), and that is its finding
+        if self.tool_uses_full:
+            return  # the ids' tool_uses may be among the ones forgotten (that checker.limit says so)
+        if self.result_failed:
+            # "is_error: true when the run failed (execution error, max turns, interruption)": a
+            # failed run may stop in the middle of a call, so its fragments are not a finding.
+            out.note(f"sj.tool-args-reassembly: {len(waiting)} tool call(s) streamed fragments but never "
+                     "met their tool_use; the result says the run failed (is_error true), which explains "
+                     "an unfinished call, so they are not judged")
+            return
+        out.exercised("sj.tool-args-reassembly")
+        for ref, call in waiting:
+            out.emit("sj.tool-args-reassembly", call.first_line, "/event/partial_json",
+                     f"expected a tool_use with id {clip(ref)!r} to complete the {len(call.pieces)} "
+                     f"tool_args_delta fragment(s) from line {call.first_line} "
+                     f"(concatenated: {clip(''.join(call.pieces))!r}), found the run ending without one, "
+                     "and a result that does not say it failed",
+                     "a call whose arguments were streamed completes in an assistant tool_use block, "
+                     "unless the run failed (is_error true)")
 
     def _tool_use(self, block: dict[str, Any], line: int, where: str, out: Sink) -> None:
         ref = block.get("id")
         if type(ref) is not str:
             return
         self._remember(ref, line, out)
-        pieces = self.fragments.pop(ref, None)
-        if pieces is None:
+        call = self.fragments.pop(ref, None)
+        if call is None:
             return
+        self.pending_bytes -= call.size + self.ENTRY_OVERHEAD * len(call.pieces) + len(ref) + self.ENTRY_OVERHEAD
+        if call.stopped:
+            return
+        pieces = call.pieces
         text = "".join(pieces)
-        self.pending_bytes -= len(text) + self.ENTRY_OVERHEAD * len(pieces) + len(ref)
         # The reassembly is read as a line is (contract.jsonline): the same strict RFC 8259
         # numbers, nesting limit and duplicate-member detection, never last-wins.
         args, faults = parse(text.encode("utf-8", "surrogatepass"))
@@ -596,6 +679,25 @@ class StreamRules:
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected input equal to its reassembled fragments {clip(text)!r}, "
                      f"found {clip(_dumps(block.get('input')))!r}")
+
+
+class _Call:
+    """One tool call's fragments while they await its tool_use (``pieces``, their total length)."""
+
+    __slots__ = ("first_line", "pieces", "size", "stopped")
+
+    def __init__(self, first_line: int) -> None:
+        self.first_line = first_line
+        self.pieces: list[str] = []
+        self.size = 0
+        self.stopped = False  # MAX_CALL_BYTES reached: the pieces were dropped, the call is not judged
+
+    def add(self, fragment: str) -> None:
+        self.pieces.append(fragment)
+        self.size += len(fragment)
+
+    def stop(self) -> None:
+        self.pieces, self.size, self.stopped = [], 0, True
 
 
 class _TooLong(int):

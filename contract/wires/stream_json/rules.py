@@ -33,7 +33,10 @@ RULES: tuple[Rule, ...] = (
     Rule("sj.result-last", Level.MUST, "stream-json",
          "the result line is the last line; a missing result is a truncated run (this rule, not sj.result-once)",
          f'{_SJ}, description: "exactly one terminal result last" (written); a run with no result ends '
-         "without its terminal line, so the last line is not the result"),
+         "without its terminal line, so the last line is not the result. An unreadable line after the "
+         "result is a line after it, whatever it holds; an unreadable last line with no result before "
+         "it may be the result: the finding says so (not 'ending without one'), and still fires, since "
+         "the run is not shown to end with its result (issue 20)"),
     Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
          # The seed words in single quotes: a new rule's double-quoted words would enter the wire
          # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
@@ -78,12 +81,23 @@ RULES: tuple[Rule, ...] = (
          '"present exactly when the actor is nested" has no rule, since a stream does not say which '
          'actor is nested other than by this field)'),
     Rule("sj.tool-args-reassembly", Level.MUST, "stream-json",
-         "concatenated tool_args_delta fragments are one JSON text, unique member names, equal to the input",
+         "concatenated tool_args_delta fragments are one JSON text, unique member names, equal to the input "
+         "of the tool_use that completes them; no fragment after it; none left without one in a run "
+         "whose result does not say it failed",
          f'{_SJ}, $defs.stream_payload.partial_json.description: "progressive tool-argument fragment '
          '(AI SDK-style delta framing; consumers concatenate, no partial-JSON reassembly)" (written: '
          "concatenation; structure-derived MUST: the concatenation is the tool's arguments, so it parses "
          "as the framing does (unique names, as line.duplicate-key) and equals the tool_use's input by JSON "
-         "value)"),
+         "value). "
+         # Issue 20. The new seed words in single quotes, as sj.subtype's (contract/framing.py).
+         "When: oneOf[2].description: 'completed assistant message blocks (text | thinking | tool_use)' "
+         "(derived: the assistant line completes the call, so its fragments come before it, and a "
+         "non-empty fragment after it contradicts a completed input; an empty one changes no "
+         "concatenation); content_block.input.description: 'free-form tool arguments (tool_use)', so "
+         "fragments that no tool_use completes are the arguments of no call, unless the run failed: "
+         "properties.is_error.description: 'true when the run failed (execution error, max turns, "
+         "interruption)' (a failed run may stop mid-call: not judged, a note says so; nor a run with no "
+         "result, which sj.result-last reports; nor a call that only streamed empty fragments)"),
     # -- stream-json, SHOULD -------------------------------------------------------------
     Rule("sj.capabilities", Level.SHOULD, "stream-json",
          "stream_event lines need partial_messages_v1 advertised on init; task lines need tasks_v1",
