@@ -47,7 +47,9 @@ CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
 # with no init and no result breaks both), so no capture leaves them not exercised.
 ALWAYS_JUDGED = frozenset({"sj.init-first", "sj.result-last"})
 # Findings that mean the check did not see or judge everything: after one, "passed" is unearned.
-UNFINISHED = ("checker.internal", "checker.limit", "run.interrupted", "run.timeout", "run.output-limit")
+# run.stdout-held: a descendant was killed holding stdout, so what it would still have written was not seen.
+UNFINISHED = ("checker.internal", "checker.limit", "run.interrupted", "run.timeout", "run.output-limit",
+              "run.stdout-held")
 
 
 def framing_rules(wire: str) -> frozenset[str]:
