@@ -100,9 +100,11 @@ HARNESS: tuple[Rule, ...] = (
          observed=Observed.PROCESS),
     Rule("run.stdout-held", Level.MUST, "run",
          "no descendant of the emitter holds its stdout open past --late-grace after the emitter exits",
-         f'harness; {_SJ}, description: "exactly one terminal result last" and "nothing else on stdout": '
-         "a consumer reading the pipe waits for its end, and whatever a descendant still holding it writes "
-         "comes after the result (what it writes within the grace is judged as part of the stream); "
+         # the seed's words are paraphrased, not quoted: the framing rules quote them already, and a
+         # quote here would be a new surface item (contract/framing.py), breaking for emitters
+         f"harness; {_SJ}: its framing rules ask for exactly one terminal result last and nothing else on "
+         "stdout; a consumer reading the pipe waits for its end, and whatever a descendant still holding it "
+         "writes comes after the result (what it writes within the grace is judged as part of the stream); "
          "subagent-stdio: inferred, as its framing is (after the host exits, its stdout ends)",
          observed=Observed.PROCESS),
 )

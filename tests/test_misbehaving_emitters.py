@@ -218,3 +218,18 @@ def test_flood_without_limit_keeps_the_checker_small(marker: str, tmp_path: Path
     assert " run.output-limit [MUST]" not in outcome.stdout  # the default limit is not reached in a second
     assert "faulty-emitter floods: flooding stdout" in outcome.stdout  # its stderr, in the report
     assert outcome.max_rss_mib < 300, f"peak RSS {outcome.max_rss_mib:.0f} MiB"
+
+
+@pytest.mark.parametrize(("grace", "code", "rule"), [("0.2", 1, "run.stdout-held"), ("-1", 2, None)])
+def test_cli_run_late_grace(grace: str, code: int, rule: str | None, marker: str,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``--late-grace`` reaches the harness (its seconds are in the finding); below zero is misuse."""
+    assert cli.run(["run", "--timeout", "20", "--late-grace", grace, "--format", "json", "--",
+                    sys.executable, str(EMITTERS / "leaves_child.py"), marker]) == code
+    captured = capsys.readouterr()
+    if rule is None:
+        assert "--late-grace" in captured.err
+        assert captured.err.count("\n") == 1
+        return
+    [held] = [v for v in json.loads(captured.out)["violations"] if v["rule"] == rule]
+    assert f"within {grace}s of its exit" in held["message"]
