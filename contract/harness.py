@@ -449,7 +449,7 @@ def interrupted(report: Report, what: str, signum: int = signal.SIGINT) -> None:
     Collector(report).emit(
         "run.interrupted", None, None,
         f"expected the run to finish, found it interrupted ({interrupts.name(signum)}) after {report.lines} lines; "
-        f"killed {what} and its process group; the findings before it are kept",
+        f"killed {what}, its process group and its descendants; the findings before it are kept",
         "an interrupted run is never conformant: run it again to the end")
 
 
