@@ -326,10 +326,14 @@ class Process:
             return
         self._closed = True
         try:
-            if self.popen.poll() is None:
+            try:
+                if self.popen.poll() is None:
+                    self.kill()
+                else:
+                    self.reap_group()
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM mid-cleanup: finish the kill, then pass it on
                 self.kill()
-            else:
-                self.reap_group()
+                raise
         finally:
             # stdout is not closed here: a reader thread still blocked on it would hold its lock
             SUBREAPER.__exit__()

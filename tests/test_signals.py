@@ -214,3 +214,20 @@ def test_as_interrupts_raises_once_and_restores_the_handlers(signum: int) -> Non
     assert interrupts.received == signum
     assert signal.getsignal(signum) == previous
     assert signal.getsignal(signal.SIGTERM) != interrupts._handle
+
+
+def test_an_interruption_during_the_cleanup_still_kills_everything(marker: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signal that lands while a finished run is being reaped must not leave its descendants."""
+    from contract.harness import Process
+
+    def interrupted(self: Process) -> None:
+        raise Signalled(signal.SIGTERM)
+
+    proc = Process([PY, str(EMITTERS / "leaves_child.py"), marker])
+    proc.wait(30)  # the emitter exits 0; its child holds stdout and sleeps
+    monkeypatch.setattr(Process, "reap_group", interrupted)
+    with pytest.raises(Signalled):
+        proc.close()
+    assert proc.popen.returncode == 0
+    # the marker fixture: no process carrying the marker is left
