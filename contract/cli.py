@@ -35,6 +35,9 @@ PROG = "milk-contract"
 # the --format choices, without importing the reporters to learn them (the parser is built for
 # every verb, --help included); tests/test_cli.py holds this equal to contract.ci_reports.FORMATS
 FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
+# contract.harness.DEFAULT_LATE_GRACE, without importing the harness to learn it (as above);
+# tests/test_signals.py holds the two equal
+LATE_GRACE = 2.0
 
 
 class UsageError(Exception):
@@ -72,7 +75,7 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="stop a flooding emitter after this much output (default: 1 GiB for stream-json, "
                           "which is checked as it streams; 64 MiB for subagent-stdio, whose conversation "
                           "is kept to be judged whole)")
-    run.add_argument("--late-grace", type=_seconds, default=2.0, metavar="SECONDS",
+    run.add_argument("--late-grace", type=_seconds, default=LATE_GRACE, metavar="SECONDS",
                      help="after the emitter exits, how long its descendants may still hold stdout open: what "
                           "they write is judged as part of the stream, one still holding it then is "
                           "run.stdout-held (default 2; 0: stdout must close when the emitter exits)")
@@ -112,7 +115,7 @@ def _build_parser() -> argparse.ArgumentParser:
     record.add_argument("--scenario", action="append", default=[], metavar="NAME",
                         help="only this scenario (repeatable)")
     record.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS")
-    record.add_argument("--late-grace", type=_seconds, default=2.0, metavar="SECONDS",
+    record.add_argument("--late-grace", type=_seconds, default=LATE_GRACE, metavar="SECONDS",
                         help="as run's --late-grace (default 2)")
     record.add_argument("--dry-run", action="store_true", help="report the changes, rewrite nothing")
     record.add_argument("--format", choices=("text", "json"), default="text")

@@ -9,8 +9,10 @@ reader and rule machines as ``milk-contract check --wire subagent-stdio``: a rec
 live conversation get the same verdict. What only a live run can show is reported with the
 ``run.*`` rules: no response before the deadline (``run.no-response``), no exit
 (``run.timeout``), a bad exit status (``run.exit-status``), a command that cannot start
-(``run.start``), a flood (``run.output-limit``) and Ctrl-C (``run.interrupted``, with what was
-read so far). A fault in the driver, its reader thread or the judge is ``checker.internal``.
+(``run.start``), a flood (``run.output-limit``), a descendant still holding stdout a late grace
+after the host exited (``run.stdout-held``; what it wrote meanwhile is in the transcript) and
+Ctrl-C, SIGTERM or SIGHUP (``run.interrupted``, with what was read so far). A fault in the
+driver, its reader thread or the judge is ``checker.internal``.
 
 With ``stop_early`` (the fuzzer's choice) the conversation ends at the first line that makes
 it non-conformant (a line that is not JSON, a response whose id matches no command…): each

@@ -8,9 +8,12 @@ the report, so a chatty emitter can neither block on a full pipe nor grow our me
 Descendants that leave the process group (``setsid``) are found too: while a run is live this
 process is a child subreaper (Linux), so orphaned descendants become our children, and every
 process started by the emitter carries a per-run token in its environment, by which it is found
-in ``/proc``, killed and reaped. Fail closed: an exception in the reader, the judge or the harness
-is a ``checker.internal`` finding and Ctrl-C is ``run.interrupted``, both with every finding seen
-so far; neither can ever leave an empty, passing report.
+in ``/proc``, killed and reaped. After the emitter exits, its stdout is read on for a late grace
+while descendants hold it open (what they write is judged; one still holding it then is
+``run.stdout-held``). Fail closed: an exception in the reader, the judge or the harness is a
+``checker.internal`` finding and Ctrl-C (SIGTERM and SIGHUP too, under
+``contract.interrupts.as_interrupts``) is ``run.interrupted``, both with every finding seen so
+far; neither can ever leave an empty, passing report. docs/live-runs.md tells the whole story.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from contract.session import ContractSession, startup_problem
+from contract.session import LATE_GRACE, ContractSession, startup_problem
 
 if TYPE_CHECKING:  # loaded only once a live run was interrupted
     from contract.report import Report
@@ -37,7 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "default: the bundled reference emitters")
     group.addoption("--contract-timeout", metavar="SECONDS", type=float, default=60.0,
                     help="per-scenario timeout for the emitter (default 60)")
-    group.addoption("--contract-late-grace", metavar="SECONDS", type=float, default=2.0,
+    group.addoption("--contract-late-grace", metavar="SECONDS", type=float, default=LATE_GRACE,
                     help="after the emitter exits, how long its descendants may still hold stdout open "
                          "(what they write is judged; one still holding it then is run.stdout-held; default 2)")
     group.addoption("--contract-record", action="store_true", default=False,

@@ -231,3 +231,11 @@ def test_an_interruption_during_the_cleanup_still_kills_everything(marker: str,
         proc.close()
     assert proc.popen.returncode == 0
     # the marker fixture: no process carrying the marker is left
+
+
+def test_the_late_grace_default_is_one_number() -> None:
+    """The CLI and the plugin name the harness' default without importing the harness."""
+    from contract import cli, harness, session
+
+    assert cli.LATE_GRACE == session.LATE_GRACE == harness.DEFAULT_LATE_GRACE
+    assert cli._build_parser().parse_args(["run"]).late_grace == harness.DEFAULT_LATE_GRACE
