@@ -16,6 +16,7 @@ restores the handlers it found, so a library caller keeps its own signal handlin
 
 from __future__ import annotations
 
+import os
 import signal
 from types import FrameType
 
@@ -49,21 +50,29 @@ class as_interrupts:  # a context manager, named like contextlib's
     Only the first signal raises: a second one (CI sends SIGTERM again, or a process group
     gets it twice) must not break the cleanup the first one started, which is bounded anyway
     (the harness' kill and reap take a few seconds at most); it is only recorded. Outside the
-    main thread (where Python cannot install handlers) it does nothing. ``received`` is the
+    main thread (where Python cannot install handlers) it does nothing. A process forked while it
+    is active (the two-process checker's worker, a process pool's) inherits the handler but not
+    the run: there the signal does what it did before, it ends the process. ``received`` is the
     first signal caught, or None.
     """
 
     def __init__(self) -> None:
         self.received: int | None = None
         self._previous: dict[int, object] = {}
+        self._pid = os.getpid()
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != self._pid:  # a forked child: die by the signal, as without the handler
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         if self.received is not None:
             return
         self.received = signum
         raise Signalled(signum)
 
     def __enter__(self) -> as_interrupts:
+        self._pid = os.getpid()
         for signum in SIGNALS:
             try:
                 self._previous[signum] = signal.signal(signum, self._handle)

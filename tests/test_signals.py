@@ -239,3 +239,20 @@ def test_the_late_grace_default_is_one_number() -> None:
 
     assert cli.LATE_GRACE == session.LATE_GRACE == harness.DEFAULT_LATE_GRACE
     assert cli._build_parser().parse_args(["run"]).late_grace == harness.DEFAULT_LATE_GRACE
+
+
+def test_a_child_forked_under_as_interrupts_dies_by_the_signal() -> None:
+    """The near miss of the mechanism: a forked worker (a process pool's) keeps the default."""
+    _in_main_thread()
+    with as_interrupts():
+        pid = os.fork()
+        if pid == 0:  # the child: sleeps until the signal ends it
+            try:
+                time.sleep(30)
+            finally:
+                os._exit(0)
+        time.sleep(0.2)  # the child is in its sleep (were it not yet, the signal still ends it)
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status), status
+    assert os.WTERMSIG(status) == signal.SIGTERM
