@@ -93,9 +93,21 @@ HARNESS: tuple[Rule, ...] = (
     Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
          "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
          observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
-    Rule("run.interrupted", Level.MUST, "run", "the run is not interrupted (Ctrl-C, SIGINT) before it ends",
+    Rule("run.interrupted", Level.MUST, "run",
+         "the run is not interrupted (Ctrl-C, SIGINT; SIGTERM; SIGHUP) before it ends",
          "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
-         "process group is killed and the findings seen so far are reported (exit 130)",
+         "process group and descendants are killed and the findings seen so far are reported (exit 128 + "
+         "the signal: 130, 143, 129)",
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
+    Rule("run.stdout-held", Level.MUST, "run",
+         "no descendant of the emitter holds its stdout open past --late-grace after the emitter exits",
+         # the seed's words are paraphrased, not quoted: the framing rules quote them already, and a
+         # quote here would be a new surface item (contract/framing.py), breaking for emitters
+         f"harness; {_SJ}: its framing rules ask for exactly one terminal result last and nothing else on "
+         "stdout; a consumer reading the pipe waits for its end, and whatever a descendant still holding it "
+         "writes comes after the result (what it writes within the grace is judged as part of the stream); "
+         "subagent-stdio: inferred, as its framing is (after the host exits, its stdout ends); the holder is "
+         "killed at the grace, so what it would still have written was not seen (not judged to the end)",
          observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
 )
 

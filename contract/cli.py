@@ -1,8 +1,9 @@
 """The ``milk-contract`` command line. ``run(argv) -> int`` is the core; ``main`` only exits.
 
 Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error, or a
-reporter that failed while writing (the report is then incomplete: never exit 0), 130 interrupted
-(Ctrl-C: a live run still reports what it saw, as ``run.interrupted``).
+reporter that failed while writing (the report is then incomplete: never exit 0), 128 + the signal
+when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: a live run still reports what it saw, as
+``run.interrupted``; contract.interrupts turns SIGTERM and SIGHUP into Ctrl-C for every verb).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
 
 Start-up is paid by every invocation (each pre-commit hook run, each CI step), so this module
@@ -16,12 +17,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from contract import textsafe
-from contract.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS
+from contract.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
+from contract.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, exit_interrupted
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.wires import AUTO, NAMES, WIRES, Live, get
 
@@ -32,6 +35,9 @@ PROG = "milk-contract"
 # the --format choices, without importing the reporters to learn them (the parser is built for
 # every verb, --help included); tests/test_cli.py holds this equal to contract.ci_reports.FORMATS
 FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
+# contract.harness.DEFAULT_LATE_GRACE, without importing the harness to learn it (as above);
+# tests/test_signals.py holds the two equal
+LATE_GRACE = 2.0
 
 
 class UsageError(Exception):
@@ -69,6 +75,10 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="stop a flooding emitter after this much output (default: 1 GiB for stream-json, "
                           "which is checked as it streams; 64 MiB for subagent-stdio, whose conversation "
                           "is kept to be judged whole)")
+    run.add_argument("--late-grace", type=_seconds, default=LATE_GRACE, metavar="SECONDS",
+                     help="after the emitter exits, how long its descendants may still hold stdout open: what "
+                          "they write is judged as part of the stream, one still holding it then is "
+                          "run.stdout-held (default 2; 0: stdout must close when the emitter exits)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                      help="the emitter command; without one, the bundled reference emitter")
 
@@ -105,6 +115,8 @@ def _build_parser() -> argparse.ArgumentParser:
     record.add_argument("--scenario", action="append", default=[], metavar="NAME",
                         help="only this scenario (repeatable)")
     record.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS")
+    record.add_argument("--late-grace", type=_seconds, default=LATE_GRACE, metavar="SECONDS",
+                        help="as run's --late-grace (default 2)")
     record.add_argument("--dry-run", action="store_true", help="report the changes, rewrite nothing")
     record.add_argument("--format", choices=("text", "json"), default="text")
     record.add_argument("--goldens", metavar="DIR", default=None,
@@ -219,6 +231,17 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    """Zero or more seconds (a grace that may be none)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected zero or more seconds, found {text!r}")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -267,7 +290,7 @@ def _write(fmt: str, write: Callable[[], object]) -> bool:
     return True
 
 
-def _emit(report: Report, fmt: str) -> int:
+def _emit(report: Report, fmt: str, signum: int = signal.SIGINT) -> int:
     from contract.ci_reports import FORMATS
     from contract.reporters import STREAMING
 
@@ -279,7 +302,7 @@ def _emit(report: Report, fmt: str) -> int:
     if not written:
         return EXIT_USAGE
     if "run.interrupted" in report.counts:
-        return EXIT_INTERRUPTED
+        return exit_interrupted(signum)  # 128 + the signal that interrupted the run
     if "run.start" in report.counts:  # nothing was judged: a harness error, not a verdict
         return EXIT_USAGE
     return EXIT_OK if report.conformant else EXIT_VIOLATIONS
@@ -328,8 +351,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         report = _live(args, command)
-    except Interrupted as exc:  # Ctrl-C: what was seen, with run.interrupted; no baseline is applied
-        return _emit(exc.report, args.format)
+    except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, with run.interrupted; no baseline
+        return _emit(exc.report, args.format, exc.signum)
     if not command:
         report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
     return _emit(_baseline(report, args), args.format)
@@ -347,18 +370,20 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
 
         return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
                        strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
-                       max_output_bytes=max_output_bytes)
+                       max_output_bytes=max_output_bytes, late_grace=args.late_grace)
     if wire.live is Live.CONVERSATION:
         from contract.driver import run_subagent
 
         return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
                             ignore=args.ignore, expect_exit=args.expect_exit,
-                            max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes)
+                            max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
+                            late_grace=args.late_grace)
     from contract.harness import default_command, run_stream
 
     return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,
                       expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
-                      max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes)
+                      max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
+                      late_grace=args.late_grace)
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -381,7 +406,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         result = fuzz.fuzz_host(command or None, **options)
     except Interrupted as exc:
-        return _emit(exc.report, args.format)
+        return _emit(exc.report, args.format, exc.signum)
     if result.failed and args.transcript:
         try:
             with open(args.transcript, "wb") as handle:
@@ -422,11 +447,13 @@ def cmd_record(args: argparse.Namespace) -> int:
     if unknown:
         raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
     results: list[Any] = []
-    failed = stopped = False
+    failed = False
+    stopped: int | None = None  # the signal that interrupted a scenario
     for golden in goldens:
         try:
-            run_ = run_scenario(golden, command or None, timeout=args.timeout)
-        except Interrupted as exc:  # Ctrl-C: report what was seen, keep this golden, start no other
+            run_ = run_scenario(golden, command or None, timeout=args.timeout, late_grace=args.late_grace)
+        except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: report what was seen, keep this golden, start no other
+            stopped = exc.signum
             run_ = ScenarioRun(golden, tuple(emitter_argv(command or None, golden)), exc.report,
                                exc.transcript, compare(golden.data(), exc.transcript, golden.wire))
         harness = recording.harness_failure(run_.report)
@@ -438,12 +465,12 @@ def cmd_record(args: argparse.Namespace) -> int:
         comparison = run_.comparison if args.dry_run else (recorded.comparison if recorded else None)
         failed |= comparison is None or bool(comparison.breaking)
         results.append((golden, run_, comparison, recorded is not None and recorded.written))
-        if "run.interrupted" in run_.report.counts:  # Ctrl-C: no further scenario starts
-            stopped = True
+        if "run.interrupted" in run_.report.counts:  # interrupted: no further scenario starts
+            stopped = signal.SIGINT if stopped is None else stopped
             break
     sys.stdout.write(render_record(results, args.format, args.dry_run))
-    if stopped:
-        return EXIT_INTERRUPTED
+    if stopped is not None:
+        return exit_interrupted(stopped)
     return EXIT_VIOLATIONS if failed else EXIT_OK
 
 
@@ -538,10 +565,14 @@ def _surface_file(path: str) -> dict[str, Any]:
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the verb; returns the exit code."""
+    from contract.interrupts import as_interrupts, signal_of
+    from contract.interrupts import name as signal_name
+
     try:
         args = _build_parser().parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler  # every verb sets one
-        return handler(args)
+        with as_interrupts():  # SIGTERM and SIGHUP take Ctrl-C's path, so a live run is reaped and reported
+            return handler(args)
     except SystemExit as exc:  # --help and --version end here
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     except UsageError as exc:
@@ -550,9 +581,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `milk-contract check x | head`: the reader left, not our failure
         sys.stderr.close()
         return EXIT_OK
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        signum = signal_of(exc)
+        sys.stderr.write(f"{PROG}: interrupted ({signal_name(signum)})\n")
+        return exit_interrupted(signum)
 
 
 def main() -> NoReturn:

@@ -9,8 +9,10 @@ reader and rule machines as ``milk-contract check --wire subagent-stdio``: a rec
 live conversation get the same verdict. What only a live run can show is reported with the
 ``run.*`` rules: no response before the deadline (``run.no-response``), no exit
 (``run.timeout``), a bad exit status (``run.exit-status``), a command that cannot start
-(``run.start``), a flood (``run.output-limit``) and Ctrl-C (``run.interrupted``, with what was
-read so far). A fault in the driver, its reader thread or the judge is ``checker.internal``.
+(``run.start``), a flood (``run.output-limit``), a descendant still holding stdout a late grace
+after the host exited (``run.stdout-held``; what it wrote meanwhile is in the transcript) and
+Ctrl-C, SIGTERM or SIGHUP (``run.interrupted``, with what was read so far). A fault in the
+driver, its reader thread or the judge is ``checker.internal``.
 
 With ``stop_early`` (the fuzzer's choice) the conversation ends at the first line that makes
 it non-conformant (a line that is not JSON, a response whose id matches no command…): each
@@ -36,6 +38,7 @@ from typing import Any
 import orjson
 
 from contract.harness import (
+    DEFAULT_LATE_GRACE,
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
     Interrupted,
@@ -44,16 +47,20 @@ from contract.harness import (
     StartError,
     default_command,
     describe_status,
+    identity,
     internal,
     interrupted,
+    stdout_held,
 )
+from contract.interrupts import signal_of
 from contract.pipeline import Judge, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
 from contract.report import Collector, Report
 from contract.wires import get
 
 # The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
-RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.no-response"})
+RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.no-response",
+                   "run.stdout-held"})
 WIRE = "subagent-stdio"
 EXIT_GRACE = 1.0  # after stdin closes, a host gets at least this long to exit, whatever is left
 SPACING = 0.05  # pause before a spaced command: the host must answer one it did not see coming
@@ -183,6 +190,9 @@ class _Session:
     read_error: BaseException | None = None  # what stopped the reader thread, if not end of output
     watch: _Watch | None = None  # set when the conversation stops at its first failing line
     exit_grace: float = EXIT_GRACE  # after stdin closes, the least time the host gets to exit
+    late_grace: float = DEFAULT_LATE_GRACE  # after the host exits, how long descendants may hold stdout
+    held: tuple[str, ...] = ()  # the descendants that still held it then (run.stdout-held)
+    exited: bool = False  # the host exited by itself after stdin closed (so run.stdout-held was judged)
 
     @property
     def halted(self) -> bool:
@@ -330,6 +340,7 @@ class _Session:
             self.proc.kill()
             self._killed(timeout)
         else:
+            self._late()
             self.proc.reap_group()
         reader.join(GRACE_SECONDS)
         self.drain()
@@ -339,6 +350,23 @@ class _Session:
                 f"expected exit status {expect_exit} after stdin closed, "
                 f"found {describe_status(status)}"))
         return status if status is not None else self.proc.popen.returncode
+
+    def _late(self) -> None:
+        """After the host exited: read on while descendants hold stdout, up to the late grace.
+
+        What they write is part of the transcript (and judged); whoever still holds stdout after
+        the grace is ``run.stdout-held`` (then reaped, by the caller), as in a stream run.
+        """
+        self.exited = True
+        until = time.monotonic() + self.late_grace
+        while not self.eof and not self._flooded() and not self.halted and time.monotonic() < until:
+            self.take(until)
+        if not self.eof and not self._flooded() and not self.halted:
+            self.held = tuple(self.proc.holders(self.output))
+
+    @property
+    def output(self) -> tuple[int, int] | None:
+        return identity(self.proc.stdout.fileno())
 
     def _flooded(self) -> bool:
         return self.stream is not None and self.stream.exceeded
@@ -380,6 +408,7 @@ def record(
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     stop_early: bool = False,
     exit_grace: float = EXIT_GRACE,
+    late_grace: float = DEFAULT_LATE_GRACE,
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
@@ -391,7 +420,9 @@ def record(
     ``timeout`` bounds the whole conversation; ``response_timeout`` (default: ``timeout``)
     bounds the wait for each response. The host always gets ``exit_grace`` seconds (default
     ``EXIT_GRACE``) to exit after stdin closes, even past ``timeout``, so the worst case is about
-    ``timeout + exit_grace + GRACE_SECONDS``.
+    ``timeout + exit_grace + late_grace + GRACE_SECONDS``. After the host exits, its stdout is read
+    on for up to ``late_grace`` seconds while descendants hold it open (what they write is part of
+    the transcript); one still holding it then is ``run.stdout-held``.
     ``stop_early`` ends the conversation at the first line after which it cannot be conformant
     (the module docstring says why the verdict is the same); the report then says where.
     """
@@ -408,6 +439,7 @@ def record(
     session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
                        max_line_bytes, max_output_bytes)
     session.exit_grace = max(exit_grace, 0.0)
+    session.late_grace = max(late_grace, 0.0)
     if stop_early:
         session.watch = _Watch(strict, ignore, max_line_bytes)
     if plan is None and commands is not None:
@@ -433,18 +465,22 @@ def record(
     report.exit_status = status  # before the findings: a killed host's run.exit-status is unignorable
     for finding in session.findings:
         out.emit(finding.rule, finding.line, None, finding.message, finding.hint)
+    if session.held:
+        stdout_held(out, session.held, session.late_grace, "host")
     if stopped is None and not session.halted:  # the conversation reached its end: these rules judged it
         for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
             out.exercised(rule)
         if expect_exit is not None and status is not None:
             out.exercised("run.exit-status")
+        if session.exited:  # who held stdout after the host exited was judged
+            out.exercised("run.stdout-held")
     if session.sent:
         out.exercised("run.no-response")  # at least one command waited for its answer
     report.lines = max(report.lines, session.lines)
     if session.watch is not None:
         _stopped_early(report, session.watch)
-    if isinstance(stopped, KeyboardInterrupt):
-        interrupted(report, "the host")
+    if isinstance(stopped, KeyboardInterrupt):  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+        interrupted(report, "the host", signal_of(stopped))
     elif stopped is not None:
         internal(report, "live driver", stopped)
     if session.read_error is not None:
@@ -456,7 +492,7 @@ def record(
         f"conversation: sent {len(session.sent)} of {total} commands in {done} of {len(steps)} "
         f"steps, read {session.answered} responses")
     if isinstance(stopped, KeyboardInterrupt):
-        raise Interrupted(report, transcript)
+        raise Interrupted(report, transcript, signal_of(stopped))
     return Conversation(report, transcript)
 
 
@@ -517,8 +553,9 @@ def run_subagent(
     expect_exit: int | None = 0,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    late_grace: float = DEFAULT_LATE_GRACE,
 ) -> Report:
     """``milk-contract run --wire subagent-stdio [-- CMD …]``: the bundled host when no command."""
     return record(list(argv) if argv else default_command(WIRE), timeout=timeout, strict=strict,
                   ignore=ignore, expect_exit=expect_exit, max_line_bytes=max_line_bytes,
-                  max_output_bytes=max_output_bytes).report
+                  max_output_bytes=max_output_bytes, late_grace=late_grace).report

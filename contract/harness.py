@@ -8,9 +8,12 @@ the report, so a chatty emitter can neither block on a full pipe nor grow our me
 Descendants that leave the process group (``setsid``) are found too: while a run is live this
 process is a child subreaper (Linux), so orphaned descendants become our children, and every
 process started by the emitter carries a per-run token in its environment, by which it is found
-in ``/proc``, killed and reaped. Fail closed: an exception in the reader, the judge or the harness
-is a ``checker.internal`` finding and Ctrl-C is ``run.interrupted``, both with every finding seen
-so far; neither can ever leave an empty, passing report.
+in ``/proc``, killed and reaped. After the emitter exits, its stdout is read on for a late grace
+while descendants hold it open (what they write is judged; one still holding it then is
+``run.stdout-held``). Fail closed: an exception in the reader, the judge or the harness is a
+``checker.internal`` finding and Ctrl-C (SIGTERM and SIGHUP too, under
+``contract.interrupts.as_interrupts``) is ``run.interrupted``, both with every finding seen so
+far; neither can ever leave an empty, passing report. docs/live-runs.md tells the whole story.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
+from contract import interrupts, textsafe
 from contract.pipeline import no_cycle_collection, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
 from contract.report import Collector, Report
@@ -38,9 +43,13 @@ from contract.wires import Wire, ansi_for, resolve
 STDERR_TAIL_BYTES = 16 * 1024
 # The catalog rules a live stream run emits beside the reader's, the schema's and the machines'.
 RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.interrupted",
-                   "checker.internal"})
+                   "run.stdout-held", "checker.internal"})
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
 GRACE_SECONDS = 2.0  # how long we wait for pipes to drain after a kill
+# After the emitter exits, how long its descendants may still hold stdout open: what they write
+# meanwhile is judged as part of the stream; one still holding it then is run.stdout-held.
+DEFAULT_LATE_GRACE = 2.0
+HELD_SHOWN = 5  # descendants named in a run.stdout-held finding (the rest are counted)
 
 
 TOKEN_VARIABLE = "MILK_CONTRACT_RUN"  # names every process a run starts (see _descendants)
@@ -114,6 +123,39 @@ def _carries(pid: int, marker: bytes) -> bool:
             return marker in b"\0" + environ.read()
     except OSError:  # gone, or another user's process: not one of ours
         return False
+
+
+def identity(fd: int) -> tuple[int, int] | None:
+    """What an open file is, as (device, inode): a pipe's two ends, or a pty's slave, share it."""
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _holds(pid: int, target: tuple[int, int]) -> bool | None:
+    """Whether ``pid`` has ``target`` open (None: its descriptors cannot be read)."""
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for name in names:
+        try:
+            info = os.stat(f"/proc/{pid}/fd/{name}")  # follows the link to the open file itself
+        except OSError:  # closed meanwhile
+            continue
+        if (info.st_dev, info.st_ino) == target:
+            return True
+    return False
+
+
+def _command_name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as comm:  # at most 16 bytes, chosen by the process: input
+            return textsafe.text(comm.read(64).decode("utf-8", "replace").rstrip("\n"))
+    except OSError:
+        return "?"
 
 
 def _descendants(token: str, group: int) -> set[int]:
@@ -232,6 +274,18 @@ class Process:
     def _found(self) -> set[int]:
         return _descendants(self.token, self.popen.pid) - {self.popen.pid}
 
+    def holders(self, output: tuple[int, int] | None) -> list[str]:
+        """The descendants that hold ``output`` (an :func:`identity`) open, as ``pid (name)``.
+
+        Fail closed: a descendant whose descriptors cannot be read counts as holding it, and so
+        does every descendant when the output's identity is unknown.
+        """
+        held = []
+        for pid in sorted(self._found()):
+            if output is None or _holds(pid, output) is not False:
+                held.append(f"{pid} ({_command_name(pid)})")
+        return held
+
     def kill_descendants(self, found: set[int] | None = None) -> set[int]:
         """SIGKILL every process the run started (``setsid`` ones too) and reap our orphans.
 
@@ -275,10 +329,14 @@ class Process:
             return
         self._closed = True
         try:
-            if self.popen.poll() is None:
+            try:
+                if self.popen.poll() is None:
+                    self.kill()
+                else:
+                    self.reap_group()
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM mid-cleanup: finish the kill, then pass it on
                 self.kill()
-            else:
-                self.reap_group()
+                raise
         finally:
             # stdout is not closed here: a reader thread still blocked on it would hold its lock
             SUBREAPER.__exit__()
@@ -364,16 +422,19 @@ def describe_status(status: int) -> str:
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a live run, raised once the emitter is killed and what it wrote is judged.
+    """Ctrl-C (or SIGTERM, SIGHUP under ``contract.interrupts.as_interrupts``) during a live run,
+    raised once the emitter is killed and what it wrote is judged.
 
     A KeyboardInterrupt still (a library caller or pytest stops as usual); ``report`` holds the
-    findings seen so far with ``run.interrupted``, and ``transcript`` what was read (for record).
+    findings seen so far with ``run.interrupted``, ``transcript`` what was read (for record) and
+    ``signum`` the signal that interrupted it (SIGINT for Ctrl-C).
     """
 
-    def __init__(self, report: Report, transcript: bytes = b"") -> None:
-        super().__init__("live run interrupted")
+    def __init__(self, report: Report, transcript: bytes = b"", signum: int = signal.SIGINT) -> None:
+        super().__init__(f"live run interrupted ({interrupts.name(signum)})")
         self.report = report
         self.transcript = transcript
+        self.signum = signum
 
 
 def internal(report: Report, where: str, exc: BaseException, line: int | None = None) -> None:
@@ -389,12 +450,13 @@ def internal(report: Report, where: str, exc: BaseException, line: int | None = 
         "a bug in milk-contract: please report it with the transcript")
 
 
-def interrupted(report: Report, what: str) -> None:
-    """Ctrl-C as a ``run.interrupted`` finding (never ignorable: the run did not finish)."""
+def interrupted(report: Report, what: str, signum: int = signal.SIGINT) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP as a ``run.interrupted`` finding naming the signal (never
+    ignorable: the run did not finish)."""
     Collector(report).emit(
         "run.interrupted", None, None,
-        f"expected the run to finish, found it interrupted (SIGINT) after {report.lines} lines; "
-        f"killed {what} and its process group; the findings before it are kept",
+        f"expected the run to finish, found it interrupted ({interrupts.name(signum)}) after {report.lines} lines; "
+        f"killed {what}, its process group and its descendants; the findings before it are kept",
         "an interrupted run is never conformant: run it again to the end")
 
 
@@ -449,8 +511,14 @@ def record_stream(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     keep: bool = False,
+    late_grace: float = DEFAULT_LATE_GRACE,
 ) -> tuple[Report, bytes]:
     """Like :func:`run_stream`; with ``keep``, also the transcript (for goldens).
+
+    After the emitter exits, stdout is read for up to ``late_grace`` more seconds while any
+    descendant holds it open (even past ``timeout``: the worst case is about ``timeout +
+    late_grace + GRACE_SECONDS``); what arrives is judged as part of the stream, and a
+    descendant still holding it then is ``run.stdout-held``. Then every descendant is reaped.
 
     Never raises for what the emitter or the checker does: an exception in the reader or judge
     (or here) is ``checker.internal``, with the findings seen so far. Ctrl-C raises
@@ -469,13 +537,17 @@ def record_stream(
         return report, b""
     stream = LimitedStream(proc.stdout, max_output_bytes, keep)
     judge = _Judge(stream, wire, out, max_line_bytes)
-    stopped = False
+    stopped: int | None = None  # the signal that interrupted the run
+    late_grace = max(late_grace, 0.0)
     deadline = time.monotonic() + timeout
-    join_until = deadline + GRACE_SECONDS  # the reader gets one grace after the deadline, in total
+    # the reader gets one grace after the deadline (or after the late grace), in total
+    join_until = deadline + late_grace + GRACE_SECONDS
     with proc:
         try:
             judge.thread.start()
-            status = _await_end(proc, judge.thread, stream, deadline)
+            ending = await_output(proc, judge.thread, lambda: stream.exceeded, deadline, late_grace,
+                                  identity(proc.stdout.fileno()))
+            status = None if ending.timed_out or stream.exceeded else ending.status
             timed_out = status is None and not stream.exceeded
             exited_itself = proc.popen.poll() is not None  # before our kill: what exit_status will mean
             if status is None or stream.exceeded:
@@ -485,18 +557,18 @@ def record_stream(
             else:
                 proc.reap_group()
             judge_end(report, out, timed_out, stream.exceeded, status, expect_exit, timeout, max_output_bytes,
-                       exited_itself)
+                       exited_itself, ending.held, late_grace)
             if timed_out or stream.exceeded:
                 report.notes.append("exit_status: how the emitter ended by itself" if exited_itself else
                                     "exit_status: -9, the harness killed the emitter")
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
             proc.kill()
             report.exit_status = proc.popen.returncode
             join_until = min(join_until, time.monotonic() + GRACE_SECONDS)
             judge.thread.join(max(join_until - time.monotonic(), 0.0))
             report.lines = max(report.lines, judge.line)
-            interrupted(report, "the emitter")
-            stopped = True
+            stopped = interrupts.signal_of(exc)
+            interrupted(report, "the emitter", stopped)
         except Exception as exc:  # a harness fault is a finding, never a pass
             proc.kill()
             report.exit_status = proc.popen.returncode
@@ -510,26 +582,56 @@ def record_stream(
         internal(report, "reader", TimeoutError("output still open after the emitter was killed"),
                  judge.line or None)
     report.stderr = proc.stderr_tail()
-    if stopped:
-        raise Interrupted(report, b"".join(stream.kept or ()))
+    if stopped is not None:
+        raise Interrupted(report, b"".join(stream.kept or ()), stopped)
     return report, b"".join(stream.kept or ())
 
 
-def _await_end(proc: Process, reader: threading.Thread, stream: LimitedStream, deadline: float) -> int | None:
-    """The exit status once output has ended; None on a flood or when the deadline passes first.
+@dataclass(frozen=True)
+class Ending:
+    """How a live stream's output ended (:func:`await_output`)."""
 
-    A flood is cut at once rather than at the deadline, and an emitter that exited while a
-    child of its holds stdout open costs no timeout: its group is reaped, which ends the output.
+    status: int | None  # the emitter's exit status; None while it still runs
+    timed_out: bool  # the output had not ended by the deadline (nor, after an exit, the late grace)
+    held: tuple[str, ...] = ()  # descendants that held the output open past the late grace
+
+
+def await_output(
+    proc: Process,
+    reader: threading.Thread,
+    flooded: Callable[[], bool],
+    deadline: float,
+    late_grace: float,
+    output: tuple[int, int] | None,
+) -> Ending:
+    """Wait for the emitter's output to end (``reader`` is the thread reading it to its end).
+
+    A flood is cut at once rather than at the deadline. After the emitter exits, the output is
+    still read while descendants hold it open, up to ``late_grace`` seconds (even past the
+    deadline: the emitter itself finished in time): what they write then is part of the stream.
+    Whoever still holds it (``output``, an :func:`identity`) is named in ``held`` and the group
+    and descendants are reaped, which ends the output; a reader still busy with what was already
+    written gets until the deadline. Public for contract.provoke.
     """
+    exited_at: float | None = None
+    held: tuple[str, ...] = ()
     reaped = False
-    while reader.is_alive() and time.monotonic() < deadline:
-        reader.join(min(0.05, max(deadline - time.monotonic(), 0.0)))
-        if reader.is_alive() and not reaped and proc.popen.poll() is not None:
+    while reader.is_alive() and not flooded():
+        now = time.monotonic()
+        if exited_at is None and proc.popen.poll() is not None:
+            exited_at = now
+        if exited_at is not None and not reaped and now >= exited_at + late_grace:
+            held = tuple(proc.holders(output))  # before the reap: who kept it open
             proc.reap_group()
             reaped = True
-    if reader.is_alive() or stream.exceeded:
-        return None
-    return proc.wait(deadline - time.monotonic())
+            continue
+        until = deadline if exited_at is None else max(deadline, exited_at + late_grace)
+        if now >= until:
+            break
+        reader.join(min(0.05, until - now))
+    if reader.is_alive() and not flooded():
+        return Ending(proc.popen.poll(), True, held)
+    return Ending(None if flooded() else proc.wait(deadline - time.monotonic()), False, held)
 
 
 def judge_end(
@@ -542,13 +644,20 @@ def judge_end(
     timeout: float,
     max_output_bytes: int,
     exited_itself: bool = False,
+    held: Sequence[str] = (),
+    late_grace: float = DEFAULT_LATE_GRACE,
 ) -> None:
-    """Judge how a live stream run ended (timeout, flood, exit status); public for contract.provoke."""
+    """Judge how a live stream run ended (timeout, flood, exit status, stdout held past the late
+    grace); public for contract.provoke."""
     # The run reached its end here (Ctrl-C does not come this way): these rules judged it.
     for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
         out.exercised(rule)
     if expect_exit is not None and not timed_out and not flooded and status is not None:
         out.exercised("run.exit-status")
+    if not timed_out and not flooded and status is not None:  # it exited: who held stdout was judged
+        out.exercised("run.stdout-held")
+    if held:
+        stdout_held(out, held, late_grace, "emitter")
     if flooded:
         out.emit("run.output-limit", None, None,
                  f"expected at most {max_output_bytes} bytes of output, found more; the emitter was killed",
@@ -564,3 +673,14 @@ def judge_end(
     if not timed_out and not flooded and status is not None and expect_exit is not None and status != expect_exit:
         out.emit("run.exit-status", None, None,
                  f"expected exit status {expect_exit}, found {describe_status(status)}")
+
+
+def stdout_held(out: Collector, held: Sequence[str], late_grace: float, who: str) -> None:
+    """``run.stdout-held``: descendants still held stdout open ``late_grace`` seconds after ``who`` exited."""
+    shown = ", ".join(held[:HELD_SHOWN]) + (f" and {len(held) - HELD_SHOWN} more" if len(held) > HELD_SHOWN else "")
+    out.emit("run.stdout-held", None, None,
+             f"expected the {who}'s stdout to close within {late_grace:g}s of its exit (nothing else on stdout "
+             f"after the run), found it still held open by {len(held)} descendant(s): {shown}; killed them, "
+             "so what they would have written later was not judged",
+             f"a child of the {who} inherited stdout: close or redirect it in the child, or wait for the child "
+             "before exiting (raise --late-grace if it is legitimately slow)")

@@ -3,17 +3,30 @@
 Registered once, through the ``pytest11`` entry point (pyproject.toml). The hooks are a few
 lines each and hand off to :class:`contract.session.ContractSession`, which does the work
 and knows nothing of pytest's hook machinery.
+
+A test that runs the emitter (one that uses the ``contract_session`` fixture) runs with SIGTERM
+and SIGHUP taking Ctrl-C's path (``contract.interrupts``): by default they would end pytest at
+once and leave the emitter running. So the emitter is killed and reaped, pytest stops as on
+Ctrl-C, the interrupted run's report is printed in the summary and pytest exits 128 + the
+signal (docs/live-runs.md). Other tests keep pytest's own signal handling.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from contract.session import ContractSession, startup_problem
+from contract.session import LATE_GRACE, ContractSession, startup_problem
+
+if TYPE_CHECKING:  # loaded only once a live run was interrupted
+    from contract.report import Report
 
 SESSION = pytest.StashKey[ContractSession]()
+SIGNALLED = pytest.StashKey[int]()  # the SIGTERM or SIGHUP that stopped a live test
+INTERRUPTED: pytest.StashKey[Report] = pytest.StashKey()  # the report of the live run an interruption stopped
 ENV_EMITTER = "MILK_CONTRACT_EMITTER"
 
 
@@ -24,6 +37,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "default: the bundled reference emitters")
     group.addoption("--contract-timeout", metavar="SECONDS", type=float, default=60.0,
                     help="per-scenario timeout for the emitter (default 60)")
+    group.addoption("--contract-late-grace", metavar="SECONDS", type=float, default=LATE_GRACE,
+                    help="after the emitter exits, how long its descendants may still hold stdout open "
+                         "(what they write is judged; one still holding it then is run.stdout-held; default 2)")
     group.addoption("--contract-record", action="store_true", default=False,
                     help="re-record the goldens from the emitter's output and report each change "
                          "as additive or breaking")
@@ -48,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
         timeout=config.getoption("--contract-timeout"),
         record=config.getoption("--contract-record"),
         strict=config.getoption("--contract-strict"),
+        late_grace=config.getoption("--contract-late-grace"),
     )
     config.pluginmanager.register(_Observer(session), "milk-contract-observer")
 
@@ -69,6 +86,41 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         return
     for line in session.summary_lines():
         terminalreporter.write_line(line)
+    interrupted = config.stash.get(INTERRUPTED, None)
+    if interrupted is not None:  # pytest shows only where it stopped: show what the run had seen
+        from contract.reporters import render_text
+
+        terminalreporter.write_line("milk-contract: the interrupted live run's report:")
+        terminalreporter.write(render_text(interrupted))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    if "contract_session" not in getattr(item, "fixturenames", ()):
+        return (yield)
+    from contract.interrupts import as_interrupts
+
+    with as_interrupts() as caught:
+        try:
+            return (yield)
+        except KeyboardInterrupt as exc:  # Ctrl-C too: the report of the run it stopped is worth showing
+            from contract.harness import Interrupted  # loaded already if a live run raised it
+
+            if isinstance(exc, Interrupted):
+                item.config.stash[INTERRUPTED] = exc.report
+            raise
+        finally:
+            if caught.received is not None:
+                item.config.stash[SIGNALLED] = caught.received
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    signum = session.config.stash.get(SIGNALLED, None)
+    if signum is not None:  # pytest says INTERRUPTED (2) for any KeyboardInterrupt: name the signal
+        from contract.exitcodes import exit_interrupted
+
+        session.exitstatus = exit_interrupted(signum)
 
 
 @pytest.fixture(scope="session")

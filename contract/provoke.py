@@ -34,17 +34,21 @@ from dataclasses import dataclass
 
 from contract.checker import check
 from contract.harness import (
+    DEFAULT_LATE_GRACE,
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
     Interrupted,
     Process,
     StartError,
+    await_output,
     default_command,
+    identity,
     internal,
     interrupted,
     judge_end,
     run_stream,
 )
+from contract.interrupts import signal_of
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Collector, Report
 
@@ -131,6 +135,7 @@ def _capture(
     ignore: Iterable[str],
     max_line_bytes: int,
     max_output_bytes: int,
+    late_grace: float = DEFAULT_LATE_GRACE,
 ) -> Report:
     """Run the emitter once in ``environment`` and judge its stdout as ``check`` would."""
     ignore = tuple(ignore)
@@ -151,6 +156,8 @@ def _capture(
         report = Report(wire=WIRE, strict=strict, source=source)
         Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
         return report
+    # who holds the output open after the emitter exits: a pty's slave, or the pipe (harness.identity)
+    held_file = identity(slave if environment.pty else proc.stdout.fileno())
     if environment.pty:
         os.close(slave)  # only the emitter's side holds it now: EIO on the master marks the end
     fd = master if environment.pty else proc.stdout.fileno()
@@ -169,19 +176,16 @@ def _capture(
                     pass
 
     reader = threading.Thread(target=judge, daemon=True)
+    late_grace = max(late_grace, 0.0)
     deadline = time.monotonic() + timeout
     try:
         with proc:
             reader.start()
-            reaped = False
-            while reader.is_alive() and time.monotonic() < deadline and not output.exceeded:
-                reader.join(min(0.05, max(deadline - time.monotonic(), 0.0)))
-                if reader.is_alive() and not reaped and proc.popen.poll() is not None:
-                    proc.reap_group()  # a descendant holding stdout open dies with the emitter
-                    reaped = True
+            # as run does: descendants still holding stdout get the late grace, then are reaped
+            ending = await_output(proc, reader, lambda: output.exceeded, deadline, late_grace, held_file)
             exited_itself = proc.popen.poll() is not None
-            timed_out = reader.is_alive() and not output.exceeded
-            status = None if timed_out or output.exceeded else proc.wait(deadline - time.monotonic())
+            timed_out = ending.timed_out and not output.exceeded
+            status = None if timed_out or output.exceeded else ending.status
             if status is None:
                 proc.kill()
                 timed_out = not output.exceeded
@@ -199,7 +203,7 @@ def _capture(
     elif not result:
         internal(report, "reader", TimeoutError("output still open after the emitter was killed"))
     judge_end(report, out, timed_out, output.exceeded, status, expect_exit, timeout, max_output_bytes,
-               exited_itself)
+               exited_itself, ending.held, late_grace)
     report.stderr = stderr
     return report
 
@@ -226,17 +230,19 @@ def provoke(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     environments: Sequence[Environment] = ENVIRONMENTS,
+    late_grace: float = DEFAULT_LATE_GRACE,
 ) -> Report:
     """``milk-contract run --provoke``: the run as ``run`` does it, then once per environment.
 
     ``timeout`` bounds each run, so the whole is bounded by about ``(1 + len(environments)) *
-    (timeout + GRACE_SECONDS)``. A run that cannot start stops there (``run.start``).
+    (timeout + late_grace + GRACE_SECONDS)``. A run that cannot start stops there (``run.start``).
     Ctrl-C raises :class:`contract.harness.Interrupted` as a live run does.
     """
     command = list(argv) if argv else default_command(WIRE)
     ignore = tuple(ignore)
     report = run_stream(command, wire=WIRE, timeout=timeout, env=env, expect_exit=expect_exit, strict=strict,
-                        ignore=ignore, max_line_bytes=max_line_bytes, max_output_bytes=max_output_bytes)
+                        ignore=ignore, max_line_bytes=max_line_bytes, max_output_bytes=max_output_bytes,
+                        late_grace=late_grace)
     if "run.start" in report.counts:
         return report
     out = Collector(report, ignore)
@@ -245,10 +251,11 @@ def provoke(
         try:
             provoked = _capture(command, environment, env=env, timeout=timeout, expect_exit=expect_exit,
                                 strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                                max_output_bytes=max_output_bytes)
-        except KeyboardInterrupt:  # the emitter is already killed (Process closes on the way out)
-            interrupted(report, f"the emitter (under {environment.name})")
-            raise Interrupted(report) from None
+                                max_output_bytes=max_output_bytes, late_grace=late_grace)
+        except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
+            signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+            interrupted(report, f"the emitter (under {environment.name})", signum)
+            raise Interrupted(report, signum=signum) from None
         except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)
             internal(report, f"provoked run under {environment.name}", exc)
             continue

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from contract.driver import record as converse
 from contract.goldens import Comparison, Golden, compare
-from contract.harness import default_command, record_stream
+from contract.harness import DEFAULT_LATE_GRACE, default_command, record_stream
 from contract.recording import Recorded, project_root, record
 from contract.report import Report
 from contract.wires import Live
@@ -69,6 +69,7 @@ def run_scenario(
     *,
     timeout: float = 60.0,
     strict: bool = False,
+    late_grace: float = DEFAULT_LATE_GRACE,
 ) -> ScenarioRun:
     argv = emitter_argv(emitter, golden)
     env = scenario_env(golden)
@@ -77,11 +78,12 @@ def run_scenario(
         from contract.driver import Step
 
         plan = [Step(group) for group in golden.command_groups()]
-        conversation = converse(argv, timeout=timeout, env=env, plan=plan, expect_exit=expect, strict=strict)
+        conversation = converse(argv, timeout=timeout, env=env, plan=plan, expect_exit=expect, strict=strict,
+                                late_grace=late_grace)
         report, output = conversation.report, conversation.transcript
     else:
         report, output = record_stream(argv, wire=golden.wire, timeout=timeout, env=env, expect_exit=expect,
-                                       strict=strict, keep=True)
+                                       strict=strict, keep=True, late_grace=late_grace)
     return ScenarioRun(golden, tuple(argv), report, output, compare(golden.data(), output, golden.wire))
 
 

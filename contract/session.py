@@ -59,6 +59,9 @@ class Outcome:
 
 
 PROPERTY = "milk_contract"
+# contract.harness.DEFAULT_LATE_GRACE, not imported (the plugin imports this module at every pytest
+# start); tests/test_signals.py holds the two equal
+LATE_GRACE = 2.0
 
 
 @dataclass
@@ -67,21 +70,24 @@ class ContractSession:
     timeout: float = 60.0
     record: bool = False
     strict: bool = False
+    late_grace: float = LATE_GRACE
     checked: int = 0
     failed: list[str] = field(default_factory=list)
     recorded: list[str] = field(default_factory=list)
     drift: list[str] = field(default_factory=list)  # additive differences: they pass, but are news
 
     @classmethod
-    def from_options(cls, emitter: str | None, timeout: float, record: bool, strict: bool) -> ContractSession:
+    def from_options(cls, emitter: str | None, timeout: float, record: bool, strict: bool,
+                     late_grace: float = LATE_GRACE) -> ContractSession:
         argv = shlex.split(emitter) if emitter else None
-        return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict)
+        return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict, late_grace=late_grace)
 
     def run(self, golden: Golden) -> tuple[ScenarioRun, Outcome]:
         """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
         from contract.scenarios import rerecord, run_scenario
 
-        result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict)
+        result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict,
+                              late_grace=self.late_grace)
         label = f"{golden.wire}/{golden.name}"
         if self.record:
             comparison = rerecord(result, self.emitter)

@@ -67,6 +67,9 @@ HUNG = 1.0  # an emitter that hangs must have started and written its stderr lin
 HOST_HUNG = 0.8
 HOST_GRACE = 0.1
 KILL_MARGIN = GRACE_SECONDS + SLACK
+# a descendant that holds stdout costs the late grace: a small one keeps such cases cheap (the
+# ones whose descendants write or close within the grace run with the default: they cost nothing)
+LATE = 0.2
 HOST_MARGIN = EXIT_GRACE + GRACE_SECONDS + SLACK
 BIG_STEP = (Step(tuple(command("c" * 1000 + str(i)) for i in range(200))),)  # 200 KB: over a pipe's 64 KiB
 
@@ -89,9 +92,19 @@ CASES: tuple[Misbehaviour, ...] = (
                  absent=frozenset({"run.exit-status"})),
     Misbehaviour("closes-stdout-keeps-running", EMITTERS / "closes_stdout.py", _stream(timeout=HUNG),
                  frozenset({"run.timeout"}), "closed stdout, still running", HUNG + KILL_MARGIN),
-    Misbehaviour("leaves-child-holding-stdout", EMITTERS / "leaves_child.py", _stream(timeout=20),
-                 frozenset(), "a child still holds stdout", SLACK, exit_status=0,
-                 absent=frozenset({"run.timeout"})),
+    Misbehaviour("leaves-child-holding-stdout", EMITTERS / "leaves_child.py", _stream(timeout=20, late_grace=LATE),
+                 frozenset({"run.stdout-held"}), "a child still holds stdout", SLACK, exit_status=0,
+                 absent=frozenset({"run.timeout", "run.exit-status"})),
+    # issue 20: a child writes a line 50 ms after the emitter exited 0, after the result; a real
+    # `milk … | consumer` pipe receives it, so it is judged (the default grace: it costs nothing)
+    Misbehaviour("child-writes-after-exit", EMITTERS / "late_child.py", _stream(timeout=20),
+                 frozenset({"sj.result-last"}), "a child will line", SLACK, args=("line",), exit_status=0,
+                 absent=frozenset({"run.stdout-held", "run.timeout"})),
+    Misbehaviour("child-closes-stdout-after-exit", EMITTERS / "late_child.py", _stream(timeout=20),
+                 frozenset(), "a child will close", SLACK, args=("close",), exit_status=0),
+    Misbehaviour("host-leaves-child-holding-stdout", HOSTS / "leaves_child.py", _host(timeout=20, late_grace=LATE),
+                 frozenset({"run.stdout-held"}), "leaving a child holding stdout", SLACK, exit_status=0,
+                 absent=frozenset({"run.timeout", "run.exit-status"})),
     Misbehaviour("megabytes-of-stderr", EMITTERS / "huge_stderr.py", _stream(timeout=20),
                  frozenset(), "done with the noise", SLACK, exit_status=0),
     Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py", _host(timeout=HOST_HUNG, exit_grace=HOST_GRACE),
@@ -205,3 +218,18 @@ def test_flood_without_limit_keeps_the_checker_small(marker: str, tmp_path: Path
     assert " run.output-limit [MUST]" not in outcome.stdout  # the default limit is not reached in a second
     assert "faulty-emitter floods: flooding stdout" in outcome.stdout  # its stderr, in the report
     assert outcome.max_rss_mib < 300, f"peak RSS {outcome.max_rss_mib:.0f} MiB"
+
+
+@pytest.mark.parametrize(("grace", "code", "rule"), [("0.2", 1, "run.stdout-held"), ("-1", 2, None)])
+def test_cli_run_late_grace(grace: str, code: int, rule: str | None, marker: str,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``--late-grace`` reaches the harness (its seconds are in the finding); below zero is misuse."""
+    assert cli.run(["run", "--timeout", "20", "--late-grace", grace, "--format", "json", "--",
+                    sys.executable, str(EMITTERS / "leaves_child.py"), marker]) == code
+    captured = capsys.readouterr()
+    if rule is None:
+        assert "--late-grace" in captured.err
+        assert captured.err.count("\n") == 1
+        return
+    [held] = [v for v in json.loads(captured.out)["violations"] if v["rule"] == rule]
+    assert f"within {grace}s of its exit" in held["message"]

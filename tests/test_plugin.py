@@ -117,3 +117,13 @@ def test_contract_fuzz_holds_conversations_with_the_host(tmp_path: Path) -> None
     done = _run_live(tmp_path, "-k", "fuzz_subagent_host", "--contract-fuzz", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout  # not skipped: without the option (and no emitter) it is
+
+
+def test_contract_late_grace_reaches_the_scenarios(tmp_path: Path) -> None:
+    """A build that leaves a child holding stdout fails with run.stdout-held after the plugin's grace."""
+    emitter = shlex.join([sys.executable, str(EMITTERS / "leaves_child.py")])
+    done = run_suite(tmp_path, "-k", "stream-json and hello", "--contract-emitter", emitter,
+                     "--contract-late-grace", "0.2")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "run.stdout-held" in done.stdout
+    assert "within 0.2s of its exit" in done.stdout

@@ -128,3 +128,13 @@ def test_a_fault_in_a_provoked_run_is_checker_internal(monkeypatch: pytest.Monke
     report = provoke.provoke(timeout=10, environments=(Environment("pty", pty=True),))
     assert not report.conformant
     assert "checker.internal" in report.counts
+
+
+@pytest.mark.parametrize(("what", "rule"), [("line", "sj.result-last"), ("hold", "run.stdout-held")])
+def test_a_descendant_on_the_pty_after_the_emitter_exits(what: str, rule: str, started: list[int]) -> None:
+    """Issue 20 under a pty: a line a child writes after the emitter exited is judged, and a child
+    still holding the pty's slave after the late grace is run.stdout-held (found by its fd)."""
+    report = provoke.provoke([*_emitter("late_child"), "milk-provoke-late", what], timeout=10, late_grace=0.3,
+                             environments=(Environment("pty", pty=True),))
+    assert [v for v in report.violations if v.rule == rule and v.message.startswith("under pty: ")], report.counts
+    assert rule in {v.rule for v in report.violations if not v.message.startswith("under ")}  # the plain run too

@@ -172,9 +172,19 @@ def test_env_is_passed_to_the_host(started: list[int]) -> None:
 
 def test_a_child_holding_stdout_costs_no_timeout(started: list[int]) -> None:
     began = time.monotonic()
-    report = converse(_host("leaves_child"), timeout=20)
-    assert report.conformant, report.violations
+    report = converse(_host("leaves_child"), timeout=20, late_grace=0.2)
+    assert report.rules() == {"run.stdout-held"}, report.violations  # held past the late grace, then reaped
     assert time.monotonic() - began < 10  # the 20 s timeout was not waited out
+
+
+@pytest.mark.parametrize(("what", "rules"), [("line", {"line.json"}), ("close", set())])
+def test_what_a_child_writes_after_the_host_exits_is_judged(what: str, rules: set[str],
+                                                             started: list[int]) -> None:
+    """Issue 20, the conversation half: the host's stdout is read on after it exits, up to the
+    late grace (the default here: a child that writes or closes within it costs nothing)."""
+    report = converse([*_host("late_child"), what], timeout=20)
+    assert report.rules() == rules, report.violations
+    assert report.exit_status == 0
 
 
 def test_a_golden_replays_through_the_reference_host(started: list[int]) -> None:

@@ -1,7 +1,7 @@
 """Answers everything and exits 0, but leaves a child behind that keeps stdout open.
 
-Not a wire fault: the driver must neither wait out its whole timeout for end of output nor
-leave the child running.
+The driver must neither wait out its whole timeout for end of output nor leave the child
+running; after the late grace the child still holding stdout is ``run.stdout-held``.
 """
 
 import subprocess
@@ -9,5 +9,8 @@ import sys
 
 from contract.reference.subagent_host import main
 
-subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # inherits our stdout
+sys.stderr.write("faulty-host leaves_child: leaving a child holding stdout\n")
+sys.stderr.flush()
+marker = sys.argv.pop(1) if len(sys.argv) > 1 else "no-marker"
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", marker])  # inherits our stdout
 sys.exit(main())

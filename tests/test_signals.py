@@ -1,0 +1,258 @@
+"""SIGTERM and SIGHUP stop a live run as Ctrl-C does, and leave no process behind (issue 20).
+
+CI cancellation and ``timeout`` send SIGTERM; a closed terminal sends SIGHUP. Each test starts
+``milk-contract`` (or pytest with the plugin) as a real process on an emitter that hangs with a
+child in its process group and a ``setsid`` grandchild outside it, sends it the real signal once
+the grandchild runs, and asserts: the exit status 128 + the signal, the report of what was seen
+with ``run.interrupted`` naming the signal, and no process left carrying the run's
+``MILK_CONTRACT_RUN`` token (read from the grandchild's environment, scanned for in every
+``/proc/*/environ``). One test per verb: run (SIGTERM and SIGHUP), record, fuzz, run --provoke
+(in a provoked environment, not its first plain run) and the pytest plugin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from contract import goldens
+from contract.harness import TOKEN_VARIABLE
+from contract.interrupts import Signalled, as_interrupts
+from tests.test_live_fail_closed import RECORD_SHIM, _snapshot
+from tests.test_misbehaving_emitters import EMITTERS, marker, survivors
+
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
+__all__ = ["marker"]  # the fixture, imported for its teardown check (no process carries the marker)
+
+PY = sys.executable
+HANGS = str(EMITTERS / "hangs_with_descendants.py")
+
+
+def carrying(token: str) -> list[int]:
+    """Live processes whose environment holds this run's token (a zombie's environ reads empty)."""
+    needle = f"\0{TOKEN_VARIABLE}={token}\0".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle in b"\0" + (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _token_of(pid: int) -> str:
+    for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+        if item.startswith(f"{TOKEN_VARIABLE}=".encode()):
+            return item.split(b"=", 1)[1].decode()
+    raise AssertionError(f"process {pid} carries no {TOKEN_VARIABLE}")
+
+
+def _grandchild(pidfile: Path, proc: subprocess.Popen[bytes], other_than: int | None = None,
+                seconds: float = 60.0) -> int:
+    """The pid of the emitter's setsid grandchild once it runs (a new one, with ``other_than``)."""
+    until = time.monotonic() + seconds
+    while True:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < until, "the emitter never started its grandchild"
+        try:
+            pid = int(pidfile.read_text())
+        except (OSError, ValueError):
+            pid = None
+        if pid is not None and pid != other_than:
+            return pid
+        time.sleep(0.02)
+
+
+def _signal(argv: list[str], pidfile: Path, signum: int, ready: Callable[[subprocess.Popen[bytes]], int] | None = None,
+            cwd: Path | None = None) -> tuple[int, str, str, str]:
+    """Start ``argv``, send ``signum`` once the grandchild runs; (exit status, stdout, stderr, token)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    try:
+        pid = ready(proc) if ready is not None else _grandchild(pidfile, proc)
+        token = _token_of(pid)
+        time.sleep(0.5)  # the lines written before the grandchild started are judged by then
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, out.decode(), err.decode(), token
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _interrupted(messages: list[str], name: str) -> None:
+    assert messages, "no run.interrupted finding"
+    assert all(f"interrupted ({name})" in message for message in messages), messages
+
+
+def _no_process_left(token: str) -> None:
+    until = time.monotonic() + 2.0  # SIGKILL is asynchronous: give the kernel a moment
+    while carrying(token) and time.monotonic() < until:
+        time.sleep(0.05)
+    assert not carrying(token), f"processes of the run left behind: {carrying(token)}"
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_signal_during_run_reports_and_leaves_nothing(signum: int, status: int, marker: str,
+                                                         tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    code, out, err, token = _signal([PY, "-m", "contract", "run", "--timeout", "60", "--format", "json", "--",
+                                     PY, HANGS, marker, str(pidfile)], pidfile, signum)
+    assert code == status, err
+    assert "Traceback" not in err
+    report = json.loads(out)
+    assert {"run.interrupted", "sj.seq"} <= set(report["counts"])  # what was seen is reported
+    assert not report["conformant"]
+    _interrupted([v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"],
+                 signal.Signals(signum).name)
+    _no_process_left(token)
+    assert not survivors(marker)
+
+
+def test_sigterm_during_record_keeps_the_golden(marker: str, tmp_path: Path) -> None:
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens.goldens_dir(), folder)
+    before = _snapshot(folder)
+    pidfile = tmp_path / "pid"
+    code, out, err, token = _signal(
+        [PY, "-c", RECORD_SHIM, str(folder), "record", "--wire", "stream-json", "--scenario", "hello",
+         "--timeout", "60", "--", PY, HANGS, marker, str(pidfile)], pidfile, signal.SIGTERM)
+    assert code == 143, err
+    assert "Traceback" not in err
+    assert "NOT conformant, golden kept" in out
+    assert "run.interrupted" in out
+    assert _snapshot(folder) == before
+    _no_process_left(token)
+
+
+def test_sigterm_during_fuzz(marker: str, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    code, out, err, token = _signal([PY, "-m", "contract", "fuzz", "--seed", "1", "--examples", "1", "--timeout",
+                                     "60", "--format", "json", "--", PY, HANGS, marker, str(pidfile), "quiet"],
+                                    pidfile, signal.SIGTERM)
+    assert code == 143, err
+    assert "Traceback" not in err
+    report = json.loads(out)
+    _interrupted([v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"], "SIGTERM")
+    _no_process_left(token)
+
+
+def test_sigterm_during_a_provoked_run(marker: str, tmp_path: Path) -> None:
+    """The signal reaches the second run (pipe+colour), after the plain one timed out."""
+    pidfile = tmp_path / "pid"
+
+    def second(proc: subprocess.Popen[bytes]) -> int:
+        return _grandchild(pidfile, proc, other_than=_grandchild(pidfile, proc))
+
+    code, out, err, token = _signal([PY, "-m", "contract", "run", "--provoke", "--timeout", "1.5", "--format",
+                                     "json", "--", PY, HANGS, marker, str(pidfile)], pidfile, signal.SIGTERM,
+                                    ready=second)
+    assert code == 143, err
+    assert "Traceback" not in err
+    report = json.loads(out)
+    [message] = [v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"]
+    _interrupted([message], "SIGTERM")
+    assert "under pipe+colour" in message
+    _no_process_left(token)
+
+
+def test_sigterm_during_a_plugin_scenario(marker: str, tmp_path: Path) -> None:
+    """pytest dies at once on SIGTERM by default: the plugin makes it stop as on Ctrl-C instead."""
+    pidfile = tmp_path / "pid"
+    emitter = shlex.join([PY, HANGS, marker, str(pidfile)])
+    code, out, err, token = _signal(
+        [PY, "-m", "pytest", "--pyargs", "contract.tests.test_emitter", "-p", "no:cacheprovider", "-p",
+         "no:hypothesispytest", "-q", "-k", "stream-json and hello", "--contract-emitter", emitter],
+        pidfile, signal.SIGTERM, cwd=tmp_path)
+    assert code == 143, out + err
+    assert "run.interrupted" in out
+    assert "interrupted (SIGTERM)" in out  # the report of what the run saw, in the summary
+    _no_process_left(token)
+
+
+# -- the mechanism, in this process ---------------------------------------------------------------
+
+
+def _in_main_thread() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are installed from the main thread only")
+
+
+def _deliver(signum: int) -> None:
+    """Send ``signum`` to this process; the handler runs (and raises) before the pause ends."""
+    os.kill(os.getpid(), signum)
+    time.sleep(5)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_as_interrupts_raises_once_and_restores_the_handlers(signum: int) -> None:
+    _in_main_thread()
+    previous = signal.getsignal(signum)
+    with as_interrupts() as interrupts:
+        with pytest.raises(Signalled) as caught:
+            _deliver(signum)
+        # the near miss: a second signal, during the cleanup the first started, is only noted
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+    assert caught.value.signum == signum
+    assert isinstance(caught.value, KeyboardInterrupt)  # every Ctrl-C cleanup runs for it
+    assert interrupts.received == signum
+    assert signal.getsignal(signum) == previous
+    assert signal.getsignal(signal.SIGTERM) != interrupts._handle
+
+
+def test_an_interruption_during_the_cleanup_still_kills_everything(marker: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signal that lands while a finished run is being reaped must not leave its descendants."""
+    from contract.harness import Process
+
+    def interrupted(self: Process) -> None:
+        raise Signalled(signal.SIGTERM)
+
+    proc = Process([PY, str(EMITTERS / "leaves_child.py"), marker])
+    proc.wait(30)  # the emitter exits 0; its child holds stdout and sleeps
+    monkeypatch.setattr(Process, "reap_group", interrupted)
+    with pytest.raises(Signalled):
+        proc.close()
+    assert proc.popen.returncode == 0
+    # the marker fixture: no process carrying the marker is left
+
+
+def test_the_late_grace_default_is_one_number() -> None:
+    """The CLI and the plugin name the harness' default without importing the harness."""
+    from contract import cli, harness, session
+
+    assert cli.LATE_GRACE == session.LATE_GRACE == harness.DEFAULT_LATE_GRACE
+    assert cli._build_parser().parse_args(["run"]).late_grace == harness.DEFAULT_LATE_GRACE
+
+
+def test_a_child_forked_under_as_interrupts_dies_by_the_signal() -> None:
+    """The near miss of the mechanism: a forked worker (a process pool's) keeps the default."""
+    _in_main_thread()
+    with as_interrupts():
+        pid = os.fork()
+        if pid == 0:  # the child: sleeps until the signal ends it
+            try:
+                time.sleep(30)
+            finally:
+                os._exit(0)
+        time.sleep(0.2)  # the child is in its sleep (were it not yet, the signal still ends it)
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status), status
+    assert os.WTERMSIG(status) == signal.SIGTERM
