@@ -69,8 +69,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _report_options(run, wires=NAMES)
     run.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
                      help="kill the emitter (and its process group) after this long (default 60)")
-    run.add_argument("--expect-exit", type=int, default=0, metavar="STATUS",
-                     help="the exit status a conformant run ends with (default 0)")
+    run.add_argument("--expect-exit", type=_exit_status, default=0, metavar="STATUS",
+                     help="the exit status a conformant run ends with, 0 to 255 (default 0); a run ended by a "
+                          "signal did not finish and is never conformant")
     run.add_argument("--max-output-bytes", type=_positive_int, default=None, metavar="N",
                      help="stop a flooding emitter after this much output (default: 1 GiB for stream-json, "
                           "which is checked as it streams; 64 MiB for subagent-stdio, whose conversation "
@@ -218,6 +219,18 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, found {text!r}")
+    return value
+
+
+def _exit_status(text: str) -> int:
+    """An exit status a process can choose (0 to 255): an end by a signal is never the expected one."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+    if not 0 <= value <= 255:
+        raise argparse.ArgumentTypeError(
+            f"expected an exit status from 0 to 255, found {text!r} (a run ended by a signal is never conformant)")
     return value
 
 

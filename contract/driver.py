@@ -344,11 +344,14 @@ class _Session:
             self.proc.reap_group()
         reader.join(GRACE_SECONDS)
         self.drain()
-        if status is not None and expect_exit is not None and status != expect_exit:
+        # a host ended by a signal did not finish, whatever was expected (even nothing, from Python)
+        if status is not None and (status < 0 or (expect_exit is not None and status != expect_exit)):
+            expected = f"exit status {expect_exit}" if expect_exit is not None and expect_exit >= 0 else \
+                "the host to end by itself"
             self.findings.append(_Finding(
                 "run.exit-status", None,
-                f"expected exit status {expect_exit} after stdin closed, "
-                f"found {describe_status(status)}"))
+                f"expected {expected} after stdin closed, found {describe_status(status)}"
+                + (" (a run ended by a signal did not finish: never conformant)" if status < 0 else "")))
         return status if status is not None else self.proc.popen.returncode
 
     def _late(self) -> None:
@@ -470,7 +473,7 @@ def record(
     if stopped is None and not session.halted:  # the conversation reached its end: these rules judged it
         for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
             out.exercised(rule)
-        if expect_exit is not None and status is not None:
+        if status is not None and (expect_exit is not None or status < 0):
             out.exercised("run.exit-status")
         if session.exited:  # who held stdout after the host exited was judged
             out.exercised("run.stdout-held")

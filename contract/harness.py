@@ -652,7 +652,10 @@ def judge_end(
     # The run reached its end here (Ctrl-C does not come this way): these rules judged it.
     for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
         out.exercised(rule)
-    if expect_exit is not None and not timed_out and not flooded and status is not None:
+    # An emitter ended by a signal did not finish its run, whatever status was expected (even
+    # none, from Python): that is a run.exit-status finding of its own, never conformant.
+    killed = status is not None and status < 0
+    if (expect_exit is not None or killed) and not timed_out and not flooded and status is not None:
         out.exercised("run.exit-status")
     if not timed_out and not flooded and status is not None:  # it exited: who held stdout was judged
         out.exercised("run.stdout-held")
@@ -670,9 +673,13 @@ def judge_end(
                  "a hung emitter, or one that closed stdout but kept running")
     if status is not None:
         report.exit_status = status
-    if not timed_out and not flooded and status is not None and expect_exit is not None and status != expect_exit:
-        out.emit("run.exit-status", None, None,
-                 f"expected exit status {expect_exit}, found {describe_status(status)}")
+    if timed_out or flooded or status is None:
+        return
+    if killed or (expect_exit is not None and status != expect_exit):
+        expected = f"exit status {expect_exit}" if expect_exit is not None and expect_exit >= 0 else \
+            "the emitter to end by itself"
+        out.emit("run.exit-status", None, None, f"expected {expected}, found {describe_status(status)}"
+                 + (" (a run ended by a signal did not finish: never conformant)" if killed else ""))
 
 
 def stdout_held(out: Collector, held: Sequence[str], late_grace: float, who: str) -> None:

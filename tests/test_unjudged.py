@@ -316,3 +316,31 @@ def test_a_never_exiting_emitter_is_never_conformant(tmp_path: Path, capsys: pyt
     assert "(0 passed," in render_text(report)
     with pytest.raises(baseline.BaselineError):
         baseline.apply(report, baseline.Baseline((baseline.Entry("run.timeout", None),)))
+
+
+# -- an emitter ended by a signal never finished, whatever status was expected ------------------
+
+WHOLE_THEN_KILLED = HERE / "faulty_emitters" / "whole_then_killed.py"
+
+
+@pytest.mark.process
+def test_a_run_ended_by_a_signal_is_never_conformant_even_with_no_expected_status() -> None:
+    from contract.harness import run_stream
+
+    report = run_stream([sys.executable, str(WHOLE_THEN_KILLED), "whole-then-killed"], timeout=20,
+                        expect_exit=None, late_grace=0.2)
+    assert report.exit_status == -9
+    assert not report.conformant
+    assert report.counts.get("run.exit-status") == 1
+    message = next(v.message for v in report.violations if v.rule == "run.exit-status")
+    assert "never conformant" in message
+    assert not [r for r in requirements.verdicts(report) if r.status == "passed"]
+
+
+@pytest.mark.parametrize("status", ["-9", "256", "x"])
+def test_an_expected_exit_status_is_one_a_process_can_choose(status: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["run", "--expect-exit", status]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "--expect-exit" in err
