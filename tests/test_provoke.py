@@ -47,33 +47,39 @@ def test_the_reference_emitter_passes_every_environment(started: list[int],
     assert code == 0, out
     assert len(started) == 1 + len(ENVIRONMENTS)  # the plain run, then one per environment
     for environment in ENVIRONMENTS:
-        assert f"{environment.name}: a " in out  # every environment tried is named
+        assert f"{environment.name}: stdout a " in out  # every environment tried is named, with its streams
     assert "line.ansi seen under: none of them" in out
     assert time.monotonic() - began < (1 + len(ENVIRONMENTS)) * (10 + SLACK)
 
 
+COLOURED = {"pipe+colour", "pty+colour", "stderr-tty+colour", "stdin-tty+colour"}
+
+
 @pytest.mark.parametrize(
-    ("emitter", "shown", "clean"),
+    ("emitter", "shown"),
     [
-        ("tty_colour", {"pty", "pty+colour"}, {"pipe+colour", "slow-reader"}),
-        ("force_colour", {"pipe+colour", "pty+colour"}, {"pty", "slow-reader"}),
+        ("tty_colour", {"pty", "pty+colour"}),
+        ("force_colour", COLOURED),
+        # milk … | jq typed in a shell: stdout a pipe, stderr (or stdin) the terminal
+        ("stderr_tty_colour", {"stderr-tty", "stderr-tty+colour"}),
+        ("stdin_tty_colour", {"stdin-tty", "stdin-tty+colour"}),
     ],
 )
 def test_colour_in_one_environment_is_line_ansi_there(
-    started: list[int], capsys: pytest.CaptureFixture[str], emitter: str, shown: set[str], clean: set[str]
+    started: list[int], capsys: pytest.CaptureFixture[str], emitter: str, shown: set[str]
 ) -> None:
     code, out = _provoke(capsys, *_emitter(emitter))
     assert code == 1, out
     for name in shown:
         assert f"line.ansi [MUST]: under {name}: " in out, out
-    for name in clean:
+    for name in {e.name for e in ENVIRONMENTS} - shown:  # the near misses: every other environment
         assert f"under {name}: " not in out, out
     assert "line.ansi seen under: " + ", ".join(e.name for e in ENVIRONMENTS if e.name in shown) in out
 
 
 def test_the_same_emitters_pass_a_plain_run(capsys: pytest.CaptureFixture[str]) -> None:
     """The near miss: without --provoke, a pipe and the caller's environment show nothing."""
-    for emitter in ("tty_colour", "force_colour", "drops_when_full"):
+    for emitter in ("tty_colour", "force_colour", "stderr_tty_colour", "stdin_tty_colour", "drops_when_full"):
         env_free = ["run", "--timeout", "10", "--", *_emitter(emitter)]
         assert cli.run(env_free) == 0, capsys.readouterr().out
 
@@ -128,3 +134,13 @@ def test_a_fault_in_a_provoked_run_is_checker_internal(monkeypatch: pytest.Monke
     report = provoke.provoke(timeout=10, environments=(Environment("pty", pty=True),))
     assert not report.conformant
     assert "checker.internal" in report.counts
+
+
+def test_a_stderr_terminal_is_drained_and_its_tail_reported(started: list[int]) -> None:
+    """Megabytes on a stderr pty must not block the emitter; what it said last is kept, as from a pipe."""
+    [stderr_tty] = [e for e in ENVIRONMENTS if e.name == "stderr-tty"]
+    report = provoke._capture(_emitter("huge_stderr"), stderr_tty, env=None, timeout=10, expect_exit=0,
+                              strict=False, ignore=(), max_line_bytes=provoke.DEFAULT_MAX_LINE_BYTES,
+                              max_output_bytes=provoke.DEFAULT_MAX_OUTPUT_BYTES)
+    assert report.conformant, report.violations
+    assert "faulty-emitter huge_stderr: done with the noise" in report.stderr
