@@ -48,6 +48,7 @@ from contract import driver, textsafe
 from contract.driver import CUTS, MID_LINE_PAUSE, Conversation, Split, Step, command, cuts
 from contract.harness import Interrupted, default_command, internal
 from contract.jsonvalue import clip
+from contract.progress import Progress
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Report
 
@@ -212,8 +213,10 @@ class _ShrinkSpent(BaseException):
 class _Search:
     """The condition hypothesis searches with: hold the conversation, is it non-conformant?"""
 
-    def __init__(self, argv: Sequence[str], options: dict[str, Any], examples: int, shrink_seconds: float) -> None:
+    def __init__(self, argv: Sequence[str], options: dict[str, Any], examples: int, shrink_seconds: float,
+                 progress: Progress | None = None) -> None:
         self.argv = list(argv)
+        self.progress = progress if progress is not None else Progress("fuzz")
         self.options = options
         self.examples = examples
         self.shrink_seconds = shrink_seconds
@@ -253,6 +256,12 @@ class _Search:
                 self.shrink_cut = True
                 return None  # no new run: what was found so far stands
             self.shrink_runs += 1
+        if self.shrink_until is None:
+            self.progress.update(f"conversation {self.searched} of {self.examples}")
+        else:
+            left = max(self.shrink_until - time.monotonic(), 0.0)
+            self.progress.update(f"shrinking the failure of conversation {self.searched}: candidate "
+                                 f"{self.shrink_runs} of at most {MAX_SHRINK_RUNS}, {left:.0f}s left")
         options = dict(self.options)
         if self.shrink_until is not None:
             low, high = SHRINK_RESPONSE_TIMEOUT
@@ -317,7 +326,14 @@ def fuzz_host(
         "ignore": tuple(ignore), "max_line_bytes": max_line_bytes, "max_output_bytes": max_output_bytes,
         "stop_early": True,
     }
-    search = _Search(command_argv, options, examples, shrink_seconds)
+    with Progress("fuzz") as progress:  # on a terminal stderr only (contract.progress)
+        return _fuzz(command_argv, options, examples, seed, shrink_seconds, progress)
+
+
+def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed: int, shrink_seconds: float,
+          progress: Progress) -> FuzzResult:
+    strict = options["strict"]
+    search = _Search(command_argv, options, examples, shrink_seconds, progress)
     began = time.monotonic()
     shape = settings(
         max_examples=examples, deadline=None, database=None, derandomize=False,
@@ -356,6 +372,7 @@ def fuzz_host(
     confirmed = True
     if search.first is not None and plan is not search.first[0]:
         # held again with the full timeouts: the verdict shown is never one of the shorter waits
+        progress.update("holding the shrunk conversation again with the full timeouts")
         conversation = driver.record(command_argv, plan=plan, **options)
         if conversation.report.conformant:
             confirmed = False
