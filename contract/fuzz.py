@@ -7,7 +7,7 @@ each a burst of ``subagent_status`` commands (a single command, or up to five pi
 an optional pause before it, or a pause alone during which pushed events are read. A burst is
 written in one ``write`` or cut into several (``contract.driver.Split``): one command cut inside
 a string, inside a UTF-8 character or just before its LF, one write per command, or byte by
-byte, with or without a pause at the first cut (mid-line). How it is written is drawn like the
+byte, with a pause at the first cut (mid-line). How it is written is drawn like the
 rest, so a shrunk failure keeps the cut that broke it, the conversation printed says how each
 step was written, and the same seed writes it the same way. Only what a conformant client may
 send is generated: no cut adds a byte (no CR before an LF: ``line.newline`` forbids CR on both
@@ -126,13 +126,14 @@ def _split() -> st.SearchStrategy[Split | None]:
 
     The cut is part of the drawn conversation, so a shrunk failure keeps the cut that broke
     it (hypothesis drops it only when the conversation still fails without), and the same
-    seed writes it the same way again. The mid-line pause comes first among the pauses: a
-    host that loses a command split across reads loses it every time it is paused at, but
-    only by chance when the two writes land in one read.
+    seed writes it the same way again. Every cut is followed by a pause (mid-line for all but
+    ``per-line``): two writes back to back usually land in one read, so a host that loses a
+    command split across reads would lose it only by chance, and a shrunk conversation that
+    failed by chance would pass when held again. The pause makes each cut one the host sees.
     """
     return st.one_of(st.none(), st.builds(
         Split, cut=st.sampled_from(CUTS), command=st.integers(0, MAX_BURST - 1), at=st.integers(0, 1023),
-        pause=st.sampled_from((MID_LINE_PAUSE, 0.0))))
+        pause=st.just(MID_LINE_PAUSE)))
 
 
 Drawn = tuple[float, tuple[str | _Reuse, ...], Split | None]
