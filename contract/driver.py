@@ -25,8 +25,11 @@ and the host's whole process group is killed at the end (``contract.harness.Proc
 
 from __future__ import annotations
 
+import fcntl
 import json
 import queue
+import sys
+import termios
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -71,7 +74,7 @@ def command(ident: str | None) -> dict[str, Any]:
 # command together from however many reads it arrives in. No cut adds a byte: a conformant client
 # never sends CR (line.newline, framing of both wires), so "CR LF" is no position to cut at.
 CUTS = ("in-string", "in-utf8", "before-lf", "per-line", "dribble")
-MID_LINE_PAUSE = 0.05  # seconds held at the first cut of a paused split: the host's read returns the part
+MID_LINE_PAUSE = 0.05  # seconds held at the first cut, once the host has read the first part
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,8 @@ class Split:
     command), ``per-line`` (each command its own write: cut only between lines) and ``dribble``
     (every byte its own write). ``command`` picks the command cut and ``at`` the position among
     those of its class, each taken modulo how many there are, so the choice stays valid while a
-    conversation shrinks. ``pause`` (seconds) is held at the first cut: a pause mid-line.
+    conversation shrinks. At the first cut the driver waits until the host has read what was
+    written, then ``pause`` seconds more (a pause mid-line), so the cut is one the host sees.
     """
 
     cut: str
@@ -368,18 +372,39 @@ class _Session:
         return True
 
     def _write(self, pieces: list[bytes], pause: float) -> bool:
-        """Each piece in its own write, ``pause`` after the first; False when the host stops reading.
+        """Each piece in its own write; False when the host stops reading.
 
-        Nothing is read into the transcript during the pause: the step's commands come first in
-        it, so a response read mid-step must not be placed before the command it answers (the
-        reader thread still empties the pipe, so the host never blocks on its stdout).
+        At the first cut the driver waits until the host has read the first piece (the pipe is
+        empty again), then ``pause`` more: two writes back to back land in one read whenever the
+        host is not already waiting in ``read`` (still starting, say), so without the wait a
+        cut would reach the host only by chance. The wait is bounded by the response timeout: a
+        host that does not read is the no-response finding's, not a hang.
+
+        Nothing is read into the transcript meanwhile: the step's commands come first in it, so
+        a response read mid-step must not be placed before the command it answers (the reader
+        thread still empties the pipe, so the host never blocks on its stdout).
         """
         for number, piece in enumerate(pieces):
             if not self.proc.write(piece, timeout=max(self.deadline - time.monotonic(), 0.0)):
                 return False
-            if number == 0 and pause and len(pieces) > 1:
+            if number == 0 and len(pieces) > 1:
+                self._until_read(min(time.monotonic() + self.response_timeout, self.deadline))
                 time.sleep(max(min(pause, self.deadline - time.monotonic()), 0.0))
         return True
+
+    def _until_read(self, until: float) -> None:
+        """Wait until the host has read all that was written to its stdin, or ``until``."""
+        pipe = self.proc.popen.stdin
+        if pipe is None:
+            return
+        while time.monotonic() < until:
+            try:  # the bytes still in the pipe (FIONREAD works on either end of a pipe)
+                pending = int.from_bytes(fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0" * 4), sys.byteorder)
+            except (OSError, ValueError):  # not to be had here: the pause alone stands
+                return
+            if pending == 0:
+                return
+            time.sleep(0.002)
 
     def await_answers(self) -> bool:
         """Wait for a response to every command sent; False (with findings) when one never came."""

@@ -224,6 +224,19 @@ def test_the_reference_host_answers_every_way_of_writing(started: list[int], cut
     assert conversation.transcript.startswith(b"".join(driver.encode(line) for line in commands))
 
 
+@pytest.mark.parametrize("cut", ["in-string", "dribble"])
+def test_a_cut_in_the_first_step_reaches_a_host_still_starting(started: list[int], cut: str) -> None:
+    """The first write lands while the host is still starting: the cut must still reach it as two reads.
+
+    Without waiting for the host to read the first piece, both pieces sat in the pipe by the
+    time it first read, and the host that loses split commands passed (0 of 10 failed).
+    """
+    plan = (Step((command("x" * 40),), split=driver.Split(cut, at=5, pause=driver.MID_LINE_PAUSE)),)
+    conversation = driver.record(_host("whole_line_reads"), plan=plan, timeout=10, response_timeout=1.5)
+    assert {"run.no-response", "sa.response-correlation"} & set(conversation.report.counts), \
+        conversation.report.violations
+
+
 def test_each_cut_falls_where_its_class_says() -> None:
     commands = (command("c1"), command("é😀"), command(None))
     data = b"".join(driver.encode(line) for line in commands)
