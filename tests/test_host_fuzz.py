@@ -25,6 +25,7 @@ from hypothesis import Phase, find, given, settings
 import contract
 from contract import cli, driver, fuzz
 from contract.driver import Step, command, plan_from
+from contract.harness import default_command
 from contract.report import Report
 from tests.depth import deep
 from tests.processes import spy_on_starts
@@ -219,7 +220,7 @@ def test_the_reference_host_answers_every_way_of_writing(started: list[int], cut
     commands = tuple(command(ident) for ident in ("é😀 x", None, fuzz.EDGE_IDS[2]))
     plan = (Step(commands, split=driver.Split(cut, command=1, at=3, pause=driver.MID_LINE_PAUSE)),
             Step(commands[:1], split=driver.Split(cut, at=7)))
-    conversation = driver.record(driver.default_command("subagent-stdio"), plan=plan, timeout=10)
+    conversation = driver.record(default_command("subagent-stdio"), plan=plan, timeout=10)
     assert conversation.report.conformant, conversation.report.violations
     assert conversation.transcript.startswith(b"".join(driver.encode(line) for line in commands))
 

@@ -17,6 +17,7 @@ import pytest
 
 from contract import cli, harness, provoke
 from contract.provoke import ENVIRONMENTS, Environment
+from contract.reader import DEFAULT_MAX_LINE_BYTES
 from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -140,7 +141,7 @@ def test_a_stderr_terminal_is_drained_and_its_tail_reported(started: list[int]) 
     """Megabytes on a stderr pty must not block the emitter; what it said last is kept, as from a pipe."""
     [stderr_tty] = [e for e in ENVIRONMENTS if e.name == "stderr-tty"]
     report = provoke._capture(_emitter("huge_stderr"), stderr_tty, env=None, timeout=10, expect_exit=0,
-                              strict=False, ignore=(), max_line_bytes=provoke.DEFAULT_MAX_LINE_BYTES,
-                              max_output_bytes=provoke.DEFAULT_MAX_OUTPUT_BYTES)
+                              strict=False, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,
+                              max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES)
     assert report.conformant, report.violations
     assert "faulty-emitter huge_stderr: done with the noise" in report.stderr
