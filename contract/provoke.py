@@ -211,9 +211,10 @@ def _capture(
                 timed_out = not output.exceeded
             reader.join(GRACE_SECONDS)
             status = proc.popen.returncode
-            if stderr_tail is not None:
-                stderr_tail.thread.join(GRACE_SECONDS)
-            stderr = stderr_tail.text() if stderr_tail is not None else proc.stderr_tail()
+            stderr = proc.stderr_tail()
+        if stderr_tail is not None:  # every descendant is dead now: the stderr pty ends (EIO)
+            stderr_tail.thread.join(GRACE_SECONDS)
+            stderr = stderr_tail.text()
     finally:
         _close(masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
     report = result[0] if result else Report(wire=WIRE, strict=strict, source=source)
