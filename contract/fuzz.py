@@ -29,6 +29,8 @@ Bounds, all reported when reached: ``examples`` conversations at most while sear
 conversation within ``timeout`` (plus the driver's exit grace); each response within
 ``response_timeout``; shrinking stops after ``shrink_seconds`` or ``MAX_SHRINK_RUNS``
 conversations, and the report then says the conversation shown is the smallest found so far.
+On a terminal stderr, which conversation is held (n of N, then shrinking) is shown
+(``contract.progress``).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ Every pseudo-terminal is put in raw mode before the emitter starts: otherwise th
 output processing (``onlcr``) turns every LF into CR LF, and the report would blame the emitter
 for a CR it never wrote (``line.newline``). A pseudo-terminal on stderr is drained as the stderr
 pipe of a plain run is (its last ``STDERR_TAIL_BYTES`` kept for the report), so a chatty emitter
-never blocks on it.
+never blocks on it. On a terminal stderr, the environment running is shown (``contract.progress``).
 """
 
 from __future__ import annotations
