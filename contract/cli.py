@@ -446,6 +446,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from contract import recording
     from contract.goldens import compare
     from contract.harness import Interrupted
+    from contract.progress import Progress
     from contract.reporters import render_record
     from contract.scenarios import ScenarioRun, emitter_argv, rerecord_run, run_scenario
 
@@ -462,7 +463,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     results: list[Any] = []
     failed = False
     stopped: int | None = None  # the signal that interrupted a scenario
-    for golden in goldens:
+    progress = Progress("record")  # on a terminal stderr only; erased before the report is written
+    for number, golden in enumerate(goldens, 1):
+        progress.update(f"scenario {number} of {len(goldens)}: {golden.wire}/{golden.name}")
         try:
             run_ = run_scenario(golden, command or None, timeout=args.timeout, late_grace=args.late_grace)
         except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: report what was seen, keep this golden, start no other
@@ -471,6 +474,7 @@ def cmd_record(args: argparse.Namespace) -> int:
                                exc.transcript, compare(golden.data(), exc.transcript, golden.wire))
         harness = recording.harness_failure(run_.report)
         if harness is not None:  # the emitter never really ran: a harness error, not a diff
+            progress.close()
             sys.stdout.write(render_record(results, args.format, args.dry_run))
             raise UsageError(f"{golden.wire}/{golden.name}: {harness}; golden kept, no further scenario run")
         # a golden is rewritten only from a complete, conformant run (rerecord_run checks both)
@@ -481,6 +485,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         if "run.interrupted" in run_.report.counts:  # interrupted: no further scenario starts
             stopped = signal.SIGINT if stopped is None else stopped
             break
+    progress.close()
     sys.stdout.write(render_record(results, args.format, args.dry_run))
     if stopped is not None:
         return exit_interrupted(stopped)

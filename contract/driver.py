@@ -27,8 +27,11 @@ and the host's whole process group is killed at the end (``contract.harness.Proc
 
 from __future__ import annotations
 
+import fcntl
 import json
 import queue
+import sys
+import termios
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -74,12 +77,106 @@ def command(ident: str | None) -> dict[str, Any]:
     return line
 
 
+# How a step's bytes may be cut into writes (Split.cut). A pipe is a byte stream: a host must put a
+# command together from however many reads it arrives in. No cut adds a byte: a conformant client
+# never sends CR (line.newline, framing of both wires), so "CR LF" is no position to cut at.
+CUTS = ("in-string", "in-utf8", "before-lf", "per-line", "dribble")
+MID_LINE_PAUSE = 0.05  # seconds held at the first cut, once the host has read the first part
+
+
+@dataclass(frozen=True)
+class Split:
+    """How one step's bytes are cut into several writes (a :class:`Step` without one: one write).
+
+    ``cut`` is the position class: ``in-string`` (one command cut between the quotes of one of
+    its strings), ``in-utf8`` (inside a multi-byte UTF-8 character; a command with none is cut in
+    a string instead, and :func:`cuts` says so), ``before-lf`` (just before the LF that ends a
+    command), ``per-line`` (each command its own write: cut only between lines) and ``dribble``
+    (every byte its own write). ``command`` picks the command cut and ``at`` the position among
+    those of its class, each taken modulo how many there are, so the choice stays valid while a
+    conversation shrinks. At the first cut the driver waits until the host has read what was
+    written, then ``pause`` seconds more (a pause mid-line), so the cut is one the host sees.
+    """
+
+    cut: str
+    command: int = 0
+    at: int = 0
+    pause: float = 0.0
+
+
 @dataclass(frozen=True)
 class Step:
-    """Commands written together (pipelined), after a pause; the driver then awaits each answer."""
+    """Commands written together (pipelined), after a pause; the driver then awaits each answer.
+
+    ``split``: how their bytes are cut into writes (None: in one write).
+    """
 
     commands: tuple[dict[str, Any], ...]
     pause: float = 0.0
+    split: Split | None = None
+
+
+def encode(line: dict[str, Any]) -> bytes:
+    """A command as the driver writes it: compact JSON, UTF-8, one LF."""
+    return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def _in_strings(line: bytes) -> list[int]:
+    """Cut positions between the quotes of a JSON string (``line[:p]`` ends inside one)."""
+    positions = []
+    inside = escaped = False
+    for index, byte in enumerate(line):
+        if not inside:
+            inside = byte == 0x22
+            continue
+        positions.append(index)
+        if escaped:
+            escaped = False
+        elif byte == 0x5C:
+            escaped = True
+        elif byte == 0x22:
+            inside = False
+    return positions
+
+
+def cuts(step: Step) -> tuple[tuple[int, ...], str]:
+    """The offsets in the step's bytes where a write ends, and what they are, in words."""
+    lines = [encode(line) for line in step.commands]
+    total = sum(len(line) for line in lines)
+    split = step.split
+    if split is None or not lines:
+        return (), "in one write"
+    pause = f", with a {split.pause:g}s pause at the first cut" if split.pause else ""
+    if split.cut == "dribble":
+        return tuple(range(1, total)), f"byte by byte ({total} writes{pause})"
+    if split.cut == "per-line":
+        ends = tuple(sum(len(line) for line in lines[: i + 1]) for i in range(len(lines) - 1))
+        if not ends:
+            return (), "in one write (a single line: per-line cuts nothing)"
+        return ends, f"one write per command ({len(lines)} writes{pause})"
+    which = split.command % len(lines)
+    line = lines[which]
+    where = {"in-string": "inside a string", "in-utf8": "inside a UTF-8 character", "before-lf": "before its LF"}
+    kind = split.cut
+    if kind == "in-utf8":
+        positions = [i for i in range(1, len(line)) if 0x80 <= line[i] <= 0xBF]  # continuation bytes
+        if not positions:
+            kind, positions = "in-string", _in_strings(line)
+    elif kind == "before-lf":
+        positions = [len(line) - 1]
+    else:
+        positions = _in_strings(line)
+    at = positions[split.at % len(positions)]
+    start = sum(len(earlier) for earlier in lines[:which])
+    return ((start + at,), f"in 2 writes, command {which + 1} cut after byte {at} of {len(line)} "
+                          f"({where[kind]}){pause}")
+
+
+def writes(step: Step) -> list[bytes]:
+    """The step's bytes, cut as its split says (one piece when it has none)."""
+    data = b"".join(encode(line) for line in step.commands)
+    ends = [*cuts(step)[0], len(data)]
+    return [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 DEFAULT_PLAN: tuple[Step, ...] = (
@@ -266,10 +363,9 @@ class _Session:
         self.drain()  # lines the host wrote before this step come first in the transcript
         if self.halted:
             return False
-        data = b""
-        for line in step.commands:
-            data += json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        if not self.proc.write(data, timeout=max(self.deadline - time.monotonic(), 0.0)):
+        pieces = writes(step)
+        data = b"".join(pieces)
+        if not self._write(pieces, step.split.pause if step.split is not None else 0.0):
             self.findings.append(_Finding(
                 "run.no-response", None,
                 f"expected the host to read {len(step.commands)} more command(s), "
@@ -284,6 +380,41 @@ class _Session:
             for sent in data.split(b"\n")[:-1]:  # every command line ends in LF
                 self.watch.add(sent + b"\n")
         return True
+
+    def _write(self, pieces: list[bytes], pause: float) -> bool:
+        """Each piece in its own write; False when the host stops reading.
+
+        At the first cut the driver waits until the host has read the first piece (the pipe is
+        empty again), then ``pause`` more: two writes back to back land in one read whenever the
+        host is not already waiting in ``read`` (still starting, say), so without the wait a
+        cut would reach the host only by chance. The wait is bounded by the response timeout: a
+        host that does not read is the no-response finding's, not a hang.
+
+        Nothing is read into the transcript meanwhile: the step's commands come first in it, so
+        a response read mid-step must not be placed before the command it answers (the reader
+        thread still empties the pipe, so the host never blocks on its stdout).
+        """
+        for number, piece in enumerate(pieces):
+            if not self.proc.write(piece, timeout=max(self.deadline - time.monotonic(), 0.0)):
+                return False
+            if number == 0 and len(pieces) > 1:
+                self._until_read(min(time.monotonic() + self.response_timeout, self.deadline))
+                time.sleep(max(min(pause, self.deadline - time.monotonic()), 0.0))
+        return True
+
+    def _until_read(self, until: float) -> None:
+        """Wait until the host has read all that was written to its stdin, or ``until``."""
+        pipe = self.proc.popen.stdin
+        if pipe is None:
+            return
+        while time.monotonic() < until:
+            try:  # the bytes still in the pipe (FIONREAD works on either end of a pipe)
+                pending = int.from_bytes(fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0" * 4), sys.byteorder)
+            except (OSError, ValueError):  # not to be had here: the pause alone stands
+                return
+            if pending == 0:
+                return
+            time.sleep(0.002)
 
     def await_answers(self) -> bool:
         """Wait for a response to every command sent; False (with findings) when one never came."""

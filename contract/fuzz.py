@@ -3,9 +3,15 @@
 ``fuzz_host(argv, examples=…, seed=…)`` holds many generated conversations with a live host,
 one host process per conversation (``contract.driver.record``: every wait bounded, the host's
 process group and every descendant killed at the end). A conversation is a sequence of steps,
-each a burst of ``subagent_status`` commands written in one ``write`` (a single command, or up
-to five pipelined), an optional pause before it, or a pause alone during which pushed events
-are read. Command ids take every legal shape: absent, empty, exactly 128 characters, holding
+each a burst of ``subagent_status`` commands (a single command, or up to five pipelined) with
+an optional pause before it, or a pause alone during which pushed events are read. A burst is
+written in one ``write`` or cut into several (``contract.driver.Split``): one command cut inside
+a string, inside a UTF-8 character or just before its LF, one write per command, or byte by
+byte, with a pause at the first cut (mid-line). How it is written is drawn like the
+rest, so a shrunk failure keeps the cut that broke it, the conversation printed says how each
+step was written, and the same seed writes it the same way. Only what a conformant client may
+send is generated: no cut adds a byte (no CR before an LF: ``line.newline`` forbids CR on both
+wires). Command ids take every legal shape: absent, empty, exactly 128 characters, holding
 quotes, backslashes, U+2028, ESC or astral characters, reused, and arbitrary text without CR or
 LF.
 
@@ -23,6 +29,8 @@ Bounds, all reported when reached: ``examples`` conversations at most while sear
 conversation within ``timeout`` (plus the driver's exit grace); each response within
 ``response_timeout``; shrinking stops after ``shrink_seconds`` or ``MAX_SHRINK_RUNS``
 conversations, and the report then says the conversation shown is the smallest found so far.
+On a terminal stderr, which conversation is held (n of N, then shrinking) is shown
+(``contract.progress``).
 """
 
 from __future__ import annotations
@@ -39,9 +47,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from contract import driver, textsafe
-from contract.driver import Conversation, Step, command
+from contract.driver import CUTS, MID_LINE_PAUSE, Conversation, Split, Step, command, cuts
 from contract.harness import Interrupted, default_command, internal
 from contract.jsonvalue import clip
+from contract.progress import Progress
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Report, ignore_problem
 
@@ -114,18 +123,37 @@ def _ident() -> st.SearchStrategy[str | _Reuse]:
     return st.one_of(st.just(_ABSENT), _id_text(), st.integers(0, 7).map(_Reuse))
 
 
-def _burst() -> st.SearchStrategy[tuple[float, tuple[str | _Reuse, ...]]]:
-    return st.tuples(st.sampled_from(PAUSES), st.lists(_ident(), min_size=1, max_size=MAX_BURST).map(tuple))
+def _split() -> st.SearchStrategy[Split | None]:
+    """How a burst is written: in one write (first: what shrinking goes to), or cut.
+
+    The cut is part of the drawn conversation, so a shrunk failure keeps the cut that broke
+    it (hypothesis drops it only when the conversation still fails without), and the same
+    seed writes it the same way again. Every cut is followed by a pause (mid-line for all but
+    ``per-line``): two writes back to back usually land in one read, so a host that loses a
+    command split across reads would lose it only by chance, and a shrunk conversation that
+    failed by chance would pass when held again. The pause makes each cut one the host sees.
+    """
+    return st.one_of(st.none(), st.builds(
+        Split, cut=st.sampled_from(CUTS), command=st.integers(0, MAX_BURST - 1), at=st.integers(0, 1023),
+        pause=st.just(MID_LINE_PAUSE)))
 
 
-def _read() -> st.SearchStrategy[tuple[float, tuple[str | _Reuse, ...]]]:
-    return st.sampled_from(PAUSES[-2:]).map(lambda pause: (pause, ()))
+Drawn = tuple[float, tuple[str | _Reuse, ...], Split | None]
 
 
-def _resolve(drawn: list[tuple[float, tuple[str | _Reuse, ...]]]) -> tuple[Step, ...]:
+def _burst() -> st.SearchStrategy[Drawn]:
+    return st.tuples(st.sampled_from(PAUSES), st.lists(_ident(), min_size=1, max_size=MAX_BURST).map(tuple),
+                     _split())
+
+
+def _read() -> st.SearchStrategy[Drawn]:
+    return st.sampled_from(PAUSES[-2:]).map(lambda pause: (pause, (), None))
+
+
+def _resolve(drawn: list[Drawn]) -> tuple[Step, ...]:
     used: list[str] = []
     steps = []
-    for pause, idents in drawn:
+    for pause, idents, split in drawn:
         burst = []
         for ident in idents:
             if isinstance(ident, _Reuse):
@@ -134,16 +162,17 @@ def _resolve(drawn: list[tuple[float, tuple[str | _Reuse, ...]]]) -> tuple[Step,
             else:
                 used.append(ident)
                 burst.append(command(ident))
-        steps.append(Step(tuple(burst), pause=pause))
+        steps.append(Step(tuple(burst), pause=pause, split=split))
     return tuple(steps)
 
 
 def conversations() -> st.SearchStrategy[tuple[Step, ...]]:
-    """Conversation plans: pipelined bursts (one write each), pauses, and pause-only reads.
+    """Conversation plans: pipelined bursts (in one write or cut), pauses, and pause-only reads.
 
     An id is absent, drawn fresh, or reused from earlier in the conversation (duplicates are
-    legal: the host must still answer in order). A list of steps, so hypothesis shrinks by
-    dropping whole steps and commands, then towards no pause and the first edge id.
+    legal: the host must still answer in order). A burst is written in one write or cut into
+    several (:class:`contract.driver.Split`). A list of steps, so hypothesis shrinks by
+    dropping whole steps and commands, then towards no pause, one write and the first edge id.
     """
     return st.lists(st.one_of(_burst(), _read()), min_size=1, max_size=MAX_STEPS).map(_resolve)
 
@@ -154,7 +183,8 @@ def _size(plan: Sequence[Step]) -> tuple[int, int, int]:
 
 
 def _key(plan: Sequence[Step]) -> str:
-    return json.dumps([[step.pause, list(step.commands)] for step in plan], ensure_ascii=False)
+    # the cut in words: the same bytes written the same way (positions, pause) give the same key
+    return json.dumps([[step.pause, list(step.commands), cuts(step)[1]] for step in plan], ensure_ascii=False)
 
 
 @dataclass
@@ -186,8 +216,10 @@ class _ShrinkSpent(BaseException):
 class _Search:
     """The condition hypothesis searches with: hold the conversation, is it non-conformant?"""
 
-    def __init__(self, argv: Sequence[str], options: dict[str, Any], examples: int, shrink_seconds: float) -> None:
+    def __init__(self, argv: Sequence[str], options: dict[str, Any], examples: int, shrink_seconds: float,
+                 progress: Progress | None = None) -> None:
         self.argv = list(argv)
+        self.progress = progress if progress is not None else Progress("fuzz")
         self.options = options
         self.examples = examples
         self.shrink_seconds = shrink_seconds
@@ -227,6 +259,12 @@ class _Search:
                 self.shrink_cut = True
                 return None  # no new run: what was found so far stands
             self.shrink_runs += 1
+        if self.shrink_until is None:
+            self.progress.update(f"conversation {self.searched} of {self.examples}")
+        else:
+            left = max(self.shrink_until - time.monotonic(), 0.0)
+            self.progress.update(f"shrinking the failure of conversation {self.searched}: candidate "
+                                 f"{self.shrink_runs} of at most {MAX_SHRINK_RUNS}, {left:.0f}s left")
         options = dict(self.options)
         if self.shrink_until is not None:
             low, high = SHRINK_RESPONSE_TIMEOUT
@@ -294,7 +332,14 @@ def fuzz_host(
         "ignore": tuple(ignore), "max_line_bytes": max_line_bytes, "max_output_bytes": max_output_bytes,
         "stop_early": True,
     }
-    search = _Search(command_argv, options, examples, shrink_seconds)
+    with Progress("fuzz") as progress:  # on a terminal stderr only (contract.progress)
+        return _fuzz(command_argv, options, examples, seed, shrink_seconds, progress)
+
+
+def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed: int, shrink_seconds: float,
+          progress: Progress) -> FuzzResult:
+    strict = options["strict"]
+    search = _Search(command_argv, options, examples, shrink_seconds, progress)
     began = time.monotonic()
     shape = settings(
         max_examples=examples, deadline=None, database=None, derandomize=False,
@@ -333,6 +378,7 @@ def fuzz_host(
     confirmed = True
     if search.first is not None and plan is not search.first[0]:
         # held again with the full timeouts: the verdict shown is never one of the shorter waits
+        progress.update("holding the shrunk conversation again with the full timeouts")
         conversation = driver.record(command_argv, plan=plan, **options)
         if conversation.report.conformant:
             confirmed = False
@@ -364,7 +410,7 @@ def describe_plan(plan: Sequence[Step]) -> list[str]:
         if not step.commands:
             lines.append(f"step {number}: {pause}read what the host pushes")
             continue
-        how = "in one write" if len(step.commands) > 1 else "alone"
+        how = cuts(step)[1] if step.split is not None else "in one write" if len(step.commands) > 1 else "alone"
         lines.append(f"step {number}: {pause}write {len(step.commands)} command(s) {how}, await each response")
         for line in step.commands:
             lines.append("  > " + textsafe.json_safe(json.dumps(line, ensure_ascii=False, separators=(",", ":"))))

@@ -193,6 +193,8 @@ class Process:
         stdin: bool = False,
         cwd: str | None = None,
         stdout: int | None = None,
+        stdin_fd: int | None = None,
+        stderr: int | None = None,
     ) -> None:
         self.token = uuid.uuid4().hex
         environ = dict(env) if env is not None else dict(os.environ)
@@ -202,9 +204,10 @@ class Process:
         try:
             self.popen = subprocess.Popen(
                 list(argv),
-                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE if stdout is None else stdout,  # a pty's fd (contract.provoke)
-                stderr=subprocess.PIPE,
+                # stdin_fd, stdout, stderr: a pty's fd (contract.provoke, which holds and drains the other end)
+                stdin=stdin_fd if stdin_fd is not None else subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE if stdout is None else stdout,
+                stderr=subprocess.PIPE if stderr is None else stderr,
                 start_new_session=True,
                 env=environ,
                 cwd=cwd,
@@ -352,6 +355,8 @@ class Process:
 
     def _drain_stderr(self) -> None:
         pipe = self.popen.stderr
+        if pipe is None:  # stderr is a pty the caller drains (contract.provoke)
+            return
         assert isinstance(pipe, io.BufferedReader)  # subprocess pipes are buffered unless bufsize=0
         try:
             for chunk in iter(lambda: pipe.read1(4096), b""):

@@ -1,26 +1,33 @@
-"""Provoked environments for stream-json emitters: the run again under a terminal, colour, back-pressure.
+"""Provoked environments for stream-json emitters: the run again under terminals, colour, back-pressure.
 
-An emitter that writes ANSI colour only when stdout is a terminal, or only when ``FORCE_COLOR``
-is set (a common CI setting), passes every pipe capture. ``provoke(argv, …)`` (``milk-contract
-run --provoke``) runs the emitter first as ``run`` does (a pipe, the caller's environment), then
-again in each of :data:`ENVIRONMENTS`:
+An emitter that writes ANSI colour only when stdout is a terminal, only when stderr or stdin is
+one (``milk … | jq`` typed in a shell: stdout a pipe, stdin and stderr the terminal), or only
+when ``FORCE_COLOR`` is set (a common CI setting), passes every pipe capture. ``provoke(argv,
+…)`` (``milk-contract run --provoke``) runs the emitter first as ``run`` does (a pipe, the
+caller's environment), then again in each of :data:`ENVIRONMENTS`:
 
 * ``pipe+colour``: a pipe, with colour forced (``FORCE_COLOR=1``, ``CLICOLOR_FORCE=1``,
   ``TERM=xterm-256color``, ``NO_COLOR`` unset);
 * ``pty``: stdout is a pseudo-terminal, so ``isatty(1)`` is true;
 * ``pty+colour``: a pseudo-terminal with colour forced;
+* ``stderr-tty``: stdout a pipe, stderr a pseudo-terminal (``isatty(2)``);
+* ``stdin-tty``: stdout a pipe, stdin a pseudo-terminal (``isatty(0)``; nothing is ever typed
+  on it, so an emitter that reads it waits, and ``--timeout`` ends the run);
+* ``stderr-tty+colour``, ``stdin-tty+colour``: the same with colour forced;
 * ``slow-reader``: a pipe read in small pieces with pauses, so the emitter meets a full pipe
   (back-pressure): a line lost or interleaved breaks the framing and sequence rules.
 
 Every capture is judged by the same reader and rules as ``check`` (streamed: memory stays flat
 whatever the output), with the same live rules as ``run`` (``run.timeout``, ``run.exit-status``,
 ``run.output-limit``). Findings from a provoked run are merged into the one report with the
-environment named in the message (``under pty+colour: …``); the notes list every environment
-tried and which ones showed ``line.ansi``.
+environment named in the message (``under stderr-tty: …``); the notes list every environment
+tried (what each of stdin, stdout and stderr was) and which ones showed ``line.ansi``.
 
-The pseudo-terminal is put in raw mode before the emitter starts: otherwise the terminal's own
+Every pseudo-terminal is put in raw mode before the emitter starts: otherwise the terminal's own
 output processing (``onlcr``) turns every LF into CR LF, and the report would blame the emitter
-for a CR it never wrote (``line.newline``).
+for a CR it never wrote (``line.newline``). A pseudo-terminal on stderr is drained as the stderr
+pipe of a plain run is (its last ``STDERR_TAIL_BYTES`` kept for the report), so a chatty emitter
+never blocks on it. On a terminal stderr, the environment running is shown (``contract.progress``).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import contextlib
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,6 +45,7 @@ from contract.harness import (
     DEFAULT_LATE_GRACE,
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
+    STDERR_TAIL_BYTES,
     Interrupted,
     Process,
     StartError,
@@ -49,6 +58,7 @@ from contract.harness import (
     run_stream,
 )
 from contract.interrupts import signal_of
+from contract.progress import Progress
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Collector, Report
 
@@ -62,18 +72,24 @@ READ_SIZE = 65536
 
 @dataclass(frozen=True)
 class Environment:
-    """One provoked environment: how stdout is connected and read, and whether colour is forced."""
+    """One provoked environment: which of stdin, stdout, stderr are terminals, how stdout is read,
+    whether colour is forced."""
 
     name: str
-    pty: bool = False
+    pty: bool = False  # stdout a pseudo-terminal
     colour: bool = False
     slow: bool = False
+    stdin_tty: bool = False
+    stderr_tty: bool = False
 
     def describe(self) -> str:
-        how = "a pseudo-terminal (raw mode)" if self.pty else "a pipe"
+        terminal = "a pseudo-terminal (raw mode)"
+        how = "stdout " + (terminal if self.pty else "a pipe")
         if self.slow:
             how += (f" read {SLOW_PIECE} bytes at a time with {SLOW_PAUSE * 1000:g} ms pauses "
                     f"for the first {SLOW_SECONDS:g}s")
+        how += ", stdin " + (terminal if self.stdin_tty else "/dev/null")
+        how += ", stderr " + (terminal if self.stderr_tty else "a pipe")
         if self.colour:
             how += ", colour forced (" + " ".join(f"{k}={v}" for k, v in COLOUR.items()) + ", NO_COLOR unset)"
         return f"{self.name}: {how}"
@@ -90,9 +106,14 @@ ENVIRONMENTS: tuple[Environment, ...] = (
     Environment("pipe+colour", colour=True),
     Environment("pty", pty=True),
     Environment("pty+colour", pty=True, colour=True),
+    # milk … | jq typed in a shell: stdout a pipe, the terminal on the other two
+    Environment("stderr-tty", stderr_tty=True),
+    Environment("stdin-tty", stdin_tty=True),
+    Environment("stderr-tty+colour", stderr_tty=True, colour=True),
+    Environment("stdin-tty+colour", stdin_tty=True, colour=True),
     Environment("slow-reader", slow=True),
 )
-BASE = "pipe: a pipe, the caller's environment (as run)"
+BASE = "pipe: stdout a pipe, stdin /dev/null, stderr a pipe, the caller's environment (as run)"
 
 
 class _Output:
@@ -140,26 +161,29 @@ def _capture(
     """Run the emitter once in ``environment`` and judge its stdout as ``check`` would."""
     ignore = tuple(ignore)
     source = " ".join(argv)
-    master = slave = -1
-    if environment.pty:
-        import pty
-        import tty
-
-        master, slave = pty.openpty()
-        tty.setraw(slave)  # no onlcr: the emitter's LF reaches us as LF, not CR LF
+    terminals: dict[str, tuple[int, int]] = {}  # stream name -> (master, slave) of its own pty
     try:
-        proc = Process(argv, env=environment.environ(env), stdout=slave if environment.pty else None)
+        for stream, wanted in (("stdout", environment.pty), ("stdin", environment.stdin_tty),
+                               ("stderr", environment.stderr_tty)):
+            if wanted:
+                terminals[stream] = _raw_pty()
+        proc = Process(argv, env=environment.environ(env), stdout=_slave(terminals, "stdout"),
+                       stdin_fd=_slave(terminals, "stdin"), stderr=_slave(terminals, "stderr"))
     except StartError as exc:
-        for fd in (master, slave):
-            if fd >= 0:
-                os.close(fd)
+        _close(fd for pair in terminals.values() for fd in pair)
         report = Report(wire=WIRE, strict=strict, source=source)
         Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
         return report
+    except BaseException:  # no pty to be had (or Ctrl-C): no descriptor leaks, the caller reports it
+        _close(fd for pair in terminals.values() for fd in pair)
+        raise
     # who holds the output open after the emitter exits: a pty's slave, or the pipe (harness.identity)
-    held_file = identity(slave if environment.pty else proc.stdout.fileno())
-    if environment.pty:
-        os.close(slave)  # only the emitter's side holds it now: EIO on the master marks the end
+    held_file = identity(terminals["stdout"][1] if "stdout" in terminals else proc.stdout.fileno())
+    # only the emitter's side holds a slave now: EIO on a master marks the end of that stream
+    _close(slave for _, slave in terminals.values())
+    masters = [master for master, _ in terminals.values()]
+    master = terminals["stdout"][0] if "stdout" in terminals else -1
+    stderr_tail = _Tail(terminals["stderr"][0]) if "stderr" in terminals else None
     fd = master if environment.pty else proc.stdout.fileno()
     output = _Output(fd, max_output_bytes, environment.slow)
     result: list[Report] = []
@@ -192,10 +216,11 @@ def _capture(
             reader.join(GRACE_SECONDS)
             status = proc.popen.returncode
             stderr = proc.stderr_tail()
+        if stderr_tail is not None:  # every descendant is dead now: the stderr pty ends (EIO)
+            stderr_tail.thread.join(GRACE_SECONDS)
+            stderr = stderr_tail.text()
     finally:
-        if master >= 0:
-            with contextlib.suppress(OSError):
-                os.close(master)
+        _close(masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
     report = result[0] if result else Report(wire=WIRE, strict=strict, source=source)
     out = Collector(report, ignore)
     if failure:
@@ -206,6 +231,57 @@ def _capture(
                exited_itself, ending.held, late_grace)
     report.stderr = stderr
     return report
+
+
+def _raw_pty() -> tuple[int, int]:
+    """A pseudo-terminal (master, slave) in raw mode: no onlcr, so LF reaches us as LF, not CR LF."""
+    import pty
+    import tty
+
+    master, slave = pty.openpty()
+    try:
+        tty.setraw(slave)
+    except BaseException:
+        _close((master, slave))
+        raise
+    return master, slave
+
+
+def _slave(terminals: Mapping[str, tuple[int, int]], stream: str) -> int | None:
+    return terminals[stream][1] if stream in terminals else None
+
+
+def _close(fds: Iterable[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+class _Tail:
+    """A stderr pseudo-terminal drained on a thread (a full pty would block the emitter), last bytes kept."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.chunks: deque[bytes] = deque()
+        self.size = 0
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:  # EIO: every holder of the slave has closed it (or we closed the master)
+                return
+            if not chunk:
+                return
+            self.chunks.append(chunk)
+            self.size += len(chunk)
+            while self.size > STDERR_TAIL_BYTES and len(self.chunks) > 1:
+                self.size -= len(self.chunks.popleft())
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", "replace")
 
 
 def _merge(into: Collector, report: Report, environment: str) -> None:
@@ -240,33 +316,41 @@ def provoke(
     """
     command = list(argv) if argv else default_command(WIRE)
     ignore = tuple(ignore)
-    report = run_stream(command, wire=WIRE, timeout=timeout, env=env, expect_exit=expect_exit, strict=strict,
-                        ignore=ignore, max_line_bytes=max_line_bytes, max_output_bytes=max_output_bytes,
-                        late_grace=late_grace)
-    if "run.start" in report.counts:
-        return report
-    out = Collector(report, ignore)
-    coloured: list[str] = ["pipe"] if "line.ansi" in report.counts else []
-    for environment in environments:
-        try:
-            provoked = _capture(command, environment, env=env, timeout=timeout, expect_exit=expect_exit,
-                                strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                                max_output_bytes=max_output_bytes, late_grace=late_grace)
-        except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
-            signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
-            interrupted(report, f"the emitter (under {environment.name})", signum)
-            raise Interrupted(report, signum=signum) from None
-        except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)
-            internal(report, f"provoked run under {environment.name}", exc)
-            continue
-        _merge(out, provoked, environment.name)
-        report.exercised |= provoked.exercised  # the requirement verdicts count every environment
-        if "line.ansi" in provoked.counts:
-            coloured.append(environment.name)
-        for note in provoked.notes:
-            report.notes.append(f"under {environment.name}: {note}")
-        if provoked.stderr and not report.stderr:
-            report.stderr = provoked.stderr
+    with Progress("run --provoke") as progress:  # shown on a terminal stderr only (contract.progress)
+        total = 1 + len(environments)
+        progress.update(f"environment 1 of {total}: pipe (as run)")
+        report = run_stream(command, wire=WIRE, timeout=timeout, env=env, expect_exit=expect_exit,
+                            strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                            max_output_bytes=max_output_bytes, late_grace=late_grace)
+        if "run.start" in report.counts:
+            return report
+        if "run.timeout" in report.counts:  # hung as run: each environment would cost one more timeout
+            report.notes.append("provoked environments not tried: the emitter did not finish as run does "
+                                "(run.timeout), so the run is not conformant whatever they show")
+            return report
+        out = Collector(report, ignore)
+        coloured: list[str] = ["pipe"] if "line.ansi" in report.counts else []
+        for number, environment in enumerate(environments, 2):
+            progress.update(f"environment {number} of {total}: {environment.name}")
+            try:
+                provoked = _capture(command, environment, env=env, timeout=timeout, expect_exit=expect_exit,
+                                    strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                                    max_output_bytes=max_output_bytes, late_grace=late_grace)
+            except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
+                signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+                interrupted(report, f"the emitter (under {environment.name})", signum)
+                raise Interrupted(report, signum=signum) from None
+            except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)
+                internal(report, f"provoked run under {environment.name}", exc)
+                continue
+            _merge(out, provoked, environment.name)
+            report.exercised |= provoked.exercised  # the requirement verdicts count every environment
+            if "line.ansi" in provoked.counts:
+                coloured.append(environment.name)
+            for note in provoked.notes:
+                report.notes.append(f"under {environment.name}: {note}")
+            if provoked.stderr and not report.stderr:
+                report.stderr = provoked.stderr
     report.notes.append("provoked environments tried: " + "; ".join([BASE, *(e.describe() for e in environments)]))
     report.notes.append("line.ansi seen under: " + (", ".join(coloured) if coloured else "none of them"))
     return report

@@ -2,7 +2,8 @@
 
 The reference host passes the default budget (exit 0); each faulty host of tests/faulty_hosts/
 named after a capability of the fuzzer (long ids, ids with escapes, pipelined bursts, two
-commands in one read) fails it (exit 1) with a shrunk conversation and its seed printed. In the
+commands in one read, a command cut across writes) fails it (exit 1) with a shrunk
+conversation and its seed printed. In the
 default run each faulty host is searched with a fixed seed and a third of the default budget,
 shrinking gets half a second, and the reference host a sixth of the default budget; the deep
 run (``ci`` profile) uses the defaults and a random seed, shrinks fully and checks that the
@@ -24,6 +25,7 @@ from hypothesis import Phase, find, given, settings
 import contract
 from contract import cli, driver, fuzz
 from contract.driver import Step, command, plan_from
+from contract.harness import default_command
 from contract.report import Report
 from tests.depth import deep
 from tests.processes import spy_on_starts
@@ -66,7 +68,7 @@ def test_the_reference_host_passes(started: list[int], capsys: pytest.CaptureFix
 # drops_second's fault is an unanswered command: each time it shows, the response wait is waited
 # out (3 s by default, again when the shrunk conversation is held with the full timeouts). In the
 # default run its conversations get 1.5 s (--timeout), still hundreds of times what the host needs.
-FAST = {"drops_second": [] if DEEP else ["--timeout", "1.5"]}
+FAST = {host: [] if DEEP else ["--timeout", "1.5"] for host in ("drops_second", "whole_line_reads")}
 
 
 @pytest.mark.parametrize(
@@ -81,6 +83,9 @@ FAST = {"drops_second": [] if DEEP else ["--timeout", "1.5"]}
         # escape such as \u0041, changes the id that comes back (sa.response-correlation)
         ("misescapes_ids", {"line.json", "sa.response-correlation"}, (1, 1)),
         ("reorders_bursts", {"sa.response-correlation"}, (1, 2)),
+        # a command cut across two writes is lost (never answered, or a later one answered first);
+        # fully shrunk: one command, cut inside a string with a pause there
+        ("whole_line_reads", {"run.no-response", "sa.response-correlation"}, (1, 1)),
     ],
 )
 def test_each_faulty_host_is_found_and_shrunk(
@@ -110,6 +115,8 @@ def test_each_faulty_host_is_found_and_shrunk(
     assert not contract.check(transcript, "subagent-stdio").conformant
     # (a conversation stops at its first unanswered command: later steps of the plan are not sent)
     assert 0 < sum(len(step.commands) for step in plan_from(transcript)) <= sent
+    if host == "whole_line_reads":  # the shrunk failure keeps the cut that broke it, and says so
+        assert any(line.startswith("step ") and " writes" in line for line in out.splitlines()), out
     if DEEP:  # fully shrunk: the shortest conversation that still shows the fault
         assert (steps, sent) == shrunk, out
 
@@ -139,6 +146,31 @@ def test_the_same_seed_finds_the_same_conversation_and_shrinks_it(monkeypatch: p
     assert [len(step.commands) for step in first.plan] == [2]  # the shortest failing conversation
     assert all(line == {"type": "subagent_status", "version": 1} for line in first.plan[0].commands)
     assert fake.held <= 2 * (fuzz.DEFAULT_EXAMPLES + fuzz.MAX_SHRINK_RUNS)
+
+
+class _SplitLosingHost(_FakeHost):
+    """driver.record without a process: a conversation fails when a write ends mid-line."""
+
+    def __call__(self, argv: list[str], *, plan: tuple[Step, ...], **_: object) -> driver.Conversation:
+        self.held += 1
+        report = Report(wire="subagent-stdio")
+        if any(piece and not piece.endswith(b"\n") for step in plan for piece in driver.writes(step)):
+            report.counts["run.no-response"] += 1
+        return driver.Conversation(report, b"")
+
+
+def test_a_shrunk_failure_keeps_the_split_that_broke_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver, "record", _SplitLosingHost())
+    result = fuzz.fuzz_host(["host"], seed=5)
+    assert result.failed
+    assert result.plan is not None
+    [step] = result.plan  # the shortest failing conversation: one command, cut mid-line
+    assert len(step.commands) == 1
+    assert step.split is not None
+    assert len(driver.writes(step)) >= 2
+    [shown] = [line for line in fuzz.describe_plan(result.plan) if line.startswith("step ")]
+    assert " writes" in shown, shown  # the conversation printed says how it was written
+    assert "cut after byte" in shown, shown
 
 
 def test_a_shrink_budget_that_runs_out_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -182,6 +214,58 @@ def test_a_near_miss_host_with_the_same_transcript_shape_passes(started: list[in
     assert conversation.report.exit_status == 0
 
 
+@pytest.mark.parametrize("cut", driver.CUTS)
+def test_the_reference_host_answers_every_way_of_writing(started: list[int], cut: str) -> None:
+    """The near miss of whole_line_reads: a host that reassembles lines passes every cut."""
+    commands = tuple(command(ident) for ident in ("é😀 x", None, fuzz.EDGE_IDS[2]))
+    plan = (Step(commands, split=driver.Split(cut, command=1, at=3, pause=driver.MID_LINE_PAUSE)),
+            Step(commands[:1], split=driver.Split(cut, at=7)))
+    conversation = driver.record(default_command("subagent-stdio"), plan=plan, timeout=10)
+    assert conversation.report.conformant, conversation.report.violations
+    assert conversation.transcript.startswith(b"".join(driver.encode(line) for line in commands))
+
+
+@pytest.mark.parametrize("cut", ["in-string", "dribble"])
+def test_a_cut_in_the_first_step_reaches_a_host_still_starting(started: list[int], cut: str) -> None:
+    """The first write lands while the host is still starting: the cut must still reach it as two reads.
+
+    Without waiting for the host to read the first piece, both pieces sat in the pipe by the
+    time it first read, and the host that loses split commands passed (0 of 10 failed).
+    """
+    plan = (Step((command("x" * 40),), split=driver.Split(cut, at=5, pause=driver.MID_LINE_PAUSE)),)
+    conversation = driver.record(_host("whole_line_reads"), plan=plan, timeout=10, response_timeout=1.5)
+    assert {"run.no-response", "sa.response-correlation"} & set(conversation.report.counts), \
+        conversation.report.violations
+
+
+def test_each_cut_falls_where_its_class_says() -> None:
+    commands = (command("c1"), command("é😀"), command(None))
+    data = b"".join(driver.encode(line) for line in commands)
+
+    def pieces(cut: str, which: int = 1, at: int = 0) -> list[bytes]:
+        pieces = driver.writes(Step(commands, split=driver.Split(cut, command=which, at=at)))
+        assert b"".join(pieces) == data  # no byte added, dropped or moved
+        assert all(pieces)
+        return pieces
+
+    assert driver.writes(Step(commands)) == [data]
+    for at in range(40):  # inside a string: the first piece ends between a string's quotes
+        first, _ = pieces("in-string", at=at)
+        assert first.rsplit(b"\n", 1)[-1].count(b'"') % 2 == 1, first
+        utf8, _ = pieces("in-utf8", at=at)
+        with pytest.raises(UnicodeDecodeError):
+            utf8.decode()  # cut inside a character
+    first, rest = pieces("before-lf")
+    assert rest.startswith(b"\n")
+    assert first.endswith(b"}")
+    assert all(piece.endswith(b"\n") for piece in pieces("per-line"))
+    assert len(pieces("per-line")) == len(commands)
+    assert all(len(piece) == 1 for piece in pieces("dribble"))
+    # a command with no multi-byte character is cut in a string instead, and the words say so
+    assert "(inside a string)" in driver.cuts(Step(commands, split=driver.Split("in-utf8", command=0)))[1]
+    assert driver.cuts(Step(commands[:1], split=driver.Split("per-line")))[0] == ()
+
+
 def test_a_host_that_cannot_start_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     began = time.monotonic()
     assert cli.run(["fuzz", "--", "/nonexistent/host"]) == 2
@@ -210,6 +294,9 @@ def test_generated_conversations_are_legal_commands(plan: tuple[Step, ...]) -> N
         assert step.commands or step.pause > 0
     report = contract.check(lines, "subagent-stdio")
     assert report.conformant or set(report.counts) == {"sa.response-correlation"}, report.violations
+    # however a step is cut, the bytes written are its commands' lines, nothing more (no CR)
+    assert b"".join(piece for step in plan for piece in driver.writes(step)) == b"".join(
+        driver.encode(line) for step in plan for line in step.commands)
     for step in plan:
         for line in step.commands:
             assert len(line.get("id", "")) <= fuzz.MAX_ID_LENGTH
@@ -233,8 +320,13 @@ def test_the_edge_ids_cover_every_shape_the_issue_names() -> None:
         lambda plan: any(len(step.commands) == fuzz.MAX_BURST for step in plan),
         lambda plan: any(not step.commands for step in plan),
         lambda plan: any(step.pause and step.commands for step in plan),
+        *(lambda plan, cut=cut: any(step.split is not None and step.split.cut == cut and len(driver.writes(step)) > 1
+                                    for step in plan) for cut in driver.CUTS),
+        lambda plan: any(step.split is not None and step.split.pause and len(driver.writes(step)) > 1
+                         for step in plan),
     ],
-    ids=["absent-id", "reused-id", "128-characters", "full-burst", "read-only-step", "paused-burst"],
+    ids=["absent-id", "reused-id", "128-characters", "full-burst", "read-only-step", "paused-burst",
+         *(f"cut-{cut}" for cut in driver.CUTS), "paused-mid-line"],
 )
 def test_the_generator_reaches_every_conversation_shape(shape: Any) -> None:
     shape_settings = settings(database=None, max_examples=2000, phases=[Phase.generate])

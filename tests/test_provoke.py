@@ -17,6 +17,7 @@ import pytest
 
 from contract import cli, harness, provoke
 from contract.provoke import ENVIRONMENTS, Environment
+from contract.reader import DEFAULT_MAX_LINE_BYTES
 from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -47,33 +48,39 @@ def test_the_reference_emitter_passes_every_environment(started: list[int],
     assert code == 0, out
     assert len(started) == 1 + len(ENVIRONMENTS)  # the plain run, then one per environment
     for environment in ENVIRONMENTS:
-        assert f"{environment.name}: a " in out  # every environment tried is named
+        assert f"{environment.name}: stdout a " in out  # every environment tried is named, with its streams
     assert "line.ansi seen under: none of them" in out
     assert time.monotonic() - began < (1 + len(ENVIRONMENTS)) * (10 + SLACK)
 
 
+COLOURED = {"pipe+colour", "pty+colour", "stderr-tty+colour", "stdin-tty+colour"}
+
+
 @pytest.mark.parametrize(
-    ("emitter", "shown", "clean"),
+    ("emitter", "shown"),
     [
-        ("tty_colour", {"pty", "pty+colour"}, {"pipe+colour", "slow-reader"}),
-        ("force_colour", {"pipe+colour", "pty+colour"}, {"pty", "slow-reader"}),
+        ("tty_colour", {"pty", "pty+colour"}),
+        ("force_colour", COLOURED),
+        # milk … | jq typed in a shell: stdout a pipe, stderr (or stdin) the terminal
+        ("stderr_tty_colour", {"stderr-tty", "stderr-tty+colour"}),
+        ("stdin_tty_colour", {"stdin-tty", "stdin-tty+colour"}),
     ],
 )
 def test_colour_in_one_environment_is_line_ansi_there(
-    started: list[int], capsys: pytest.CaptureFixture[str], emitter: str, shown: set[str], clean: set[str]
+    started: list[int], capsys: pytest.CaptureFixture[str], emitter: str, shown: set[str]
 ) -> None:
     code, out = _provoke(capsys, *_emitter(emitter))
     assert code == 1, out
     for name in shown:
         assert f"line.ansi [MUST]: under {name}: " in out, out
-    for name in clean:
+    for name in {e.name for e in ENVIRONMENTS} - shown:  # the near misses: every other environment
         assert f"under {name}: " not in out, out
     assert "line.ansi seen under: " + ", ".join(e.name for e in ENVIRONMENTS if e.name in shown) in out
 
 
 def test_the_same_emitters_pass_a_plain_run(capsys: pytest.CaptureFixture[str]) -> None:
     """The near miss: without --provoke, a pipe and the caller's environment show nothing."""
-    for emitter in ("tty_colour", "force_colour", "drops_when_full"):
+    for emitter in ("tty_colour", "force_colour", "stderr_tty_colour", "stdin_tty_colour", "drops_when_full"):
         env_free = ["run", "--timeout", "10", "--", *_emitter(emitter)]
         assert cli.run(env_free) == 0, capsys.readouterr().out
 
@@ -108,10 +115,21 @@ def test_colour_is_forced_and_no_color_removed() -> None:
 def test_an_emitter_that_hangs_in_a_pty_is_killed_in_bounded_time(started: list[int]) -> None:
     timeout = 0.3  # nothing it writes is asserted: only that the pty run is killed and says so
     began = time.monotonic()
-    report = provoke.provoke(_emitter("hangs"), timeout=timeout, environments=(Environment("pty", pty=True),))
+    report = provoke._capture(_emitter("hangs"), Environment("pty", pty=True), env=None, timeout=timeout,
+                              expect_exit=0, strict=False, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,
+                              max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES)
     assert "run.timeout" in report.counts
-    assert any("under pty: " in v.message for v in report.violations if v.rule == "run.timeout")
-    assert time.monotonic() - began < 2 * (timeout + 2.0) + SLACK
+    assert time.monotonic() - began < timeout + 2.0 + SLACK
+
+
+def test_an_emitter_hung_as_run_is_not_provoked_further(started: list[int]) -> None:
+    """A hung emitter would cost one more timeout per environment (issue 21: 5, then 9 x timeout,
+    in silence); the plain run's run.timeout already makes it not conformant, so provoke stops there."""
+    report = provoke.provoke(_emitter("hangs"), timeout=0.3)
+    assert report.counts.get("run.timeout") == 1
+    assert not report.conformant
+    assert not any(v.message.startswith("under ") for v in report.violations)
+    assert any(note.startswith("provoked environments not tried") for note in report.notes)
 
 
 @pytest.mark.parametrize("args", [["--wire", "subagent-stdio", "--provoke"]])
@@ -138,3 +156,13 @@ def test_a_descendant_on_the_pty_after_the_emitter_exits(what: str, rule: str, s
                              environments=(Environment("pty", pty=True),))
     assert [v for v in report.violations if v.rule == rule and v.message.startswith("under pty: ")], report.counts
     assert rule in {v.rule for v in report.violations if not v.message.startswith("under ")}  # the plain run too
+
+
+def test_a_stderr_terminal_is_drained_and_its_tail_reported(started: list[int]) -> None:
+    """Megabytes on a stderr pty must not block the emitter; what it said last is kept, as from a pipe."""
+    [stderr_tty] = [e for e in ENVIRONMENTS if e.name == "stderr-tty"]
+    report = provoke._capture(_emitter("huge_stderr"), stderr_tty, env=None, timeout=10, expect_exit=0,
+                              strict=False, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,
+                              max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES)
+    assert report.conformant, report.violations
+    assert "faulty-emitter huge_stderr: done with the noise" in report.stderr

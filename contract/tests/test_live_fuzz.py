@@ -3,8 +3,8 @@
 ``--contract-fuzz N`` holds N generated conversations with the subagent-stdio host (the emitter
 with the subagent goldens' arguments; by default 30 whenever ``--contract-emitter`` is given);
 a failure prints the shrunk conversation and the seed that finds it again.
-``--contract-provoke`` runs each stream-json scenario again under a pseudo-terminal, with colour
-forced, and under a slow reader (``milk-contract run --provoke``). Without an emitter and
+``--contract-provoke`` runs each stream-json scenario again with a pseudo-terminal on stdout,
+stderr or stdin, with colour forced, and under a slow reader (``milk-contract run --provoke``). Without an emitter and
 without these options both are skipped: the bundled references are fuzzed and provoked by the
 suite's own tests.
 """
