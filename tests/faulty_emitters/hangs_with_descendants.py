@@ -4,7 +4,8 @@ process group) and a grandchild that calls setsid (out of it), then hangs; nothi
 For the real-signal tests: the pid of the setsid grandchild goes into the file argv[2] once both
 descendants run, so a test knows when to send its signal and can read the run's token from the
 grandchild's environment. With argv[3] ``quiet`` nothing is written on stdout (a subagent host
-that never answers, for ``fuzz``).
+that never answers, for ``fuzz``). With argv[3] ``colour-only`` it hangs only when FORCE_COLOR is
+set (a provoked environment) and otherwise writes the whole hello run and exits 0.
 """
 
 import os
@@ -13,6 +14,9 @@ import time
 
 from _common import MARKER, golden_lines, say, sleeping_child, write
 
+if sys.argv[3:4] == ["colour-only"] and not os.environ.get("FORCE_COLOR"):
+    write(*golden_lines())
+    sys.exit(0)
 if sys.argv[3:4] != ["quiet"]:
     lines = golden_lines()
     write(lines[0], lines[1], lines[1])
