@@ -108,6 +108,35 @@ def test_goldens_option_names_the_folder(installed: Path, tmp_path: Path) -> Non
     assert _tree(installed) == before
 
 
+def _fake_checkout(folder: Path) -> Path:
+    """Another clone as record recognises one: this project's pyproject.toml and a goldens folder."""
+    (folder / "goldens").mkdir(parents=True)
+    shutil.copy(ROOT / "pyproject.toml", folder / "pyproject.toml")
+    return folder
+
+
+def test_record_run_inside_another_checkout_names_its_folder_and_warns(checkout: Path, tmp_path: Path) -> None:
+    """An editable install (the package imported from `checkout`) run inside another clone writes its own
+    goldens: it says so, names the folder, and gives a review command that shows them from here."""
+    other = _fake_checkout(tmp_path / "other-clone")
+    done = _cli("record", "--wire", "stream-json", "--scenario", "hello", cwd=other, pythonpath=checkout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    goldens = str((checkout / "goldens").resolve())
+    [warning] = done.stderr.splitlines()
+    assert warning.startswith(f"warning: recording into {goldens}, ")
+    assert f"not of {other.resolve()}, the checkout the working directory is in" in warning
+    assert f"--goldens {other.resolve() / 'goldens'}" in warning
+    assert f"goldens: {goldens}; review with git -C {goldens} diff -- ." in done.stdout
+
+
+def test_record_run_inside_its_own_checkout_does_not_warn(checkout: Path) -> None:
+    """Near miss: run from its own checkout, no warning, and the review command is the short one."""
+    done = _cli("record", "--wire", "stream-json", "--scenario", "hello", cwd=checkout, pythonpath=checkout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == ""
+    assert f"goldens: {(checkout / 'goldens').resolve()}; review with git diff -- goldens/," in done.stdout
+
+
 def test_goldens_option_must_be_a_folder(tmp_path: Path) -> None:
     with pytest.raises(recording.RecordingError, match="not a folder"):
         recording.target(tmp_path / "absent")
@@ -204,9 +233,11 @@ def test_harness_failure_is_one_line_and_exit_2(emitter: list[str], rule: str, d
                               "--timeout", TIMEOUT, *(["--dry-run"] if dry else []), "--", *emitter],
                              capsys, monkeypatch, tmp_path)
     assert code == 2, out + err
-    assert err.count("\n") == 1, err
-    assert rule in err
-    assert "golden kept" in err
+    *tail, last = err.splitlines()
+    assert rule in last
+    assert "golden kept" in last
+    # before the one-line error, what the emitter said on stderr, as `run` shows it (nothing when silent)
+    assert tail == (["emitter stderr:", "  | boom"] if emitter[-1] == CRASH else []), err
     assert out == ""  # no diff was reported
     for noise in ("line None", "at -", "Traceback", "missing line"):
         assert noise not in out + err
