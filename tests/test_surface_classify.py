@@ -24,6 +24,7 @@ import pytest
 from contract.classify import BREAKING_CODES, Change, classify, compare_entry
 from contract.schema import load
 from contract.surface import surface_for, surface_of
+from contract.wires import WIRES
 
 CASES = Path(__file__).parent / "surface_cases"
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
@@ -151,7 +152,7 @@ def test_cases_cover_every_breaking_family() -> None:
 
 
 def test_identical_inputs_have_no_change() -> None:
-    for wire in ("stream-json", "subagent-stdio"):
+    for wire in WIRES:
         assert classify(load(wire), copy.deepcopy(load(wire))) == []
         assert classify(surface_for(wire), surface_for(wire)) == []
 
