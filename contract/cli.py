@@ -164,7 +164,8 @@ def _build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("--root", default=None, metavar="DIR",
                           help="the checkout (default: found as record finds it)")
     scenario.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
-                          help="the emitter to record from (stream-json)")
+                          help="the emitter to record from (stream-json); it runs with MILK_CONTRACT_SCENARIO=NAME "
+                               "and without MILK_CONTRACT_GOLDEN (the golden does not exist yet)")
     scenario.set_defaults(handler=cmd_scenario)
     return parser
 
@@ -455,6 +456,12 @@ def cmd_record(args: argparse.Namespace) -> int:
         folder = recording.target(args.goldens)
     except recording.RecordingError as exc:
         raise UsageError(str(exc)) from None
+    elsewhere = recording.other_checkout(recording.project_root(folder)) if args.goldens is None else None
+    if elsewhere is not None:  # an editable install of one clone run inside another: git diff here shows nothing
+        sys.stderr.write(f"warning: recording into {textsafe.text(str(folder.resolve()))}, the goldens of the checkout "
+                         f"this milk-contract runs from, not of {textsafe.text(str(elsewhere))}, the checkout the "
+                         f"working directory is in (for that one: --goldens {textsafe.text(str(elsewhere / 'goldens'))}"
+                         ", or its own milk-contract)\n")
     goldens = [g for g in recording.all_in(folder)
                if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
     unknown = set(args.scenario) - {g.name for g in goldens}
@@ -475,7 +482,8 @@ def cmd_record(args: argparse.Namespace) -> int:
         harness = recording.harness_failure(run_.report)
         if harness is not None:  # the emitter never really ran: a harness error, not a diff
             progress.close()
-            sys.stdout.write(render_record(results, args.format, args.dry_run))
+            sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
+            sys.stderr.write("".join(line + "\n" for line in recording.stderr_lines(run_.report)))
             raise UsageError(f"{golden.wire}/{golden.name}: {harness}; golden kept, no further scenario run")
         # a golden is rewritten only from a complete, conformant run (rerecord_run checks both)
         recorded = None if args.dry_run else rerecord_run(run_, command or None)
@@ -486,7 +494,7 @@ def cmd_record(args: argparse.Namespace) -> int:
             stopped = signal.SIGINT if stopped is None else stopped
             break
     progress.close()
-    sys.stdout.write(render_record(results, args.format, args.dry_run))
+    sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
     if stopped is not None:
         return exit_interrupted(stopped)
     return EXIT_VIOLATIONS if failed else EXIT_OK

@@ -8,13 +8,19 @@ included), refuses a breaking change that ``accepted-breaks.json`` does not name
 pinning test reads, and which also proves the bundled schemas equal their pins), and updates
 the wire's surface snapshot through the surface gate (``pytest --snapshot-update`` on
 ``contract/tests/test_surface.py``, so the snapshot is written exactly as the gate writes it).
+It also says which other places of the schema the change must be mirrored in
+(:func:`mirror_notes`: a definition nothing references that duplicates another object, such as
+stream-json's ``$defs/event`` and the top-level object, read from the schema, not from names).
 
 ``milk-contract scenario --wire W --name NAME --description TEXT [--like SCENARIO] [--arg=ARG …]
 [--exit-status N]
 (--transcript FILE | -- CMD ARG…)`` adds a golden scenario: its meta (checked against
 ``schemas/golden-meta.schema.json``) and its transcript, either authored (FILE, which must be
-conformant) or recorded from a complete, conformant stream-json run of CMD. The surface
-snapshot then takes the new corpus in the same way.
+conformant) or recorded from a complete, conformant stream-json run of CMD. CMD runs with the
+scenario's arguments and environment and ``MILK_CONTRACT_SCENARIO=NAME``; ``MILK_CONTRACT_GOLDEN``
+is not set (removed if inherited), because the golden it would name does not exist yet: that
+variable, wherever the suite sets it, names a golden that is there. The surface snapshot then
+takes the new corpus in the same way.
 
 Both work on a checkout (found as ``record`` finds one, contract/recording.py) or ``--root DIR``;
 an installed copy without one is a usage error. Both write nothing when they refuse.
@@ -82,12 +88,17 @@ def write_pins(schemas: Path, pins: dict[str, Any]) -> None:
 
 def project_root(root: str | None) -> Path:
     """The checkout to evolve: ``--root``, the package's own checkout, or the one around the cwd."""
-    from contract.recording import source_tree
+    from contract.recording import other_checkout, source_tree
 
     if root is not None:
         folder = Path(root)
     elif not installed_copy():
         folder = Path(__file__).resolve().parent.parent
+        elsewhere = other_checkout(folder)
+        if elsewhere is not None:  # an editable install of one clone run inside another
+            sys.stderr.write(f"warning: writing to {textsafe.text(str(folder))}, the checkout this milk-contract "
+                             f"runs from, not to {textsafe.text(str(elsewhere))}, the checkout the working directory "
+                             f"is in (for that one: --root {textsafe.text(str(elsewhere))})\n")
     else:
         found = source_tree()
         if found is None:
@@ -136,6 +147,91 @@ def _refusal(wire: str, refused: list[Change], adr: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- mirrored places -----------------------------------------------------------------------------
+
+MIRROR_NAMES_SHOWN = 8  # members named per note; the rest are counted
+
+
+def _pointer(parts: tuple[str, ...]) -> str:
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _place(parts: tuple[str, ...]) -> str:
+    return textsafe.text(_pointer(parts)) if parts else "the top-level object (/)"
+
+
+def _objects(schema: Any) -> dict[tuple[str, ...], dict[str, Any]]:
+    """Every subschema with ``properties`` (an object's members), by its path in the document."""
+    found: dict[tuple[str, ...], dict[str, Any]] = {}
+    stack: list[tuple[tuple[str, ...], Any]] = [((), schema)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("properties"), dict):
+                found[path] = node
+            stack.extend(((*path, str(key)), value) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*path, str(index)), value) for index, value in enumerate(node))
+    return found
+
+
+def _members(node: dict[str, Any]) -> str:
+    """An object's members and required list as canonical JSON text (1, 1.0 and true stay apart)."""
+    return json.dumps([node.get("properties"), node.get("required")], sort_keys=True)
+
+
+def _unreferenced(schema: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The ``$defs`` entries no ``$ref`` anywhere in the schema names."""
+    text = json.dumps(schema)
+    defs = schema.get("$defs")
+    return [("$defs", name) for name in (defs if isinstance(defs, dict) else {})
+            if json.dumps(f"#/$defs/{name}") not in text]
+
+
+def _changed_members(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    before, after = old.get("properties") or {}, new.get("properties") or {}
+    names = sorted(k for k in before.keys() | after.keys()
+                   if json.dumps(before.get(k), sort_keys=True) != json.dumps(after.get(k), sort_keys=True))
+    if json.dumps(old.get("required")) != json.dumps(new.get("required")):
+        names.append("(required)")
+    return names
+
+
+def mirror_notes(current: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Where the new schema changes one of two places the current schema keeps identical.
+
+    A definition nothing references validates nothing, so the classifier rightly calls its drift
+    no wire change; but when it duplicates another object (stream-json's ``$defs/event`` and the
+    top-level properties), it exists to say the same thing, and an ADR that changes one place
+    and not the other has forgotten one. Both places are found in the current schema: every
+    unreferenced definition, and every other object whose members and required list are the same.
+    """
+    objects, changed_objects = _objects(current), _objects(new)
+    notes: list[str] = []
+    for spare in _unreferenced(current):
+        if spare not in objects:
+            continue
+        twins = [path for path, node in objects.items()
+                 if path != spare and _members(node) == _members(objects[spare])]
+        for twin in twins:
+            moved = {path: path in changed_objects and _members(changed_objects[path]) != _members(objects[path])
+                     for path in (spare, twin)}
+            if moved[spare] == moved[twin]:  # both kept, or both changed (then they must still agree)
+                if moved[spare] and _members(changed_objects[spare]) != _members(changed_objects[twin]):
+                    notes.append(f"{_place(spare)} mirrors {_place(twin)} in the current schema; the new schema "
+                                 "changes both, differently: make them the same")
+                continue
+            edited, kept = (spare, twin) if moved[spare] else (twin, spare)
+            names = (_changed_members(objects[edited], changed_objects[edited]) if edited in changed_objects
+                     else ["(removed)"])
+            shown = ", ".join(textsafe.text(name) for name in names[:MIRROR_NAMES_SHOWN])
+            more = f" and {len(names) - MIRROR_NAMES_SHOWN} more" if len(names) > MIRROR_NAMES_SHOWN else ""
+            notes.append(f"{_place(kept)} mirrors {_place(edited)} (the same properties and required) in the "
+                         f"current schema; the new schema changes {_place(edited)} ({shown}{more}) but not "
+                         f"{_place(kept)}: make the same change there too")
+    return notes
+
+
 def refresh_snapshot(root: Path, wire: str) -> tuple[bool, str]:
     """Update the wire's surface snapshot through the gate; (ok, what pytest said when not)."""
     # the gate test draws nothing: without hypothesis' plugin pytest starts in two thirds the time
@@ -169,6 +265,8 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     for change in changes:
         mark = "accepted" if change in breaking and change not in refused else change.kind
         out.write(f"{mark:<9} {textsafe.text(change.path)}: {textsafe.text(change.reason)} [{change.code}]\n")
+    for note in mirror_notes(current, new_schema):  # not a wire change: a forgotten copy in the ADR's schema
+        out.write(f"mirror    {note}\n")
     if refused:
         out.write(_refusal(wire, refused, args.adr))
         return EXIT_REFUSED
@@ -242,18 +340,23 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         meta["provenance"] = {"authored": f"to the schema, {today}"}
     else:
         from contract.harness import record_stream
-        from contract.recording import emitter_label, harness_failure
+        from contract.recording import emitter_label, harness_failure, stderr_lines
         from contract.scenarios import ENV_GOLDEN, ENV_SCENARIO
 
-        env = {**os.environ, ENV_SCENARIO: name, ENV_GOLDEN: str(transcript.resolve())}
+        # MILK_CONTRACT_GOLDEN names an existing golden or is not set: this one is not written yet, so a
+        # replaying emitter finds its script by MILK_CONTRACT_SCENARIO (never a path that is not there)
+        env = {key: value for key, value in os.environ.items() if key != ENV_GOLDEN}
+        env[ENV_SCENARIO] = name
         env.update(reproduce.get("env") or {})
         report, data = record_stream([*command, *reproduce["argv"]], wire=wire, timeout=args.timeout, env=env,
                                      expect_exit=reproduce["exit_status"], keep=True)
         failure = harness_failure(report)
         if failure is not None:
+            sys.stderr.write("".join(line + "\n" for line in stderr_lines(report)))
             raise EvolveError(f"{wire}/{name}: {failure}; nothing written")
         if not (report.conformant and complete(report)):
-            sys.stdout.write("".join(f"  {v.rule}: {v.message}\n" for v in report.failing()[:20]))
+            sys.stdout.write("".join(f"  {v.rule}: {textsafe.text(v.message)}\n" for v in report.failing()[:20]))
+            sys.stdout.write("".join(line + "\n" for line in stderr_lines(report, "  ")))
             raise EvolveError(f"{wire}/{name}: the run is not conformant; nothing written")
         from contract.goldens import emitter_version
 

@@ -8,6 +8,9 @@
   a parent holding this project's ``pyproject.toml`` and ``goldens/``). An installed copy's own
   goldens are inside site-packages: writing there would be invisible to git and lost on
   reinstall, so without a checkout :func:`target` raises :class:`RecordingError` (exit 2).
+  An editable install run from inside *another* checkout still writes its own; the verbs name
+  the folder and warn (:func:`other_checkout`), since ``git diff`` in the working directory
+  would show nothing.
 * **Idempotent.** A golden whose normalised content equals the run's is not touched (neither the
   transcript nor its meta). A changed golden keeps, line by line, the stored bytes of every line
   whose normalised value did not change, and inside a changed line the stored values of volatile
@@ -34,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from contract import goldens as goldens_module
+from contract import textsafe
 from contract.goldens import TRANSCRIPT, WIRES, Comparison, Golden, compare, emitter_version
 from contract.normalize import normalize
 from contract.report import Report
@@ -88,6 +92,12 @@ def target(goldens: str | os.PathLike[str] | None = None) -> Path:
         "record from a clone of the repository (cd into it), or pass --goldens DIR")
 
 
+def other_checkout(root: Path) -> Path | None:
+    """The checkout the working directory is in, when it is not ``root`` (the one being written)."""
+    here = source_tree()
+    return here if here is not None and here != root.resolve() else None
+
+
 def project_root(goldens: Path) -> Path:
     """The folder that holds ``goldens`` (emitter paths in metas are written relative to it)."""
     return goldens.resolve().parent
@@ -124,6 +134,19 @@ def emitter_label(command: Sequence[str] | None, root: Path) -> str:
 
 
 # -- harness failures --------------------------------------------------------------------------
+
+STDERR_LINES, STDERR_WIDTH = 5, 200  # as much of the emitter's stderr as `run`'s text report shows
+
+
+def stderr_lines(report: Report, indent: str = "") -> list[str]:
+    """The emitter's stderr tail as ``run`` shows it (escaped, bounded, cuts marked), or nothing."""
+    tail = report.stderr.strip().splitlines()
+    if not tail:
+        return []
+    shown = tail[-STDERR_LINES:]
+    head = "emitter stderr (last lines):" if len(tail) > len(shown) else "emitter stderr:"
+    return [indent + head] + [f"{indent}  | {textsafe.text(line[:STDERR_WIDTH])}" + ("…" if len(line) > STDERR_WIDTH
+                                                                                     else "") for line in shown]
 
 
 def harness_failure(report: Report) -> str | None:

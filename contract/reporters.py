@@ -18,8 +18,10 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from contract import requirements, textsafe
@@ -252,10 +254,11 @@ def render_rules(rules: list[Rule], fmt: str) -> str:
 
 
 def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bool]], fmt: str,
-                  dry_run: bool) -> str:
+                  dry_run: bool, folder: Path | None = None) -> str:
     """``milk-contract record``: per scenario, whether it was re-recorded and what changed.
 
-    Each result is (golden, run, comparison or None when the run was not conformant, written).
+    Each result is (golden, run, comparison or None when the run was not conformant, written);
+    ``folder`` is the goldens folder written, named in the total with the command to review it.
     """
     if fmt == "json":
         return json.dumps([
@@ -274,9 +277,24 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
         verb = "would change" if dry_run else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
     breaking = sum(1 for _, _, c, _ in results if c is None or c.breaking)
-    lines.append(f"{len(results)} scenarios, {breaking} with breaking changes or findings"
-                 + ("" if dry_run else "; review with git diff goldens/, and name accepted breaks with their ADR"))
+    total = f"{len(results)} scenarios, {breaking} with breaking changes or findings"
+    if folder is not None:
+        total += f"; goldens: {textsafe.text(str(folder.resolve()))}"
+    if not dry_run:
+        total += f"; review with {_review(folder)}, and name accepted breaks with their ADR"
+    lines.append(total)
     return "\n".join(lines) + "\n"
+
+
+def _review(folder: Path | None) -> str:
+    """The git command that shows what was written to ``folder``, from the working directory."""
+    if folder is None:
+        return "git diff goldens/"
+    try:
+        inside = folder.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:  # elsewhere (another checkout, --goldens DIR): git -C reaches it from here
+        return f"git -C {textsafe.text(shlex.quote(str(folder.resolve())))} diff -- ."
+    return f"git diff -- {textsafe.text(shlex.quote(inside.as_posix() + '/'))}" if inside.parts else "git diff -- ."
 
 
 def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from contract.driver import record as converse
 from contract.goldens import Comparison, Golden, compare
 from contract.harness import DEFAULT_LATE_GRACE, default_command, record_stream
-from contract.recording import Recorded, project_root, record
+from contract.recording import Recorded, project_root, record, stderr_lines
 from contract.report import Report
 from contract.wires import Live
 
@@ -38,8 +38,7 @@ class ScenarioRun:
         lines = [f"{self.golden.wire}/{self.golden.name} through {shlex.join(self.argv)}"]
         lines.extend(f"  {_where(v.line, v.pointer)}{v.rule}: {v.message}" for v in self.report.failing()[:20])
         lines.extend(f"  {difference}" for difference in self.comparison.differences[:40])
-        if self.report.stderr.strip():
-            lines.append("  emitter stderr: " + self.report.stderr.strip().splitlines()[-1][:200])
+        lines.extend(stderr_lines(self.report, "  "))
         return "\n".join(lines)
 
 

@@ -108,6 +108,35 @@ def test_goldens_option_names_the_folder(installed: Path, tmp_path: Path) -> Non
     assert _tree(installed) == before
 
 
+def _fake_checkout(folder: Path) -> Path:
+    """Another clone as record recognises one: this project's pyproject.toml and a goldens folder."""
+    (folder / "goldens").mkdir(parents=True)
+    shutil.copy(ROOT / "pyproject.toml", folder / "pyproject.toml")
+    return folder
+
+
+def test_record_run_inside_another_checkout_names_its_folder_and_warns(checkout: Path, tmp_path: Path) -> None:
+    """An editable install (the package imported from `checkout`) run inside another clone writes its own
+    goldens: it says so, names the folder, and gives a review command that shows them from here."""
+    other = _fake_checkout(tmp_path / "other-clone")
+    done = _cli("record", "--wire", "stream-json", "--scenario", "hello", cwd=other, pythonpath=checkout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    goldens = str((checkout / "goldens").resolve())
+    [warning] = done.stderr.splitlines()
+    assert warning.startswith(f"warning: recording into {goldens}, ")
+    assert f"not of {other.resolve()}, the checkout the working directory is in" in warning
+    assert f"--goldens {other.resolve() / 'goldens'}" in warning
+    assert f"goldens: {goldens}; review with git -C {goldens} diff -- ." in done.stdout
+
+
+def test_record_run_inside_its_own_checkout_does_not_warn(checkout: Path) -> None:
+    """Near miss: run from its own checkout, no warning, and the review command is the short one."""
+    done = _cli("record", "--wire", "stream-json", "--scenario", "hello", cwd=checkout, pythonpath=checkout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == ""
+    assert f"goldens: {(checkout / 'goldens').resolve()}; review with git diff -- goldens/," in done.stdout
+
+
 def test_goldens_option_must_be_a_folder(tmp_path: Path) -> None:
     with pytest.raises(recording.RecordingError, match="not a folder"):
         recording.target(tmp_path / "absent")
@@ -119,7 +148,8 @@ def test_goldens_option_must_be_a_folder(tmp_path: Path) -> None:
 def test_faithful_replay_leaves_git_status_clean(checkout: Path) -> None:
     done = _cli("record", cwd=checkout, pythonpath=checkout)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.count(": unchanged: no differences") == 17
+    # every golden of the checkout's corpus, counted from it (an ADR's new scenario is one more)
+    assert done.stdout.count(": unchanged: no differences") == len(recording.all_in(checkout / "goldens"))
     assert _git(checkout, "status", "--porcelain") == ""
 
 
@@ -130,7 +160,8 @@ def test_one_optional_field_changes_exactly_the_lines_that_carry_it(checkout: Pa
         assert done.returncode == 0, done.stdout + done.stderr
         numstat = [row.split("\t") for row in _git(checkout, "diff", "--numstat").splitlines()]
         transcripts = {path: (added, removed) for added, removed, path in numstat if path.endswith(".jsonl")}
-        assert len(transcripts) == 11
+        # one per stream-json golden of the corpus (each has its one result line)
+        assert len(transcripts) == len(recording.scenarios_in(checkout / "goldens", "stream-json"))
         for path in transcripts:
             old = _git(checkout, "show", f"HEAD:{path}").splitlines()
             new = (checkout / path).read_text(encoding="utf-8").splitlines()
@@ -202,9 +233,11 @@ def test_harness_failure_is_one_line_and_exit_2(emitter: list[str], rule: str, d
                               "--timeout", TIMEOUT, *(["--dry-run"] if dry else []), "--", *emitter],
                              capsys, monkeypatch, tmp_path)
     assert code == 2, out + err
-    assert err.count("\n") == 1, err
-    assert rule in err
-    assert "golden kept" in err
+    *tail, last = err.splitlines()
+    assert rule in last
+    assert "golden kept" in last
+    # before the one-line error, what the emitter said on stderr, as `run` shows it (nothing when silent)
+    assert tail == (["emitter stderr:", "  | boom"] if emitter[-1] == CRASH else []), err
     assert out == ""  # no diff was reported
     for noise in ("line None", "at -", "Traceback", "missing line"):
         assert noise not in out + err

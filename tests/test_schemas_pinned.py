@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from contract.resources import data_dir, schema_path
+from contract.wires import WIRES as REGISTERED
 
 PINS = json.loads((data_dir("schemas") / "pins.json").read_text(encoding="utf-8"))
-WIRES = ("stream-json", "subagent-stdio")
+WIRES = tuple(REGISTERED)  # every registered wire is pinned
 SEED_DIGESTS = {
     # the seeds these copies were taken from (shared/seeds/000_90736987e1c1f5ee.txt and 003_6b04cd759bd99691.txt)
     "stream-json": "8d1f211b27c62dd1fffa5f5f82cd26fb37fe3a2965dbd87eca32ac3a048c30d7",

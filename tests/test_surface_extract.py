@@ -11,6 +11,7 @@ import pytest
 
 from contract.schema import load
 from contract.surface import corpus_surface, open_set_values, schema_surface, surface_for
+from contract.wires import WIRES
 
 # Every keyword the extractor reads. A schema keyword outside this set would be invisible to
 # the surface (and so to the gate): the test below fails first.
@@ -36,7 +37,7 @@ def _keywords(node: Any) -> Iterator[str]:
             yield from _keywords(item)
 
 
-@pytest.mark.parametrize("wire", ["stream-json", "subagent-stdio"])
+@pytest.mark.parametrize("wire", tuple(WIRES))
 def test_every_schema_keyword_is_understood(wire: str) -> None:
     assert set(_keywords(load(wire))) <= UNDERSTOOD
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from contract.gate import ACCEPTED_NAME, ROOT_ENV
+from contract.wires import WIRES
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -24,6 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 SURFACE_TEST = REPO / "contract" / "tests" / "test_surface.py"
 COPY = "test_gate_copy.py"  # not test_surface.py: the outer session may hold that module name
 STATUS = "/$defs/node/properties/status/enum"
+# the gate test runs once per registered wire; the edits below touch subagent-stdio only
+ALL = len(WIRES)
 STATUS_PATHS = ("response.data.runs[].status", "event.snapshot.runs[].status")
 
 
@@ -35,7 +38,7 @@ class Root:
         self.path = pytester.path
         (self.path / "schemas").mkdir()
         (self.path / "goldens").mkdir()
-        for wire in ("stream-json", "subagent-stdio"):
+        for wire in WIRES:
             shutil.copy(REPO / "schemas" / f"{wire}.schema.json", self.path / "schemas")
         shutil.copy(SURFACE_TEST, self.path / COPY)
         self.accept([])
@@ -70,7 +73,7 @@ class Root:
 def root(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Root:
     made = Root(pytester)
     monkeypatch.setenv(ROOT_ENV, str(made.path))
-    made.run("--snapshot-update").assert_outcomes(passed=2)
+    made.run("--snapshot-update").assert_outcomes(passed=ALL)
     return made
 
 
@@ -86,36 +89,36 @@ def _entries(adr: str = "ADR-0099") -> list[dict[str, str]]:
 
 
 def test_unchanged_surface_passes(root: Root) -> None:
-    root.run().assert_outcomes(passed=2)
+    root.run().assert_outcomes(passed=ALL)
 
 
 def test_breaking_edit_fails_even_under_snapshot_update(root: Root) -> None:
     before = root.snapshot_text()
     _drop_detached(root)
     result = root.run("--snapshot-update")
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=ALL - 1, failed=1)
     result.stdout.fnmatch_lines(["*BREAKING change to the subagent-stdio wire*",
                                  "*event.snapshot.runs[[]].status*enum-value-removed*"])
     assert root.snapshot_text() == before, "the stored snapshot must not record the break"
-    root.run().assert_outcomes(passed=1, failed=1)  # and it stays refused
+    root.run().assert_outcomes(passed=ALL - 1, failed=1)  # and it stays refused
 
 
 def test_accepted_break_passes_once_recorded(root: Root) -> None:
     _drop_detached(root)
     root.accept(_entries())
     pending = root.run()
-    pending.assert_outcomes(passed=1, failed=1)
+    pending.assert_outcomes(passed=ALL - 1, failed=1)
     pending.stdout.fnmatch_lines(["*accepted by ADR*ADR-0099*"])
-    root.run("--snapshot-update").assert_outcomes(passed=2)
+    root.run("--snapshot-update").assert_outcomes(passed=ALL)
     assert "ADR-0099" in root.snapshot_text()
-    root.run().assert_outcomes(passed=2)  # the recorded entries are not stale afterwards
+    root.run().assert_outcomes(passed=ALL)  # the recorded entries are not stale afterwards
 
 
 def test_stale_entry_fails(root: Root) -> None:
     root.accept([{"wire": "subagent-stdio", "path": "command.id", "code": "pattern-removed",
                   "adr": "ADR-0100"}])
     result = root.run("--snapshot-update")
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=ALL - 1, failed=1)
     result.stdout.fnmatch_lines(["*stale entries*", "*command.id*pattern-removed*"])
 
 
@@ -124,8 +127,8 @@ def test_additive_edit_fails_until_updated_and_says_nothing_breaks(root: Root) -
     schema["$defs"]["node"]["properties"]["model"] = {"type": "string"}
     root.write_schema(schema)
     result = root.run()
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=ALL - 1, failed=1)
     result.stdout.fnmatch_lines(["*Every change is additive: nothing breaks*",
                                  "*runs[[]].model: new optional field*"])
-    root.run("--snapshot-update").assert_outcomes(passed=2)
-    root.run().assert_outcomes(passed=2)
+    root.run("--snapshot-update").assert_outcomes(passed=ALL)
+    root.run().assert_outcomes(passed=ALL)

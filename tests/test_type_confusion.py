@@ -32,10 +32,11 @@ from jsonschema import Draft202012Validator
 
 import contract
 from contract.harness import run_stream
+from contract.wires import WIRES as REGISTERED
 from tests.depth import deep, sample
 
 ROOT = Path(__file__).resolve().parent.parent
-WIRES = ("stream-json", "subagent-stdio")
+WIRES = tuple(REGISTERED)
 DEEP = json.loads("[" * 300 + "]" * 300)
 KINDS: tuple[tuple[str, Any], ...] = (
     ("null", None), ("true", True), ("0", 0), ("-1", -1), ("1.5", 1.5), ("1e300", 1e300), ('""', ""),
