@@ -186,6 +186,7 @@ def _capture(
                 proc.kill()
                 timed_out = not output.exceeded
             reader.join(GRACE_SECONDS)
+            proc.release(reader)
             status = proc.popen.returncode
             stderr = proc.stderr_tail()
     finally:
