@@ -53,6 +53,7 @@ def create(folder: Path) -> Path:
 def run(folder: Path, pytest_args: list[str], *, replay: bool) -> int:
     emitter = ["--contract-emitter", "./bin/milk"] if replay else []
     argv = [sys.executable, "-m", "pytest", "--pyargs", "contract", *emitter, *pytest_args]
+    print(f"milk_repo: pytest --pyargs contract in {folder}", flush=True)
     return subprocess.run(argv, cwd=folder, check=False).returncode
 
 
