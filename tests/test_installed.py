@@ -16,17 +16,19 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 from contract import fuzz, plugin
 from contract.goldens import all_scenarios, goldens_dir
-from contract.scenarios import ENV_GOLDEN, ENV_SCENARIO
+from contract.scenarios import ENV_GOLDEN, ENV_SCENARIO, run_scenario
 from tests.project_copy import ROOT
 
 pytestmark = pytest.mark.process  # starts processes (the plugin registers the marker)
@@ -76,6 +78,18 @@ def test_a_fuzzed_host_gets_no_golden(monkeypatch: pytest.MonkeyPatch) -> None:
                             shrink_seconds=0.1)
     assert not result.report.conformant
     assert "MILK_CONTRACT_GOLDEN is not set" in result.report.stderr
+
+
+@pytest.mark.parametrize("wire", ["stream-json", "subagent-stdio"])
+def test_a_scenario_run_leaves_no_pipe_to_the_garbage_collector(wire: str) -> None:
+    """Under a milk repository's ``-W error`` a ResourceWarning (an unclosed pipe) fails the test."""
+    golden = next(g for g in all_scenarios() if g.wire == wire)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        run = run_scenario(golden)
+        gc.collect()
+    assert run.report.conformant  # the run itself was fine: only its clean-up is in question
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_the_documented_offline_recipe_is_the_one_tested() -> None:
