@@ -113,10 +113,8 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def offline_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _offline_venv(where: Path) -> Path:
     """A fresh virtualenv with milk-contract installed offline from a wheelhouse, as docs/milk-ci.md says."""
-    where = tmp_path_factory.mktemp("offline")
     wheelhouse = where / "wheelhouse"
     # filling the wheelhouse is the online step: pip as this machine configures it
     filled = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "-w", str(wheelhouse), str(ROOT),
@@ -155,24 +153,20 @@ def _assert_clean_pass(done: subprocess.CompletedProcess[str], emitter: str) -> 
 
 
 @pytest.mark.deep
-def test_the_installed_suite_passes_in_a_milk_like_repository(offline_venv: Path, tmp_path: Path) -> None:
-    done = _milk_repo(offline_venv, tmp_path / "milk", "-q")
-    _assert_clean_pass(done, "bundled reference emitters")
-
-
-@pytest.mark.deep
-def test_a_build_written_to_the_replay_contract_passes(offline_venv: Path, tmp_path: Path) -> None:
-    done = _milk_repo(offline_venv, tmp_path / "milk", "--replay", "-rs")
+def test_offline_install_then_the_suite_in_a_milk_like_repository(tmp_path: Path) -> None:
+    """One test, not three: the wheelhouse and the virtualenv take about a minute, and xdist would
+    build a module-scoped fixture once per worker."""
+    venv = _offline_venv(tmp_path)
+    # the bundled reference emitters
+    _assert_clean_pass(_milk_repo(venv, tmp_path / "reference", "-q"), "bundled reference emitters")
+    # a build written to the replay contract alone; the header says what runs, the skip how to fuzz
+    done = _milk_repo(venv, tmp_path / "replay", "--replay", "-rs")
     _assert_clean_pass(done, "./bin/milk")
     assert "milk-contract: golden scenarios through ./bin/milk; fuzzing: off (--contract-fuzz N)" in done.stdout
-    assert "fuzzing is opt-in" in done.stdout  # the skip says how to turn it on
-
-
-@pytest.mark.deep
-def test_the_replaying_build_with_a_fault_fails(offline_venv: Path, tmp_path: Path) -> None:
-    """Near miss: the same repository and build, the result line dropped: the suite catches it."""
-    done = _milk_repo(offline_venv, tmp_path / "milk", "--replay", "-q", "-k", "stream-json and hello",
-                      MILK_REPLAY_DROP_RESULT="1")
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "sj.result-last" in done.stdout
-    assert "milk-contract: 1 failed: stream-json/hello" in done.stdout
+    assert "fuzzing is opt-in" in done.stdout
+    # near miss: the same build with its result line dropped fails, naming the rule
+    broken = _milk_repo(venv, tmp_path / "broken", "--replay", "-q", "-k", "stream-json and hello",
+                        MILK_REPLAY_DROP_RESULT="1")
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "sj.result-last" in broken.stdout
+    assert "milk-contract: 1 failed: stream-json/hello" in broken.stdout
