@@ -581,6 +581,7 @@ def record(
     steps = tuple(plan) if plan is not None else DEFAULT_PLAN
     done, status = 0, None
     stopped: BaseException | None = None  # Ctrl-C or a driver fault: the conversation did not finish
+    reader: threading.Thread | None = None
     with proc:
         try:
             reader = session.start_reader()
@@ -591,6 +592,7 @@ def record(
             proc.kill()
             status = proc.popen.returncode
             session.drain()
+    proc.release(reader)
     transcript = b"".join(session.transcript)
     try:
         run_rules(read_records(transcript, out, max_line_bytes, ansi=get(WIRE).ansi), WIRE, out)

@@ -36,6 +36,7 @@ On a terminal stderr, which conversation is held (n of N, then shrinking) is sho
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
 from collections.abc import Iterable, Sequence
@@ -71,6 +72,20 @@ MAX_BURST = 5
 MAX_STEPS = 6
 PAUSES = (0.0, 0.0, 0.0, 0.01, 0.05)  # mostly none: pauses cost wall time
 MAX_KEPT_FAILURES = 64  # failing conversations kept while shrinking (the smallest win)
+# The host's environment while fuzzing (docs/milk-ci.md, "Fuzzing mode"): the caller's, except that
+# no golden is replayed, so MILK_CONTRACT_GOLDEN is removed (also when the caller's environment has
+# one: a stale golden would script answers to commands it never held), and MILK_CONTRACT_SCENARIO
+# says so with a name no golden has. The names are contract.scenarios' ENV_GOLDEN and ENV_SCENARIO.
+FUZZ_SCENARIO = "fuzz"
+
+
+def host_env() -> dict[str, str]:
+    """The environment every fuzzed conversation's host starts with."""
+    env = dict(os.environ)
+    env.pop("MILK_CONTRACT_GOLDEN", None)
+    env["MILK_CONTRACT_SCENARIO"] = FUZZ_SCENARIO
+    return env
+
 
 # Characters an id may hold that break naive hosts: JSON's two escapes, line separators that
 # are not JSON line breaks, an astral character (a surrogate pair in UTF-16), non-ASCII.
@@ -330,7 +345,7 @@ def fuzz_host(
     options: dict[str, Any] = {
         "timeout": timeout, "response_timeout": min(response_timeout, timeout), "strict": strict,
         "ignore": tuple(ignore), "max_line_bytes": max_line_bytes, "max_output_bytes": max_output_bytes,
-        "stop_early": True,
+        "stop_early": True, "env": host_env(),
     }
     with Progress("fuzz") as progress:  # on a terminal stderr only (contract.progress)
         return _fuzz(command_argv, options, examples, seed, shrink_seconds, progress)

@@ -342,7 +342,18 @@ class Process:
                 raise
         finally:
             # stdout is not closed here: a reader thread still blocked on it would hold its lock
+            # (release() closes it once its reader is done); stdin is written from this thread only
+            self.close_stdin()
             SUBREAPER.__exit__()
+
+    def release(self, reader: threading.Thread | None) -> None:
+        """Close stdout once its ``reader`` thread has ended (None: nobody reads it), so that no
+        pipe is left to the garbage collector: under ``-W error`` its ResourceWarning fails the
+        test that ran the emitter. A reader still blocked keeps the pipe, as :meth:`close` says."""
+        pipe = self.popen.stdout
+        if pipe is not None and (reader is None or not reader.is_alive()):
+            with contextlib.suppress(OSError):
+                pipe.close()
 
     def __enter__(self) -> Process:
         return self
@@ -366,6 +377,9 @@ class Process:
                     self._tail_size -= len(self._tail.popleft())
         except (OSError, ValueError):
             pass
+        finally:  # this thread is the pipe's only reader
+            with contextlib.suppress(OSError):
+                pipe.close()
 
 
 def _write_within(fd: int, data: bytes, until: float) -> bool:
@@ -587,6 +601,7 @@ def record_stream(
         internal(report, "reader", TimeoutError("output still open after the emitter was killed"),
                  judge.line or None)
     report.stderr = proc.stderr_tail()
+    proc.release(judge.thread)
     if stopped is not None:
         raise Interrupted(report, b"".join(stream.kept or ()), stopped)
     return report, b"".join(stream.kept or ())

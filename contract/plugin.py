@@ -9,6 +9,12 @@ and SIGHUP taking Ctrl-C's path (``contract.interrupts``): by default they would
 once and leave the emitter running. So the emitter is killed and reaped, pytest stops as on
 Ctrl-C, the interrupted run's report is printed in the summary and pytest exits 128 + the
 signal (docs/live-runs.md). Other tests keep pytest's own signal handling.
+
+The plugin registers the markers the shipped suite (``contract/tests``) uses: that suite runs in
+milk's repository (``pytest --pyargs contract``), whose pytest configuration knows nothing of them,
+and under ``--strict-markers`` or ``-W error`` an unknown marker stops the run with zero tests.
+Its header line says what the run will do: which emitter the golden scenarios go through, and
+whether fuzzing and provoking are on (both are opt-in: docs/milk-ci.md says what they ask).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from contract import textsafe
 from contract.session import LATE_GRACE, ContractSession, startup_problem
 
 if TYPE_CHECKING:  # loaded only once a live run was interrupted
@@ -28,6 +35,11 @@ SESSION = pytest.StashKey[ContractSession]()
 SIGNALLED = pytest.StashKey[int]()  # the SIGTERM or SIGHUP that stopped a live test
 INTERRUPTED: pytest.StashKey[Report] = pytest.StashKey()  # the report of the live run an interruption stopped
 ENV_EMITTER = "MILK_CONTRACT_EMITTER"
+# Every marker contract/tests uses (tests/test_installed.py derives the list from the sources and
+# holds this to it).
+MARKERS = {
+    "process": "starts a process (an emitter, a host, a worker, pytester); -m 'not process' runs the fast half",
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,15 +57,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "as additive or breaking")
     group.addoption("--contract-strict", action="store_true", default=False,
                     help="SHOULD findings fail emitter scenarios too")
-    group.addoption("--contract-fuzz", metavar="N", type=int, default=None,
-                    help="hold N generated conversations with the subagent-stdio host (contract.fuzz); "
-                         "default: 30 when --contract-emitter is given, none otherwise; 0 turns it off")
+    group.addoption("--contract-fuzz", metavar="N", type=int, default=0,
+                    help="also hold N generated conversations with the subagent-stdio host (contract.fuzz); "
+                         "off by default: it asks more than the replay contract (docs/milk-ci.md)")
     group.addoption("--contract-provoke", action="store_true", default=False,
                     help="run each stream-json scenario again under a pty, with colour forced and under a "
                          "slow reader (contract.provoke)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    for name, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
     # fail fast: an emitter that cannot start, or a recording with nowhere to go, is one usage
     # error (exit 4) now, not a failure per golden scenario later
     problem = startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"))
@@ -78,6 +92,18 @@ class _Observer:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             self.session.observe(list(report.user_properties), report.passed)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    session = config.stash.get(SESSION, None)
+    if session is None:
+        return None
+    fuzz = config.getoption("--contract-fuzz")
+    fuzzing = (f"{fuzz} generated conversations with the subagent-stdio host" if fuzz > 0
+               else "off (--contract-fuzz N)")
+    provoke = "on" if config.getoption("--contract-provoke") else "off (--contract-provoke)"
+    return (f"milk-contract: golden scenarios through {textsafe.text(session.emitter_name)}; "
+            f"fuzzing: {fuzzing}; provoke: {provoke}")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

@@ -214,6 +214,7 @@ def _capture(
                 proc.kill()
                 timed_out = not output.exceeded
             reader.join(GRACE_SECONDS)
+            proc.release(reader)
             status = proc.popen.returncode
             stderr = proc.stderr_tail()
         if stderr_tail is not None:  # every descendant is dead now: the stderr pty ends (EIO)

@@ -1,12 +1,14 @@
 """The emitter under test, provoked: generated conversations (subagent-stdio), hostile environments (stream-json).
 
 ``--contract-fuzz N`` holds N generated conversations with the subagent-stdio host (the emitter
-with the subagent goldens' arguments; by default 30 whenever ``--contract-emitter`` is given);
-a failure prints the shrunk conversation and the seed that finds it again.
+``--contract-fuzz N`` holds N generated conversations with the subagent-stdio host (the emitter
+with the subagent goldens' arguments, or the bundled reference host); a failure prints the shrunk
+conversation and the seed that finds it again. It is opt-in, also with ``--contract-emitter``:
+a generated conversation has no golden, so a build written to the replay contract alone cannot
+answer it (docs/milk-ci.md, "Fuzzing mode", says what a fuzzed host receives).
 ``--contract-provoke`` runs each stream-json scenario again with a pseudo-terminal on stdout,
-stderr or stdin, with colour forced, and under a slow reader (``milk-contract run --provoke``). Without an emitter and
-without these options both are skipped: the bundled references are fuzzed and provoked by the
-suite's own tests.
+stderr or stdin, with colour forced, and under a slow reader (``milk-contract run --provoke``).
+Without these options both are skipped, saying which option runs them.
 """
 
 from __future__ import annotations
@@ -26,15 +28,13 @@ HOST_SCENARIO = next(g for g in all_scenarios() if g.descriptor.live is Live.CON
 
 
 def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: ContractSession) -> None:
-    # imported here: hypothesis (which contract.fuzz needs) takes about a second to import, and a
-    # provoke-only run need not pay for it
-    from contract.fuzz import DEFAULT_EXAMPLES, describe, fuzz_host
-
     examples = pytestconfig.getoption("--contract-fuzz")
-    if examples is None:
-        examples = DEFAULT_EXAMPLES if contract_session.emitter else 0
     if examples <= 0:
-        pytest.skip("no --contract-emitter and no --contract-fuzz N: the reference host is fuzzed by tests/")
+        pytest.skip("fuzzing is opt-in: --contract-fuzz N holds N generated conversations with the host")
+    # imported here: hypothesis (which contract.fuzz needs) takes about a second to import, and a
+    # run that does not fuzz need not pay for it
+    from contract.fuzz import describe, fuzz_host
+
     argv = emitter_argv(contract_session.emitter, HOST_SCENARIO) if contract_session.emitter else None
     result = fuzz_host(argv, examples=examples, strict=contract_session.strict,
                        timeout=min(contract_session.timeout, 10.0))
