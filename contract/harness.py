@@ -151,6 +151,7 @@ class Process:
         stdin: bool = False,
         cwd: str | None = None,
         stdout: int | None = None,
+        stdin_fd: int | None = None,
     ) -> None:
         self.token = uuid.uuid4().hex
         environ = dict(env) if env is not None else dict(os.environ)
@@ -160,7 +161,8 @@ class Process:
         try:
             self.popen = subprocess.Popen(
                 list(argv),
-                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                # stdin_fd: a pty's fd (contract.feed feeds a consumer through a terminal)
+                stdin=subprocess.PIPE if stdin else (subprocess.DEVNULL if stdin_fd is None else stdin_fd),
                 stdout=subprocess.PIPE if stdout is None else stdout,  # a pty's fd (contract.provoke)
                 stderr=subprocess.PIPE,
                 start_new_session=True,
@@ -323,6 +325,9 @@ def _write_within(fd: int, data: bytes, until: float) -> bool:
     finally:
         os.set_blocking(fd, True)
     return True
+
+
+write_within = _write_within  # public for contract.feed (a pty master is written the same way)
 
 
 class LimitedStream:
