@@ -354,18 +354,25 @@ class Failure:
 
 @dataclass
 class FeedResult:
+    """What feeding found: the report to print, and each failing stream (or conversation)."""
+
     report: Report
     seed: int
     failures: list[Failure] = field(default_factory=list)
     streams: int = 0  # consumer runs in all
 
 
-class _ShrinkSpent(BaseException):
+class ShrinkSpent(BaseException):
     """Ends hypothesis' search once the shrink budget is spent (contract.fuzz says why a BaseException)."""
 
 
-class _Search:
-    """The condition hypothesis searches with: feed the variant, does the consumer fail on it?"""
+class Search:
+    """The condition hypothesis searches with: feed the variant, does the consumer fail on it?
+
+    A variant has ``data`` (the bytes it is known by) and ``changes`` (a sequence: fewer is
+    smaller); ``run(variant)`` returns (outcome, findings), no findings being a pass. Shared by
+    the stream-json and the subagent-stdio client modes (``contract.feed_client``).
+    """
 
     def __init__(self, run: Any, examples: int, shrink_seconds: float) -> None:
         self.run = run
@@ -375,7 +382,7 @@ class _Search:
         self.shrink_runs = 0
         self.shrink_until: float | None = None
         self.shrink_cut = False
-        self.failures: dict[bytes, tuple[Any, Outcome, list[Finding]]] = {}
+        self.failures: dict[bytes, tuple[Any, Outcome, Any]] = {}
         self.verdicts: dict[bytes, bool] = {}
 
     def __call__(self, variant: Any) -> bool:
@@ -389,7 +396,7 @@ class _Search:
         else:
             if time.monotonic() >= self.shrink_until or self.shrink_runs >= MAX_SHRINK_RUNS:
                 self.shrink_cut = True
-                raise _ShrinkSpent
+                raise ShrinkSpent
             self.shrink_runs += 1
         outcome, findings = self.run(variant)
         failed = bool(findings)
@@ -402,7 +409,7 @@ class _Search:
                 del self.failures[max(self.failures, key=len)]
         return failed
 
-    def smallest(self, answer: Any) -> tuple[Any, Outcome, list[Finding]] | None:
+    def smallest(self, answer: Any) -> tuple[Any, Outcome, Any] | None:
         if answer is not None and answer.data in self.failures:
             return self.failures[answer.data]
         if not self.failures:
@@ -434,7 +441,7 @@ def feed_stream(
     out = Collector(report)
     out.exercised("run.start")
     result = FeedResult(report, seed)
-    options = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
+    options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
     started = False
     try:
         for golden in goldens:
@@ -492,14 +499,14 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
         label = f"{textsafe.text(variant.name)} ({textsafe.text(clip(variant.describe(), 400))})"
         return outcome, judge(outcome, variant.data, expect, label)
 
-    search = _Search(run, examples, shrink_seconds)
+    search = Search(run, examples, shrink_seconds)
     shape = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
                      suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
     answer = None
     trouble: Exception | None = None
     try:
         answer = find(strategy, search, settings=shape, random=random.Random(result.seed))
-    except (NoSuchExample, _ShrinkSpent):
+    except (NoSuchExample, ShrinkSpent):
         pass
     except Exception as exc:  # hypothesis gave up: what was held still counts, and a search that broke is no pass
         trouble = exc
@@ -528,9 +535,12 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = 300) -> str:
         return ""
     out: list[str] = []
     for failure in result.failures:
+        wire = result.report.wire
+        what = ("stream fed (replay it with `milk-contract check FILE`; the suite's own side is conformant "
+                "under --strict):" if wire == WIRE else
+                f"conversation, both directions in order (replay it with `milk-contract check --wire {wire} FILE`):")
         out += ["", f"failing stream: {textsafe.text(failure.variant)}",
-                f"changes: {textsafe.text(clip(failure.changes, 2000))}",
-                "stream fed (replay it with `milk-contract check FILE`; conformant under --strict):"]
+                f"changes: {textsafe.text(clip(failure.changes, 2000))}", what]
         lines = failure.data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()

@@ -124,7 +124,8 @@ def _free_objects(lines: list[Line]) -> list[tuple[str, dict[str, Any]]]:
                 found.append((f"line {number + 1} {key}", line[key]))
         event = line.get("event")
         if line.get("type") == "stream_event" and isinstance(event, dict):
-            found.extend((f"line {number + 1} event.{k}", event[k]) for k in _BLOCK_FREE if isinstance(event.get(k), dict))
+            found.extend((f"line {number + 1} event.{k}", event[k])
+                         for k in _BLOCK_FREE if isinstance(event.get(k), dict))
     for number, content in _messages(lines):
         for index, block in enumerate(content):
             if not isinstance(block, dict):
