@@ -131,6 +131,13 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="the consumer command (required)")
     feed.set_defaults(handler=cmd_feed)
 
+    vectors = verbs.add_parser("vectors", help="the suite's knowledge as language-neutral test vectors")
+    vector_verbs = vectors.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    export = vector_verbs.add_parser("export", help="write every vector (conformant, not conformant, "
+                                                    "future-compatible) and their JSON Schema under DIR")
+    export.add_argument("folder", metavar="DIR", help="the folder to write (created; existing vector files overwritten)")
+    export.set_defaults(handler=cmd_vectors_export)
+
     rules = verbs.add_parser("rules", help="print the rule catalog")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--wire", choices=(*NAMES, "all"), default="all")
@@ -522,6 +529,26 @@ def _expectation(args: argparse.Namespace, scenarios: int) -> Any:
         except (ValueError, RecursionError, ExpectationError) as exc:
             raise UsageError(f"--expect-json: {args.expect_json}: {exc}") from None
     return Expectation(stdout, members)
+
+
+def cmd_vectors_export(args: argparse.Namespace) -> int:
+    """Write the test vectors (contract.vectors); a vector whose verdict disagrees is no file, but exit 2."""
+    from contract import vectors
+
+    if os.path.exists(args.folder) and not os.path.isdir(args.folder):
+        raise UsageError(f"{args.folder} exists and is not a folder")
+    try:
+        counts = vectors.export(args.folder)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.folder}: {exc.strerror or exc}") from None
+    except vectors.VectorError as exc:  # a bug: a vector would state a verdict check does not give
+        sys.stderr.write(f"{PROG}: error: {textsafe.text(str(exc))}; the export is incomplete\n")
+        return EXIT_USAGE
+    total = sum(counts.values())
+    sys.stdout.write(f"{textsafe.text(args.folder)}: {total} vectors ("
+                     + ", ".join(f"{group} {count}" for group, count in counts.items())
+                     + f"), index.json and {vectors.SCHEMA_FILE}\n")
+    return EXIT_OK
 
 
 def cmd_record(args: argparse.Namespace) -> int:
