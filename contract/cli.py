@@ -135,7 +135,8 @@ def _build_parser() -> argparse.ArgumentParser:
     vector_verbs = vectors.add_subparsers(dest="action", required=True, parser_class=_Parser)
     export = vector_verbs.add_parser("export", help="write every vector (conformant, not conformant, "
                                                     "future-compatible) and their JSON Schema under DIR")
-    export.add_argument("folder", metavar="DIR", help="the folder to write (created; existing vector files overwritten)")
+    export.add_argument("folder", metavar="DIR",
+                        help="the folder to write (created; existing vector files overwritten)")
     export.set_defaults(handler=cmd_vectors_export)
 
     rules = verbs.add_parser("rules", help="print the rule catalog")

@@ -40,6 +40,7 @@ from contract import textsafe
 from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, interrupted, write_within
 from contract.jsonvalue import clip
 from contract.report import Collector, Report
+from contract.wires import Live, get
 
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.output", "run.start", "run.interrupted",
                    "checker.internal"})
@@ -537,7 +538,7 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = 300) -> str:
     for failure in result.failures:
         wire = result.report.wire
         what = ("stream fed (replay it with `milk-contract check FILE`; the suite's own side is conformant "
-                "under --strict):" if wire == WIRE else
+                "under --strict):" if get(wire).live is Live.STREAM else
                 f"conversation, both directions in order (replay it with `milk-contract check --wire {wire} FILE`):")
         out += ["", f"failing stream: {textsafe.text(failure.variant)}",
                 f"changes: {textsafe.text(clip(failure.changes, 2000))}", what]

@@ -139,12 +139,12 @@ def _future() -> Iterator[Vector]:
             continue  # no place for a change (a host that is unavailable throughout)
         for number in range(FUTURE_PER_GOLDEN):
             lines, changes = _first(drawn, seed=number)
-            data = _conversation(from_host_lines(golden.name, lines, ""))
+            data = conversation(from_host_lines(golden.name, lines, ""))
             yield Vector("subagent-stdio", "future-compatible", f"{golden.name}-{number + 1}",
                          f"{'; '.join(changes)}; {_HOST_OBLIGATION}", data)
 
 
-def _conversation(script: Any) -> bytes:
+def conversation(script: Any) -> bytes:
     """A client polling once per answer, each command with the id its response carries."""
     out = b""
     for response, events in script.answers:
@@ -206,4 +206,4 @@ def stream_of(document: dict[str, Any]) -> bytes:
     return base64.b64decode(document["stream_base64"], validate=True)
 
 
-__all__ = ["GROUPS", "SCHEMA_FILE", "Vector", "VectorError", "export", "stream_of", "vectors"]
+__all__ = ["GROUPS", "SCHEMA_FILE", "Vector", "VectorError", "conversation", "export", "stream_of", "vectors"]

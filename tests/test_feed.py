@@ -77,7 +77,8 @@ def test_the_strict_consumer_fails_on_one_unknown_line(capsys: pytest.CaptureFix
     golden = load("stream-json", "hello").data().split(b"\n")
     fed = failure.data.split(b"\n")
     # shrunk to one change: one unknown line type between two lines of the golden
-    assert failure.changes.startswith("an unknown line type") and ";" not in failure.changes, failure.changes
+    assert failure.changes.startswith("an unknown line type"), failure.changes
+    assert ";" not in failure.changes, failure.changes
     assert len(fed) == len(golden) + 1
     unknown = [json.loads(line) for line in fed if line and json.loads(line)["type"] not in feed_types()]
     assert len(unknown) == 1, unknown
@@ -94,7 +95,8 @@ def test_the_failing_stream_is_printed_and_saved(capsys: pytest.CaptureFixture[s
     code = cli.run(["feed", "--future", "--scenario", "hello", *BUDGET, "--transcript", str(saved), "--", *STRICT])
     out = capsys.readouterr().out
     assert code == 1
-    assert "failing stream: hello+" in out and "find it again with: milk-contract feed" in out
+    assert "failing stream: hello+" in out
+    assert "find it again with: milk-contract feed" in out
     import contract
 
     assert contract.check(saved.read_bytes(), "stream-json", strict=True).conformant  # a stream milk may write
@@ -123,11 +125,13 @@ def test_expectations_of_output(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     capsys.readouterr()
     wanted.write_text("something else\n")
     code, report, _ = _json(capsys, "--scenario", "hello", "--expect-stdout", str(wanted), "--", *REFERENCE)
-    assert code == 1 and report["counts"] == {"consumer.output": 1}
+    assert code == 1
+    assert report["counts"] == {"consumer.output": 1}
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"members": {"is_error": "/subtype", "missing": "/no/such"}}))
     code, report, _ = _json(capsys, "--scenario", "hello", "--expect-json", str(wrong), "--", *REFERENCE)
-    assert code == 1 and report["counts"] == {"consumer.output": 2}
+    assert code == 1
+    assert report["counts"] == {"consumer.output": 2}
 
 
 def test_a_consumer_that_misreads_an_unknown_block(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -148,15 +152,17 @@ def test_output_past_the_capture_bound_is_a_finding(capsys: pytest.CaptureFixtur
     # ... with one, output past the bound cannot be compared: fail closed
     code, report, _ = _json(capsys, "--scenario", "hello", "--expect-json", str(result_contract),
                             "--max-output-bytes", "1024", "--", *_consumer("floods"))
-    assert code == 1 and report["counts"] == {"consumer.output": 1}
+    assert code == 1
+    assert report["counts"] == {"consumer.output": 1}
     assert "more than the 1024 kept" in json.dumps(report["violations"])
 
 
 def test_the_pty_mode_gives_the_consumer_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.run(["feed", "--scenario", "tool_calls", "--", *_consumer("needs_tty")]) == 1
     capsys.readouterr()
+    lines = load("stream-json", "tool_calls").data().count(b"\n")
     result = feed.feed_stream(_consumer("needs_tty"), [load("stream-json", "tool_calls")], pty=True,
-                              expect=feed.Expectation(stdout=b"%d\n" % load("stream-json", "tool_calls").data().count(b"\n")))
+                              expect=feed.Expectation(stdout=b"%d\n" % lines))
     assert result.report.conformant, [v.message for v in result.report.violations]
     assert feed.feed_stream(REFERENCE, [load("stream-json", "tool_calls")], pty=True).report.conformant
 
@@ -180,7 +186,8 @@ def test_every_report_format(fmt: str, capsys: pytest.CaptureFixture[str]) -> No
 def test_misuse_is_one_line_and_exit_2(args: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.run(["feed", *args]) == 2
     err = capsys.readouterr().err
-    assert says in err and err.count("\n") == 1, err
+    assert says in err
+    assert err.count("\n") == 1, err
 
 
 def test_a_bad_members_contract_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -42,7 +42,8 @@ def test_each_wire_declares_only_its_own_rules() -> None:
 
 
 def test_every_rule_says_how_it_is_observed() -> None:
-    by_prefix = {"run": Observed.PROCESS, "checker": Observed.CHECKER, "baseline": Observed.BASELINE}
+    by_prefix = {"run": Observed.PROCESS, "checker": Observed.CHECKER, "baseline": Observed.BASELINE,
+                 "consumer": Observed.CONSUMER}
     for rule in CATALOG.values():
         assert rule.observed is by_prefix.get(rule.id.split(".")[0], Observed.STREAM), rule.id
 

@@ -43,7 +43,7 @@ Line = dict[str, Any]
 WIRE = "stream-json"
 
 # Realistic unknown values first (hypothesis shrinks towards the first), then generated ones.
-_REALISTIC: dict[str, tuple[str, ...]] = {
+REALISTIC: dict[str, tuple[str, ...]] = {
     "line type": ("rate_limit_event", "control_request", "keep_alive"),
     "system subtype": ("compact_boundary", "hook_response", "api_retry"),
     "result subtype": ("error_budget_exceeded", "cancelled_by_host"),
@@ -79,7 +79,7 @@ def known(group: str) -> frozenset[str]:
 def unknown(group: str) -> st.SearchStrategy[str]:
     """A value outside the known set ``group`` (realistic names first, then generated ones)."""
     taken = known(group)
-    return st.one_of(st.sampled_from(_REALISTIC[group]), ident("x_", 1, 12)).filter(lambda v: v not in taken)
+    return st.one_of(st.sampled_from(REALISTIC[group]), ident("x_", 1, 12)).filter(lambda v: v not in taken)
 
 
 @dataclass(frozen=True)
