@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import random
+import select
 import termios
 import threading
 import time
@@ -37,7 +38,7 @@ from typing import IO, Any
 import orjson
 
 from contract import textsafe
-from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, interrupted, write_within
+from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, internal, interrupted
 from contract.jsonvalue import clip
 from contract.report import Collector, Report
 from contract.wires import Live, get
@@ -105,6 +106,7 @@ class Outcome:
     elapsed: float
     start_error: str | None = None
     notes: list[str] = field(default_factory=list)
+    flooded: str | None = None  # why a conversation was cut (contract.feed_client): never a pass
 
     @property
     def overflowed(self) -> bool:
@@ -133,6 +135,22 @@ def _pty() -> tuple[int, int]:
             cc[index] = b"\0"  # _POSIX_VDISABLE on Linux; NUL never appears raw in a JSON line
     termios.tcsetattr(slave, termios.TCSANOW, attrs)
     return master, slave
+
+
+def _write_fd(fd: int, data: bytes, deadline: float, stop: threading.Event) -> bool:
+    """Write all of ``data`` to a non-blocking ``fd`` before ``deadline``, in short slices so that
+    ``stop`` is seen at once; False when it could not (the reader stopped reading, or went away)."""
+    view = memoryview(data)
+    while view:
+        if stop.is_set() or time.monotonic() >= deadline:
+            return False
+        if not select.select([], [fd], [], 0.05)[1]:
+            continue
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            continue
+    return True
 
 
 class _Drain:
@@ -179,6 +197,7 @@ def hold(
     master = slave = None
     if pty:
         master, slave = _pty()
+        os.set_blocking(master, False)
     began = time.monotonic()
     try:
         proc = Process(argv, env=env, stdin=not pty, stdin_fd=slave)
@@ -191,23 +210,27 @@ def hold(
         os.close(slave)  # the consumer holds it now
     deadline = began + timeout
     fed = [0]
+    stop = threading.Event()  # set before the pty is closed: the writer must not touch a reused fd
+
+    def put(line: bytes) -> bool:
+        if master is None:
+            return proc.write(line, timeout=max(deadline - time.monotonic(), 0.0))
+        return _write_fd(master, line, deadline, stop)
 
     def write() -> None:
-        for line in lines:
-            left = deadline - time.monotonic()
-            wrote = (write_within(master, line, time.monotonic() + left) if master is not None
-                     else proc.write(line, timeout=left))
-            if not wrote:
-                return
-            fed[0] += 1
-            if pace:
-                time.sleep(pace)
-        if master is not None:
-            with contextlib.suppress(OSError):  # VEOF (^D) after the last LF: a read returns 0 bytes
-                write_within(master, bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]),
-                             time.monotonic() + max(deadline - time.monotonic(), 0.0))
-        else:
-            proc.close_stdin()
+        try:
+            for line in lines:
+                if not put(line):
+                    return
+                fed[0] += 1
+                if pace:
+                    time.sleep(pace)
+            if master is not None:  # VEOF (^D) after the last LF: the consumer's read returns 0 bytes
+                put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
+            else:
+                proc.close_stdin()
+        except (OSError, ValueError):  # the consumer went away (EIO on a pty, a closed pipe): stop writing
+            return
 
     with proc:
         drain = _Drain(proc.stdout, max_output_bytes)
@@ -222,14 +245,14 @@ def hold(
             else:
                 proc.reap_group()  # a child that keeps stdout open must not keep us here
             drain.thread.join(GRACE_SECONDS)
-            writer.join(GRACE_SECONDS)
         except BaseException:
             proc.kill()
             raise
         finally:
-            if master is not None:
-                with contextlib.suppress(OSError):
-                    os.close(master)
+            stop.set()
+            writer.join(GRACE_SECONDS)
+            if master is not None and not writer.is_alive():
+                os.close(master)
     if drain.thread.is_alive():
         notes.append("the consumer's stdout was still open after it exited and its group was killed")
     return Outcome(status, hung, bytes(drain.kept), drain.total, proc.stderr_tail(), fed[0], len(lines),
@@ -465,6 +488,9 @@ def feed_stream(
     except KeyboardInterrupt:
         interrupted(report, "the consumer")
         raise Interrupted(report) from None
+    except Exception as exc:  # a fault of the feeder is a finding, never a pass (and never a traceback)
+        internal(report, "consumer feeder", exc)
+        return result
     if started:
         for rule in ("consumer.crash", "consumer.hang", "run.interrupted"):
             out.exercised(rule)
@@ -497,6 +523,7 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
     def run(variant: Any) -> tuple[Outcome, list[Finding]]:
         outcome = hold(argv, variant.data, **options)
         result.streams += 1
+        result.report.lines += outcome.lines
         label = f"{textsafe.text(variant.name)} ({textsafe.text(clip(variant.describe(), 400))})"
         return outcome, judge(outcome, variant.data, expect, label)
 
@@ -514,8 +541,6 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
     found = search.smallest(answer)
     if found is None:
         if trouble is not None:
-            from contract.harness import internal
-
             internal(result.report, "future-variant search", trouble)
             return
         out.note(f"{golden.name}: the golden and {search.searched} future variants accepted (seed {result.seed})")

@@ -59,6 +59,7 @@ from contract.harness import (
     Process,
     StartError,
     describe_status,
+    internal,
     interrupted,
 )
 from contract.jsonvalue import clip
@@ -68,7 +69,9 @@ from contract.rules import Level
 
 WIRE = "subagent-stdio"
 # The catalog rules this module emits beside the wire's (the checker's, on the conversation).
-RULES = frozenset({"consumer.crash", "consumer.hang", "run.start", "run.interrupted", "checker.internal"})
+RULES = frozenset({"consumer.crash", "consumer.hang", "run.start", "run.interrupted", "run.output-limit",
+                   "checker.internal"})
+MAX_COMMANDS = 10_000  # client lines answered in one conversation: past it the client is flooding
 QUIET_SECONDS = 0.5  # after the golden is spent, this long without a command ends the conversation
 COMMAND = "subagent_status"
 
@@ -190,6 +193,7 @@ def converse(
     closed = False
     quiet_since: float | None = None
     shown: dict[str, int] = {}  # epoch -> highest revision the host showed (sa.revision-order)
+    flooded = False
     status: int | None = None
     hung = False
     with proc:
@@ -215,6 +219,9 @@ def converse(
                 talk.transcript.append(item)
                 commands += 1
                 quiet_since = None
+                if commands > MAX_COMMANDS:
+                    flooded = True
+                    break
                 try:
                     line = orjson.loads(item)
                 except orjson.JSONDecodeError:
@@ -239,9 +246,9 @@ def converse(
                         time.sleep(pace)
             if not closed:
                 proc.close_stdin()
-            status = proc.wait(deadline - time.monotonic())
-            hung = status is None
-            if hung:
+            status = None if flooded else proc.wait(deadline - time.monotonic())
+            hung = status is None and not flooded
+            if status is None:
                 proc.kill()
                 status = proc.popen.returncode
             else:
@@ -260,8 +267,9 @@ def converse(
             raise
     transcript = b"".join(talk.transcript)
     outcome = Outcome(status, hung, b"", 0, proc.stderr_tail(), answered, commands, time.monotonic() - began)
-    if stream.exceeded:
-        outcome.notes.append(f"the client wrote more than {max_output_bytes} bytes: the rest was not read")
+    if stream.exceeded or flooded:
+        outcome.flooded = (f"expected at most {max_output_bytes} bytes" if stream.exceeded else
+                           f"expected at most {MAX_COMMANDS} lines") + " from the client, found more; it was killed"
     return outcome, transcript
 
 
@@ -283,7 +291,10 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
             found.append((rule, None, None, f"{label}: {dropped} more {rule} findings counted but not kept", None))
     tail = outcome.stderr.strip().splitlines()
     said = f"; its stderr ends: {textsafe.text(clip(tail[-1], 300))}" if tail else ""
-    if outcome.hung:
+    if outcome.flooded is not None:  # the conversation was cut: it cannot pass
+        found.append(("run.output-limit", None, None, f"{label}: {outcome.flooded}",
+                      "a client sends a command and awaits its response"))
+    elif outcome.hung:
         found.append(("consumer.hang", None, None,
                       f"expected the client to exit on {label}, found it still running after {outcome.elapsed:.3g}s "
                       f"({outcome.fed} answers sent); killed it and its process group{said}",
@@ -350,6 +361,9 @@ def feed_client(
     except KeyboardInterrupt:
         interrupted(report, "the client")
         raise Interrupted(report) from None
+    except Exception as exc:  # a fault of the host double is a finding, never a pass
+        internal(report, "subagent-stdio host double", exc)
+        return result
     if started:
         for rule in ("consumer.crash", "consumer.hang", "run.interrupted"):
             out.exercised(rule)
@@ -378,7 +392,6 @@ def _search(result: FeedResult, out: Collector, name: str, script: HostScript, h
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
-    from contract.harness import internal
     from contract.strategies.future_hosts import variants
 
     try:

@@ -327,9 +327,6 @@ def _write_within(fd: int, data: bytes, until: float) -> bool:
     return True
 
 
-write_within = _write_within  # public for contract.feed (a pty master is written the same way)
-
-
 class LimitedStream:
     """A readline-able view of a pipe that stops after ``limit`` bytes (a flooding emitter)."""
 

@@ -69,7 +69,9 @@ def test_a_client_that_crashes_on_unasked_events(capsys: pytest.CaptureFixture[s
     capsys.readouterr()
     code, report = _json(capsys, "--scenario", "workflow_events", "--", *_client("strict_events"))
     assert code == 1
-    assert report["counts"] == {"consumer.crash": 1}
+    assert report["counts"]["consumer.crash"] == 1  # type: ignore[index]
+    # the command it wrote before it read the event may go unanswered (the answer met a closed pipe)
+    assert set(report["counts"]) <= {"consumer.crash", "sa.response-correlation"}  # type: ignore[arg-type]
 
 
 def test_a_client_that_never_exits_is_killed() -> None:
