@@ -100,10 +100,12 @@ HARNESS: tuple[Rule, ...] = (
 
 CONSUMER: tuple[Rule, ...] = (
     # -- consumers fed streams (milk-contract feed) -----------------------------------------
+    # The seed's words are cited without double quotes: a quoted rule joins the surface's cited
+    # rules (contract.framing), which hold emitters to those words; this one holds consumers.
     Rule("consumer.crash", Level.MUST, "consumer",
          "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
-         f'{_SJ}, description: "open-set enums everywhere ... consumers must ignore values they don\'t '
-         'recognize"; every stream fed is conformant under check --strict, so a conformant milk may write it',
+         f"{_SJ}, description: open-set enums everywhere … consumers must ignore values they don't "
+         "recognize; every stream fed is conformant under check --strict, so a conformant milk may write it",
          observed=Observed.CONSUMER),
     Rule("consumer.hang", Level.MUST, "consumer",
          "a consumer fed a conformant stream exits within --timeout (its group is killed otherwise)",
