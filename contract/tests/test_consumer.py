@@ -27,7 +27,10 @@ def test_consumer_accepts_golden_and_future_variants(golden: Golden, pytestconfi
         pytest.skip("no --contract-consumer CMD: the reference consumer is fed by tests/")
     from contract.feed import DEFAULT_EXAMPLES, describe, feed_stream
 
-    argv = shlex.split(command)
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--contract-consumer: cannot parse the command ({exc})") from None
     if not argv:
         raise pytest.UsageError("--contract-consumer: empty command")
     examples = pytestconfig.getoption("--contract-consumer-examples") or DEFAULT_EXAMPLES
