@@ -504,6 +504,15 @@ def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
         out.emit(finding.rule, None, None, finding.message, finding.hint)
     if failure.findings:
         result.failures.append(failure)
+        note_failure(out, failure)
+
+
+def note_failure(out: Collector, failure: Failure) -> None:
+    """Say in the report itself (every format) which stream failed and where to see it whole."""
+    lines = failure.data.count(b"\n")
+    out.note(f"failing stream {textsafe.text(failure.variant)} ({lines} lines): "
+             f"{textsafe.text(clip(failure.changes, 400))}; shown whole after a text report (on stderr for "
+             "the other formats), saved by --transcript FILE")
 
 
 def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: Any, data: bytes,

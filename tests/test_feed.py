@@ -107,6 +107,8 @@ def test_a_consumer_that_crashes_on_a_golden(capsys: pytest.CaptureFixture[str])
     assert code == 1
     assert report["counts"] == {"consumer.crash": 1}
     assert "exit status 3" in json.dumps(report["violations"])
+    # every format names the failing stream, not only the text one
+    assert any(str(note).startswith("failing stream hello (") for note in report["notes"])  # type: ignore[attr-defined]
 
 
 def test_a_consumer_that_never_exits_is_killed(capsys: pytest.CaptureFixture[str]) -> None:

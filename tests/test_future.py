@@ -82,3 +82,19 @@ def test_every_kind_of_change_is_reachable() -> None:
 def test_a_golden_too_short_for_a_change() -> None:
     with pytest.raises(ValueError, match="no place for a future change"):
         future.variants("x", [{"type": "system"}])
+
+
+@pytest.mark.parametrize("kind", ["line-type", "block-type", "payload-member"])
+def test_a_failure_shrinks_to_the_one_change_that_causes_it(kind: str) -> None:
+    # what feed's search does with a consumer that fails on one kind of change: whatever variant
+    # first fails (often several changes), hypothesis settles on one change of that kind
+    from hypothesis import Phase, find
+
+    golden = load("stream-json", "tool_calls")
+    shape = settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck),
+                     phases=(Phase.generate, Phase.shrink))
+    found = find(future.variants(golden.name, _lines(golden)),
+                 lambda v: any(c.kind == kind for c in v.changes), settings=shape)
+    assert [c.kind for c in found.changes] == [kind]
+    extra = len(found.data.split(b"\n")) - len(golden.data().split(b"\n"))
+    assert extra == (1 if kind == "line-type" else 0)
