@@ -493,8 +493,8 @@ def cmd_feed(args: argparse.Namespace) -> int:
     import shlex
 
     replay = shlex.join([PROG, "feed", "--wire", args.wire, *(["--future"] if args.future else []),
-                         "--seed", str(result.seed), *(f"--scenario={name}" for name in args.scenario),
-                         "--", *command])
+                         "--seed", str(result.seed), *(["--examples", str(args.examples)] if args.examples else []),
+                         *(f"--scenario={name}" for name in args.scenario), "--", *command])
     text = feed.describe(result, textsafe.text(replay))
     if text:  # machine formats keep stdout parseable: the failing streams go to stderr there
         (sys.stdout if args.format == "text" else sys.stderr).write(text)
