@@ -460,6 +460,8 @@ def cmd_feed(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.scenario) - {g.name for g in goldens})
     if unknown:
         raise UsageError(f"--scenario: no {args.wire} golden named {textsafe.text(unknown[0])!r} (see goldens/)")
+    if not goldens:
+        raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
     expect = _expectation(args, len(goldens))
     options: dict[str, Any] = {"future": args.future, "seed": args.seed, "expect": expect}
     for name in ("examples", "timeout", "pace", "max_output_bytes", "shrink_seconds"):

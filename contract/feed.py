@@ -460,6 +460,9 @@ def feed_stream(
     Ctrl-C raises :class:`contract.harness.Interrupted` with what was found so far (``run.interrupted``).
     """
     argv = list(argv)
+    goldens = list(goldens)
+    if not goldens:  # feeding nothing is never a pass
+        raise ValueError("no golden to feed")
     seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
     report = Report(wire=WIRE, source=" ".join(argv))
     out = Collector(report)
@@ -552,7 +555,12 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
         if trouble is not None:
             internal(result.report, "future-variant search", trouble)
             return
-        out.note(f"{golden.name}: the golden and {search.searched} future variants accepted (seed {result.seed})")
+        if search.searched == 0:  # nothing was varied: no pass can be claimed for --future
+            internal(result.report, "future-variant search", RuntimeError(f"no variant of {golden.name} was generated"))
+            return
+        out.note(f"{golden.name}: the golden and {search.searched} future variants accepted (seed {result.seed})"
+                 + (f"; {examples - search.searched} generated variants repeated earlier ones and were not fed again"
+                    if search.searched < examples else ""))
         return
     variant, outcome, findings = found
     failure = Failure(golden.name, variant.name, variant.describe(), variant.data, outcome, findings,

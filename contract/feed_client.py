@@ -325,6 +325,9 @@ def feed_client(
 ) -> FeedResult:
     """Play the host of every golden (and, with ``future``, its variants) to the client; the verdict."""
     argv = list(argv)
+    goldens = list(goldens)
+    if not goldens:  # feeding nothing is never a pass
+        raise ValueError("no golden conversation to play")
     seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
     report = Report(wire=WIRE, source=" ".join(argv))
     out = Collector(report)
@@ -423,6 +426,9 @@ def _search(result: FeedResult, out: Collector, name: str, script: HostScript, h
     if chosen is None:
         if trouble is not None:
             internal(result.report, "future-variant search", trouble)
+            return
+        if search.searched == 0:  # nothing was varied: no pass can be claimed for --future
+            internal(result.report, "future-variant search", RuntimeError(f"no variant of {name} was generated"))
             return
         out.note(f"{name}: the golden and {search.searched} future host variants answered (seed {result.seed})")
         return

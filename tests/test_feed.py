@@ -204,3 +204,22 @@ def test_a_consumer_that_cannot_start(capsys: pytest.CaptureFixture[str]) -> Non
     code = cli.run(["feed", "--scenario", "hello", "--", "/no/such/consumer"])
     assert code == 2
     assert "run.start" in capsys.readouterr().out
+
+
+def test_feeding_nothing_is_never_a_pass() -> None:
+    with pytest.raises(ValueError, match="no golden to feed"):
+        feed.feed_stream(REFERENCE, [])
+
+
+def test_a_search_that_breaks_is_checker_internal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract.strategies import future
+
+    def broken(*_: object, **__: object) -> object:
+        from hypothesis import strategies as st
+
+        return st.nothing()  # hypothesis cannot draw from it: the search fails, never passes
+
+    monkeypatch.setattr(future, "variants", broken)
+    result = feed.feed_stream(REFERENCE, [load("stream-json", "hello")], future=True, examples=2, seed=1)
+    assert "checker.internal" in result.report.counts
+    assert not result.report.conformant
