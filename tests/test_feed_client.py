@@ -92,3 +92,10 @@ def test_the_host_answers_with_the_command_id_and_never_goes_back() -> None:
     lines = [json.loads(raw) for raw in transcript.splitlines()]
     answers = [line for line in lines if line["type"] == "response"]
     assert [a["id"] for a in answers] == ["poll-1", "poll-2", "poll-3", "poll-4"]
+
+
+def test_a_flooding_client_is_cut_and_fails() -> None:
+    floods = [sys.executable, "-c", f"import sys; sys.stdout.write('x\\n' * {feed_client.MAX_COMMANDS + 1})"]
+    result = feed_client.feed_client(floods, [load("subagent-stdio", "first_poll")], timeout=30.0)
+    assert "run.output-limit" in result.report.counts
+    assert not result.report.conformant
