@@ -111,6 +111,27 @@ HARNESS: tuple[Rule, ...] = (
          observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
 )
 
+CONSUMER: tuple[Rule, ...] = (
+    # -- consumers fed streams (milk-contract feed) -----------------------------------------
+    # The seed's words are cited without double quotes: a quoted rule joins the surface's cited
+    # rules (contract.framing), which hold emitters to those words; this one holds consumers.
+    Rule("consumer.crash", Level.MUST, "consumer",
+         "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
+         f"{_SJ}, description: open-set enums everywhere … consumers must ignore values they don't "
+         "recognize; every stream fed is conformant under check --strict, so a conformant milk may write it",
+         observed=Observed.CONSUMER),
+    Rule("consumer.hang", Level.MUST, "consumer",
+         "a consumer fed a conformant stream exits within --timeout (its group is killed otherwise)",
+         "harness: a consumer that never ends on a stream a conformant milk may write is as broken as one that "
+         "crashes; every stream fed ends (stdin is closed after the last line)",
+         observed=Observed.CONSUMER),
+    Rule("consumer.output", Level.MUST, "consumer",
+         "a consumer's stdout meets the expectation given (--expect-stdout, --expect-json)",
+         "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
+         "does not change when a producer adds what the seed lets it add",
+         observed=Observed.CONSUMER),
+)
+
 BASELINE: tuple[Rule, ...] = (
     Rule("baseline.stale", Level.MUST, "line",
          "every finding listed in --baseline still occurs",
@@ -119,7 +140,7 @@ BASELINE: tuple[Rule, ...] = (
 )
 
 _RULES: tuple[Rule, ...] = (
-    *FRAMING, *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules), *HARNESS, *BASELINE,
+    *FRAMING, *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules), *HARNESS, *CONSUMER, *BASELINE,
 )
 
 CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}
@@ -145,9 +166,9 @@ def not_judged_to_the_end(rule: str, exit_status: int | None = None) -> bool:
 
 
 def rules_for(wire: str) -> Iterator[Rule]:
-    """The rules that apply to ``wire``: framing, the wire's own, and the harness rules."""
+    """The rules that apply to ``wire``: framing, the wire's own, the harness and consumer rules."""
     for rule in _RULES:
-        if rule.wire in ("line", "run", "checker", wire):
+        if rule.wire in ("line", "run", "checker", "consumer", wire):
             yield rule
 
 

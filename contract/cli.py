@@ -106,6 +106,50 @@ def _build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                       help="the host command; without one, the bundled reference host")
 
+    feed = verbs.add_parser("feed", help="feed a consumer the goldens (and --future variants) and judge how it copes")
+    feed.add_argument("--wire", choices=NAMES, default="stream-json",
+                      help="stream-json: the consumer reads a run on stdin; subagent-stdio: the consumer is a "
+                           "client, and milk-contract plays the host")
+    feed.add_argument("--format", choices=FORMAT_NAMES, default="text")
+    feed.add_argument("--scenario", action="append", default=[], metavar="NAME",
+                      help="only this golden scenario (repeatable; default: every one of the wire)")
+    feed.add_argument("--future", action="store_true",
+                      help="also feed each golden transformed the ways the seed lets a producer change it "
+                           "(unknown types, subtypes, members, values; generated, shrunk on failure)")
+    feed.add_argument("--examples", type=_positive_int, default=None, metavar="N",
+                      help="future variants per scenario (default 10)")
+    feed.add_argument("--seed", type=_seed, default=None, metavar="S", help="find the same variants again")
+    feed.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+                      help="bound on each consumer run (default 10)")
+    feed.add_argument("--shrink-seconds", type=_positive_float, default=None, metavar="SECONDS",
+                      help="stop shrinking a failure after this long (default 30; the report says so)")
+    feed.add_argument("--pace", type=_pace, default=None, metavar="SECONDS",
+                      help="pause between lines, as a live emitter writes (default 0.002)")
+    feed.add_argument("--pty", action="store_true",
+                      help="stream-json: the consumer's stdin is a pseudo-terminal instead of a pipe")
+    feed.add_argument("--expect-stdout", metavar="FILE", default=None,
+                      help="the consumer's stdout must be exactly FILE's bytes (one --scenario)")
+    feed.add_argument("--expect-json", metavar="FILE", default=None,
+                      help='the consumer\'s last stdout line is a JSON object whose members FILE names: '
+                           '{"members": {"is_error": "/is_error", "text": "/result"}} (pointers into the '
+                           "stream's result line)")
+    feed.add_argument("--max-output-bytes", type=_positive_int, default=None, metavar="N",
+                      help="the consumer's stdout kept for comparison (default 1 MiB; more is a finding when "
+                           "an expectation is given)")
+    feed.add_argument("--transcript", metavar="FILE", default=None,
+                      help="write the first failing stream (or conversation) here (JSONL, replayable with check)")
+    feed.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CONSUMER ARG…",
+                      help="the consumer command (required)")
+    feed.set_defaults(handler=cmd_feed)
+
+    vectors = verbs.add_parser("vectors", help="the suite's knowledge as language-neutral test vectors")
+    vector_verbs = vectors.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    export = vector_verbs.add_parser("export", help="write every vector (conformant, not conformant, "
+                                                    "future-compatible) and their JSON Schema under DIR")
+    export.add_argument("folder", metavar="DIR",
+                        help="the folder to write (created; existing vector files overwritten)")
+    export.set_defaults(handler=cmd_vectors_export)
+
     rules = verbs.add_parser("rules", help="print the rule catalog")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--wire", choices=(*NAMES, "all"), default="all")
@@ -437,6 +481,123 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if text:  # machine formats keep stdout parseable: the conversation goes to stderr there
         (sys.stdout if args.format == "text" else sys.stderr).write(text)
     return code
+
+
+def _pace(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected 0 to 1 seconds between lines, found {text!r}")
+    return value
+
+
+def cmd_feed(args: argparse.Namespace) -> int:
+    """Feed a consumer streams (contract.feed) or, on subagent-stdio, play the host to a client."""
+    command = _command(args.command)
+    if not command:
+        raise UsageError("feed needs the consumer: milk-contract feed [OPTIONS] -- CONSUMER ARG…")
+    from contract import feed
+    from contract.goldens import scenarios
+    from contract.harness import Interrupted
+
+    goldens = [g for g in scenarios(args.wire) if not args.scenario or g.name in args.scenario]
+    unknown = sorted(set(args.scenario) - {g.name for g in goldens})
+    if unknown:
+        raise UsageError(f"--scenario: no {args.wire} golden named {textsafe.text(unknown[0])!r} (see goldens/)")
+    if not goldens:
+        raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
+    expect = _expectation(args, len(goldens))
+    options: dict[str, Any] = {"future": args.future, "seed": args.seed, "expect": expect}
+    for name in ("examples", "timeout", "pace", "max_output_bytes", "shrink_seconds"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    if wire_live(args.wire) is Live.CONVERSATION:
+        if args.pty:
+            raise UsageError("--pty feeds stream-json consumers (a subagent-stdio client talks over pipes)")
+        if expect.given:
+            raise UsageError("--expect-stdout and --expect-json judge stream-json consumers")
+        from contract import feed_client
+
+        options.pop("expect")
+
+        def run_feed() -> feed.FeedResult:
+            return feed_client.feed_client(command, goldens, **options)
+    else:
+        def run_feed() -> feed.FeedResult:
+            return feed.feed_stream(command, goldens, pty=args.pty, **options)
+    try:
+        result = run_feed()
+    except Interrupted as exc:
+        return _emit(exc.report, args.format)
+    if result.failures and args.transcript:
+        try:
+            with open(args.transcript, "wb") as handle:
+                handle.write(result.failures[0].data)
+        except OSError as exc:
+            raise UsageError(f"--transcript: cannot write {args.transcript}: {exc.strerror or exc}") from None
+    code = _emit(result.report, args.format)
+    import shlex
+
+    replay = shlex.join([PROG, "feed", "--wire", args.wire, *(["--future"] if args.future else []),
+                         "--seed", str(result.seed), *(["--examples", str(args.examples)] if args.examples else []),
+                         *(f"--scenario={name}" for name in args.scenario), "--", *command])
+    text = feed.describe(result, textsafe.text(replay))
+    if text:  # machine formats keep stdout parseable: the failing streams go to stderr there
+        (sys.stdout if args.format == "text" else sys.stderr).write(text)
+    return code
+
+
+def wire_live(name: str) -> Live:
+    return get(name).live
+
+
+def _expectation(args: argparse.Namespace, scenarios: int) -> Any:
+    from contract.feed import Expectation, ExpectationError, load_members
+
+    stdout = members = None
+    if args.expect_stdout is not None:
+        if scenarios != 1:
+            raise UsageError("--expect-stdout compares one scenario's output: pick it with --scenario NAME")
+        try:
+            with open(args.expect_stdout, "rb") as handle:
+                stdout = handle.read(64 * 1024**2 + 1)
+        except OSError as exc:
+            raise UsageError(f"--expect-stdout: cannot read {args.expect_stdout}: {exc.strerror or exc}") from None
+        if len(stdout) > 64 * 1024**2:
+            raise UsageError("--expect-stdout: more than 64 MiB expected")
+    if args.expect_json is not None:
+        import json
+
+        try:
+            with open(args.expect_json, "rb") as handle:
+                members = load_members(json.loads(handle.read(1024**2)))
+        except OSError as exc:
+            raise UsageError(f"--expect-json: cannot read {args.expect_json}: {exc.strerror or exc}") from None
+        except (ValueError, RecursionError, ExpectationError) as exc:
+            raise UsageError(f"--expect-json: {args.expect_json}: {exc}") from None
+    return Expectation(stdout, members)
+
+
+def cmd_vectors_export(args: argparse.Namespace) -> int:
+    """Write the test vectors (contract.vectors); a vector whose verdict disagrees is no file, but exit 2."""
+    from contract import vectors
+
+    if os.path.exists(args.folder) and not os.path.isdir(args.folder):
+        raise UsageError(f"{args.folder} exists and is not a folder")
+    try:
+        counts = vectors.export(args.folder)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.folder}: {exc.strerror or exc}") from None
+    except vectors.VectorError as exc:  # a bug: a vector would state a verdict check does not give
+        sys.stderr.write(f"{PROG}: error: {textsafe.text(str(exc))}; the export is incomplete\n")
+        return EXIT_USAGE
+    total = sum(counts.values())
+    sys.stdout.write(f"{textsafe.text(args.folder)}: {total} vectors ("
+                     + ", ".join(f"{group} {count}" for group, count in counts.items())
+                     + f"), index.json and {vectors.SCHEMA_FILE}\n")
+    return EXIT_OK
 
 
 def cmd_record(args: argparse.Namespace) -> int:

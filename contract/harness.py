@@ -204,7 +204,8 @@ class Process:
         try:
             self.popen = subprocess.Popen(
                 list(argv),
-                # stdin_fd, stdout, stderr: a pty's fd (contract.provoke, which holds and drains the other end)
+                # stdin_fd, stdout, stderr: a pty's fd (contract.provoke, which holds and drains the
+                # other end; contract.feed feeds a consumer through a terminal)
                 stdin=stdin_fd if stdin_fd is not None else subprocess.PIPE if stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE if stdout is None else stdout,
                 stderr=subprocess.PIPE if stderr is None else stderr,

@@ -60,6 +60,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--contract-fuzz", metavar="N", type=int, default=0,
                     help="also hold N generated conversations with the subagent-stdio host (contract.fuzz); "
                          "off by default: it asks more than the replay contract (docs/milk-ci.md)")
+    group.addoption("--contract-consumer", metavar="CMD", default=None,
+                    help="feed this stream-json consumer every golden and its future variants "
+                         "(milk-contract feed --future); it must exit 0 on each")
+    group.addoption("--contract-consumer-examples", metavar="N", type=int, default=None,
+                    help="future variants per golden for --contract-consumer (default 10)")
     group.addoption("--contract-provoke", action="store_true", default=False,
                     help="run each stream-json scenario again under a pty, with colour forced and under a "
                          "slow reader (contract.provoke)")

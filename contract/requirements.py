@@ -85,6 +85,8 @@ class Requirement:
                 return "not exercised: judged only in live runs (milk-contract run), not on a file"
             if self.rule.observed is Observed.BASELINE:
                 return "not exercised: no --baseline was given"
+            if self.rule.observed is Observed.CONSUMER:
+                return "not exercised: judged only when feeding a consumer (milk-contract feed)"
             return "not exercised: the capture held nothing this rule applies to"
         return ""
 

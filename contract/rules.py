@@ -23,6 +23,7 @@ class Observed(StrEnum):
     PROCESS = "process"  # by the live harness: a process, its exit, its timing, its output volume
     BASELINE = "baseline"  # by comparing a baseline file with a report
     CHECKER = "checker"  # the checker's own integrity: an internal error or a bound reached
+    CONSUMER = "consumer"  # by feeding a consumer streams (contract.feed): how it ended, what it printed
 
 
 class Unjudged(StrEnum):
@@ -47,7 +48,8 @@ class Unjudged(StrEnum):
 class Rule:
     id: str
     level: Level
-    wire: str  # "line" (both wires), "stream-json", "subagent-stdio", "run" or "checker" (its own integrity)
+    wire: str  # "line" (both wires), "stream-json", "subagent-stdio", "run", "checker" (its own integrity)
+    # or "consumer" (a consumer fed streams, either wire)
     title: str
     source: str
     observed: Observed = Observed.STREAM

@@ -32,4 +32,4 @@ def test_every_verb_in_the_readme_exists(verb: str, capsys: pytest.CaptureFixtur
 def test_every_catalogued_rule_says_where_it_comes_from() -> None:
     for rule in CATALOG.values():
         assert rule.source.strip(), rule.id
-        assert rule.id.split(".")[0] in ("line", "sj", "sa", "run", "baseline", "checker"), rule.id
+        assert rule.id.split(".")[0] in ("line", "sj", "sa", "run", "baseline", "checker", "consumer"), rule.id

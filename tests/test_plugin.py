@@ -127,3 +127,21 @@ def test_contract_late_grace_reaches_the_scenarios(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "run.stdout-held" in done.stdout
     assert "within 0.2s of its exit" in done.stdout
+
+
+def _run_consumer(tmp_path: Path, consumer: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_consumer", "-p", "no:cacheprovider",
+         "-q", "-k", "hello", "--contract-consumer", consumer, "--contract-consumer-examples", "3"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+def test_contract_consumer_feeds_goldens_and_future_variants(tmp_path: Path) -> None:
+    strict = _run_consumer(tmp_path, shlex.join([sys.executable, "-m", "contract.reference.strict_consumer"]))
+    assert strict.returncode == 1, strict.stdout + strict.stderr
+    assert "consumer.crash" in strict.stdout
+    assert "failing stream: hello+" in strict.stdout
+    reference = _run_consumer(tmp_path, shlex.join([sys.executable, "-m", "contract.reference.stream_json_consumer"]))
+    assert reference.returncode == 0, reference.stdout + reference.stderr
+    assert "1 passed" in reference.stdout  # not skipped: the option was given

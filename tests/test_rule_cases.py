@@ -37,8 +37,10 @@ def test_case(case: Case) -> None:
 def test_every_wire_rule_has_a_firing_case_and_a_near_miss() -> None:
     covered = {(c.rule, c.fires) for c in CASES}
     # Harness rules are observed on processes, baseline.stale on baseline files, and the checker's
-    # integrity rules by fault injection (tests/test_fail_closed.py): no stream fires them.
-    harness_only = {rule for rule, spec in CATALOG.items() if spec.wire in ("run", "checker")} | {"baseline.stale"}
+    # integrity rules by fault injection (tests/test_fail_closed.py), the consumer rules on consumers
+    # fed streams (tests/test_feed.py): no stream fires them.
+    harness_only = {rule for rule, spec in CATALOG.items()
+                    if spec.wire in ("run", "checker", "consumer")} | {"baseline.stale"}
     missing = [
         f"{rule} ({'fires' if fires else 'near miss'})"
         for rule in CATALOG
@@ -54,7 +56,7 @@ def test_every_wire_rule_has_a_not_exercised_case() -> None:
     and passed (above), and a stream that holds nothing the rule applies to (not-exercised)."""
     idle = {c.rule for c in CASES if not c.fires and not c.exercised}
     passed = {c.rule for c in CASES if not c.fires and c.exercised}
-    exempt = {rule for rule, spec in CATALOG.items() if spec.wire in ("run", "checker")}
+    exempt = {rule for rule, spec in CATALOG.items() if spec.wire in ("run", "checker", "consumer")}
     exempt |= {"baseline.stale", *requirements.ALWAYS_JUDGED}
     missing = sorted(set(CATALOG) - exempt - idle)
     assert not missing, "rules without a not-exercised case: " + ", ".join(missing)

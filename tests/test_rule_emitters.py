@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from contract import baseline, driver, failsafe, harness, reader
+from contract import baseline, driver, failsafe, feed, feed_client, harness, reader
 from contract.catalog import CATALOG
 from contract.pipeline import SchemaStep
 from contract.reader import read_records
@@ -21,7 +21,8 @@ from tests.casefiles import all_cases
 
 
 def _declared() -> set[str]:
-    ids = set(reader.RULES | SchemaStep.rules | failsafe.RULES | harness.RULES | driver.RULES | baseline.RULES)
+    ids = set(reader.RULES | SchemaStep.rules | failsafe.RULES | harness.RULES | driver.RULES | baseline.RULES
+              | feed.RULES | feed_client.RULES)
     for wire in WIRES.values():
         for machine in wire.machines():
             ids |= machine.rules
@@ -41,7 +42,8 @@ def test_each_wire_declares_only_its_own_rules() -> None:
 
 
 def test_every_rule_says_how_it_is_observed() -> None:
-    by_prefix = {"run": Observed.PROCESS, "checker": Observed.CHECKER, "baseline": Observed.BASELINE}
+    by_prefix = {"run": Observed.PROCESS, "checker": Observed.CHECKER, "baseline": Observed.BASELINE,
+                 "consumer": Observed.CONSUMER}
     for rule in CATALOG.values():
         assert rule.observed is by_prefix.get(rule.id.split(".")[0], Observed.STREAM), rule.id
 

@@ -52,6 +52,7 @@ _NOT_IN_STREAMS = {
     Observed.PROCESS: "observed by the live harness (a process, its exit, its timing), not in the bytes",
     Observed.CHECKER: "the checker's own integrity (an internal error or bound), not a property of the stream",
     Observed.BASELINE: "compares a baseline file with a report; not a property of any stream",
+    Observed.CONSUMER: "judges a consumer fed streams (how it ended, what it printed), not the stream",
 }
 
 # Catalog rules that are not properties of a stream, with the reason.

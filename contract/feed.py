@@ -1,0 +1,599 @@
+"""Judging a stream-json consumer: feed it the goldens (and their future variants) and watch it.
+
+``milk-contract feed -- CONSUMER…`` runs the consumer once per stream, the stream on its stdin
+written line by line with a pause between lines (as a live emitter writes; through a pipe or,
+with ``pty``, a pseudo-terminal), and judges how it ended:
+
+- ``consumer.crash``: it exited with a status other than 0, or was killed by a signal;
+- ``consumer.hang``: it was still running ``timeout`` seconds after it started (its process group
+  and descendants are killed, as ``contract.harness.Process`` kills an emitter's);
+- ``consumer.output``: an expectation was given and its stdout does not meet it (or its stdout
+  passed the capture bound, so it could not be compared: fail closed).
+
+With ``future``, each golden is also transformed the ways the seed lets a producer change a stream
+without a new ADR (``contract.strategies.future``), drawn by hypothesis; the first failing variant
+of a golden is shrunk to the fewest, simplest changes that still fail, and reported with its
+changes and its stream. Every variant is conformant under ``check --strict`` (tests hold it), so
+a consumer that fails one fails on a stream a conformant milk may write.
+
+Every wait is bounded (``timeout`` per stream, the shrink budget per golden) and every buffer too:
+the consumer's stdout is kept up to ``max_output_bytes`` (read on, and dropped, beyond it), its
+stderr as the harness keeps an emitter's (a bounded tail).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import select
+import termios
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import orjson
+
+from contract import textsafe
+from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, internal, interrupted
+from contract.jsonvalue import clip
+from contract.report import Collector, Report
+from contract.wires import Live, get
+
+RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.output", "run.start", "run.interrupted",
+                   "checker.internal"})
+WIRE = "stream-json"
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_PACE = 0.002  # seconds between lines: a live emitter's lines arrive apart, not in one read
+DEFAULT_EXAMPLES = 10  # future variants per golden
+DEFAULT_SHRINK_SECONDS = 30.0
+MAX_SHRINK_RUNS = 200
+DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024  # the consumer's stdout kept for comparison
+PTY_LINE_BYTES = 4095  # a terminal's canonical line discipline holds at most this much of a line
+STDERR_SHOWN = 300
+
+
+class ExpectationError(ValueError):
+    """An expectation file that cannot be used (misuse: the CLI says so on one line)."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What the consumer's stdout must be: exactly ``stdout``, and/or a last line reporting ``members``.
+
+    ``members`` maps a member of the JSON object on the consumer's last non-empty stdout line to a
+    JSON pointer into the fed stream's result line: ``{"is_error": "/is_error", "text": "/result"}``
+    says the consumer reports the result's is_error and final text. A pointer that finds nothing
+    (no result line, no such member) expects ``null``.
+    """
+
+    stdout: bytes | None = None
+    members: Mapping[str, str] | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.stdout is not None or self.members is not None
+
+
+def load_members(document: Any) -> dict[str, str]:
+    """The members contract from a parsed JSON file; ExpectationError when it is not one."""
+    if not isinstance(document, dict) or set(document) != {"members"} or not isinstance(document["members"], dict):
+        raise ExpectationError('expected {"members": {NAME: "/json/pointer", ...}}')
+    members = document["members"]
+    if not members:
+        raise ExpectationError("expected at least one member")
+    for name, pointer in members.items():
+        if not isinstance(pointer, str) or not (pointer == "" or pointer.startswith("/")):
+            raise ExpectationError(f"member {textsafe.text(clip(name))!r}: expected a JSON pointer, "
+                                   f"found {textsafe.text(clip(repr(pointer)))}")
+    return dict(members)
+
+
+@dataclass
+class Outcome:
+    """How one consumer run ended."""
+
+    status: int | None  # exit status, or minus the signal; None when it never ran
+    hung: bool
+    stdout: bytes  # kept up to the bound
+    stdout_bytes: int  # written in all
+    stderr: str
+    fed: int  # lines written
+    lines: int  # lines in the stream
+    elapsed: float
+    start_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    flooded: str | None = None  # why a conversation was cut (contract.feed_client): never a pass
+
+    @property
+    def overflowed(self) -> bool:
+        return self.stdout_bytes > len(self.stdout)
+
+
+def _pty() -> tuple[int, int]:
+    """A pseudo-terminal pair whose line discipline passes JSONL through unchanged.
+
+    Canonical mode (so end of input can be said with VEOF and reads as end of file; in raw mode
+    the only end is the master closing, which a reader sees as EIO), no echo, no signals, no flow
+    control, no CR/NL translation, and no erase/kill/literal-next characters (DEL may appear raw
+    in a JSON string).
+    """
+    import pty
+
+    master, slave = pty.openpty()
+    attrs = termios.tcgetattr(slave)
+    attrs[0] &= ~(termios.ICRNL | termios.INLCR | termios.IGNCR | termios.IXON | termios.IXOFF | termios.ISTRIP)
+    attrs[3] &= ~(termios.ECHO | termios.ECHONL | termios.ISIG | termios.IEXTEN)
+    attrs[3] |= termios.ICANON
+    cc = attrs[6]
+    for name in ("VERASE", "VKILL", "VWERASE", "VREPRINT", "VLNEXT", "VINTR", "VQUIT", "VSUSP"):
+        index = getattr(termios, name, None)
+        if index is not None:
+            cc[index] = b"\0"  # _POSIX_VDISABLE on Linux; NUL never appears raw in a JSON line
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    return master, slave
+
+
+def _write_fd(fd: int, data: bytes, deadline: float, stop: threading.Event) -> bool:
+    """Write all of ``data`` to a non-blocking ``fd`` before ``deadline``, in short slices so that
+    ``stop`` is seen at once; False when it could not (the reader stopped reading, or went away)."""
+    view = memoryview(data)
+    while view:
+        if stop.is_set() or time.monotonic() >= deadline:
+            return False
+        if not select.select([], [fd], [], 0.05)[1]:
+            continue
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            continue
+    return True
+
+
+class _Drain:
+    """The consumer's stdout on a thread: kept up to ``limit`` bytes, read on (and dropped) past it."""
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        self.kept = bytearray()
+        self.total = 0
+        self._stream = stream
+        self._limit = limit
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        read = getattr(self._stream, "read1", self._stream.read)
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := read(65536):
+                self.total += len(chunk)
+                room = self._limit - len(self.kept)
+                if room > 0:
+                    self.kept += chunk[:room]
+
+
+def hold(
+    argv: Sequence[str],
+    data: bytes,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    pace: float = DEFAULT_PACE,
+    pty: bool = False,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Run the consumer ``argv`` once with ``data`` on its stdin; how it ended (never raises for it).
+
+    Ctrl-C kills the consumer's group and is re-raised (the caller reports ``run.interrupted``).
+    """
+    lines = [line + b"\n" for line in data.split(b"\n")[:-1]] if data.endswith(b"\n") else data.splitlines(True)
+    notes: list[str] = []
+    if pty and any(len(line) > PTY_LINE_BYTES for line in lines):
+        notes.append(f"a line longer than {PTY_LINE_BYTES} bytes cannot pass a terminal's line discipline: "
+                     "this stream was fed through a pipe")
+        pty = False
+    master = slave = None
+    if pty:
+        master, slave = _pty()
+        os.set_blocking(master, False)
+    began = time.monotonic()
+    try:
+        proc = Process(argv, env=env, stdin=not pty, stdin_fd=slave)
+    except StartError as exc:
+        for fd in (master, slave):
+            if fd is not None:
+                os.close(fd)
+        return Outcome(None, False, b"", 0, "", 0, len(lines), 0.0, start_error=str(exc))
+    if slave is not None:
+        os.close(slave)  # the consumer holds it now
+    deadline = began + timeout
+    fed = [0]
+    stop = threading.Event()  # set before the pty is closed: the writer must not touch a reused fd
+
+    def put(line: bytes) -> bool:
+        if master is None:
+            return proc.write(line, timeout=max(deadline - time.monotonic(), 0.0))
+        return _write_fd(master, line, deadline, stop)
+
+    def write() -> None:
+        try:
+            for line in lines:
+                if not put(line):
+                    return
+                fed[0] += 1
+                if pace:
+                    time.sleep(pace)
+            if master is not None:  # VEOF (^D) after the last LF: the consumer's read returns 0 bytes
+                put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
+            else:
+                proc.close_stdin()
+        except (OSError, ValueError):  # the consumer went away (EIO on a pty, a closed pipe): stop writing
+            return
+
+    with proc:
+        drain = _Drain(proc.stdout, max_output_bytes)
+        writer = threading.Thread(target=write, daemon=True)
+        try:
+            writer.start()
+            status = proc.wait(deadline - time.monotonic())
+            hung = status is None
+            if hung:
+                proc.kill()
+                status = proc.popen.returncode
+            else:
+                proc.reap_group()  # a child that keeps stdout open must not keep us here
+            drain.thread.join(GRACE_SECONDS)
+        except BaseException:
+            proc.kill()
+            raise
+        finally:
+            stop.set()
+            writer.join(GRACE_SECONDS)
+            if master is not None and not writer.is_alive():
+                os.close(master)
+    if drain.thread.is_alive():
+        notes.append("the consumer's stdout was still open after it exited and its group was killed")
+    return Outcome(status, hung, bytes(drain.kept), drain.total, proc.stderr_tail(), fed[0], len(lines),
+                   time.monotonic() - began, notes=notes)
+
+
+def _pointer(document: Any, pointer: str) -> Any:
+    """RFC 6901; None when the pointer finds nothing (the expectation is then null)."""
+    if pointer == "":
+        return document
+    for token in pointer[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(document, dict) and token in document:
+            document = document[token]
+        elif isinstance(document, list) and token.isdigit() and int(token) < len(document):
+            document = document[int(token)]
+        else:
+            return None
+    return document
+
+
+def _result_line(data: bytes) -> Any:
+    for raw in reversed(data.split(b"\n")):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            value = orjson.loads(raw) if raw.strip() else None
+            if isinstance(value, dict) and value.get("type") == "result":
+                return value
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality that tells 1 from 1.0 and true from 1 (a consumer reports what it read)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _show(value: bytes | str, limit: int = 120) -> str:
+    text_ = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+    return textsafe.text(clip(text_, limit))
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    message: str
+    hint: str | None = None
+
+
+def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> list[Finding]:
+    """The consumer findings for one run on ``data``; ``label`` names the stream (already escaped)."""
+    findings: list[Finding] = []
+    tail = outcome.stderr.strip().splitlines()
+    said = f"; its stderr ends: {_show(tail[-1], STDERR_SHOWN)}" if tail else ""
+    if outcome.hung:
+        findings.append(Finding(
+            "consumer.hang",
+            f"expected the consumer to exit on {label}, found it still running after {outcome.elapsed:.3g}s "
+            f"({outcome.fed} of {outcome.lines} lines read); killed it and its process group{said}",
+            "a consumer exits at the end of its input (or after the result line), whatever else it saw"))
+        return findings
+    if outcome.status != 0:
+        findings.append(Finding(
+            "consumer.crash",
+            f"expected exit status 0 on {label}, found {describe_status(outcome.status or 0)}{said}",
+            "ignore line types, subtypes, block and delta types and members you do not recognize "
+            "(the seed: 'consumers must ignore values they don't recognize')"))
+    if not expect.given:
+        return findings
+    if outcome.overflowed:
+        findings.append(Finding(
+            "consumer.output",
+            f"expected output to compare on {label}, found {outcome.stdout_bytes} bytes, more than the "
+            f"{len(outcome.stdout)} kept (--max-output-bytes): not compared"))
+        return findings
+    if expect.stdout is not None and outcome.stdout != expect.stdout:
+        findings.append(Finding(
+            "consumer.output",
+            f"expected stdout {_show(expect.stdout)!s} on {label}, found {_show(outcome.stdout)!s}"))
+    if expect.members is not None:
+        findings.extend(_members(outcome.stdout, data, expect.members, label))
+    return findings
+
+
+def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str) -> list[Finding]:
+    lines = [raw for raw in stdout.split(b"\n") if raw.strip()]
+    try:
+        report = orjson.loads(lines[-1]) if lines else None
+    except orjson.JSONDecodeError:
+        report = None
+    if not isinstance(report, dict):
+        return [Finding("consumer.output",
+                        f"expected a JSON object on the consumer's last stdout line on {label}, found "
+                        + (_show(lines[-1]) if lines else "no output"))]
+    result = _result_line(data)
+    found = []
+    for name, pointer in members.items():
+        want = _pointer(result, pointer) if result is not None else None
+        have = report.get(name)
+        if name not in report or not _same(have, want):
+            got = "no such member" if name not in report else _show(json.dumps(have, ensure_ascii=False))
+            found.append(Finding(
+                "consumer.output",
+                f"expected {textsafe.text(clip(name))} = {_show(json.dumps(want, ensure_ascii=False))} (the result "
+                f"line's {textsafe.text(clip(pointer))}) on {label}, found {got}"))
+    return found
+
+
+# -- the search over future variants -------------------------------------------------------------
+
+
+@dataclass
+class Failure:
+    """A stream the consumer failed on: what it was, how it ended, what was found."""
+
+    scenario: str
+    variant: str  # its name
+    changes: str  # what was changed, for a person
+    data: bytes
+    outcome: Outcome
+    findings: list[Finding]
+    shrink_runs: int = 0
+    shrink_cut: bool = False
+
+
+@dataclass
+class FeedResult:
+    """What feeding found: the report to print, and each failing stream (or conversation)."""
+
+    report: Report
+    seed: int
+    failures: list[Failure] = field(default_factory=list)
+    streams: int = 0  # consumer runs in all
+
+
+class ShrinkSpent(BaseException):
+    """Ends hypothesis' search once the shrink budget is spent (contract.fuzz says why a BaseException)."""
+
+
+class Search:
+    """The condition hypothesis searches with: feed the variant, does the consumer fail on it?
+
+    A variant has ``data`` (the bytes it is known by) and ``changes`` (a sequence: fewer is
+    smaller); ``run(variant)`` returns (outcome, findings), no findings being a pass. Shared by
+    the stream-json and the subagent-stdio client modes (``contract.feed_client``).
+    """
+
+    def __init__(self, run: Any, examples: int, shrink_seconds: float) -> None:
+        self.run = run
+        self.examples = examples
+        self.shrink_seconds = shrink_seconds
+        self.searched = 0
+        self.shrink_runs = 0
+        self.shrink_until: float | None = None
+        self.shrink_cut = False
+        self.failures: dict[bytes, tuple[Any, Outcome, Any]] = {}
+        self.verdicts: dict[bytes, bool] = {}
+
+    def __call__(self, variant: Any) -> bool:
+        key = variant.data
+        if key in self.verdicts:
+            return self.verdicts[key]
+        if self.shrink_until is None:
+            if self.searched >= self.examples:
+                return False
+            self.searched += 1
+        else:
+            if time.monotonic() >= self.shrink_until or self.shrink_runs >= MAX_SHRINK_RUNS:
+                self.shrink_cut = True
+                raise ShrinkSpent
+            self.shrink_runs += 1
+        outcome, findings = self.run(variant)
+        failed = bool(findings)
+        self.verdicts[key] = failed
+        if failed:
+            if self.shrink_until is None:
+                self.shrink_until = time.monotonic() + self.shrink_seconds
+            self.failures[key] = (variant, outcome, findings)
+            if len(self.failures) > 50:  # bounded: drop the largest
+                del self.failures[max(self.failures, key=len)]
+        return failed
+
+    def smallest(self, answer: Any) -> tuple[Any, Outcome, Any] | None:
+        if answer is not None and answer.data in self.failures:
+            return self.failures[answer.data]
+        if not self.failures:
+            return None
+        return min(self.failures.values(), key=lambda f: (len(f[0].changes), len(f[0].data)))
+
+
+def feed_stream(
+    argv: Sequence[str],
+    goldens: Iterable[Any],
+    *,
+    future: bool = False,
+    examples: int = DEFAULT_EXAMPLES,
+    seed: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    pace: float = DEFAULT_PACE,
+    pty: bool = False,
+    expect: Expectation = Expectation(),
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    shrink_seconds: float = DEFAULT_SHRINK_SECONDS,
+) -> FeedResult:
+    """Feed the consumer every golden (and, with ``future``, its variants); the verdict as a Report.
+
+    Ctrl-C raises :class:`contract.harness.Interrupted` with what was found so far (``run.interrupted``).
+    """
+    argv = list(argv)
+    goldens = list(goldens)
+    if not goldens:  # feeding nothing is never a pass
+        raise ValueError("no golden to feed")
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
+    report = Report(wire=WIRE, source=" ".join(argv))
+    out = Collector(report)
+    out.exercised("run.start")
+    result = FeedResult(report, seed)
+    options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
+    started = False
+    try:
+        for golden in goldens:
+            data = golden.data()
+            outcome = hold(argv, data, **options)
+            result.streams += 1
+            report.lines += outcome.lines
+            if outcome.start_error is not None:
+                out.emit("run.start", None, None, f"expected a consumer that starts, found: {outcome.start_error}",
+                         "check the command and PATH")
+                return result
+            started = True
+            report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
+            label = f"the golden {textsafe.text(golden.name)}"
+            findings = judge(outcome, data, expect, label)
+            _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
+                                         findings))
+            if future and not findings:
+                _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
+    except KeyboardInterrupt:
+        interrupted(report, "the consumer")
+        raise Interrupted(report) from None
+    except Exception as exc:  # a fault of the feeder is a finding, never a pass (and never a traceback)
+        internal(report, "consumer feeder", exc)
+        return result
+    if started:
+        for rule in ("consumer.crash", "consumer.hang", "run.interrupted"):
+            out.exercised(rule)
+        if expect.given:
+            out.exercised("consumer.output")
+    return result
+
+
+def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
+    for finding in failure.findings:
+        out.emit(finding.rule, None, None, finding.message, finding.hint)
+    if failure.findings:
+        result.failures.append(failure)
+        note_failure(out, failure)
+
+
+def note_failure(out: Collector, failure: Failure) -> None:
+    """Say in the report itself (every format) which stream failed and where to see it whole."""
+    lines = failure.data.count(b"\n")
+    out.note(f"failing stream {textsafe.text(failure.variant)} ({lines} lines): "
+             f"{textsafe.text(clip(failure.changes, 400))}; shown whole after a text report (on stderr for "
+             "the other formats), saved by --transcript FILE")
+
+
+def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: Any, data: bytes,
+                   options: dict[str, Any], expect: Expectation, examples: int, shrink_seconds: float) -> None:
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    from contract.strategies.future import variants
+
+    golden_lines = [orjson.loads(raw) for raw in data.split(b"\n") if raw.strip()]
+    try:
+        strategy = variants(golden.name, golden_lines)
+    except ValueError as exc:
+        out.note(f"{golden.name}: {exc}")
+        return
+
+    def run(variant: Any) -> tuple[Outcome, list[Finding]]:
+        outcome = hold(argv, variant.data, **options)
+        result.streams += 1
+        result.report.lines += outcome.lines
+        label = f"{textsafe.text(variant.name)} ({textsafe.text(clip(variant.describe(), 400))})"
+        return outcome, judge(outcome, variant.data, expect, label)
+
+    search = Search(run, examples, shrink_seconds)
+    shape = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
+                     suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
+    answer = None
+    trouble: Exception | None = None
+    try:
+        answer = find(strategy, search, settings=shape, random=random.Random(result.seed))
+    except (NoSuchExample, ShrinkSpent):
+        pass
+    except Exception as exc:  # hypothesis gave up: what was held still counts, and a search that broke is no pass
+        trouble = exc
+    found = search.smallest(answer)
+    if found is None:
+        if trouble is not None:
+            internal(result.report, "future-variant search", trouble)
+            return
+        if search.searched == 0:  # nothing was varied: no pass can be claimed for --future
+            internal(result.report, "future-variant search", RuntimeError(f"no variant of {golden.name} was generated"))
+            return
+        out.note(f"{golden.name}: the golden and {search.searched} future variants accepted (seed {result.seed})"
+                 + (f"; {examples - search.searched} generated variants repeated earlier ones and were not fed again"
+                    if search.searched < examples else ""))
+        return
+    variant, outcome, findings = found
+    failure = Failure(golden.name, variant.name, variant.describe(), variant.data, outcome, findings,
+                      search.shrink_runs, search.shrink_cut)
+    _record(result, out, failure)
+    out.note(f"{golden.name}: a failing future variant found within {search.searched} generated ones (seed "
+             f"{result.seed}), shrunk to {len(variant.changes)} change(s) in {search.shrink_runs} more runs"
+             + (" (shrinking stopped at its budget: the smallest failing variant found so far)"
+                if search.shrink_cut else ""))
+
+
+def describe(result: FeedResult, replay: str, max_line_chars: int = 300) -> str:
+    """Each failing stream as text: the variant, its changes, the stream fed, how to find it again."""
+    if not result.failures:
+        return ""
+    out: list[str] = []
+    for failure in result.failures:
+        wire = result.report.wire
+        what = ("stream fed (replay it with `milk-contract check FILE`; the suite's own side is conformant "
+                "under --strict):" if get(wire).live is Live.STREAM else
+                f"conversation, both directions in order (replay it with `milk-contract check --wire {wire} FILE`):")
+        out += ["", f"failing stream: {textsafe.text(failure.variant)}",
+                f"changes: {textsafe.text(clip(failure.changes, 2000))}", what]
+        lines = failure.data.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        for number, raw in enumerate(lines[:200], 1):
+            out.append(f"{number:>4} {textsafe.text(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
+        if len(lines) > 200:
+            out.append(f"     … {len(lines) - 200} more lines not shown")
+    out += ["", f"seed: {result.seed}; find it again with: {replay}"]
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["DEFAULT_EXAMPLES", "Expectation", "ExpectationError", "FeedResult", "Outcome", "describe", "feed_stream",
+           "hold", "judge", "load_members"]

@@ -1,0 +1,163 @@
+"""Future-compatible variants of a subagent-stdio host's side: what a client must take in its stride.
+
+The subagent-stdio seed states no open set: its node status is an ``enum``, every object is
+``additionalProperties: false``, and it has no descriptions. So a variant never carries an unknown
+value or member (a host that sent one would fail ``sa.schema``: not conformant, and no obligation
+on a client). What a conformant host may still do that a golden does not show:
+
+- ``optional-member``: a member the schema models but does not require, added where the golden
+  has none (a node's ``activity``, ``error`` or ``tokens``, a fleet entry's ``model``, a token
+  model…), its value drawn from the schema itself. Members other rules read against the rest of
+  the snapshot stay out (``runId``/``workflowId``: ``sa.unique-keys``; the times: ``sa.node-times``;
+  ``outcome`` and its ``success``/``exitCode``: ``sa.outcome``; ``window``/``windowPeak``: ``sa.tokens-total``);
+- ``unasked-event``: a ``subagent_event`` the client did not ask about, pushed after a response or
+  event where the host advertises ``capabilities.events``, its revision one above the highest so
+  far and every later revision in that epoch moved up by one (``sa.revision-order``).
+
+Each variant is conformant under ``check --strict`` (tests/test_future.py holds that).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+from hypothesis import strategies as st
+
+from contract.strategies._common import ints
+
+Line = dict[str, Any]
+WIRE = "subagent-stdio"
+KINDS = ("optional-member", "unasked-event")
+MAX_INT = 9007199254740991  # the schema's maximum for every count
+# Members a drawn value could set against the rest of the snapshot: sa.unique-keys reads the
+# key-like ones (siblings must differ), sa.node-times orders the times, sa.outcome reads outcome.
+_KEYLIKE = frozenset({"runId", "workflowId", "key", "startedAt", "updatedAt", "endedAt", "observedAt", "outcome",
+                      "window", "windowPeak", "success", "exitCode"})
+
+
+def _schema(location: str) -> dict[str, Any]:
+    from contract.schemawalk import walker
+
+    return walker(WIRE).at(location)
+
+
+def _snapshots(lines: list[Line]) -> Iterator[dict[str, Any]]:
+    for line in lines:
+        snap = line.get("data") if line.get("type") == "response" else line.get("snapshot")
+        if isinstance(snap, dict):
+            yield snap
+
+
+def _nodes(nodes: Any) -> Iterator[dict[str, Any]]:
+    for node in nodes if isinstance(nodes, list) else ():
+        if isinstance(node, dict):
+            yield node
+            yield from _nodes(node.get("children"))
+
+
+def _homes(lines: list[Line]) -> list[tuple[dict[str, Any], str, str]]:
+    """(object, schema location, member) for each optional member an object of the host's lines lacks."""
+    found: list[tuple[dict[str, Any], str, str]] = []
+
+    def lacking(target: dict[str, Any], location: str) -> None:
+        schema = _schema(location)
+        for member in schema.get("properties", {}):
+            if member not in target and member not in schema.get("required", ()) and member not in _KEYLIKE:
+                found.append((target, location, member))
+
+    for snap in _snapshots(lines):
+        fleet = snap.get("fleet")
+        for entry in fleet.get("entries", []) if isinstance(fleet, dict) else []:
+            if isinstance(entry, dict):
+                lacking(entry, "#/$defs/fleet/properties/entries/items")
+                if isinstance(entry.get("tokens"), dict):
+                    lacking(entry["tokens"], "#/$defs/tokens")
+        for node in _nodes(snap.get("runs")):
+            lacking(node, "#/$defs/node")
+            for member, location in (("tokens", "#/$defs/tokens"), ("outcome", "#/$defs/node/properties/outcome"),
+                                     ("processTerminal", "#/$defs/node/properties/processTerminal")):
+                if isinstance(node.get(member), dict):
+                    lacking(node[member], location)
+    return found
+
+
+def _events_on(lines: list[Line], at: int) -> bool:
+    """Whether the latest snapshot up to line ``at`` advertises events."""
+    advertised = False
+    for snap in _snapshots(lines[: at + 1]):
+        caps = snap.get("capabilities")
+        advertised = isinstance(caps, dict) and caps.get("events") is True
+    return advertised
+
+
+def available(lines: list[Line]) -> tuple[str, ...]:
+    kinds = []
+    if _homes(lines):
+        kinds.append("optional-member")
+    if any(_events_on(lines, at) for at in range(len(lines))):
+        kinds.append("unasked-event")
+    return tuple(kinds)
+
+
+def _revision(line: Line) -> tuple[Any, Any]:
+    snap = line.get("data") if line.get("type") == "response" else line.get("snapshot")
+    return (snap.get("epoch"), snap.get("revision")) if isinstance(snap, dict) else (None, None)
+
+
+def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
+    if kind == "optional-member":
+        from contract.strategies._compose import subschema
+
+        homes = _homes(lines)
+        target, location, member = homes[draw(ints(0, len(homes) - 1))]
+        value = draw(subschema(WIRE, _schema(f"{location}/properties/{member}")))
+        if member == "tokens" and isinstance(value, dict):  # sa.tokens-total: total = input + output
+            value["output"] = min(value["output"], MAX_INT - value["input"])
+            value["total"] = value["input"] + value["output"]
+            value.pop("window", None)
+            value.pop("windowPeak", None)
+        if member == "processTerminal" and isinstance(value, dict):
+            value.pop("observedAt", None)  # sa.node-times orders it after the node's start
+        target[member] = value
+        return f"the optional member {member!r} added ({location})"
+    sites = [at for at in range(len(lines)) if _events_on(lines, at)]
+    at = sites[draw(ints(0, len(sites) - 1))]
+    epoch = _revision(lines[at])[0]
+    top = max((r for e, r in map(_revision, lines[: at + 1]) if e == epoch and type(r) is int), default=0)
+    for line in lines[at + 1:]:  # every later revision of the epoch moves up by one
+        if _revision(line)[0] == epoch and type(_revision(line)[1]) is int:
+            snap = line["data"] if line.get("type") == "response" else line["snapshot"]
+            snap["revision"] += 1
+            if line.get("type") == "subagent_event" and type(line.get("revision")) is int:
+                line["revision"] += 1
+    source = next(s for s in reversed(list(_snapshots(lines[: at + 1]))) if s.get("epoch") == epoch)
+    snapshot = copy.deepcopy(source)
+    snapshot["revision"] = top + 1
+    event = {"type": "subagent_event", "version": 1, "sessionId": snapshot.get("sessionId"), "epoch": epoch,
+             "revision": top + 1, "snapshot": snapshot}
+    lines.insert(at + 1, event)
+    return f"an event the client did not ask about (revision {top + 1}) after host line {at + 1}"
+
+
+@st.composite
+def _variant(draw: st.DrawFn, golden: tuple[Line, ...], kinds: tuple[str, ...],
+             max_changes: int) -> tuple[list[Line], list[str]]:
+    lines = copy.deepcopy(list(golden))
+    picked = draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=max_changes))
+    return lines, [_apply(draw, lines, kind) for kind in picked]
+
+
+def variants(host: list[Line], max_changes: int = 3) -> st.SearchStrategy[tuple[list[Line], list[str]]]:
+    """Variants of a host's lines (responses and events, in order) and what was changed, change by change.
+
+    ValueError when the lines have no place for any change.
+    """
+    kinds = available(host)
+    if not kinds:
+        raise ValueError("these host lines have no place for a future change")
+    return _variant(tuple(host), kinds, max_changes)
+
+
+__all__ = ["KINDS", "available", "variants"]

@@ -1,0 +1,1 @@
+"""Faulty stream-json consumers: each fails one way ``milk-contract feed`` must notice."""

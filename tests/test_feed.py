@@ -1,0 +1,225 @@
+"""``milk-contract feed``: a stream-json consumer fed the goldens and their future variants.
+
+The reference consumer passes ``feed --future``; the strict one fails it, shrunk to one unknown
+line; each faulty consumer of tests/faulty_consumers/ fails with its rule (crash, hang, output,
+the pty mode); misuse is one line and exit 2; every report format carries the verdict. In the
+default run a fixed seed and a few variants per golden; the deep run feeds every golden with the
+default budget. No process outlives a test.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contract import cli, feed
+from contract.cli import FORMAT_NAMES
+from contract.goldens import load, scenarios
+from tests.depth import deep
+from tests.processes import spy_on_starts
+
+pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
+
+CONSUMERS = Path(__file__).parent / "faulty_consumers"
+REFERENCE = [sys.executable, "-m", "contract.reference.stream_json_consumer"]
+STRICT = [sys.executable, "-m", "contract.reference.strict_consumer"]
+DEEP = deep()
+# the default run: two goldens that have a place for every kind of change, a few variants each
+SCENARIOS = [] if DEEP else ["--scenario", "hello", "--scenario", "tool_calls"]
+BUDGET = [] if DEEP else ["--examples", "4", "--seed", "1", "--shrink-seconds", "5"]
+RESULT = {"members": {"is_error": "/is_error", "result": "/result"}}
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    yield from spy_on_starts(monkeypatch, feed)
+
+
+def _consumer(name: str) -> list[str]:
+    return [sys.executable, str(CONSUMERS / f"{name}.py")]
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object], str]:
+    code = cli.run(["feed", "--format", "json", *args])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out), captured.err
+
+
+@pytest.fixture
+def result_contract(tmp_path: Path) -> Path:
+    path = tmp_path / "expect.json"
+    path.write_text(json.dumps(RESULT))
+    return path
+
+
+def test_the_reference_consumer_passes_feed_future(capsys: pytest.CaptureFixture[str], result_contract: Path) -> None:
+    code, report, _ = _json(capsys, "--future", *SCENARIOS, *BUDGET, "--expect-json", str(result_contract),
+                            "--", *REFERENCE)
+    assert code == 0, report
+    assert report["conformant"] is True
+    accepted = [note for note in report["notes"] if "future variants accepted" in str(note)]  # type: ignore[attr-defined]
+    assert len(accepted) == (2 if not DEEP else len(scenarios("stream-json")))
+
+
+def test_the_strict_consumer_fails_on_one_unknown_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # every golden passes the strict consumer: it is the future variants that find it out
+    assert cli.run(["feed", "--scenario", "hello", "--", *STRICT]) == 0
+    capsys.readouterr()
+    result = feed.feed_stream(STRICT, [load("stream-json", "hello")], future=True, examples=4, seed=1,
+                              shrink_seconds=30.0 if DEEP else 5.0)
+    assert not result.report.conformant
+    assert set(result.report.counts) == {"consumer.crash"}
+    [failure] = result.failures
+    golden = load("stream-json", "hello").data().split(b"\n")
+    fed = failure.data.split(b"\n")
+    # shrunk to one change: one unknown line type between two lines of the golden
+    assert failure.changes.startswith("an unknown line type"), failure.changes
+    assert ";" not in failure.changes, failure.changes
+    assert len(fed) == len(golden) + 1
+    unknown = [json.loads(line) for line in fed if line and json.loads(line)["type"] not in feed_types()]
+    assert len(unknown) == 1, unknown
+    assert "consumer.crash" in result.report.violations[0].rule
+    assert failure.variant in result.report.violations[0].message
+
+
+def feed_types() -> set[str]:
+    return {"system", "stream_event", "assistant", "user", "result"}
+
+
+def test_the_failing_stream_is_printed_and_saved(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    saved = tmp_path / "failing.jsonl"
+    code = cli.run(["feed", "--future", "--scenario", "hello", *BUDGET, "--transcript", str(saved), "--", *STRICT])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "failing stream: hello+" in out
+    assert "find it again with: milk-contract feed" in out
+    import contract
+
+    assert contract.check(saved.read_bytes(), "stream-json", strict=True).conformant  # a stream milk may write
+
+
+def test_a_consumer_that_crashes_on_a_golden(capsys: pytest.CaptureFixture[str]) -> None:
+    code, report, _ = _json(capsys, "--scenario", "hello", "--", sys.executable, "-c", "import sys; sys.exit(3)")
+    assert code == 1
+    assert report["counts"] == {"consumer.crash": 1}
+    assert "exit status 3" in json.dumps(report["violations"])
+    # every format names the failing stream, not only the text one
+    assert any(str(note).startswith("failing stream hello (") for note in report["notes"])  # type: ignore[attr-defined]
+
+
+def test_a_consumer_that_never_exits_is_killed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, report, _ = _json(capsys, "--scenario", "hello", "--timeout", "1", "--", *_consumer("hangs"))
+    assert code == 1
+    assert report["counts"] == {"consumer.hang": 1}
+
+
+def test_expectations_of_output(capsys: pytest.CaptureFixture[str], tmp_path: Path, result_contract: Path) -> None:
+    hello = load("stream-json", "hello").data().split(b"\n")
+    result = json.loads(hello[-2])
+    wanted = tmp_path / "stdout.txt"
+    wanted.write_text(json.dumps({"is_error": False, "result": result["result"], "text": result["result"]},
+                                 ensure_ascii=False) + "\n")
+    assert cli.run(["feed", "--scenario", "hello", "--expect-stdout", str(wanted), "--", *REFERENCE]) == 0
+    capsys.readouterr()
+    wanted.write_text("something else\n")
+    code, report, _ = _json(capsys, "--scenario", "hello", "--expect-stdout", str(wanted), "--", *REFERENCE)
+    assert code == 1
+    assert report["counts"] == {"consumer.output": 1}
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"members": {"is_error": "/subtype", "missing": "/no/such"}}))
+    code, report, _ = _json(capsys, "--scenario", "hello", "--expect-json", str(wrong), "--", *REFERENCE)
+    assert code == 1
+    assert report["counts"] == {"consumer.output": 2}
+
+
+def test_a_consumer_that_misreads_an_unknown_block(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    expect = tmp_path / "text.json"
+    expect.write_text(json.dumps({"members": {"text": "/result"}}))
+    assert cli.run(["feed", "--scenario", "hello", "--expect-json", str(expect), "--", *_consumer("first_block")]) == 0
+    capsys.readouterr()
+    result = feed.feed_stream(_consumer("first_block"), [load("stream-json", "hello")], future=True, examples=10,
+                              seed=2, expect=feed.Expectation(members={"text": "/result"}),
+                              shrink_seconds=30.0 if DEEP else 5.0)
+    assert "consumer.output" in result.report.counts, result.report.notes
+
+
+def test_output_past_the_capture_bound_is_a_finding(capsys: pytest.CaptureFixture[str], result_contract: Path) -> None:
+    # without an expectation nothing is compared, so a long output is no finding ...
+    assert cli.run(["feed", "--scenario", "hello", "--", *_consumer("floods")]) == 0
+    capsys.readouterr()
+    # ... with one, output past the bound cannot be compared: fail closed
+    code, report, _ = _json(capsys, "--scenario", "hello", "--expect-json", str(result_contract),
+                            "--max-output-bytes", "1024", "--", *_consumer("floods"))
+    assert code == 1
+    assert report["counts"] == {"consumer.output": 1}
+    assert "more than the 1024 kept" in json.dumps(report["violations"])
+
+
+def test_the_pty_mode_gives_the_consumer_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["feed", "--scenario", "tool_calls", "--", *_consumer("needs_tty")]) == 1
+    capsys.readouterr()
+    lines = load("stream-json", "tool_calls").data().count(b"\n")
+    result = feed.feed_stream(_consumer("needs_tty"), [load("stream-json", "tool_calls")], pty=True,
+                              expect=feed.Expectation(stdout=b"%d\n" % lines))
+    assert result.report.conformant, [v.message for v in result.report.violations]
+    assert feed.feed_stream(REFERENCE, [load("stream-json", "tool_calls")], pty=True).report.conformant
+
+
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+def test_every_report_format(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.run(["feed", "--format", fmt, "--scenario", "hello", "--", sys.executable, "-c", "raise SystemExit(1)"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "consumer.crash" in captured.out
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--scenario", "hello"], "feed needs the consumer"),
+    (["--scenario", "no-such", "--", "true"], "no stream-json golden named 'no-such'"),
+    (["--expect-stdout", "x", "--", "true"], "--expect-stdout compares one scenario's output"),
+    (["--scenario", "hello", "--expect-json", "/no/such/file", "--", "true"], "--expect-json: cannot read"),
+    (["--wire", "subagent-stdio", "--pty", "--", "true"], "--pty feeds stream-json consumers"),
+    (["--pace", "5", "--", "true"], "expected 0 to 1 seconds"),
+])
+def test_misuse_is_one_line_and_exit_2(args: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["feed", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err
+    assert err.count("\n") == 1, err
+
+
+def test_a_bad_members_contract_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for document in ([], {"members": {}}, {"members": {"a": 3}}, {"members": {"a": "no-slash"}}, {"other": 1}):
+        path = tmp_path / "c.json"
+        path.write_text(json.dumps(document))
+        assert cli.run(["feed", "--scenario", "hello", "--expect-json", str(path), "--", "true"]) == 2
+        assert capsys.readouterr().err.startswith("milk-contract: error: --expect-json:")
+
+
+def test_a_consumer_that_cannot_start(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.run(["feed", "--scenario", "hello", "--", "/no/such/consumer"])
+    assert code == 2
+    assert "run.start" in capsys.readouterr().out
+
+
+def test_feeding_nothing_is_never_a_pass() -> None:
+    with pytest.raises(ValueError, match="no golden to feed"):
+        feed.feed_stream(REFERENCE, [])
+
+
+def test_a_search_that_breaks_is_checker_internal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract.strategies import future
+
+    def broken(*_: object, **__: object) -> object:
+        from hypothesis import strategies as st
+
+        return st.nothing()  # hypothesis cannot draw from it: the search fails, never passes
+
+    monkeypatch.setattr(future, "variants", broken)
+    result = feed.feed_stream(REFERENCE, [load("stream-json", "hello")], future=True, examples=2, seed=1)
+    assert "checker.internal" in result.report.counts
+    assert not result.report.conformant
