@@ -234,7 +234,7 @@ def _check_ignores(ignores: Sequence[str]) -> None:
 
     problem = ignore_problem(ignores)
     if problem is not None:
-        raise UsageError(f"--ignore: {textsafe.text(problem)} (see `{PROG} rules`)")
+        raise UsageError(f"--ignore: {problem} (see `{PROG} rules`)")  # run() escapes it
 
 
 def _baseline(report: Report, args: argparse.Namespace) -> Report:
@@ -462,7 +462,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 def _adr(text: str) -> str:
     if not re.fullmatch(r"ADR-[0-9]{4,}", text):
-        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {textsafe.text(text)!r}")
+        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {text!r}")  # run() escapes the message
     return text
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
 MAX_TEXT_FINDING_LINES = 45  # with notes, stderr and summary, a report fits on one screen
 SHOWN_LINES = 5
+STDERR_LINE_CHARS = 200  # per stderr line shown; a longer one says how much was cut
 
 # What varies between occurrences of one finding: quoted text, numbers, and the bytes quoted
 # by line.utf8 ("invalid bytes e5 4f d3 at byte 4"), which differ on every line of binary input.
@@ -82,7 +83,7 @@ def render_text(report: Report) -> str:
     if report.stderr.strip():
         tail = report.stderr.strip().splitlines()[-5:]
         out.append("emitter stderr (last lines):")
-        out.extend(f"  | {safe(line[:200])}" for line in tail)
+        out.extend(f"  | {safe(line, STDERR_LINE_CHARS)}" for line in tail)
     out.extend(requirements.summary_lines(report))
     if report.coverage is not None:
         out.extend(textsafe.text(line) for line in report.coverage.text_lines())
@@ -258,11 +259,11 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
     Each result is (golden, run, comparison or None when the run was not conformant, written).
     """
     if fmt == "json":
-        return json.dumps([
+        return textsafe.json_safe(json.dumps([
             {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant,
              "rewritten": written, "changes": c.to_json() if c is not None else None,
              "findings": [v.to_json() for v in r.report.failing()]}
-            for g, r, c, written in results], ensure_ascii=False, indent=2) + "\n"
+            for g, r, c, written in results], ensure_ascii=False, indent=2)) + "\n"
     if not results:
         return ""
     lines = []
@@ -285,14 +286,16 @@ def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
 
     breaking = sum(c.kind == BREAKING for c in changes)
     if fmt == "json":
-        return json.dumps({
+        return textsafe.json_safe(json.dumps({
             "old": old,
             "new": new,
             "breaking": breaking > 0,
             "counts": {"breaking": breaking, "additive": len(changes) - breaking},
             "changes": [c.to_json() for c in changes],
-        }, indent=2, ensure_ascii=False) + "\n"
-    lines = [f"{c.kind:<9} {c.path}: {c.reason} [{c.code}"
+        }, indent=2, ensure_ascii=False)) + "\n"
+    safe = textsafe.text  # paths and reasons hold the schemas' member names; the file names are input too
+    old, new = safe(old), safe(new)
+    lines = [f"{c.kind:<9} {safe(c.path)}: {safe(c.reason)} [{c.code}"
              + (f"; breaks {c.breaks}]" if c.breaks else "]") for c in changes]
     if not changes:
         lines.append(f"{old} → {new}: no change")
@@ -305,4 +308,4 @@ def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
 
 def render_surface(surface: dict[str, object]) -> str:
     """``milk-contract surface``: the surface as sorted, indented JSON."""
-    return json.dumps(surface, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return textsafe.json_safe(json.dumps(surface, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"

@@ -88,7 +88,7 @@ class ContractSession:
             verdict = "kept (the run was not conformant)" if comparison is None else comparison.summary()
             return result, Outcome(label, verdict)
         additive = result.comparison.additive
-        note = f"{len(additive)} additive difference(s), first: {additive[0]}" if additive else ""
+        note = f"{len(additive)} additive difference(s), first: {textsafe.text(str(additive[0]))}" if additive else ""
         return result, Outcome(label, note)
 
     def observe(self, properties: list[tuple[str, object]], passed: bool) -> None:
