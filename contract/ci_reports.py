@@ -85,7 +85,14 @@ def sarif_uri(path: str) -> str:
     """A relative URI reference for a path (percent-encoded; an absolute path becomes file://)."""
     import urllib.parse  # only here: urllib costs start-up time on every other command
 
-    uri = urllib.parse.quote(path.replace("\\", "/"), safe="/")
+    # a file name that is not UTF-8 arrives with surrogate escapes (os.fsdecode): its bytes are
+    # percent-encoded as they are; any other lone surrogate, as UTF-8 would write it
+    path = path.replace("\\", "/")
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "surrogatepass")
+    uri = urllib.parse.quote(raw, safe="/")
     return "file://" + uri if uri.startswith("/") else uri
 
 
