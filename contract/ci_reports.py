@@ -37,6 +37,7 @@ from contract import requirements, textsafe
 from contract.catalog import CATALOG, Level, Rule
 from contract.report import Report, Violation
 from contract.reporters import REPORTERS, group, render_junit, summary
+from contract.textsafe import counted
 
 MAX_ANNOTATIONS = 50  # GitHub shows 10 error annotations per step and 50 per job; more is noise
 MAX_SARIF_RESULTS = 5_000  # code scanning keeps at most 25,000 results per run
@@ -137,8 +138,9 @@ def _failing(violation: Violation, report: Report) -> bool:
 
 def _totals(reports: list[Report]) -> str:
     failed = sum(not r.conformant for r in reports)
-    return (f"{len(reports)} files: {len(reports) - failed} conformant, {failed} NOT conformant"
-            if failed else f"{len(reports)} files: all conformant")
+    files = counted(len(reports), "file")
+    return f"{files}: {len(reports) - failed} conformant, {failed} NOT conformant" if failed else \
+        f"{files}: all conformant"
 
 
 # -- text, json and junit over many files --------------------------------------------------------
@@ -194,8 +196,8 @@ def render_github(reports: list[Report]) -> str:
             out.append(f"::{command} {props}::{github_data(_message(v, entry.count, entry.lines))}")
         unshown = len(groups) - min(len(groups), MAX_ANNOTATIONS)
         if unshown or report.dropped:
-            more = f"{unshown} more kinds of finding not annotated; " if unshown else ""
-            kept = f"{report.dropped} findings counted but not kept; " if report.dropped else ""
+            more = f"{counted(unshown, 'more kind', 'more kinds')} of finding not annotated; " if unshown else ""
+            kept = f"{counted(report.dropped, 'finding')} counted but not kept; " if report.dropped else ""
             out.append(f"::warning file={file},title={TOOL}::{github_data(more + kept + 'see --format json')}")
     # plain lines: prefixed, so that no file name can start a workflow command
     for r in reports:
@@ -256,7 +258,7 @@ def render_sarif(reports: list[Report]) -> str:
         if unlisted:
             notifications.append({
                 "level": "warning",
-                "message": {"text": f"{shown(report.source)}: {unlisted} further findings counted but not "
+                "message": {"text": f"{shown(report.source)}: {counted(unlisted, 'further finding')} counted but not "
                                     "listed here (see --format json)"},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
             })
@@ -310,7 +312,7 @@ def _sarif_result(v: Violation, uri: str, index: dict[str, int], report: Report)
 def render_markdown(reports: list[Report]) -> str:
     failed = sum(not r.conformant for r in reports)
     title = "all conformant" if not failed else f"{failed} of {len(reports)} NOT conformant"
-    out = [f"### {TOOL}: {len(reports)} file{'s' if len(reports) != 1 else ''}, {title}", "",
+    out = [f"### {TOOL}: {counted(len(reports), 'file')}, {title}", "",
            "| File | Wire | Lines | Verdict | MUST | SHOULD | Rules | Exercised |",
            "| --- | --- | ---: | --- | ---: | ---: | --- | ---: |"]
     for report in reports:
@@ -345,8 +347,8 @@ def _markdown_findings(report: Report) -> Iterable[str]:
     rest = len(groups) - min(len(groups), MAX_MARKDOWN_GROUPS)
     if rest or report.dropped:
         yield ""
-        notes = [f"{rest} more kinds of finding"] if rest else []
-        notes += [f"{report.dropped} findings counted but not kept"] if report.dropped else []
+        notes = [f"{counted(rest, 'more kind', 'more kinds')} of finding"] if rest else []
+        notes += [f"{counted(report.dropped, 'finding')} counted but not kept"] if report.dropped else []
         yield f"{'; '.join(notes)}: see `--format json`."
 
 

@@ -176,7 +176,8 @@ def cmd_evolve(args: argparse.Namespace) -> int:
         out.write(f"{wire}: the schema is already this one; nothing to do\n")
         return EXIT_OK
     if args.dry_run:
-        out.write(f"{wire}: would take the new schema in ({len(changes)} change(s)); nothing written (--dry-run)\n")
+        changed = textsafe.counted(len(changes), "change")
+        out.write(f"{wire}: would take the new schema in ({changed}); nothing written (--dry-run)\n")
         return EXIT_OK
     schemas = root / "schemas"
     pins = read_pins(schemas)

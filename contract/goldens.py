@@ -352,7 +352,8 @@ class Comparison:
     def summary(self) -> str:
         if self.equal:
             return "no differences"
-        head = f"{len(self.breaking)} breaking, {len(self.additive)} additive difference(s)"
+        additive = textsafe.counted(len(self.additive), "additive difference")
+        head = f"{len(self.breaking)} breaking, {additive}"
         # the values and pointers come from the emitter's output: escaped, one line each
         return "\n".join([head, *(f"  {textsafe.text(str(d))}" for d in self.differences)])
 

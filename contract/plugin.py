@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from contract.session import ContractSession, startup_problem
+from contract.session import ContractSession, option_problem, startup_problem
 
 SESSION = pytest.StashKey[ContractSession]()
 ENV_EMITTER = "MILK_CONTRACT_EMITTER"
@@ -40,7 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # fail fast: an emitter that cannot start, or a recording with nowhere to go, is one usage
     # error (exit 4) now, not a failure per golden scenario later
-    problem = startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"))
+    problem = (option_problem(config.getoption("--contract-fuzz"), config.getoption("--contract-timeout"))
+               or startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record")))
     if problem:
         raise pytest.UsageError(problem)
     config.stash[SESSION] = session = ContractSession.from_options(

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TextIO
 from contract import requirements, textsafe
 from contract.catalog import CATALOG, Level, Rule
 from contract.report import Report, Violation
+from contract.textsafe import counted
 
 if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load the live harness
     from contract.classify import Change
@@ -77,7 +78,7 @@ def render_text(report: Report) -> str:
         budget -= len(lines)
         shown += 1
     if len(groups) > shown:
-        out.append(f"… {len(groups) - shown} more kinds of finding (--format json lists all)")
+        out.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding (--format json lists all)")
     if report.dropped:
         out.append(kept_line(report))
     if report.stderr.strip():
@@ -96,7 +97,7 @@ def kept_line(report: Report) -> str:
     counts, kept = report.counts, report.kept_counts()
     short = ", ".join(f"{rule} {kept.get(rule, 0)} of {n}" for rule, n in sorted(counts.items())
                       if kept.get(rule, 0) < n)
-    return (f"… {sum(counts.values())} findings counted, {len(report.violations)} kept "
+    return (f"… {counted(sum(counts.values()), 'finding')} counted, {len(report.violations)} kept "
             f"({report.dropped} past the memory cap are counted only; kept of counted: {short})")
 
 
@@ -122,14 +123,14 @@ def summary(report: Report) -> str:
     verdict = "conformant" if report.conformant else "NOT conformant"
     source = textsafe.text(report.source)
     if not total:
-        return f"{source}: {verdict} ({report.wire}, {report.lines} lines, no findings)"
+        return f"{source}: {verdict} ({report.wire}, {counted(report.lines, 'line')}, no findings)"
     must = sum(n for r, n in report.counts.items() if CATALOG[r].level is Level.MUST)
     should = total - must
     rules = ", ".join(sorted(report.counts))
     strict = "" if report.strict or not should else " (SHOULD findings fail only with --strict)"
     return (
-        f"{source}: {verdict} ({report.wire}, {report.lines} lines): {total} findings "
-        f"(MUST {must}, SHOULD {should}) of {len(report.counts)} rules: {rules}{strict}"
+        f"{source}: {verdict} ({report.wire}, {counted(report.lines, 'line')}): {counted(total, 'finding')} "
+        f"(MUST {must}, SHOULD {should}) of {counted(len(report.counts), 'rule')}: {rules}{strict}"
     )
 
 
@@ -196,7 +197,7 @@ def render_junit(report: Report) -> str:
         failures += fails
         skipped += not fails
         first = found[0].message if found else ""
-        message = attr(f"{count} finding(s) counted, {len(found)} kept, {min(len(found), JUNIT_SHOWN)} "
+        message = attr(f"{counted(count, 'finding')} counted, {len(found)} kept, {min(len(found), JUNIT_SHOWN)} "
                        f"shown; first: {first}")
         cases.append(
             f"  <testcase classname={classname} name={name}>"
@@ -272,10 +273,13 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
         if comparison is None:
             lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
             continue
+        if dry_run and comparison.equal:
+            lines.append(f"{label}: nothing would change")
+            continue
         verb = "would change" if dry_run else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
     breaking = sum(1 for _, _, c, _ in results if c is None or c.breaking)
-    lines.append(f"{len(results)} scenarios, {breaking} with breaking changes or findings"
+    lines.append(f"{counted(len(results), 'scenario')}, {breaking} with breaking changes or findings"
                  + ("" if dry_run else "; review with git diff goldens/, and name accepted breaks with their ADR"))
     return "\n".join(lines) + "\n"
 
@@ -301,7 +305,7 @@ def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
         lines.append(f"{old} → {new}: no change")
     else:
         verdict = "BREAKING" if breaking else "additive only"
-        lines.append(f"{old} → {new}: {len(changes)} changes, {breaking} breaking, "
+        lines.append(f"{old} → {new}: {counted(len(changes), 'change')}, {breaking} breaking, "
                      f"{len(changes) - breaking} additive ({verdict})")
     return "\n".join(lines) + "\n"
 

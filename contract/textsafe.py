@@ -1,4 +1,5 @@
-"""The one escaping every report format shares: which input characters are shown escaped, and how.
+"""The one escaping every report format shares (which input characters are shown escaped, and how),
+and the one wording of counts (:func:`counted`).
 
 Everything a report shows may come from the input: member names in JSON pointers, values
 quoted in messages, file names, an emitter's stderr, the command line. A raw ESC or OSC
@@ -93,3 +94,12 @@ def json_safe(document: str) -> str:
     ``\\uXXXX`` is the standard escape of the same character (a lone surrogate stays one).
     """
     return _UNSAFE_IN_JSON.sub(_json_escape, document)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the number it needs: ``1 finding``, ``2 findings``, ``0 findings``.
+
+    Here because every report words its counts through it, as it shows its input through
+    :func:`text`. ``plural`` for a noun that does not take an ``s`` (``kinds of finding``).
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
