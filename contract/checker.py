@@ -92,7 +92,7 @@ def _check_types(data: object, wire: object, strict: object, max_line_bytes: obj
     """Misuse of the API is a ``TypeError`` (or ``ValueError``) here, at the edge: deeper in, any
     exception is a ``checker.internal`` finding, which would blame the stream for the caller's bug."""
     if not isinstance(data, (bytes, bytearray, memoryview, os.PathLike, str, io.TextIOBase)) \
-            and not hasattr(data, "read"):
+            and not hasattr(data, "read") and not hasattr(data, "readline"):  # a live pipe may have only readline
         if isinstance(data, dict) or not isinstance(data, Iterable):
             raise TypeError(f"check() takes bytes, a binary file, a pathlib.Path or byte chunks, "
                             f"not {type(data).__name__}")

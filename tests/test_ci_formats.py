@@ -84,7 +84,7 @@ def test_github_strict_makes_should_an_error(hostile: Path, capsys: pytest.Captu
 def test_github_on_a_conformant_file_annotates_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     out = _out(["check", "--format", "github", str(CONFORMANT)], capsys, 0)
     assert not [line for line in out.splitlines() if line.startswith("::")]
-    assert out.splitlines()[-1] == "milk-contract: 1 files: all conformant"
+    assert out.splitlines()[-1] == "milk-contract: 1 file: all conformant"
 
 
 def test_github_escaping() -> None:
