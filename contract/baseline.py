@@ -32,6 +32,7 @@ from contract.catalog import CATALOG
 from contract.report import Collector, Report, Violation
 from contract.resources import data_dir
 from contract.rules import Observed
+from contract.textsafe import counted
 
 VERSION = 1
 RULES = frozenset({"baseline.stale"})  # the one catalog rule this module emits
@@ -176,7 +177,8 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
     stale.exercised("baseline.stale")  # the baseline was compared with the findings
     _stale(stale, baseline.entries, used)
     accepted = sum(used.values())
-    result.notes.append(f"baseline {name}: {accepted} finding(s) accepted by {len(baseline.entries)} entries")
+    entries = counted(len(baseline.entries), "entry", "entries")
+    result.notes.append(f"baseline {name}: {counted(accepted, 'finding')} accepted by {entries}")
     if report.dropped:
         result.notes.append(f"baseline {name}: {report.dropped} findings past the memory cap could not be "
                             "matched and count as new")
@@ -189,12 +191,12 @@ def _stale(out: Collector, entries: Iterable[Entry], used: Counter[Key]) -> None
         if entry.count is None and found == 0:
             expected = "at least once"
         elif entry.count is not None and found < entry.count:
-            expected = f"{entry.count} time(s)"
+            expected = counted(entry.count, "time")
         else:
             continue
         where = f" at {entry.pointer}" if entry.pointer else ""
         out.emit("baseline.stale", None, entry.pointer,
-                 f"expected {entry.rule}{where} {expected} as the baseline lists, found it {found} time(s)",
+                 f"expected {entry.rule}{where} {expected} as the baseline lists, found it {counted(found, 'time')}",
                  "it was fixed: remove the entry or lower its count (--baseline-write rewrites the file)")
 
 
