@@ -7,7 +7,8 @@
 - ``fuzz`` offers no baseline options (it refuses every baseline);
 - numeric options refuse what cannot work: ``--contract-fuzz -3`` and ``--contract-timeout 0``
   (one line, pytest's usage exit), ``scenario --timeout 0``, ``--expect-exit 999``;
-- ``contract.check`` raises ``TypeError`` at the edge for arguments of the wrong type;
+- ``contract.check`` and the public strategies raise ``TypeError`` at the edge for arguments of
+  the wrong type;
 - ``run -- ./nonexistent`` in text is one line on stderr and exit 2 (the JSON report keeps
   ``run.start``);
 - a non-JSON line's ``line.json`` finding quotes the line's start, bounded, and says how much more.
@@ -262,3 +263,27 @@ def test_the_quoted_line_is_escaped_by_the_reporter(capsys: pytest.CaptureFixtur
     text = FORMATS["text"].one(report)
     assert '"\\u202eevil banner"' in text
     assert "\u202e" not in text
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), [
+    ("lines", (42,), {}), ("streams", (None,), {}), ("broken_streams", ("stream-json", 3), {}),
+    ("lines", ("stream-json",), {"depth": "2"}), ("breakable", (b"stream-json",), {}),
+])
+def test_the_strategies_raise_type_error_for_wrong_argument_types(name: str, args: tuple[Any, ...],
+                                                                  kwargs: dict[str, Any]) -> None:
+    """The other public entry: a strategy is drawn from later, so its arguments are checked at the call."""
+    from contract import strategies
+
+    with pytest.raises(TypeError):
+        getattr(strategies, name)(*args, **kwargs)
+
+
+def test_the_strategies_still_take_their_arguments() -> None:
+    """Near miss: the documented calls build strategies."""
+    from contract import strategies
+
+    assert strategies.lines("stream-json", depth=0) is not None
+    assert strategies.streams("subagent-stdio") is not None
+    assert "sj.seq" in strategies.breakable("stream-json")
+    with pytest.raises(ValueError, match="depth"):
+        strategies.lines("subagent-stdio", depth=-1)
