@@ -197,16 +197,24 @@ def wire_hint(records: Iterator[Record], wire: str, report: Report) -> Iterator[
     """
     for record in records:
         yield record
-        if record.obj is None:
-            continue
-        if not get(wire).detect(record.obj):
-            others = [w.name for w in sorted(WIRES.values(), key=lambda w: w.detect_rank)
-                      if w.name != wire and w.detect(record.obj)]
-            if others:
-                report.notes.append(f"wire: checked as {wire}, but line {record.line} looks like {others[0]}: "
-                                    f"pass --wire {others[0]} (or --wire auto) if that is what it is")
-        break
+        if record.obj is not None:
+            note_other_wire(record.obj, record.line, wire, report)
+            break
     yield from records
+
+
+def note_other_wire(obj: dict[str, object], line: int, wire: str, report: Report) -> None:
+    """The note of :func:`wire_hint` for the first object line ``obj``, if it fits another wire.
+
+    (The two-process checker calls it too, so both paths give the same report.)
+    """
+    if get(wire).detect(obj):
+        return
+    others = [w.name for w in sorted(WIRES.values(), key=lambda w: w.detect_rank)
+              if w.name != wire and w.detect(obj)]
+    if others:
+        report.notes.append(f"wire: checked as {wire}, but line {line} looks like {others[0]}: "
+                            f"pass --wire {others[0]} (or --wire auto) if that is what it is")
 
 
 def pick_wire(records: Iterator[Record], report: Report) -> tuple[Iterator[Record], str]:

@@ -91,8 +91,9 @@ def test_a_diff_of_one_change_is_singular() -> None:
 # -- a capture of another wire ---------------------------------------------------------------------
 
 
-def test_a_subagent_capture_checked_as_stream_json_gets_one_wire_note() -> None:
-    report = contract.check(SUBAGENT, wire="stream-json")
+@pytest.mark.parametrize("jobs", [1, 2], ids=["one-process", "two-processes"])
+def test_a_subagent_capture_checked_as_stream_json_gets_one_wire_note(jobs: int) -> None:
+    report = contract.check(SUBAGENT, wire="stream-json", jobs=jobs)
     assert not report.conformant
     hints = [note for note in report.notes if "--wire" in note]
     assert len(hints) == 1, report.notes
