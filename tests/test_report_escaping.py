@@ -257,3 +257,16 @@ def test_a_file_name_that_is_not_utf8_gets_a_sarif_uri() -> None:
     assert sarif_uri("caps/a\udcff.jsonl") == "caps/a%FF.jsonl"
     assert sarif_uri("a\ud800") == "a%ED%A0%80"  # any other lone surrogate: as UTF-8 would write it
     assert sarif_uri("caps/é.jsonl") == "caps/%C3%A9.jsonl"  # near miss
+
+
+def test_a_quoted_value_is_escaped_once_in_the_one_form() -> None:
+    """Messages quote values raw (``contract.jsonvalue.quoted``), not through ``repr`` or ASCII JSON,
+    whose escapes the shared one would show again as ``\\u005cu202e`` (and ``é`` as ``\\u005cu00e9``)."""
+    line = {"type": "system", "subtype": "init", "x\u202e\x1b": "é\u202e"}
+    report = contract.check(json.dumps(line, ensure_ascii=False).encode() + b"\n")
+    text = FORMATS["text"].one(report)
+    assert "expected no member 'x\\u202e\\u001b'" in text
+    assert 'found "é\\u202e"' in text
+    assert "\\u005c" not in text
+    assert "ESC (U+001B)" in text  # the checker's own words name the character, they do not escape it
+    assert json.loads(FORMATS["json"].one(report))["violations"]  # the JSON report still loads
