@@ -36,6 +36,7 @@ from contract.catalog import CATALOG, UNJUDGED, not_judged_to_the_end
 from contract.report import Collector, Report, Violation, ignore_problem
 from contract.resources import data_dir
 from contract.rules import Observed
+from contract.textsafe import counted
 
 VERSION = 1
 RULES = frozenset({"baseline.stale"})  # the one catalog rule this module emits
@@ -197,7 +198,8 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
     stale.exercised("baseline.stale")  # the baseline was compared with the findings
     _stale(stale, (entry for entry in baseline.entries if not refused[entry.key]), used)
     accepted = sum(used.values())
-    result.notes.append(f"baseline {name}: {accepted} finding(s) accepted by {len(baseline.entries)} entries")
+    entries = counted(len(baseline.entries), "entry", "entries")
+    result.notes.append(f"baseline {name}: {counted(accepted, 'finding')} accepted by {entries}")
     for rule, _ in sorted(refused, key=str):
         result.notes.append(f"baseline {name}: {rule} not accepted: the emitter was ended by a signal "
                             f"(exit status {report.exit_status}), so the run was not judged to the end")
@@ -213,12 +215,12 @@ def _stale(out: Collector, entries: Iterable[Entry], used: Counter[Key]) -> None
         if entry.count is None and found == 0:
             expected = "at least once"
         elif entry.count is not None and found < entry.count:
-            expected = f"{entry.count} time(s)"
+            expected = counted(entry.count, "time")
         else:
             continue
         where = f" at {entry.pointer}" if entry.pointer else ""
         out.emit("baseline.stale", None, entry.pointer,
-                 f"expected {entry.rule}{where} {expected} as the baseline lists, found it {found} time(s)",
+                 f"expected {entry.rule}{where} {expected} as the baseline lists, found it {counted(found, 'time')}",
                  "it was fixed: remove the entry or lower its count (--baseline-write rewrites the file)")
 
 

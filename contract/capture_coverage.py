@@ -29,6 +29,7 @@ import orjson
 from contract import coverage
 from contract.coverage import Item
 from contract.schemawalk import walker
+from contract.textsafe import counted
 from contract.wires import get
 
 MAX_LINES = 500  # about a quarter second of schema walking at most (BENCHMARKS.md)
@@ -132,7 +133,8 @@ class Coverage:
             out.append(f"  coverage is from the first {self.sampled} of {self.seen} object lines (the sample "
                        f"bound: {MAX_LINES} lines, {MAX_BYTES} bytes); later lines were not counted")
         if self.unreadable:
-            out.append(f"  {self.unreadable} line(s) or edge test(s) could not be read for coverage "
+            unread = counted(self.unreadable, "line or edge test", "lines or edge tests")
+            out.append(f"  {unread} could not be read for coverage "
                        "(unexpected shapes; counted as showing nothing)")
         by_group: dict[str, list[str]] = {}
         for item in self.missing:

@@ -47,6 +47,7 @@ def check(
     ``coverage``: also measure what the capture showed of the wire's surface
     (``report.coverage``, from a bounded sample: ``contract.capture_coverage``).
     """
+    _check_types(data, wire, strict, max_line_bytes, source, jobs, coverage)
     if not is_auto(wire) and wire not in NAMES:
         raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(NAMES)} or {AUTO}")
     ignore = _known_rules(ignore)
@@ -71,11 +72,42 @@ def check(
 
 
 
+def _check_types(data: object, wire: object, strict: object, max_line_bytes: object, source: object,
+                 jobs: object, coverage: object) -> None:
+    """Misuse of the API is a ``TypeError`` (or ``ValueError``) here, at the edge: deeper in, any
+    exception is a ``checker.internal`` finding, which would blame the stream for the caller's bug."""
+    if not isinstance(data, (bytes, bytearray, memoryview, os.PathLike, str, io.TextIOBase)) \
+            and not hasattr(data, "read") and not hasattr(data, "readline"):  # a live pipe may have only readline
+        if isinstance(data, dict) or not isinstance(data, Iterable):
+            raise TypeError(f"check() takes bytes, a binary file, a pathlib.Path or byte chunks, "
+                            f"not {type(data).__name__}")
+        if isinstance(data, (list, tuple)) and not all(isinstance(chunk, (bytes, bytearray, memoryview))
+                                                         for chunk in data):
+            raise TypeError("check(): every chunk of a list or tuple of chunks must be bytes")
+    for name, value, kinds in (("wire", wire, str), ("source", source, str)):
+        if not isinstance(value, kinds):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    for name, value in (("strict", strict), ("coverage", coverage)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    for name, value, optional in (("max_line_bytes", max_line_bytes, False), ("jobs", jobs, True)):
+        if optional and value is None:
+            continue
+        if type(value) is not int:  # bool is an int subclass, and True is no byte count
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        if value <= 0:
+            raise ValueError(f"{name} must be positive, found {value}")
+
+
 def _known_rules(ignore: Iterable[str]) -> tuple[str, ...]:
     if isinstance(ignore, str):
         raise TypeError(f"ignore must be a collection of rule ids, not the str {ignore!r}: "
                         f"pass [{ignore!r}]")
+    if not isinstance(ignore, Iterable):
+        raise TypeError(f"ignore must be a collection of rule ids, not {type(ignore).__name__}")
     rules = tuple(ignore)
+    if not all(isinstance(rule, str) for rule in rules):
+        raise TypeError("ignore: every rule id must be a str")
     problem = ignore_problem(rules)
     if problem is not None:
         known = f"; known rules: {', '.join(CATALOG)}" if problem.startswith("unknown") else ""

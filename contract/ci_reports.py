@@ -30,13 +30,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 from contract import requirements, textsafe
 from contract.catalog import CATALOG, Level, Rule
 from contract.report import Report, Violation
 from contract.reporters import REPORTERS, group, render_junit, summary
+from contract.textsafe import counted
 
 MAX_ANNOTATIONS = 50  # GitHub shows 10 error annotations per step and 50 per job; more is noise
 MAX_SARIF_RESULTS = 5_000  # code scanning keeps at most 25,000 results per run
@@ -45,33 +46,21 @@ MAX_MESSAGE_CHARS = 1_000  # a hostile member name can make a message as long as
 TOOL = "milk-contract"
 
 # -- per-format escaping --------------------------------------------------------------------------
-# Kept together so that they can be swapped for the shared helpers of contract.textsafe.
-# Control characters (C0 but tab, DEL, C1) and the Unicode line and paragraph separators never
-# reach the output raw: a terminal, a log viewer or an XML parser would act on them.
-
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def visible(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """Text with control characters as ``\\xNN``/``\\uNNNN`` escapes (CR and LF kept), cut at ``limit``."""
-    if len(text) > limit:
-        text = text[:limit] + f"… ({len(text) - limit} more characters)"
-    return _CONTROLS.sub(lambda m: _escape_char(m.group()), text)
+# Each format's syntax layer, on top of the one shared escaping (contract.textsafe): which input
+# characters are shown escaped, and how, is decided there; what follows only keeps each format's
+# own syntax intact. Input-derived text goes through textsafe.text exactly once, where it is put
+# into the output, bounded by MAX_MESSAGE_CHARS (the cut says how much was left out).
 
 
-def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """:func:`visible`, with CR and LF escaped too."""
-    return visible(text, limit).replace("\r", "\\r").replace("\n", "\\n")
-
-
-def _escape_char(char: str) -> str:
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def shown(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Input-derived text as these formats show it: :func:`contract.textsafe.text`, cut at ``limit``."""
+    return textsafe.text(text, limit)
 
 
 def github_data(text: str) -> str:
-    """A workflow command's message: ``%``, CR and LF percent-encoded, as GitHub decodes them."""
-    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message from text already made safe (:func:`shown`): ``%``, CR and LF
+    percent-encoded, as GitHub decodes them (the LF the reporter puts before a hint among them)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def github_property(text: str) -> str:
@@ -87,21 +76,24 @@ _MARKDOWN_ACTIVE = re.compile(r"([\\|`*_\[\]<>~&])")
 
 
 def markdown_cell(text: str) -> str:
-    """Text for a GFM table cell: markup characters backslash-escaped (``|`` and backticks
-    included, and ``<`` so no HTML gets through), controls and line breaks as visible escapes."""
-    return one_line(_MARKDOWN_ACTIVE.sub(r"\\\1", text))
-
-
-def xml_safe(text: str) -> str:
-    """XML 1.0 cannot hold most C0 controls even escaped: they become visible escapes."""
-    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", lambda m: _escape_char(m.group()), text)
+    """Input-derived text for a GFM table cell: :func:`shown` (controls and line breaks as
+    escapes), then markup characters backslash-escaped (``|`` and backticks included, and ``<``
+    so no HTML gets through; the escapes' own backslashes too, so they render as written)."""
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", shown(text))
 
 
 def sarif_uri(path: str) -> str:
     """A relative URI reference for a path (percent-encoded; an absolute path becomes file://)."""
     import urllib.parse  # only here: urllib costs start-up time on every other command
 
-    uri = urllib.parse.quote(path.replace("\\", "/"), safe="/")
+    # a file name that is not UTF-8 arrives with surrogate escapes (os.fsdecode): its bytes are
+    # percent-encoded as they are; any other lone surrogate, as UTF-8 would write it
+    path = path.replace("\\", "/")
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "surrogatepass")
+    uri = urllib.parse.quote(raw, safe="/")
     return "file://" + uri if uri.startswith("/") else uri
 
 
@@ -146,8 +138,9 @@ def _failing(violation: Violation, report: Report) -> bool:
 
 def _totals(reports: list[Report]) -> str:
     failed = sum(not r.conformant for r in reports)
-    return (f"{len(reports)} files: {len(reports) - failed} conformant, {failed} NOT conformant"
-            if failed else f"{len(reports)} files: all conformant")
+    files = counted(len(reports), "file")
+    return f"{files}: {len(reports) - failed} conformant, {failed} NOT conformant" if failed else \
+        f"{files}: all conformant"
 
 
 # -- text, json and junit over many files --------------------------------------------------------
@@ -157,7 +150,7 @@ def render_text_many(reports: list[Report]) -> str:
     """One line per file (its verdict, counts and broken rules), then the totals."""
     out: list[str] = []
     for r in reports:
-        out.append(summary(replace(r, source=one_line(r.source))))
+        out.append(summary(r))  # summary() escapes the source itself
         if r.coverage is not None:  # --coverage: the tally under the file's line (json lists what is missing)
             out.append(f"  {textsafe.text(r.coverage.text_lines()[0])}")
     if any(not r.conformant for r in reports):
@@ -170,7 +163,7 @@ def render_json_many(reports: list[Report]) -> str:
     failed = sum(not r.conformant for r in reports)
     payload = {"version": 1, "conformant": not failed, "files": len(reports), "failed": failed,
                "reports": [r.to_json() for r in reports]}
-    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    return textsafe.json_safe(json.dumps(payload, ensure_ascii=False, indent=2)) + "\n"
 
 
 def render_junit_many(reports: list[Report]) -> str:
@@ -179,7 +172,7 @@ def render_junit_many(reports: list[Report]) -> str:
     suites = []
     for report in reports:
         xml = render_junit(report)
-        suites.append(xml_safe(xml.split("\n", 1)[1] if xml.startswith("<?xml") else xml).rstrip("\n"))
+        suites.append((xml.split("\n", 1)[1] if xml.startswith("<?xml") else xml).rstrip("\n"))  # already safe
     failures = sum(not r.conformant for r in reports)
     header = f'<testsuites name={quoteattr(TOOL)} tests="{len(reports)}" failures="{failures}">'
     return '<?xml version="1.0" encoding="utf-8"?>\n' + "\n".join([header, *suites, "</testsuites>"]) + "\n"
@@ -191,7 +184,7 @@ def render_junit_many(reports: list[Report]) -> str:
 def render_github(reports: list[Report]) -> str:
     out: list[str] = []
     for report in reports:
-        file = github_property(report.source)
+        file = github_property(shown(report.source))
         groups = group(report.violations)
         for entry in groups[:MAX_ANNOTATIONS]:
             v = entry.first
@@ -203,25 +196,26 @@ def render_github(reports: list[Report]) -> str:
             out.append(f"::{command} {props}::{github_data(_message(v, entry.count, entry.lines))}")
         unshown = len(groups) - min(len(groups), MAX_ANNOTATIONS)
         if unshown or report.dropped:
-            more = f"{unshown} more kinds of finding not annotated; " if unshown else ""
-            kept = f"{report.dropped} findings counted but not kept; " if report.dropped else ""
+            more = f"{counted(unshown, 'more kind', 'more kinds')} of finding not annotated; " if unshown else ""
+            kept = f"{counted(report.dropped, 'finding')} counted but not kept; " if report.dropped else ""
             out.append(f"::warning file={file},title={TOOL}::{github_data(more + kept + 'see --format json')}")
     # plain lines: prefixed, so that no file name can start a workflow command
     for r in reports:
-        out.append(f"{TOOL}: {summary(replace(r, source=one_line(r.source)))}")
-        out.append(f"{TOOL}: {one_line(r.source)}: {_exercised(r)}")
+        out.append(f"{TOOL}: {summary(r)}")  # summary() escapes the source itself
+        out.append(f"{TOOL}: {shown(r.source)}: {_exercised(r)}")
     out.append(f"{TOOL}: {_totals(reports)}")
     return "\n".join(out) + "\n"
 
 
 def _message(v: Violation, count: int, lines: list[int]) -> str:
-    pointer = f" at {v.pointer}" if v.pointer else ""
-    text = f"{v.message}{pointer}"
+    """The annotation's text, each input-derived part escaped (the LF before a hint is the reporter's)."""
+    pointer = f" at {shown(v.pointer)}" if v.pointer else ""
+    text = f"{shown(v.message)}{pointer}"
     if count > 1:
         more = ", …" if count > len(lines) else ""
         text += f" (×{count}, lines {', '.join(map(str, lines))}{more})"
     if v.hint:
-        text += f"\nhint: {v.hint}"
+        text += f"\nhint: {shown(v.hint)}"
     return text
 
 
@@ -264,7 +258,7 @@ def render_sarif(reports: list[Report]) -> str:
         if unlisted:
             notifications.append({
                 "level": "warning",
-                "message": {"text": f"{visible(report.source)}: {unlisted} further findings counted but not "
+                "message": {"text": f"{shown(report.source)}: {counted(unlisted, 'further finding')} counted but not "
                                     "listed here (see --format json)"},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
             })
@@ -295,7 +289,10 @@ def _sarif_result(v: Violation, uri: str, index: dict[str, int], report: Report)
     location: dict[str, object] = {"artifactLocation": {"uri": uri}}
     if v.line is not None and v.line >= 1:
         location["region"] = {"startLine": v.line}
-    text = visible(v.message + (f" (at {v.pointer})" if v.pointer else ""))
+    # SARIF viewers show these strings to people after decoding the JSON: escaped as for a
+    # terminal (the JSON layer alone would hand a viewer the raw characters back)
+    text = shown(v.message) + (f" (at {shown(v.pointer)})" if v.pointer else "")
+    # properties are data for tools: the exact strings (ensure_ascii keeps the document ASCII)
     properties: dict[str, object] = {"pointer": v.pointer, "level": v.level.value}
     if v.hint:
         properties["hint"] = v.hint
@@ -315,7 +312,7 @@ def _sarif_result(v: Violation, uri: str, index: dict[str, int], report: Report)
 def render_markdown(reports: list[Report]) -> str:
     failed = sum(not r.conformant for r in reports)
     title = "all conformant" if not failed else f"{failed} of {len(reports)} NOT conformant"
-    out = [f"### {TOOL}: {len(reports)} file{'s' if len(reports) != 1 else ''}, {title}", "",
+    out = [f"### {TOOL}: {counted(len(reports), 'file')}, {title}", "",
            "| File | Wire | Lines | Verdict | MUST | SHOULD | Rules | Exercised |",
            "| --- | --- | ---: | --- | ---: | ---: | --- | ---: |"]
     for report in reports:
@@ -350,8 +347,8 @@ def _markdown_findings(report: Report) -> Iterable[str]:
     rest = len(groups) - min(len(groups), MAX_MARKDOWN_GROUPS)
     if rest or report.dropped:
         yield ""
-        notes = [f"{rest} more kinds of finding"] if rest else []
-        notes += [f"{report.dropped} findings counted but not kept"] if report.dropped else []
+        notes = [f"{counted(rest, 'more kind', 'more kinds')} of finding"] if rest else []
+        notes += [f"{counted(report.dropped, 'finding')} counted but not kept"] if report.dropped else []
         yield f"{'; '.join(notes)}: see `--format json`."
 
 

@@ -92,7 +92,7 @@ def _build_parser() -> argparse.ArgumentParser:
     # fuzzing holds conversations: the wires whose live mode is one
     conversations = tuple(name for name, wire in WIRES.items() if wire.live is Live.CONVERSATION)
     fuzz = verbs.add_parser("fuzz", help="hold generated conversations with a live subagent-stdio host")
-    _report_options(fuzz, wires=conversations)
+    _report_options(fuzz, wires=conversations, baseline=False)  # every conversation must be conformant
     fuzz.set_defaults(wire=conversations[0], handler=cmd_fuzz)
     fuzz.add_argument("--examples", type=_positive_int, default=None, metavar="N",
                       help="generated conversations, at most (default 30), one host process each")
@@ -201,10 +201,10 @@ def _build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("--arg", action="append", default=[], metavar="ARG",
                           help="one of the scenario's own emitter arguments (repeatable, in order; "
                                "--arg=--flag for one that starts with -)")
-    scenario.add_argument("--exit-status", type=int, default=0, metavar="N",
+    scenario.add_argument("--exit-status", type=_exit_status, default=0, metavar="N",
                           help="the exit status the scenario ends with (default 0)")
     scenario.add_argument("--transcript", default=None, metavar="FILE", help="an authored transcript")
-    scenario.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    scenario.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS")
     scenario.add_argument("--root", default=None, metavar="DIR",
                           help="the checkout (default: found as record finds it)")
     scenario.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
@@ -239,7 +239,7 @@ def _version() -> str:
         return "0+unknown (not installed)"
 
 
-def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str]) -> None:
+def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str], baseline: bool = True) -> None:
     parser.add_argument("--wire", choices=wires, default="stream-json")
     parser.add_argument("--format", choices=FORMAT_NAMES, default="text",
                         help="text (people), json (tools), junit, github (workflow annotations), "
@@ -249,6 +249,8 @@ def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str]) -> No
                         help="skip a rule by id (repeatable)")
     parser.add_argument("--max-line-bytes", type=_positive_int, default=DEFAULT_MAX_LINE_BYTES,
                         metavar="N", help="longest line the checker reads (default 64 MiB)")
+    if not baseline:
+        return
     parser.add_argument("--baseline", metavar="FILE", default=None,
                         help="accept the findings FILE lists; new ones fail, so do listed ones no longer found")
     parser.add_argument("--baseline-write", metavar="FILE", default=None,
@@ -315,7 +317,7 @@ def _check_ignores(ignores: Sequence[str]) -> None:
 
     problem = ignore_problem(ignores)
     if problem is not None:
-        raise UsageError(f"--ignore: {textsafe.text(problem)} (see `{PROG} rules`)")
+        raise UsageError(f"--ignore: {problem} (see `{PROG} rules`)")  # run() escapes it
 
 
 def _baseline(report: Report, args: argparse.Namespace) -> Report:
@@ -352,6 +354,11 @@ def _emit(report: Report, fmt: str, signum: int = signal.SIGINT) -> int:
     from contract.ci_reports import FORMATS
     from contract.reporters import STREAMING
 
+    if fmt == "text" and set(report.counts) == {"run.start"}:  # nothing ran, so nothing was judged: a harness
+        # error, said in one line as misuse is (the machine formats keep the run.start finding)
+        why = next((v.message for v in report.violations if v.rule == "run.start"), "the emitter did not start")
+        sys.stderr.write(f"{PROG}: error: {textsafe.text(why)} (run.start: nothing was checked)\n")
+        return EXIT_USAGE
     streaming = STREAMING.get(fmt)  # json: written as it is serialised (memory flat in the findings)
     if streaming is not None:
         written = _write(fmt, lambda: streaming(report, sys.stdout))
@@ -447,8 +454,6 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Fuzz a live host; a failure is printed with its shrunk conversation and the seed."""
     _check_ignores(args.ignore)
-    if args.baseline or args.baseline_write:
-        raise UsageError("fuzz takes no baseline: every generated conversation must be conformant")
     command = _command(args.command)
     from contract import fuzz
     from contract.harness import Interrupted
@@ -683,7 +688,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 def _adr(text: str) -> str:
     if not re.fullmatch(r"ADR-[0-9]{4,}", text):
-        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {textsafe.text(text)!r}")
+        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {text!r}")  # run() escapes the message
     return text
 
 

@@ -59,6 +59,7 @@ from contract.interrupts import signal_of
 from contract.pipeline import Judge, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
 from contract.report import Collector, Report
+from contract.textsafe import counted
 from contract.wires import get
 
 # The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
@@ -368,7 +369,7 @@ class _Session:
         if not self._write(pieces, step.split.pause if step.split is not None else 0.0):
             self.findings.append(_Finding(
                 "run.no-response", None,
-                f"expected the host to read {len(step.commands)} more command(s), "
+                f"expected the host to read {counted(len(step.commands), 'more command')}, "
                 f"found its stdin closed or unread after {len(self.sent)} (did it exit, or stop reading?)"))
             return False
         now = time.monotonic()
@@ -660,7 +661,7 @@ def _converse(session: _Session, steps: Sequence[Step]) -> int:
             left = sum(len(s.commands) for s in steps[done:])
             session.findings.append(_Finding(
                 "run.no-response", None,
-                f"expected answers to {left} more command(s), found the host's stdout closed "
+                f"expected answers to {counted(left, 'more command')}, found the host's stdout closed "
                 f"after {len(session.sent)} (the host died mid-conversation?)"))
             return done
         if not session.send(step) or not session.await_answers():

@@ -107,7 +107,7 @@ def project_root(root: str | None) -> Path:
         folder = found
     for needed in ("schemas", "goldens", SNAPSHOT_TEST):
         if not (folder / needed).exists():
-            raise EvolveError(f"--root: {textsafe.text(str(folder))} is not a milk-contract checkout "
+            raise EvolveError(f"--root: {folder} is not a milk-contract checkout "
                               f"(no {needed})")
     return folder
 
@@ -119,20 +119,20 @@ def _load_schema(path: Path) -> tuple[bytes, dict[str, Any]]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise EvolveError(f"cannot read {textsafe.text(str(path))}: {exc.strerror or exc}") from None
+        raise EvolveError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         document = json.loads(data)
     except (ValueError, RecursionError) as exc:
-        raise EvolveError(f"{textsafe.text(str(path))} is not valid JSON: {exc}") from None
+        raise EvolveError(f"{path} is not valid JSON: {exc}") from None
     if not isinstance(document, dict):
-        raise EvolveError(f"{textsafe.text(str(path))} is not a JSON Schema (not an object)")
+        raise EvolveError(f"{path} is not a JSON Schema (not an object)")
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
     try:
         Draft202012Validator.check_schema(document)
     except SchemaError as exc:
-        raise EvolveError(f"{textsafe.text(str(path))} is not a valid JSON Schema: {exc.message}") from None
+        raise EvolveError(f"{path} is not a valid JSON Schema: {exc.message}") from None
     return data, document
 
 
@@ -274,7 +274,8 @@ def cmd_evolve(args: argparse.Namespace) -> int:
         out.write(f"{wire}: the schema is already this one; nothing to do\n")
         return EXIT_OK
     if args.dry_run:
-        out.write(f"{wire}: would take the new schema in ({len(changes)} change(s)); nothing written (--dry-run)\n")
+        changed = textsafe.counted(len(changes), "change")
+        out.write(f"{wire}: would take the new schema in ({changed}); nothing written (--dry-run)\n")
         return EXIT_OK
     schemas = root / "schemas"
     pins = read_pins(schemas)
@@ -307,11 +308,11 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     wire: str = args.wire
     name: str = args.name
     if not name or any(ch in name for ch in "/\\\r\n\0") or name.startswith("."):
-        raise EvolveError(f"scenario name {textsafe.text(name)!r}: a plain file name is needed")
+        raise EvolveError(f"scenario name {name!r}: a plain file name is needed")
     folder = root / "goldens" / wire
     transcript, meta_path = folder / (name + TRANSCRIPT), folder / (name + META)
     if transcript.exists() or meta_path.exists():
-        raise EvolveError(f"{wire}/{textsafe.text(name)} exists already (re-record it with milk-contract record)")
+        raise EvolveError(f"{wire}/{name} exists already (re-record it with milk-contract record)")
     command = list(args.command[1:] if args.command[:1] == ["--"] else args.command)
     if bool(command) == bool(args.transcript):
         raise EvolveError("give either --transcript FILE or -- CMD ARG… (the emitter to record from)")
@@ -328,7 +329,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         try:
             reproduce = json.loads(like.read_text(encoding="utf-8"))["reproduce"]
         except (OSError, ValueError, KeyError, TypeError):
-            raise EvolveError(f"--like: no readable scenario {wire}/{textsafe.text(args.like)}") from None
+            raise EvolveError(f"--like: no readable scenario {wire}/{args.like}") from None
         if args.arg:
             reproduce["argv"] = list(args.arg)
     meta: dict[str, Any] = {"description": args.description, "reproduce": reproduce}
@@ -336,7 +337,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         try:
             data = Path(args.transcript).read_bytes()
         except OSError as exc:
-            raise EvolveError(f"cannot read {textsafe.text(args.transcript)}: {exc.strerror or exc}") from None
+            raise EvolveError(f"cannot read {args.transcript}: {exc.strerror or exc}") from None
         meta["provenance"] = {"authored": f"to the schema, {today}"}
     else:
         from contract.harness import record_stream

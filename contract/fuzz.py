@@ -403,7 +403,8 @@ def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed:
     commands = sum(len(step.commands) for step in plan)
     report.notes.append(
         f"fuzz: seed {seed}; a failing conversation found within {search.searched} generated ones, "
-        f"shrunk to {len(plan)} step(s) and {commands} command(s) in {search.shrink_runs} more "
+        f"shrunk to {textsafe.counted(len(plan), 'step')} and {textsafe.counted(commands, 'command')} in "
+        f"{search.shrink_runs} more "
         f"conversations ({elapsed:.1f}s in all)")
     if not confirmed:
         report.notes.append(
@@ -426,7 +427,8 @@ def describe_plan(plan: Sequence[Step]) -> list[str]:
             lines.append(f"step {number}: {pause}read what the host pushes")
             continue
         how = cuts(step)[1] if step.split is not None else "in one write" if len(step.commands) > 1 else "alone"
-        lines.append(f"step {number}: {pause}write {len(step.commands)} command(s) {how}, await each response")
+        commands = textsafe.counted(len(step.commands), "command")
+        lines.append(f"step {number}: {pause}write {commands} {how}, await each response")
         for line in step.commands:
             lines.append("  > " + textsafe.json_safe(json.dumps(line, ensure_ascii=False, separators=(",", ":"))))
     return lines

@@ -37,6 +37,7 @@ import jsonschema_rs
 import orjson
 from deepdiff import DeepDiff
 
+from contract import textsafe
 from contract.jsonline import parse
 from contract.jsonvalue import clip, type_name
 from contract.jsonvalue import pointer as pointer_of
@@ -351,8 +352,10 @@ class Comparison:
     def summary(self) -> str:
         if self.equal:
             return "no differences"
-        head = f"{len(self.breaking)} breaking, {len(self.additive)} additive difference(s)"
-        return "\n".join([head, *(f"  {d}" for d in self.differences)])
+        additive = textsafe.counted(len(self.additive), "additive difference")
+        head = f"{len(self.breaking)} breaking, {additive}"
+        # the values and pointers come from the emitter's output: escaped, one line each
+        return "\n".join([head, *(f"  {textsafe.text(str(d))}" for d in self.differences)])
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ a deeper one is a ``line.limit``.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -42,6 +43,7 @@ from contract.jsonvalue import clip, escape
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
+QUOTED_LINE_BYTES = 80  # of a line that is not JSON, its finding quotes this much (and says what is left)
 MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never a RecursionError
 # The catalog rules a Fault can name (the reader emits them; see contract.catalog).
 RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.duplicate-key", "line.ansi", "line.limit"})
@@ -268,8 +270,24 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
         faults.append(Fault("line.json", None,
                             "expected Unicode text, found a lone surrogate escape (RFC 8259 §8.2)"))
     else:
-        faults.append(Fault("line.json", None, f"expected one strict JSON text, found: {_why(body, orjson_message)}"))
+        faults.append(Fault("line.json", None, f"expected one strict JSON text, found {quoted_start(body)}: "
+                                               f"{_why(body, orjson_message)}"))
     return tuple(faults)
+
+
+def quoted_start(body: bytes) -> str:
+    """The start of a line, in double quotes, for a message: at most ``QUOTED_LINE_BYTES`` bytes
+    (cut before a character the bound would split) and how many bytes more the line holds.
+
+    The text is the line's own (decoded, invalid bytes as U+FFFD): the reporter that prints the
+    message escapes it (``contract.textsafe``), once, as it does every input-derived string.
+    """
+    head = body[:QUOTED_LINE_BYTES]
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    text = decoder.decode(head, final=len(body) <= QUOTED_LINE_BYTES)
+    shown = len(head) - len(decoder.getstate()[0])  # the bytes of a split character are not shown
+    more = len(body) - shown
+    return f'"{text}"' + (f"…({more} more bytes)" if more else "")
 
 
 def subagent_shaped(body: bytes) -> bool:

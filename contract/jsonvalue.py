@@ -28,6 +28,17 @@ def clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
 
 
+def quoted(text: str) -> str:
+    """``text`` in quotes for a message, its characters as they are (``'x'``, or ``"it's"``).
+
+    Not ``repr``: repr escapes in its own way (``\\x1b``, ``\\u202e``), a second escaping on top
+    of the one every reporter applies (``contract.textsafe``). A message holds the raw value; the
+    reporter that prints it shows each unsafe character once, in the one visible form.
+    """
+    quote = '"' if "'" in text and '"' not in text else "'"
+    return quote + text + quote
+
+
 def escape(token: str) -> str:
     """Escape one JSON pointer reference token (RFC 6901)."""
     return token.replace("~", "~0").replace("/", "~1")

@@ -391,7 +391,7 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
         steps: Iterator[Iterator[Record] | tuple[int, list[Any]]] = iter([pick_wire(records, report)[0]])
         wire = report.wire
     else:
-        steps = _main_blocks(stream, inbox, max_line_bytes)
+        steps = _hinted(_main_blocks(stream, inbox, max_line_bytes), wire, report)
     machines = failsafe.Machines(get(wire).machines(), out, get(wire).schema_rule)  # exceptions: checker.internal
     feed = machines.feed
     feed_batch = machines.batch()
@@ -427,6 +427,35 @@ def _main(stream: BinaryIO, inbox: _Inbox, wire: str, strict: bool, ignore: froz
     report.lines = max(report.lines, last)
     requirements.mark_checked(report)
     return report
+
+
+def _hinted(steps: Iterator[Iterator[Record] | tuple[int, list[Any]]], wire: str,
+            report: Report) -> Iterator[Iterator[Record] | tuple[int, list[Any]]]:
+    """The steps unchanged; the first object line is shown to ``pipeline.note_other_wire``, as the
+    one-process checker does (``pipeline.wire_hint``), once its step has been fed."""
+    from contract.pipeline import note_other_wire
+
+    seen = False
+
+    def records(step: Iterator[Record]) -> Iterator[Record]:
+        nonlocal seen
+        for record in step:
+            yield record
+            if not seen and record.obj is not None:
+                seen = True
+                note_other_wire(record.obj, record.line, wire, report)
+
+    for step in steps:
+        if isinstance(step, tuple):
+            yield step
+            if step[1]:
+                seen = True
+                note_other_wire(step[1][0], step[0], wire, report)
+        else:
+            yield records(step)
+        if seen:
+            break
+    yield from steps
 
 
 def _main_blocks(

@@ -39,6 +39,8 @@ def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str]
                 records = sample.records(records)
             if is_auto(wire):
                 records, wire = pick_wire(records, report)
+            else:
+                records = wire_hint(records, wire, report)
             run_rules(records, wire, out, guarded)
         except Exception as exc:  # the last net: what the guards inside did not catch
             failsafe.internal(out, guarded.last or None, "the checker", exc,
@@ -185,6 +187,34 @@ class _Explainer:
         if len(raw) <= self.MEMO_LINE_BYTES and len(self._memo) < self.MEMO_LINES:
             self._memo[raw] = errors
         return errors
+
+
+def wire_hint(records: Iterator[Record], wire: str, report: Report) -> Iterator[Record]:
+    """The records unchanged; and a note when the first object line fits another registered wire
+    rather than ``wire`` (each descriptor's ``detect`` decides), naming ``--wire`` for it.
+
+    A hint, never a verdict: the stream is judged as ``wire`` whatever the note says.
+    """
+    for record in records:
+        yield record
+        if record.obj is not None:
+            note_other_wire(record.obj, record.line, wire, report)
+            break
+    yield from records
+
+
+def note_other_wire(obj: dict[str, object], line: int, wire: str, report: Report) -> None:
+    """The note of :func:`wire_hint` for the first object line ``obj``, if it fits another wire.
+
+    (The two-process checker calls it too, so both paths give the same report.)
+    """
+    if get(wire).detect(obj):
+        return
+    others = [w.name for w in sorted(WIRES.values(), key=lambda w: w.detect_rank)
+              if w.name != wire and w.detect(obj)]
+    if others:
+        report.notes.append(f"wire: checked as {wire}, but line {line} looks like {others[0]}: "
+                            f"pass --wire {others[0]} (or --wire auto) if that is what it is")
 
 
 def pick_wire(records: Iterator[Record], report: Report) -> tuple[Iterator[Record], str]:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from contract import textsafe
-from contract.session import LATE_GRACE, ContractSession, startup_problem
+from contract.session import LATE_GRACE, ContractSession, option_problem, startup_problem
 
 if TYPE_CHECKING:  # loaded only once a live run was interrupted
     from contract.report import Report
@@ -75,7 +75,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {meaning}")
     # fail fast: an emitter that cannot start, or a recording with nowhere to go, is one usage
     # error (exit 4) now, not a failure per golden scenario later
-    problem = startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"))
+    problem = (option_problem(config.getoption("--contract-fuzz"), config.getoption("--contract-timeout"))
+               or startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record")))
     if problem:
         raise pytest.UsageError(problem)
     config.stash[SESSION] = session = ContractSession.from_options(

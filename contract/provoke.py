@@ -293,7 +293,8 @@ def _merge(into: Collector, report: Report, environment: str) -> None:
     for rule, count in report.counts.items():
         missing = count - report.kept[rule]
         if missing > 0:  # past the report's retention cap: still counted, never dropped silently
-            into.emit(rule, None, None, f"under {environment}: {missing} more {rule} finding(s) not kept")
+            findings = "finding" if missing == 1 else "findings"
+            into.emit(rule, None, None, f"under {environment}: {missing} more {rule} {findings} not kept")
 
 
 def provoke(

@@ -286,14 +286,14 @@ def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
         if isinstance(node, str):
             if "\x1b" in node:
                 out.emit("line.ansi", number, where,
-                         "expected no ANSI escapes, found ESC (\\u001b) in a decoded string",
+                         "expected no ANSI escapes, found ESC (U+001B) in a decoded string",
                          "the seed says never any ANSI escapes, free-form payloads included: strip terminal "
                          "colour from what tools print before writing it")
         elif isinstance(node, dict):
             for key, child in node.items():
                 if "\x1b" in key:  # a member name is text too (a model_usage key, say)
                     out.emit("line.ansi", number, f"{where}/{escape(key)}",
-                             "expected no ANSI escapes in member names, found ESC (\\u001b) in one")
+                             "expected no ANSI escapes in member names, found ESC (U+001B) in one")
                 stack.append((f"{where}/{escape(key)}", child))
         elif isinstance(node, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(node))

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, TextIO
 from contract import requirements, textsafe
 from contract.catalog import CATALOG, Level, Rule
 from contract.report import Report, Violation
+from contract.textsafe import counted
 
 if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load the live harness
     from contract.classify import Change
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
 MAX_TEXT_FINDING_LINES = 45  # with notes, stderr and summary, a report fits on one screen
 SHOWN_LINES = 5
+STDERR_LINE_CHARS = 200  # per stderr line shown; a longer one says how much was cut
 
 # What varies between occurrences of one finding: quoted text, numbers, and the bytes quoted
 # by line.utf8 ("invalid bytes e5 4f d3 at byte 4"), which differ on every line of binary input.
@@ -78,13 +80,13 @@ def render_text(report: Report) -> str:
         budget -= len(lines)
         shown += 1
     if len(groups) > shown:
-        out.append(f"… {len(groups) - shown} more kinds of finding (--format json lists all)")
+        out.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding (--format json lists all)")
     if report.dropped:
         out.append(kept_line(report))
     if report.stderr.strip():
         tail = report.stderr.strip().splitlines()[-5:]
         out.append("emitter stderr (last lines):")
-        out.extend(f"  | {safe(line[:200])}" for line in tail)
+        out.extend(f"  | {safe(line, STDERR_LINE_CHARS)}" for line in tail)
     out.extend(requirements.summary_lines(report))
     if report.coverage is not None:
         out.extend(textsafe.text(line) for line in report.coverage.text_lines())
@@ -97,7 +99,7 @@ def kept_line(report: Report) -> str:
     counts, kept = report.counts, report.kept_counts()
     short = ", ".join(f"{rule} {kept.get(rule, 0)} of {n}" for rule, n in sorted(counts.items())
                       if kept.get(rule, 0) < n)
-    return (f"… {sum(counts.values())} findings counted, {len(report.violations)} kept "
+    return (f"… {counted(sum(counts.values()), 'finding')} counted, {len(report.violations)} kept "
             f"({report.dropped} past the memory cap are counted only; kept of counted: {short})")
 
 
@@ -123,14 +125,14 @@ def summary(report: Report) -> str:
     verdict = "conformant" if report.conformant else "NOT conformant"
     source = textsafe.text(report.source)
     if not total:
-        return f"{source}: {verdict} ({report.wire}, {report.lines} lines, no findings)"
+        return f"{source}: {verdict} ({report.wire}, {counted(report.lines, 'line')}, no findings)"
     must = sum(n for r, n in report.counts.items() if CATALOG[r].level is Level.MUST)
     should = total - must
     rules = ", ".join(sorted(report.counts))
     strict = "" if report.strict or not should else " (SHOULD findings fail only with --strict)"
     return (
-        f"{source}: {verdict} ({report.wire}, {report.lines} lines): {total} findings "
-        f"(MUST {must}, SHOULD {should}) of {len(report.counts)} rules: {rules}{strict}"
+        f"{source}: {verdict} ({report.wire}, {counted(report.lines, 'line')}): {counted(total, 'finding')} "
+        f"(MUST {must}, SHOULD {should}) of {counted(len(report.counts), 'rule')}: {rules}{strict}"
     )
 
 
@@ -197,7 +199,7 @@ def render_junit(report: Report) -> str:
         failures += fails
         skipped += not fails
         first = found[0].message if found else ""
-        message = attr(f"{count} finding(s) counted, {len(found)} kept, {min(len(found), JUNIT_SHOWN)} "
+        message = attr(f"{counted(count, 'finding')} counted, {len(found)} kept, {min(len(found), JUNIT_SHOWN)} "
                        f"shown; first: {first}")
         cases.append(
             f"  <testcase classname={classname} name={name}>"
@@ -261,11 +263,11 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
     ``folder`` is the goldens folder written, named in the total with the command to review it.
     """
     if fmt == "json":
-        return json.dumps([
+        return textsafe.json_safe(json.dumps([
             {"scenario": f"{g.wire}/{g.name}", "conformant": r.report.conformant,
              "rewritten": written, "changes": c.to_json() if c is not None else None,
              "findings": [v.to_json() for v in r.report.failing()]}
-            for g, r, c, written in results], ensure_ascii=False, indent=2) + "\n"
+            for g, r, c, written in results], ensure_ascii=False, indent=2)) + "\n"
     if not results:
         return ""
     lines = []
@@ -274,10 +276,13 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
         if comparison is None:
             lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
             continue
+        if dry_run and comparison.equal:
+            lines.append(f"{label}: nothing would change")
+            continue
         verb = "would change" if dry_run else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
     breaking = sum(1 for _, _, c, _ in results if c is None or c.breaking)
-    total = f"{len(results)} scenarios, {breaking} with breaking changes or findings"
+    total = f"{counted(len(results), 'scenario')}, {breaking} with breaking changes or findings"
     if folder is not None:
         total += f"; goldens: {textsafe.text(str(folder.resolve()))}"
     if not dry_run:
@@ -303,24 +308,26 @@ def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
 
     breaking = sum(c.kind == BREAKING for c in changes)
     if fmt == "json":
-        return json.dumps({
+        return textsafe.json_safe(json.dumps({
             "old": old,
             "new": new,
             "breaking": breaking > 0,
             "counts": {"breaking": breaking, "additive": len(changes) - breaking},
             "changes": [c.to_json() for c in changes],
-        }, indent=2, ensure_ascii=False) + "\n"
-    lines = [f"{c.kind:<9} {c.path}: {c.reason} [{c.code}"
+        }, indent=2, ensure_ascii=False)) + "\n"
+    safe = textsafe.text  # paths and reasons hold the schemas' member names; the file names are input too
+    old, new = safe(old), safe(new)
+    lines = [f"{c.kind:<9} {safe(c.path)}: {safe(c.reason)} [{c.code}"
              + (f"; breaks {c.breaks}]" if c.breaks else "]") for c in changes]
     if not changes:
         lines.append(f"{old} → {new}: no change")
     else:
         verdict = "BREAKING" if breaking else "additive only"
-        lines.append(f"{old} → {new}: {len(changes)} changes, {breaking} breaking, "
+        lines.append(f"{old} → {new}: {counted(len(changes), 'change')}, {breaking} breaking, "
                      f"{len(changes) - breaking} additive ({verdict})")
     return "\n".join(lines) + "\n"
 
 
 def render_surface(surface: dict[str, object]) -> str:
     """``milk-contract surface``: the surface as sorted, indented JSON."""
-    return json.dumps(surface, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return textsafe.json_safe(json.dumps(surface, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"

@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from contract import textsafe
 from contract.driver import record as converse
 from contract.goldens import Comparison, Golden, compare
 from contract.harness import DEFAULT_LATE_GRACE, default_command, record_stream
@@ -35,10 +36,18 @@ class ScenarioRun:
 
     def explain(self) -> str:
         """What a failing scenario says: the findings, then each difference with line and path."""
-        lines = [f"{self.golden.wire}/{self.golden.name} through {shlex.join(self.argv)}"]
-        lines.extend(f"  {_where(v.line, v.pointer)}{v.rule}: {v.message}" for v in self.report.failing()[:20])
-        lines.extend(f"  {difference}" for difference in self.comparison.differences[:40])
-        lines.extend(stderr_lines(self.report, "  "))
+        # every part but the rule ids comes from the emitter, its output or the command line
+        safe = textsafe.text
+        lines = [f"{self.golden.wire}/{self.golden.name} through {safe(shlex.join(self.argv))}"]
+        failing = self.report.failing()
+        lines.extend(f"  {safe(_where(v.line, v.pointer))}{v.rule}: {safe(v.message)}" for v in failing[:20])
+        if len(failing) > 20:
+            lines.append(f"  … {len(failing) - 20} more failing findings")
+        differences = self.comparison.differences
+        lines.extend(f"  {safe(str(difference))}" for difference in differences[:40])
+        if len(differences) > 40:
+            lines.append(f"  … {len(differences) - 40} more differences")
+        lines.extend(stderr_lines(self.report, "  "))  # escaped and bounded there
         return "\n".join(lines)
 
 

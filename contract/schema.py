@@ -36,7 +36,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from contract.jsonvalue import clip, escape
+from contract.jsonvalue import clip, escape, quoted
 from contract.jsonvalue import pointer as pointer_of
 from contract.resources import schema_path
 
@@ -296,13 +296,13 @@ def _describe(error: Any) -> SchemaError:
         # jsonschema reports one error per missing member, naming it only in its message
         name = next((n for n in value if repr(n) in error.message), "?")
         return SchemaError(f"{pointer}/{escape(name)}", keyword,
-                           f"expected required member {name!r}, found it missing")
+                           f"expected required member {quoted(name)}, found it missing")
     if keyword in ("additionalProperties", "unevaluatedProperties"):
         allowed = set(error.schema.get("properties", {}))
         extra = [k for k in instance if k not in allowed] if isinstance(instance, dict) else []
         name = extra[0] if extra else "?"
         return SchemaError(f"{pointer}/{escape(name)}", keyword,
-                           f"expected no member {name!r} (additionalProperties is false here), "
+                           f"expected no member {quoted(name)} (additionalProperties is false here), "
                            f"found {_short(instance.get(name) if isinstance(instance, dict) else None)}")
     expected = {
         "type": lambda: f"type {value if isinstance(value, str) else ' or '.join(value)}",
@@ -328,8 +328,10 @@ def _describe(error: Any) -> SchemaError:
 def _short(value: Any, limit: int = 60) -> str:
     if type(value) is Decimal:  # a number as written (json.dumps cannot write a Decimal)
         return clip(str(value), limit)
+    if type(value) is str:  # in JSON's quotes, its characters as they are: the reporter escapes them
+        return clip(f'"{value}"', limit)
     try:
-        text = json.dumps(value, ensure_ascii=True)
+        text = json.dumps(value, ensure_ascii=False)  # non-ASCII as it is; the reporter escapes
     except (TypeError, ValueError):
         text = repr(value)
     return clip(text, limit)

@@ -9,6 +9,7 @@ and the summary is written by the controller.
 
 from __future__ import annotations
 
+import math
 import shlex
 import shutil
 from dataclasses import dataclass, field
@@ -19,6 +20,19 @@ from contract import textsafe
 if TYPE_CHECKING:  # loaded when a scenario runs: the plugin imports this module at every pytest start
     from contract.goldens import Golden
     from contract.scenarios import ScenarioRun
+
+
+def option_problem(fuzz: int | None, timeout: float) -> str | None:
+    """What is wrong with the plugin's numeric options, in one line (None when nothing is).
+
+    argparse has made numbers of them already; a negative count or a timeout that is not a
+    positive, finite number of seconds could only misbehave later (a negative count ran nothing).
+    """
+    if fuzz is not None and fuzz < 0:
+        return f"--contract-fuzz: expected 0 (off) or a positive count of conversations, found {fuzz}"
+    if not 0 < timeout < math.inf:  # nan fails both comparisons
+        return f"--contract-timeout: expected a positive number of seconds, found {timeout}"
+    return None
 
 
 def startup_problem(emitter: str | None, record: bool) -> str | None:
@@ -94,7 +108,8 @@ class ContractSession:
             verdict = "kept (the run was not conformant)" if comparison is None else comparison.summary()
             return result, Outcome(label, verdict)
         additive = result.comparison.additive
-        note = f"{len(additive)} additive difference(s), first: {additive[0]}" if additive else ""
+        note = (f"{textsafe.counted(len(additive), 'additive difference')}, first: {textsafe.text(str(additive[0]))}"
+                if additive else "")
         return result, Outcome(label, note)
 
     def observe(self, properties: list[tuple[str, object]], passed: bool) -> None:

@@ -70,7 +70,7 @@ def test_github_annotates_must_as_error_and_should_as_warning(
     assert first is not None
     props = dict(p.split("=", 1) for p in first.group(2).split(","))
     assert props["line"] == "2"
-    assert _github_decode(props["file"]) == str(hostile).replace("\x1b", "\\x1b").replace("\x01", "\\x01")
+    assert _github_decode(props["file"]) == str(hostile).replace("\x1b", "\\u001b").replace("\x01", "\\u0001")
     assert not RAW_CONTROLS.search(out)
     # everything that is not a workflow command is a plain, prefixed line
     assert all(line.startswith(("::", "milk-contract: ")) for line in out.splitlines())
@@ -84,13 +84,15 @@ def test_github_strict_makes_should_an_error(hostile: Path, capsys: pytest.Captu
 def test_github_on_a_conformant_file_annotates_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     out = _out(["check", "--format", "github", str(CONFORMANT)], capsys, 0)
     assert not [line for line in out.splitlines() if line.startswith("::")]
-    assert out.splitlines()[-1] == "milk-contract: 1 files: all conformant"
+    assert out.splitlines()[-1] == "milk-contract: 1 file: all conformant"
 
 
 def test_github_escaping() -> None:
     assert ci_reports.github_data("a%b\r\nc:d,e") == "a%25b%0D%0Ac:d,e"
     assert ci_reports.github_property("a%b\r\nc:d,e") == "a%25b%0D%0Ac%3Ad%2Ce"
-    assert ci_reports.github_data("esc\x1b bell\x07 sep\u2028") == "esc\\x1b bell\\x07 sep\\u2028"
+    # the syntax layer alone: input reaches it through the shared escaping (ci_reports.shown)
+    assert ci_reports.github_data(ci_reports.shown("esc\x1b bell\x07 sep\u2028 cr\r")) == (
+        "esc\\u001b bell\\u0007 sep\\u2028 cr\\u000d")
     assert ci_reports.github_data("plain text, with: punctuation") == "plain text, with: punctuation"  # near miss
 
 
@@ -209,7 +211,8 @@ def test_markdown_table_survives_hostile_names(hostile: Path, capsys: pytest.Cap
 
 def test_markdown_escaping() -> None:
     assert ci_reports.markdown_cell("a|b`c") == "a\\|b\\`c"
-    assert ci_reports.markdown_cell("line\r\nnext\x01") == "line\\r\\nnext\\x01"
+    # the shared escape's backslash is escaped too, so the cell renders as line\u000d\u000anext\u0001
+    assert ci_reports.markdown_cell("line\r\nnext\x01") == "line\\\\u000d\\\\u000anext\\\\u0001"
     assert ci_reports.markdown_cell("<img src=x>") == "\\<img src=x\\>"
     assert ci_reports.markdown_cell("**[x](javascript:1)** ~~y~~ &amp; \\") == (
         "\\*\\*\\[x\\](javascript:1)\\*\\* \\~\\~y\\~\\~ \\&amp; \\\\")
@@ -229,7 +232,7 @@ def test_markdown_conformant_file_has_no_findings_section(capsys: pytest.Capture
 def test_many_file_text_and_junit_hold_no_raw_controls(hostile: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = _out(["check", str(hostile.parent), str(CONFORMANT)], capsys, 1)
     assert not RAW_CONTROLS.search(text)
-    assert "bad\\x1b%:,|`\\x01.jsonl: NOT conformant" in text
+    assert "bad\\u001b%:,|`\\u0001.jsonl: NOT conformant" in text
     junit = _out(["check", "--format", "junit", str(hostile.parent), str(CONFORMANT)], capsys, 1)
     root = ET.fromstring(junit)  # well-formed although the file name holds ESC and U+0001
     assert len(root.findall("testsuite")) == 2

@@ -143,7 +143,7 @@ def test_a_near_miss_directory_with_a_nested_jsonl_is_not_empty(tree: Path, caps
     (tree / "deep" / "er").mkdir(parents=True)
     (tree / "deep" / "er" / "ok.jsonl").write_text(CONFORMANT.read_text())
     assert run(["check", str(tree / "deep")]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "1 files: all conformant"
+    assert capsys.readouterr().out.splitlines()[-1] == "1 file: all conformant"
 
 
 def test_many_files_keep_a_bounded_number_of_findings_and_say_so(

@@ -64,6 +64,10 @@ NOT_STREAM_PROPERTIES: dict[str, str] = {
 def lines(wire: str, *, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, Any]]:
     """Schema-valid line objects (dicts) of ``wire`` (subagent node trees up to ``depth`` + 1 levels)."""
     _known(wire)
+    if type(depth) is not int:  # checked here: a strategy is drawn from later, far from the call
+        raise TypeError(f"depth must be an int, not {type(depth).__name__}")
+    if depth < 0:
+        raise ValueError(f"depth must be 0 or more, found {depth}")
     return _composed_lines(wire, depth)
 
 
@@ -86,6 +90,8 @@ def _framing_rules(wire: str) -> frozenset[str]:
 def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:
     """Transcripts (bytes) of ``wire`` that break ``rule`` (and only it, but for :func:`also_fires`)."""
     parts = _strategies(wire)
+    if not isinstance(rule, str):
+        raise TypeError(f"rule must be a rule id (str), not {type(rule).__name__}")
     if rule in NOT_STREAM_PROPERTIES:
         raise ValueError(f"{rule} is not a stream property: {NOT_STREAM_PROPERTIES[rule]}")
     if rule in _framing_rules(wire):
@@ -110,6 +116,8 @@ def _strategies(wire: str) -> Strategies:
 
 
 def _known(wire: str) -> Wire:
+    if not isinstance(wire, str):  # the public functions' edge: a wrong type is a TypeError
+        raise TypeError(f"wire must be a wire name (str), not {type(wire).__name__}")
     return get(wire)  # ValueError naming the known wires
 
 

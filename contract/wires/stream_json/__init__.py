@@ -22,7 +22,7 @@ from itertools import repeat
 from typing import Any, ClassVar
 
 from contract.jsonline import MAX_INT_DIGITS, parse
-from contract.jsonvalue import clip, same_value
+from contract.jsonvalue import clip, quoted, same_value
 from contract.jsonvalue import kind as json_kind
 from contract.reader import Record
 from contract.sink import Sink
@@ -323,10 +323,10 @@ class StreamRules:
             self.session = session
             if not SESSION_FORM.fullmatch(session):
                 out.emit("sj.session", line, "/session_id",
-                         f"expected a milk session id of the form sess_..., found {clip(session)!r}")
+                         f"expected a milk session id of the form sess_..., found {quoted(clip(session))}")
             return
         out.emit("sj.session", line, "/session_id",
-                 f"expected the run's session_id {clip(self.session)!r}, found {clip(session)!r}")
+                 f"expected the run's session_id {quoted(clip(self.session))}, found {quoted(clip(session))}")
 
     # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
 
@@ -334,7 +334,7 @@ class StreamRules:
         out.exercised("sj.ts-format")
         if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
-                     f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {clip(ts)!r}",
+                     f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {quoted(clip(ts))}",
                      "ASCII digits, a real calendar date, second 60 only as a leap second at 23:59:60 UTC")
             return
         last = self.last_ts
@@ -460,7 +460,7 @@ class StreamRules:
             out.exercised("sj.role-form")
         if role != kind and type(role) is str:
             out.emit("sj.role-form", line, "/message/role",
-                     f"expected role {kind!r} on a {kind} line, found {clip(role)!r}")
+                     f"expected role {quoted(kind)} on a {kind} line, found {quoted(clip(role))}")
         content = message.get("content")
         return content if type(content) is list else None
 
@@ -530,7 +530,8 @@ class StreamRules:
         if known is not None:
             out.exercised("sj.tool-result-ref")
         if known is False:  # a non-string id is the schema's finding
-            out.emit("sj.tool-result-ref", line, where, f"expected the id of an earlier tool_use, found {clip(ref)!r}")
+            out.emit("sj.tool-result-ref", line, where,
+                     f"expected the id of an earlier tool_use, found {quoted(clip(ref))}")
 
     def _parent(self, parent: Any, line: int, out: Sink) -> None:
         known = self._known(parent) if type(parent) is str else None
@@ -538,7 +539,7 @@ class StreamRules:
             out.exercised("sj.parent-ref")
         if known is False:
             out.emit("sj.parent-ref", line, "/parent_tool_use_id",
-                     f"expected the id of an earlier tool_use, found {clip(parent)!r}, never used before",
+                     f"expected the id of an earlier tool_use, found {quoted(clip(parent))}, never used before",
                      "nested actors point at the tool_use that started them")
 
     def _remember(self, ref: str, line: int, out: Sink) -> None:

@@ -35,7 +35,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from contract.jsonline import exact_int
-from contract.jsonvalue import clip, same_value
+from contract.jsonvalue import clip, quoted, same_value
 from contract.reader import Record
 from contract.sink import Sink
 from contract.wires.base import Coverage, Line, Live, Machine, Wire
@@ -103,7 +103,7 @@ def _nodes(where: str, snap: dict[str, Any]) -> Iterator[tuple[str, dict[str, An
 
 def _show(value: Any) -> str:
     if type(value) is str:
-        return repr(clip(value))
+        return quoted(clip(value))  # raw: the reporter escapes it (contract.textsafe)
     if value is None:
         return "null"
     if type(value) is bool:
@@ -582,15 +582,15 @@ def _outcome(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
     out.exercised("sa.outcome")
     if type(status) is str and type(said) is str and _status_class(said) != _status_class(status):
         out.emit("sa.outcome", line, f"{at}/outcome/status",
-                 f"expected outcome.status to agree with the node status {status!r}, "
-                 f"found {said!r}")
+                 f"expected outcome.status to agree with the node status {quoted(clip(status))}, "
+                 f"found {quoted(clip(said))}")
     success = outcome.get("success")
     if type(success) is not bool:
         return
     final = said if type(said) is str else status
     if type(final) is str and (final in FAILED if success else final in SUCCEEDED):
         out.emit("sa.outcome", line, f"{at}/outcome/success",
-                 f"expected success {str(not success).lower()} with status {final!r}, "
+                 f"expected success {str(not success).lower()} with status {quoted(clip(final))}, "
                  f"found {str(success).lower()}")
     code = exact_int(outcome.get("exitCode")) if success else None
     if code is not None and code != 0:
