@@ -203,7 +203,10 @@ def test_a_bad_members_contract_is_misuse(tmp_path: Path, capsys: pytest.Capture
 def test_a_consumer_that_cannot_start(capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.run(["feed", "--scenario", "hello", "--", "/no/such/consumer"])
     assert code == 2
-    assert "run.start" in capsys.readouterr().out
+    err = capsys.readouterr().err  # in text, one line (as every harness error is); other formats keep the finding
+    assert len(err.splitlines()) == 1
+    assert "run.start" in err
+    assert "/no/such/consumer" in err
 
 
 def test_feeding_nothing_is_never_a_pass() -> None:

@@ -157,13 +157,6 @@ def _refused(argv: Callable[[str, Path], list[str]]) -> Callable[[str, Path, Cap
     return lambda rule, tmp, capsys: _one_line_misuse(argv(rule, tmp), capsys)
 
 
-def _fuzz_baseline(rule: str, tmp: Path, capsys: Capsys) -> None:
-    """fuzz takes no baseline at all, whatever it names: exit 2, one line."""
-    for option in ("--baseline", "--baseline-write"):
-        assert cli.run(["fuzz", option, _baseline_file(tmp, rule), "--", *NOT_STARTED]) == 2
-        assert capsys.readouterr().err.count("\n") == 1
-
-
 def _never_written(verb: str) -> Callable[[str, Path, Capsys], None]:
     """--baseline-write on a run with an unjudged finding (check: checker.limit; run: run.start) never lists it.
 
@@ -194,10 +187,8 @@ CLI: dict[tuple[str, str], Callable[[str, Path, Capsys], None]] = {
                                                          str(HELLO)]),
     ("run", "--baseline"): _refused(lambda rule, tmp: ["run", "--baseline", _baseline_file(tmp, rule), "--",
                                                        *NOT_STARTED]),
-    ("fuzz", "--baseline"): _fuzz_baseline,
     ("check", "--baseline-write"): _never_written("check"),
     ("run", "--baseline-write"): _never_written("run"),
-    ("fuzz", "--baseline-write"): _fuzz_baseline,
 }
 
 # The pytest plugin's options that take rule ids or a baseline: none today. One added must
