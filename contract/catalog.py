@@ -17,15 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from contract.rules import SA_SCHEMA, SJ_SCHEMA, Level, Observed, Rule
+from contract.rules import SA_SCHEMA, SJ_SCHEMA, Basis, Level, Observed, Rule
 from contract.wires import WIRES
 
 _SJ, _SA = SJ_SCHEMA, SA_SCHEMA
 _FRAMING = (
     f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
-    "; subagent-stdio: inferred (its schema has no descriptions): JSONL lines of objects whose "
+    "; subagent-stdio: derived (its schema has no descriptions): JSONL lines of objects whose "
     "$defs are line types, the same framing as its sibling wire"
 )
+# Written in the stream-json seed; derived on subagent-stdio, whose seed has no descriptions.
+_ON_SA = (("subagent-stdio", Basis.DERIVED),)
+# The checker, harness and baseline rules, and line.limit: policy, and never dropped by --basis
+# (filterable=False). A finding that says the check did not finish, or concerns the run, the
+# checker or a baseline rather than the seed's text, cannot be filtered into a pass (fail closed).
 
 # A line that fails framing (line.utf8, line.json, line.object, line.duplicate-key, line.limit) is
 # opaque: no schema or content rule judges it, but it keeps its place in the stream (it counts as
@@ -36,29 +41,36 @@ _OPAQUE = ("a line that fails it is opaque: no schema or content rule judges it,
 
 FRAMING: tuple[Rule, ...] = (
     # -- framing, both wires ------------------------------------------------------------
-    Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", _FRAMING),
+    Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
     Rule("line.newline", Level.MUST, "line",
-         "each line ends in exactly one LF, with no CR, and the stream ends with LF", _FRAMING),
-    Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", _FRAMING),
+         "each line ends in exactly one LF, with no CR, and the stream ends with LF", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
+    Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
     Rule("line.json", Level.MUST, "line",
          "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
          f"{_FRAMING}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
          "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
-         f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {_OPAQUE}"),
-    Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING),
+         f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {_OPAQUE}",
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
+    Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
     Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
          f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
-         f"so neither first-wins nor last-wins is judged: {_OPAQUE}"),
+         f"so neither first-wins nor last-wins is judged: {_OPAQUE}", basis=Basis.POLICY),
     Rule("line.ansi", Level.MUST, "stream-json",
          "no ANSI escapes: no raw ESC byte, no ESC (U+001B) in any decoded string or member name, payloads included",
          f'{_SJ}, description: "never any ANSI escapes" (written, with no exception: free-form payloads such '
          "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too; "
          "C1 CSI U+009B and BEL are not ESC and stay outside the rule). Stream-json only: the "
-         f"{_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding"),
+         f"{_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding",
+         basis=Basis.WRITTEN),
     Rule("line.limit", Level.MUST, "line",
          "a line stays within the checker's limits (length, nesting depth, integer digits)",
          "checker limit: a line the checker cannot judge cannot be declared conformant; "
-         f"raise the limit with --max-line-bytes where the line is legitimate; {_OPAQUE}"),
+         f"raise the limit with --max-line-bytes where the line is legitimate; {_OPAQUE}",
+         basis=Basis.POLICY, filterable=False),
 )
 
 CHECKER: tuple[Rule, ...] = (
@@ -66,43 +78,43 @@ CHECKER: tuple[Rule, ...] = (
     Rule("checker.internal", Level.MUST, "checker",
          "the checker finished every check it started (an internal error is a finding, never a pass)",
          "fail closed: a check that raised cannot vouch for the stream, so the stream is not conformant",
-         observed=Observed.CHECKER),
+         observed=Observed.CHECKER, basis=Basis.POLICY, filterable=False),
     Rule("checker.limit", Level.MUST, "checker",
          "no internal bound of the checker was reached (a check that could not be completed is a finding)",
          "fail closed, no silent limits: the message names the check that stopped, the bound and the line "
          "(e.g. a seq of more than 4300 digits, such as 1e5000: the seq check stops for that line, the "
          "line is otherwise judged)",
-         observed=Observed.CHECKER),
+         observed=Observed.CHECKER, basis=Basis.POLICY, filterable=False),
 )
 
 HARNESS: tuple[Rule, ...] = (
     # -- live runs -----------------------------------------------------------------------
     Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
          "harness: a hung emitter is killed with its process group",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
     Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
          "harness: a run that crashes or is killed is not a conformant run",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
     Rule("run.start", Level.MUST, "run", "the emitter command can be started",
          "harness: the command must exist and be executable",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
     Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
          "harness, subagent-stdio: a read-only request gets a response",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
     Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
          "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
     Rule("run.interrupted", Level.MUST, "run", "the run is not interrupted (Ctrl-C, SIGINT) before it ends",
          "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
          "process group is killed and the findings seen so far are reported (exit 130)",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
 )
 
 BASELINE: tuple[Rule, ...] = (
     Rule("baseline.stale", Level.MUST, "line",
          "every finding listed in --baseline still occurs",
          "baseline files only shrink: an entry that no longer occurs must be removed",
-         observed=Observed.BASELINE),
+         observed=Observed.BASELINE, basis=Basis.POLICY, filterable=False),
 )
 
 _RULES: tuple[Rule, ...] = (

@@ -29,6 +29,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "as additive or breaking")
     group.addoption("--contract-strict", action="store_true", default=False,
                     help="SHOULD findings fail emitter scenarios too")
+    group.addoption("--contract-basis", metavar="BASIS", action="append", default=None,
+                    help="judge only findings of rules of this basis: written, derived or policy (repeatable, "
+                         "cumulative; default all); the others are listed, not failing, and checker, run, "
+                         "baseline and line.limit findings always fail (docs/rules.md)")
     group.addoption("--contract-fuzz", metavar="N", type=int, default=None,
                     help="hold N generated conversations with the subagent-stdio host (contract.fuzz); "
                          "default: 30 when --contract-emitter is given, none otherwise; 0 turns it off")
@@ -40,7 +44,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # fail fast: an emitter that cannot start, or a recording with nowhere to go, is one usage
     # error (exit 4) now, not a failure per golden scenario later
-    problem = startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"))
+    problem = startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"),
+                              config.getoption("--contract-basis"))
     if problem:
         raise pytest.UsageError(problem)
     config.stash[SESSION] = session = ContractSession.from_options(
@@ -48,6 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
         timeout=config.getoption("--contract-timeout"),
         record=config.getoption("--contract-record"),
         strict=config.getoption("--contract-strict"),
+        basis=config.getoption("--contract-basis"),
     )
     config.pluginmanager.register(_Observer(session), "milk-contract-observer")
 

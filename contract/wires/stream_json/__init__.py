@@ -87,7 +87,8 @@ class StreamRules:
     """
 
     rules: ClassVar[frozenset[str]] = frozenset({
-        "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.session",
+        "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.seq-contiguous",
+        "sj.session", "sj.session-constant", "sj.tool-args-duplicate-key",
         "sj.ts-format", "sj.ts-order", "sj.agent-form", "sj.message-form", "sj.role-form",
         "sj.result-is-error", "sj.usage-rollup", "sj.capabilities", "sj.tool-result-ref", "sj.parent-ref",
         "sj.tool-args-reassembly", "sj.subtype", "checker.limit",
@@ -105,14 +106,15 @@ class StreamRules:
 
     # The rules _batch_in_step judges for a whole batch, as feed would on its lines
     # (sj.init-first was judged on line 1; sj.result-last is judged by finish in any case).
-    IN_STEP = ("sj.seq", "sj.session", "sj.ts-format", "sj.ts-order")
+    IN_STEP = ("sj.seq", "sj.seq-contiguous", "sj.session-constant", "sj.ts-format", "sj.ts-order")
 
     def __init__(self) -> None:
         self.first = True
         self.inits = 0
         self.result_line: int | None = None
         self.last_line = 0
-        self.next_seq: int | None = None
+        self.next_seq: int | None = None  # one step per line (sj.seq-contiguous)
+        self.last_seq: int | None = None  # the last seq read (sj.seq: monotonic)
         self.session: str | None = None
         self.last_ts: str | None = None
         self.valid_head = ""  # the date-time part of the last valid ts (never a leap second)
@@ -149,11 +151,13 @@ class StreamRules:
             self._seq(seq, line, out)
         else:
             out.exercised("sj.seq")
+            out.exercised("sj.seq-contiguous")
             self.next_seq = seq + 1
+            self.last_seq = seq
         if obj.get("session_id") != self.session:
             self._session(obj.get("session_id"), line, out)
         elif self.session is not None:
-            out.exercised("sj.session")
+            out.exercised("sj.session-constant")
         ts = obj.get("ts")
         if type(ts) is str:
             self._ts(ts, line, out)
@@ -218,6 +222,7 @@ class StreamRules:
                 or stamps[0] < last_ts or sorted(stamps) != stamps or UTC_STAMPS.fullmatch(joined) is None):
             return False
         self.next_seq = expected + count
+        self.last_seq = expected + count - 1
         self.last_ts = stamps[-1]
         return True
 
@@ -284,27 +289,40 @@ class StreamRules:
             out.emit("checker.limit", line, "/seq",
                      f"sj.seq stopped: a seq of more than {MAX_INT_DIGITS} digits is beyond what the checker "
                      "reads; seq is judged again from the next line on")
-            self.next_seq = None
+            self.next_seq = self.last_seq = None
             return
-        if expected is not None:
+        last = self.last_seq
+        if last is not None:
             out.exercised("sj.seq")
-        if expected is not None and value != expected:
-            what = "a gap (a dropped line?)" if value > expected else "a repeat or a step back"
+        if expected is not None:
+            out.exercised("sj.seq-contiguous")
+        # One finding, one basis: a repeat or a step back from the last seq read breaks the
+        # written "monotonic" (sj.seq); any other mismatch with one step per line (a gap, or a
+        # line without a readable seq that took no number) breaks only the derived contiguity.
+        if last is not None and value <= last:
             out.emit("sj.seq", line, "/seq",
+                     f"expected a seq above {clip(str(last))} (monotonic), found {clip(_number_text(seq))}: "
+                     "a repeat or a step back")
+        elif expected is not None and value != expected:
+            what = ("a gap (a dropped line?)" if value > expected
+                    else "one number per line, and a line before it without a readable seq took none")
+            out.emit("sj.seq-contiguous", line, "/seq",
                      f"expected seq {clip(str(expected))}, found {clip(_number_text(seq))}: {what}")
         self.next_seq = value + 1
+        self.last_seq = value
 
     def _session(self, session: Any, line: int, out: Sink) -> None:
         if type(session) is not str:
             return
-        out.exercised("sj.session")
         if self.session is None:
+            out.exercised("sj.session")
             self.session = session
             if not SESSION_FORM.fullmatch(session):
                 out.emit("sj.session", line, "/session_id",
                          f"expected a milk session id of the form sess_..., found {clip(session)!r}")
             return
-        out.emit("sj.session", line, "/session_id",
+        out.exercised("sj.session-constant")
+        out.emit("sj.session-constant", line, "/session_id",
                  f"expected the run's session_id {clip(self.session)!r}, found {clip(session)!r}")
 
     # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
@@ -577,10 +595,11 @@ class StreamRules:
                      f"beyond the checker's limits ({clip(why, 120)})")
             return
         out.exercised("sj.tool-args-reassembly")
-        if "line.duplicate-key" in rules:
+        out.exercised("sj.tool-args-duplicate-key")
+        if "line.duplicate-key" in rules:  # policy, as line.duplicate-key (its own rule: one basis)
             fault = next(f for f in faults if f.rule == "line.duplicate-key")
             found = fault.message.removeprefix("expected unique member names, found ")
-            out.emit("sj.tool-args-reassembly", line, f"{where}/input",
+            out.emit("sj.tool-args-duplicate-key", line, f"{where}/input",
                      f"expected the {len(pieces)} tool_args_delta fragments of {clip(ref)!r} to concatenate "
                      f"to JSON with unique member names, found {found} at {clip(fault.pointer or '', 80)!r} "
                      "of the reassembly",
