@@ -23,11 +23,13 @@ from contract.wires import WIRES
 _SJ, _SA = SJ_SCHEMA, SA_SCHEMA
 _FRAMING = (
     f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
-    "; subagent-stdio: derived (its schema has no descriptions): JSONL lines of objects whose "
-    "$defs are line types, the same framing as its sibling wire"
+    "; subagent-stdio: policy (its schema has no descriptions, and nothing in it says how its JSON "
+    "objects are framed on stdio): JSONL lines of objects whose $defs are line types, the same framing "
+    "as its sibling wire"
 )
-# Written in the stream-json seed; derived on subagent-stdio, whose seed has no descriptions.
-_ON_SA = (("subagent-stdio", Basis.DERIVED),)
+# Written in the stream-json seed; policy on subagent-stdio, whose seed has no descriptions and
+# states no framing (the title's "stdio" says where, not how): we choose its sibling's.
+_ON_SA = (("subagent-stdio", Basis.POLICY),)
 # The checker, harness and baseline rules, and line.limit: policy, and never dropped by --basis
 # (filterable=False). A finding that says the check did not finish, or concerns the run, the
 # checker or a baseline rather than the seed's text, cannot be filtered into a pass (fail closed).

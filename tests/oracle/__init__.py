@@ -55,7 +55,7 @@ _RESULT_IS_ERROR = {
 # seed text, not copied from the catalog: "written" where the seed's words say it, "derived" where it
 # follows from the seed's structure or a purpose it states, "policy" where the seed is silent and the
 # project chose. The framing rules stand on the stream-json framing sentence; the subagent-stdio seed
-# has no descriptions, so there they are derived. ALWAYS: the findings that say a check did not
+# has no descriptions and states no framing, so there they are policy (the sibling's framing, chosen). ALWAYS: the findings that say a check did not
 # finish (or concern the checker, a run or a baseline): no basis selection drops them.
 BASIS: dict[str, str] = {
     "line.utf8": "written", "line.newline": "written", "line.blank": "written", "line.json": "written",
@@ -66,20 +66,21 @@ BASIS: dict[str, str] = {
     "sj.seq": "written", "sj.seq-contiguous": "derived",
     "sj.session": "written", "sj.session-constant": "derived",
     "sj.result-is-error": "written", "sj.agent-form": "written", "sj.message-form": "written",
+    "sj.message-present": "derived",
     "sj.tool-result-ref": "derived", "sj.parent-ref": "derived", "sj.tool-args-reassembly": "derived",
     "sj.tool-args-duplicate-key": "policy",
     "sa.schema": "written", "sa.response-correlation": "derived", "sa.event-envelope": "derived",
     "sa.revision-order": "derived", "sa.events-capability": "derived", "sa.unique-keys": "derived",
 }
-_FRAMING_DERIVED_ON_SA = ("line.utf8", "line.newline", "line.blank", "line.json", "line.object")
+_FRAMING_POLICY_ON_SA = ("line.utf8", "line.newline", "line.blank", "line.json", "line.object")
 ALWAYS = frozenset({"line.limit", "checker.limit"})
 BASES = ("written", "derived", "policy")
 
 
 def basis_of(rule: str, wire: str) -> str:
     """The oracle's basis for ``rule`` on ``wire``."""
-    if wire == "subagent-stdio" and rule in _FRAMING_DERIVED_ON_SA:
-        return "derived"
+    if wire == "subagent-stdio" and rule in _FRAMING_POLICY_ON_SA:
+        return "policy"
     return BASIS[rule]
 
 
@@ -218,20 +219,26 @@ def _schema_errors(wire: str, value: JSONValue, depth: int) -> list[str]:
 # --- helpers ------------------------------------------------------------------------------------
 
 
+def _escape_like(text: str) -> bool:
+    """ESC, or a C1 control (U+0080..U+009F): ECMA-48 §5.3 codes each C1 control as ESC Fe in 7 bits
+    and as that one character in 8 bits (CSI U+009B is ESC [), so both are the same ANSI escape."""
+    return any(ch == "\x1b" or "\x80" <= ch <= "\x9f" for ch in text)
+
+
 def _strings_with_esc(value: JSONValue) -> list[str]:
-    """Every member name or string value, at any depth, that contains ESC (iterative walk)."""
+    """Every member name or string value, at any depth, holding ESC or a C1 control (iterative walk)."""
     found: list[str] = []
     todo: list[JSONValue] = [value]
     while todo:
         item = todo.pop()
         if isinstance(item, str):
-            if "\x1b" in item:
+            if _escape_like(item):
                 found.append(item)
         elif isinstance(item, list):
             todo.extend(item)
         elif isinstance(item, dict):
             for name, member in item.items():
-                if "\x1b" in name:
+                if _escape_like(name):
                     found.append(name)
                 todo.append(member)
     return found
@@ -406,7 +413,9 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
             if kind in ("assistant", "user") and not isinstance(agent, str):
                 verdict.fire("sj.agent-form", number, f"agent on {kind} is not a string")
         # message: "a string on system/error lines; the Message object on assistant/user lines":
-        # those lines have the Message object, so one without it breaks the rule too.
+        # the form where present, as for agent (one reading of the dual-form sentences). Presence
+        # on assistant/user comes from oneOf[2]/[3] ("completed assistant message blocks",
+        # "tool_result blocks"): derived, its own rule.
         if "message" in obj:
             message = obj["message"]
             if kind == "system" and subtype == "error" and not isinstance(message, str):
@@ -414,13 +423,13 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
             if kind in ("assistant", "user") and not isinstance(message, dict):
                 verdict.fire("sj.message-form", number, f"message on {kind} is not an object")
         elif kind in ("assistant", "user"):
-            verdict.fire("sj.message-form", number, f"{kind} line without message")
+            verdict.fire("sj.message-present", number, f"{kind} line without message")
     _stream_json_structural(objects, verdict)
 
 
 def _seq(positions: list[Position], verdict: Verdict) -> None:
-    """Two readings, two rules. Written, "monotonic seq per run": each seq read is above the last
-    seq read (a repeat or a step back is sj.seq). Derived from the purpose "gap-tolerant consumers
+    """Two readings, two rules. Written, "monotonic seq per run": no seq read is below the last
+    seq read (a step back is sj.seq; monotonic allows a repeat). Derived from the purpose "gap-tolerant consumers
     can detect dropped lines": each line's seq is the previous one plus one, an opaque line or a
     line without a usable integer seq (the schema's finding) standing for one step; any other
     mismatch is sj.seq-contiguous. A seq longer than MAX_INTEGER_DIGITS is beyond exact reading:
@@ -437,7 +446,7 @@ def _seq(positions: list[Position], verdict: Verdict) -> None:
             verdict.fire("checker.limit", number, f"seq of {seq.adjusted() + 1} digits: not judged")
             expected = last = None
             continue
-        if last is not None and seq <= last:
+        if last is not None and seq < last:
             verdict.fire("sj.seq", number, f"seq {seq} after {last}: not monotonic")
         elif expected is not None and seq != expected:
             verdict.fire("sj.seq-contiguous", number, f"seq {seq} where {expected} was due")

@@ -88,7 +88,7 @@ class StreamRules:
 
     rules: ClassVar[frozenset[str]] = frozenset({
         "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.seq-contiguous",
-        "sj.session", "sj.session-constant", "sj.tool-args-duplicate-key",
+        "sj.session", "sj.session-constant", "sj.tool-args-duplicate-key", "sj.message-present",
         "sj.ts-format", "sj.ts-order", "sj.agent-form", "sj.message-form", "sj.role-form",
         "sj.result-is-error", "sj.usage-rollup", "sj.capabilities", "sj.tool-result-ref", "sj.parent-ref",
         "sj.tool-args-reassembly", "sj.subtype", "checker.limit",
@@ -296,15 +296,17 @@ class StreamRules:
             out.exercised("sj.seq")
         if expected is not None:
             out.exercised("sj.seq-contiguous")
-        # One finding, one basis: a repeat or a step back from the last seq read breaks the
-        # written "monotonic" (sj.seq); any other mismatch with one step per line (a gap, or a
-        # line without a readable seq that took no number) breaks only the derived contiguity.
-        if last is not None and value <= last:
+        # One finding, one basis: a step back below the last seq read breaks the written
+        # "monotonic" (sj.seq; monotonic never goes back, but allows a repeat); any other mismatch
+        # with one step per line (a gap, a repeat, or a line without a readable seq that took no
+        # number) breaks only the contiguity derived from the purpose (sj.seq-contiguous).
+        if last is not None and value < last:
             out.emit("sj.seq", line, "/seq",
-                     f"expected a seq above {clip(str(last))} (monotonic), found {clip(_number_text(seq))}: "
-                     "a repeat or a step back")
+                     f"expected seq {clip(str(last))} or above (monotonic), found {clip(_number_text(seq))}: "
+                     "a step back")
         elif expected is not None and value != expected:
             what = ("a gap (a dropped line?)" if value > expected
+                    else "a repeat (a duplicated line, or one that hides a drop?)" if value == last
                     else "one number per line, and a line before it without a readable seq took none")
             out.emit("sj.seq-contiguous", line, "/seq",
                      f"expected seq {clip(str(expected))}, found {clip(_number_text(seq))}: {what}")
@@ -445,11 +447,19 @@ class StreamRules:
         if "agent" in obj and type(obj["agent"]) is not str:
             out.emit("sj.agent-form", line, "/agent",
                      f"expected a role label string on {kind} lines, found {json_kind(obj['agent'])}")
+        # The dual-form sentence is read one way for every line type it names: the form, where
+        # the member is present (sj.agent-form, sj.message-form). Presence of message on
+        # assistant/user lines is another sentence's (oneOf[2], oneOf[3]): sj.message-present.
+        out.exercised("sj.message-present")
+        if "message" not in obj:
+            out.emit("sj.message-present", line, "/message",
+                     f"expected a message on {kind} lines (they carry its blocks), found it missing")
+            return None
         out.exercised("sj.message-form")
-        message = obj.get("message")
+        message = obj["message"]
         if type(message) is not dict:
-            found = "it missing" if "message" not in obj else json_kind(message)
-            out.emit("sj.message-form", line, "/message", f"expected the Message object on {kind} lines, found {found}")
+            out.emit("sj.message-form", line, "/message",
+                     f"expected the Message object on {kind} lines, found {json_kind(message)}")
             return None
         role = message.get("role")
         if type(role) is str:

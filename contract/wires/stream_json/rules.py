@@ -54,18 +54,19 @@ RULES: tuple[Rule, ...] = (
          "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)",
          basis=_W),
     Rule("sj.seq", Level.MUST, "stream-json",
-         "seq never repeats or goes back within a run (monotonic), judged by value",
-         f'{_SJ}, description: "monotonic seq per run" (written: a seq equal to or below the one before is not '
-         "monotonic); the same sentence's properties.seq.description: \"gap-tolerant consumers can detect "
+         "seq never goes back within a run (monotonic), judged by value",
+         f'{_SJ}, description: "monotonic seq per run" (written: a seq below the one before is not monotonic; '
+         "monotonic allows a repeat, which is sj.seq-contiguous's, and the word seq, a sequence number, "
+         "counts up); the same sentence's properties.seq.description: \"gap-tolerant consumers can detect "
          "dropped lines on relays\" is the purpose sj.seq-contiguous (derived) stands on, not this rule. "
          "Numbers by value per JSON Schema (1.0 is 1; 2.0000000000000001 is no integer); a line rejected by "
          "framing stands for one step; a seq beyond 4300 digits is checker.limit for that line", basis=_W),
     Rule("sj.seq-contiguous", Level.MUST, "stream-json",
-         "seq has no gap: each line's seq is the previous line's plus one (a gap is a dropped line)",
+         "seq has no gap and no repeat: each line's seq is the previous line's plus one",
          f"{_SJ}, properties.seq.description: 'monotonic per run (gap-tolerant consumers can detect dropped "
          "lines on relays)' (derived from the stated purpose: the words write 'monotonic', not 'contiguous'; "
          "seq reveals drops only if every line takes the next number, so a gap is a dropped line and the run as "
-         "captured is incomplete). Judged by value, a framing-rejected line standing for one step, as "
+         "captured is incomplete, and a repeat would hide a drop or a duplicated line). Judged by value, a framing-rejected line standing for one step, as "
          "sj.seq", basis=_D),
     Rule("sj.session", Level.MUST, "stream-json", "the run's session_id has the milk session id form sess_...",
          f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form)',
@@ -80,16 +81,28 @@ RULES: tuple[Rule, ...] = (
          '(execution error, max turns, interruption); present on every result line"; description: '
          '"a refusal is a completed turn and reports is_error false" (written)', basis=_W),
     Rule("sj.agent-form", Level.MUST, "stream-json",
-         "agent is an object on system/init and a string on assistant/user (any label: an open set)",
+         "agent, where present, is an object on system/init and a string on assistant/user (any label)",
          f'{_SJ}, properties.agent.description: "dual-form: the AgentInfo object on system/init lines; '
-         'a role label string (primary | escalation) on assistant/user lines" (written: the form); '
+         'a role label string (primary | escalation) on assistant/user lines" (written: the form where '
+         "present, the one reading of every dual-form sentence, as sj.message-form; a missing agent is no "
+         "finding on any line type); "
          'description: "open-set enums everywhere — this schema documents known values in descriptions but '
          'does not constrain them", so primary | escalation are known labels, not the only ones', basis=_W),
     Rule("sj.message-form", Level.MUST, "stream-json",
-         "message is a string on system/error and a Message object on assistant/user (missing there too)",
+         "message, where present, is a string on system/error and a Message object on assistant/user",
          f'{_SJ}, properties.message.description: "dual-form: a string on system/error lines; the '
-         'Message object on assistant/user lines" (written: those lines have the Message object, so one '
-         "without it breaks the rule)", basis=_W),
+         'Message object on assistant/user lines" (written: the form on each line type named. One reading '
+         "for every dual-form sentence (agent too) and every line type it names: the sentence gives the "
+         "form where the member is present; it does not make it present, which the seed says with "
+         "'present' where it means it: is_error, 'present on every result line'. A missing message on "
+         "assistant/user is sj.message-present's, derived from other words)", basis=_W),
+    Rule("sj.message-present", Level.MUST, "stream-json",
+         "assistant and user lines carry a message",
+         f"{_SJ}, oneOf[2].description 'completed assistant message blocks (text | thinking | tool_use)' and "
+         "oneOf[3].description 'tool_result blocks + tool_use_result summary' (derived: those lines are "
+         "described by the message blocks they carry, so one without a message carries nothing they are "
+         "for; the dual-form sentence alone does not require it, and nothing requires agent on any line or "
+         "message on system/error)", basis=_D),
     Rule("sj.tool-result-ref", Level.MUST, "stream-json",
          "a tool_result (on any line) names an earlier tool_use",
          f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id (structure-derived '
