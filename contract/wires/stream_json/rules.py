@@ -69,8 +69,8 @@ RULES: tuple[Rule, ...] = (
          "captured is incomplete, and a repeat would hide a drop or a duplicated line). Judged by value, a framing-rejected line standing for one step, as "
          "sj.seq", basis=_D),
     Rule("sj.session", Level.MUST, "stream-json", "the run's session_id has the milk session id form sess_...",
-         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form)',
-         basis=_W),
+         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
+         'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W),
     Rule("sj.session-constant", Level.MUST, "stream-json", "one session_id for the whole run",
          f"{_SJ}, properties.session_id.description: 'milk session id' on every line (required), and "
          "'monotonic seq per run': derived from the structure (seq and the stream are per run of one "
