@@ -3,9 +3,10 @@
 Each rule has a stable id that users see in reports and pass to ``--ignore``, a level
 (MUST comes from a seed schema: its words where it has them, its structure where it has none,
 as in the subagent-stdio schema, which carries no descriptions; SHOULD is inferred consistency,
-failing only under ``--strict``), ``source``: what it comes from, or why it is inferred, and
-``observed``: where its findings come from (the stream, the live process, a baseline, the
-checker itself).
+failing only under ``--strict``), ``source``: what it comes from, or why it is inferred,
+``basis``: written, derived or policy (``contract.rules.Basis``, docs/rules.md; one per rule and
+wire, so a rule that would mix two is split) and ``observed``: where its findings come from (the
+stream, the live process, a baseline, the checker itself).
 
 The catalog is the framing, checker, harness and baseline rules below plus each registered
 wire's own rules (``Wire.rules``, kept in the wire's package next to its machines), in that
@@ -62,10 +63,14 @@ FRAMING: tuple[Rule, ...] = (
          f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
          f"so neither first-wins nor last-wins is judged: {_OPAQUE}", basis=Basis.POLICY),
     Rule("line.ansi", Level.MUST, "stream-json",
-         "no ANSI escapes: no raw ESC byte, no ESC (U+001B) in any decoded string or member name, payloads included",
+         "no ANSI escapes: no raw ESC byte, no ESC (U+001B) or C1 control (U+0080-U+009F, CSI U+009B included) "
+         "in any decoded string or member name, payloads included",
          f'{_SJ}, description: "never any ANSI escapes" (written, with no exception: free-form payloads such '
-         "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too; "
-         "C1 CSI U+009B and BEL are not ESC and stay outside the rule). Stream-json only: the "
+         "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too). "
+         "The C1 controls by ECMA-48 §5.3: each C1 control function is coded either as one 8-bit character or, "
+         "in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is ESC ]); every ESC "
+         "is an ANSI escape, so is the same function in its one-character coding, raw (C2 9B) or escaped "
+         "(\\u009b). BEL, DEL and other C0 controls are no escape. Stream-json only: the "
          f"{_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding",
          basis=Basis.WRITTEN),
     Rule("line.limit", Level.MUST, "line",

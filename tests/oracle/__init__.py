@@ -55,7 +55,8 @@ _RESULT_IS_ERROR = {
 # seed text, not copied from the catalog: "written" where the seed's words say it, "derived" where it
 # follows from the seed's structure or a purpose it states, "policy" where the seed is silent and the
 # project chose. The framing rules stand on the stream-json framing sentence; the subagent-stdio seed
-# has no descriptions and states no framing, so there they are policy (the sibling's framing, chosen). ALWAYS: the findings that say a check did not
+# has no descriptions and states no framing, so there they are policy (the sibling's framing, chosen).
+# ALWAYS: the findings that say a check did not
 # finish (or concern the checker, a run or a baseline): no basis selection drops them.
 BASIS: dict[str, str] = {
     "line.utf8": "written", "line.newline": "written", "line.blank": "written", "line.json": "written",

@@ -66,7 +66,8 @@ RULES: tuple[Rule, ...] = (
          f"{_SJ}, properties.seq.description: 'monotonic per run (gap-tolerant consumers can detect dropped "
          "lines on relays)' (derived from the stated purpose: the words write 'monotonic', not 'contiguous'; "
          "seq reveals drops only if every line takes the next number, so a gap is a dropped line and the run as "
-         "captured is incomplete, and a repeat would hide a drop or a duplicated line). Judged by value, a framing-rejected line standing for one step, as "
+         "captured is incomplete, and a repeat would hide a drop or a duplicated line). "
+         "Judged by value, a framing-rejected line standing for one step, as "
          "sj.seq", basis=_D),
     Rule("sj.session", Level.MUST, "stream-json", "the run's session_id has the milk session id form sess_...",
          f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
