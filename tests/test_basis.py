@@ -10,6 +10,7 @@ closed for what says the check did not finish) in every report format, the CLI a
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -331,3 +332,15 @@ def test_plugin_basis_option() -> None:
     plain = ContractSession.from_options(emitter=None, timeout=1.0, record=False, strict=False)
     plain.checked = 1
     assert not any("--contract-basis" in line for line in plain.summary_lines())
+
+
+def test_the_rules_page_lists_every_rule_with_its_basis() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z0-9.-]+)` \| (?:MUST|SHOULD) \| ([^|]+) \|", page, re.MULTILINE))
+    assert set(rows) == set(CATALOG)
+    for rule in CATALOG.values():
+        cell = rows[rule.id].strip()
+        assert cell.startswith(rule.basis.value), rule.id
+        assert ("always judged" in cell) == (not rule.filterable), rule.id
+        for wire, basis in rule.basis_on:
+            assert f"({basis.value} on {wire})" in cell, rule.id
