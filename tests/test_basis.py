@@ -319,6 +319,14 @@ def test_rules_lists_each_basis(capsys: pytest.CaptureFixture[str]) -> None:
     assert "policy (always judged)" in text
 
 
+@pytest.mark.process
+def test_run_takes_basis_too(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["run", "--basis", "written", "--timeout", "30"]) == 0  # the bundled reference emitter
+    summary = capsys.readouterr().out.strip().splitlines()[-1]
+    assert summary.endswith("judged: --basis written only (no finding of the others; checker, run, baseline "
+                            "and line.limit findings always judged)")
+
+
 # -- the plugin ---------------------------------------------------------------------------------
 
 
