@@ -267,8 +267,9 @@ def render_rules(rules: list[Rule], fmt: str) -> str:
                    for r in rules]
         return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
     width = max(len(r.id) for r in rules)
-    return "".join(f"{r.id:<{width}}  {r.level.value:<6}  {_basis_cell(r):<7}  {r.title}\n"
-                   f"{'':<{width}}                   from: {r.source}\n"
+    basis_width = max(len(_basis_cell(r)) for r in rules)
+    return "".join(f"{r.id:<{width}}  {r.level.value:<6}  {_basis_cell(r):<{basis_width}}  {r.title}\n"
+                   f"{'':<{width}}          from: {r.source}\n"
                    for r in rules)
 
 
