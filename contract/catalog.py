@@ -3,9 +3,10 @@
 Each rule has a stable id that users see in reports and pass to ``--ignore``, a level
 (MUST comes from a seed schema: its words where it has them, its structure where it has none,
 as in the subagent-stdio schema, which carries no descriptions; SHOULD is inferred consistency,
-failing only under ``--strict``), ``source``: what it comes from, or why it is inferred, and
-``observed``: where its findings come from (the stream, the live process, a baseline, the
-checker itself).
+failing only under ``--strict``), ``source``: what it comes from, or why it is inferred,
+``basis``: written, derived or policy (``contract.rules.Basis``, docs/rules.md; one per rule and
+wire, so a rule that would mix two is split) and ``observed``: where its findings come from (the
+stream, the live process, a baseline, the checker itself).
 
 The catalog is the framing, checker, harness and baseline rules below plus each registered
 wire's own rules (``Wire.rules``, kept in the wire's package next to its machines), in that
@@ -17,15 +18,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from contract.rules import SA_SCHEMA, SJ_SCHEMA, Level, Observed, Rule, Unjudged
+from contract.rules import SA_SCHEMA, SJ_SCHEMA, Basis, Level, Observed, Rule, Unjudged
 from contract.wires import WIRES
 
 _SJ, _SA = SJ_SCHEMA, SA_SCHEMA
 _FRAMING = (
     f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
-    "; subagent-stdio: inferred (its schema has no descriptions): JSONL lines of objects whose "
-    "$defs are line types, the same framing as its sibling wire"
+    "; subagent-stdio: policy (its schema has no descriptions, and nothing in it says how its JSON "
+    "objects are framed on stdio): JSONL lines of objects whose $defs are line types, the same framing "
+    "as its sibling wire"
 )
+# Written in the stream-json seed; policy on subagent-stdio, whose seed has no descriptions and
+# states no framing (the title's "stdio" says where, not how): we choose its sibling's.
+_ON_SA = (("subagent-stdio", Basis.POLICY),)
+# The checker, harness and baseline rules, and line.limit: policy, and never dropped by --basis
+# (filterable=False). A finding that says the check did not finish, or concerns the run, the
+# checker or a baseline rather than the seed's text, cannot be filtered into a pass (fail closed).
 
 # A line that fails framing (line.utf8, line.json, line.object, line.duplicate-key, line.limit) is
 # opaque: no schema or content rule judges it, but it keeps its place in the stream (it counts as
@@ -36,29 +44,40 @@ _OPAQUE = ("a line that fails it is opaque: no schema or content rule judges it,
 
 FRAMING: tuple[Rule, ...] = (
     # -- framing, both wires ------------------------------------------------------------
-    Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", _FRAMING),
+    Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
     Rule("line.newline", Level.MUST, "line",
-         "each line ends in exactly one LF, with no CR, and the stream ends with LF", _FRAMING),
-    Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", _FRAMING),
+         "each line ends in exactly one LF, with no CR, and the stream ends with LF", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
+    Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
     Rule("line.json", Level.MUST, "line",
          "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
          f"{_FRAMING}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
          "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
-         f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {_OPAQUE}"),
-    Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING),
+         f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {_OPAQUE}",
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
+    Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING,
+         basis=Basis.WRITTEN, basis_on=_ON_SA),
     Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
          f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
-         f"so neither first-wins nor last-wins is judged: {_OPAQUE}"),
+         f"so neither first-wins nor last-wins is judged: {_OPAQUE}", basis=Basis.POLICY),
     Rule("line.ansi", Level.MUST, "stream-json",
-         "no ANSI escapes: no raw ESC byte, no ESC (U+001B) in any decoded string or member name, payloads included",
+         "no ANSI escapes: no raw ESC byte, no ESC (U+001B) or C1 control (U+0080-U+009F, CSI U+009B included) "
+         "in any decoded string or member name, payloads included",
          f'{_SJ}, description: "never any ANSI escapes" (written, with no exception: free-form payloads such '
-         "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too; "
-         "C1 CSI U+009B and BEL are not ESC and stay outside the rule). Stream-json only: the "
-         f"{_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding"),
+         "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too). "
+         "The C1 controls by ECMA-48 §5.3: each C1 control function is coded either as one 8-bit character or, "
+         "in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is ESC ]); every ESC "
+         "is an ANSI escape, so is the same function in its one-character coding, raw (C2 9B) or escaped "
+         "(\\u009b). BEL, DEL and other C0 controls are no escape. Stream-json only: the "
+         f"{_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding",
+         basis=Basis.WRITTEN),
     Rule("line.limit", Level.MUST, "line",
          "a line stays within the checker's limits (length, nesting depth, integer digits)",
          "checker limit: a line the checker cannot judge cannot be declared conformant; "
-         f"raise the limit with --max-line-bytes where the line is legitimate; {_OPAQUE}"),
+         f"raise the limit with --max-line-bytes where the line is legitimate; {_OPAQUE}",
+         basis=Basis.POLICY, filterable=False),
 )
 
 CHECKER: tuple[Rule, ...] = (
@@ -66,39 +85,39 @@ CHECKER: tuple[Rule, ...] = (
     Rule("checker.internal", Level.MUST, "checker",
          "the checker finished every check it started (an internal error is a finding, never a pass)",
          "fail closed: a check that raised cannot vouch for the stream, so the stream is not conformant",
-         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS),
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
     Rule("checker.limit", Level.MUST, "checker",
          "no internal bound of the checker was reached (a check that could not be completed is a finding)",
          "fail closed, no silent limits: the message names the check that stopped, the bound and the line "
          "(e.g. a seq of more than 4300 digits, such as 1e5000: the seq check stops for that line, the "
          "line is otherwise judged)",
-         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS),
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
 )
 
 HARNESS: tuple[Rule, ...] = (
     # -- live runs -----------------------------------------------------------------------
     Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
          "harness: a hung emitter is killed with its process group",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
     Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
          "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
          "did not finish its run: that finding is not judged to the end, so no --ignore or baseline drops it)",
-         observed=Observed.PROCESS, unjudged=Unjudged.KILLED),
+         observed=Observed.PROCESS, unjudged=Unjudged.KILLED, basis=Basis.POLICY, filterable=False),
     Rule("run.start", Level.MUST, "run", "the emitter command can be started",
          "harness: the command must exist and be executable",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
     Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
          "harness, subagent-stdio: a read-only request gets a response",
-         observed=Observed.PROCESS),
+         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
     Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
          "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
     Rule("run.interrupted", Level.MUST, "run",
          "the run is not interrupted (Ctrl-C, SIGINT; SIGTERM; SIGHUP) before it ends",
          "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
          "process group and descendants are killed and the findings seen so far are reported (exit 128 + "
          "the signal: 130, 143, 129)",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
     Rule("run.stdout-held", Level.MUST, "run",
          "no descendant of the emitter holds its stdout open past --late-grace after the emitter exits",
          # the seed's words are paraphrased, not quoted: the framing rules quote them already, and a
@@ -108,7 +127,7 @@ HARNESS: tuple[Rule, ...] = (
          "writes comes after the result (what it writes within the grace is judged as part of the stream); "
          "subagent-stdio: inferred, as its framing is (after the host exits, its stdout ends); the holder is "
          "killed at the grace, so what it would still have written was not seen (not judged to the end)",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS),
+         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
 )
 
 CONSUMER: tuple[Rule, ...] = (
@@ -119,24 +138,24 @@ CONSUMER: tuple[Rule, ...] = (
          "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
          f"{_SJ}, description: open-set enums everywhere … consumers must ignore values they don't "
          "recognize; every stream fed is conformant under check --strict, so a conformant milk may write it",
-         observed=Observed.CONSUMER),
+         observed=Observed.CONSUMER, basis=Basis.WRITTEN, filterable=False),
     Rule("consumer.hang", Level.MUST, "consumer",
          "a consumer fed a conformant stream exits within --timeout (its group is killed otherwise)",
          "harness: a consumer that never ends on a stream a conformant milk may write is as broken as one that "
          "crashes; every stream fed ends (stdin is closed after the last line)",
-         observed=Observed.CONSUMER),
+         observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
     Rule("consumer.output", Level.MUST, "consumer",
          "a consumer's stdout meets the expectation given (--expect-stdout, --expect-json)",
          "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
          "does not change when a producer adds what the seed lets it add",
-         observed=Observed.CONSUMER),
+         observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
 )
 
 BASELINE: tuple[Rule, ...] = (
     Rule("baseline.stale", Level.MUST, "line",
          "every finding listed in --baseline still occurs",
          "baseline files only shrink: an entry that no longer occurs must be removed",
-         observed=Observed.BASELINE),
+         observed=Observed.BASELINE, basis=Basis.POLICY, filterable=False),
 )
 
 _RULES: tuple[Rule, ...] = (

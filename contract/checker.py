@@ -16,6 +16,7 @@ from contract.catalog import CATALOG
 from contract.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Source
 from contract.report import Report, ignore_problem
+from contract.rules import bases
 from contract.wires import AUTO, DEFAULT, NAMES, is_auto
 
 __all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
@@ -31,6 +32,7 @@ def check(
     source: str = "-",
     jobs: int | None = None,
     coverage: bool = False,
+    basis: Iterable[str] | None = None,
 ) -> Report:
     """Check a whole stream (bytes, a binary file, a ``pathlib.Path``, or an iterable of byte chunks).
 
@@ -46,8 +48,14 @@ def check(
 
     ``coverage``: also measure what the capture showed of the wire's surface
     (``report.coverage``, from a bounded sample: ``contract.capture_coverage``).
+
+    ``basis``: the bases whose findings fail the report (``"written"``, ``"derived"``,
+    ``"policy"``; default all). Findings of the others are still counted and listed; the
+    checker's, harness' and baseline rules and ``line.limit`` always fail (fail closed). An
+    unknown name raises ``ValueError``.
     """
     _check_types(data, wire, strict, max_line_bytes, source, jobs, coverage)
+    judged = bases(basis)
     if not is_auto(wire) and wire not in NAMES:
         raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(NAMES)} or {AUTO}")
     ignore = _known_rules(ignore)
@@ -55,7 +63,7 @@ def check(
         path = str(os.fspath(data))
         with open(path, "rb") as handle:
             return check(handle, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                         source=path if source == "-" else source, jobs=jobs, coverage=coverage)
+                         source=path if source == "-" else source, jobs=jobs, coverage=coverage, basis=basis)
     _refuse_text(data)
     sample = capture_coverage.Sample() if coverage else None
     if jobs != 1:
@@ -65,9 +73,11 @@ def check(
             with no_cycle_collection():
                 report = parallel.check_file(data, wire, strict=strict, ignore=ignore,
                                              max_line_bytes=max_line_bytes, source=source, sample=sample)
+            report.bases = judged
             return measured(report, sample)
     report = check_stream(data, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes, source=source,
                           sample=sample)
+    report.bases = judged
     return measured(report, sample)
 
 

@@ -133,7 +133,7 @@ def _exercised(report: Report) -> str:
 
 
 def _failing(violation: Violation, report: Report) -> bool:
-    return violation.level is Level.MUST or report.strict
+    return report.fails(violation.rule)  # level, --strict and --basis
 
 
 def _totals(reports: list[Report]) -> str:
@@ -193,7 +193,8 @@ def render_github(reports: list[Report]) -> str:
             if v.line is not None:
                 props += f",line={v.line}"
             props += f",title={github_property(f'{v.rule} [{v.level}]')}"
-            out.append(f"::{command} {props}::{github_data(_message(v, entry.count, entry.lines))}")
+            basis = f" [basis: {report.basis_of(v.rule).value}{'' if report.judged(v.rule) else ', outside --basis'}]"
+            out.append(f"::{command} {props}::{github_data(_message(v, entry.count, entry.lines) + basis)}")
         unshown = len(groups) - min(len(groups), MAX_ANNOTATIONS)
         if unshown or report.dropped:
             more = f"{counted(unshown, 'more kind', 'more kinds')} of finding not annotated; " if unshown else ""
@@ -242,7 +243,8 @@ def _sarif_rule(rule: Rule) -> dict[str, object]:
         "help": {"text": f"{rule.level.value}: {rule.title}.\nFrom: {rule.source}\n"
                          f"Skip with --ignore {rule.id}; list all rules with `{TOOL} rules`."},
         "defaultConfiguration": {"level": _sarif_level(rule.level)},
-        "properties": {"level": rule.level.value, "wire": rule.wire},
+        "properties": {"level": rule.level.value, "wire": rule.wire, "basis": rule.basis.value,
+                       "basis_on": dict(rule.basis_on), "filterable": rule.filterable},
     }
 
 
@@ -276,8 +278,9 @@ def render_sarif(reports: list[Report]) -> str:
                        "files": [{"uri": sarif_uri(r.source), "wire": r.wire, "lines": r.lines,
                                   "conformant": r.conformant,
                                   # per catalogued rule: passed, failed, not-exercised or ignored
+                                  "bases": [b.value for b in r.bases],
                                   "requirements": [{"rule": v.rule.id, "status": v.status,
-                                                    "findings": v.findings}
+                                                    "basis": v.basis.value, "findings": v.findings}
                                                    for v in requirements.verdicts(r)]}
                                  for r in reports]},
     }
@@ -293,7 +296,8 @@ def _sarif_result(v: Violation, uri: str, index: dict[str, int], report: Report)
     # terminal (the JSON layer alone would hand a viewer the raw characters back)
     text = shown(v.message) + (f" (at {shown(v.pointer)})" if v.pointer else "")
     # properties are data for tools: the exact strings (ensure_ascii keeps the document ASCII)
-    properties: dict[str, object] = {"pointer": v.pointer, "level": v.level.value}
+    properties: dict[str, object] = {"pointer": v.pointer, "level": v.level.value,
+                                     "basis": report.basis_of(v.rule).value, "judged": report.judged(v.rule)}
     if v.hint:
         properties["hint"] = v.hint
     return {
@@ -336,13 +340,14 @@ def _markdown_findings(report: Report) -> Iterable[str]:
     yield ""
     yield f"#### {markdown_cell(report.source)}"
     yield ""
-    yield "| Rule | Level | Line | Pointer | Finding | Count |"
-    yield "| --- | --- | ---: | --- | --- | ---: |"
+    yield "| Rule | Level | Basis | Line | Pointer | Finding | Count |"
+    yield "| --- | --- | --- | ---: | --- | --- | ---: |"
     groups = group(report.violations)
     for entry in groups[:MAX_MARKDOWN_GROUPS]:
         v = entry.first
         line = "" if v.line is None else str(v.line)
-        yield (f"| {markdown_cell(v.rule)} | {v.level.value} | {line} | {markdown_cell(v.pointer or '')} | "
+        basis = report.basis_of(v.rule).value + ("" if report.judged(v.rule) else " (outside --basis)")
+        yield (f"| {markdown_cell(v.rule)} | {v.level.value} | {basis} | {line} | {markdown_cell(v.pointer or '')} | "
                f"{markdown_cell(v.message)} | {entry.count} |")
     rest = len(groups) - min(len(groups), MAX_MARKDOWN_GROUPS)
     if rest or report.dropped:

@@ -61,12 +61,14 @@ def _build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--coverage", action="store_true",
                      help="also say what the capture showed of the wire's surface (line kinds, subtypes, "
                           "block types, fields) and what it never showed (always in --format json)")
+    _basis_option(chk)
     chk.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                      help="processes: many files are spread over N; one large file is checked by two when N "
                           "is 2 or more (default: decide by size)")
 
     run = verbs.add_parser("run", help="run an emitter (default: the bundled reference) and check it live")
     _report_options(run, wires=NAMES)
+    _basis_option(run)
     run.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
                      help="kill the emitter (and its process group) after this long (default 60)")
     run.add_argument("--expect-exit", type=_exit_status, default=0, metavar="STATUS",
@@ -259,6 +261,33 @@ def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str], basel
                              "accept them: without --baseline the run still reports them and exits by them")
 
 
+BASIS_NAMES = ("written", "derived", "policy")  # contract.rules.Basis, without importing the catalog
+
+
+def _basis_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--basis", action="append", default=None, type=_basis, metavar="|".join(BASIS_NAMES),
+                        help="judge only the findings of rules of this basis (repeatable, cumulative; default all): "
+                             "written (the seed's words say it), derived (its structure or a stated purpose), "
+                             "policy (our choice where it is silent). The others are listed, not failing; "
+                             "checker, run, baseline and line.limit findings always fail (docs/rules.md)")
+
+
+def _basis(text: str) -> str:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [name for name in names if name not in BASIS_NAMES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"expected {', '.join(BASIS_NAMES)}, found {textsafe.text(text)!r}")
+    return ",".join(names)
+
+
+def _judge_bases(report: Report, args: argparse.Namespace) -> Report:
+    """The report with the bases --basis names (all when not given): what fails it."""
+    from contract.rules import bases
+
+    report.bases = bases(args.basis)
+    return report
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -383,17 +412,19 @@ def cmd_check(args: argparse.Namespace) -> int:
         from contract.checker import check
 
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
-                       max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage)
+                       max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage, basis=args.basis)
         return _emit(_baseline(report, args), args.format)
     from contract import manyfiles
 
     options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes, coverage)
     try:
         if len(paths) == 1 and not os.path.isdir(paths[0]):  # one file: the single-file report
-            return _emit(_baseline(manyfiles.check_path(paths[0], options, jobs=args.jobs), args), args.format)
+            report = _judge_bases(manyfiles.check_path(paths[0], options, jobs=args.jobs), args)
+            return _emit(_baseline(report, args), args.format)
         if args.baseline or args.baseline_write:
             raise UsageError("--baseline and --baseline-write take one transcript file (a baseline is per emitter)")
-        reports = manyfiles.check_many(manyfiles.expand(paths), options, jobs=args.jobs)
+        found = manyfiles.check_many(manyfiles.expand(paths), options, jobs=args.jobs)
+        reports = [_judge_bases(r, args) for r in found]
     except manyfiles.PathError as exc:
         raise UsageError(str(exc)) from None
     from contract.ci_reports import FORMATS
@@ -417,10 +448,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         report = _live(args, command)
     except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, with run.interrupted; no baseline
-        return _emit(exc.report, args.format, exc.signum)
+        return _emit(_judge_bases(exc.report, args), args.format, exc.signum)
     if not command:
         report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
-    return _emit(_baseline(report, args), args.format)
+    return _emit(_baseline(_judge_bases(report, args), args), args.format)
 
 
 def _live(args: argparse.Namespace, command: list[str]) -> Report:

@@ -192,7 +192,7 @@ def rules_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
             # the closest words only for a rule kept: a search per quote the other wire's rules skip
             cites = [c if c["found"] else _with_nearest(c, texts)
                      for c, (texts, _, _) in zip(cites, placed, strict=True)]
-            cited[rule.id] = {"level": rule.level.value, "cites": cites}
+            cited[rule.id] = {"level": rule.level.value, "basis": rule.basis.value, "cites": cites}
     clauses = _framing(top)
     framing = [{"words": clause,
                 "rules": sorted(rid for rid, item in cited.items()

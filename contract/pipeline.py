@@ -15,9 +15,10 @@ from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
 from contract import capture_coverage, failsafe, requirements
+from contract.jsonvalue import clip
 from contract.reader import Record, Source, read_records
 from contract.report import Collector, Report
-from contract.schema import Engine, SchemaError, engine
+from contract.schema import OPEN_TYPE_WIRES, Engine, SchemaError, engine, known_types
 from contract.sink import Sink
 from contract.wires import DEFAULT, WIRES, ansi_for, detect, get, is_auto
 
@@ -130,11 +131,20 @@ class SchemaStep:
         self._emit = out.emit
         self._rule = get(wire).schema_rule
         self._explain = _Explainer(eng, out)
+        # Open line types (contract.schema): a line of a type the schema does not list is judged
+        # by the common envelope only, and the report says so, once per type (a bounded few).
+        self._open_types = wire in OPEN_TYPE_WIRES
+        self._known = known_types(wire)
+        self._unknown: dict[str, int] = {}
 
     def __call__(self, record: Record) -> None:
         obj = record.obj
         if obj is None:
             return
+        if self._open_types:
+            kind = obj.get("type")
+            if type(kind) is str and kind not in self._known:
+                self._note_unknown(kind, record.line)
         try:
             try:
                 valid = self._is_valid(obj)
@@ -150,6 +160,23 @@ class SchemaStep:
             return
         for error in errors:
             self._emit(self._rule, record.line, error.pointer, error.message)
+
+
+    MAX_UNKNOWN_NOTES = 8  # distinct unknown types named in notes; one more note says there were more
+
+    def _note_unknown(self, kind: str, line: int) -> None:
+        if kind in self._unknown or len(self._unknown) > self.MAX_UNKNOWN_NOTES:
+            return
+        self._unknown[kind] = line
+        if len(self._unknown) > self.MAX_UNKNOWN_NOTES:
+            self._out.note(f"{self._rule}: more line types the schema does not list from line {line} on, "
+                           f"judged the same way (the first {self.MAX_UNKNOWN_NOTES} are named above)")
+            return
+        listed = " | ".join(sorted(self._known))
+        self._out.note(
+            f"{self._rule}: line {line} has type {clip(kind, 60)!r}, which the schema does not list ({listed}): "
+            "judged by the common envelope only, the schema without its top-level oneOf (open set: the seed "
+            "says 'open set: ignore unknown values' and 'open-set enums everywhere')")
 
 
 class _Explainer:

@@ -57,6 +57,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "as additive or breaking")
     group.addoption("--contract-strict", action="store_true", default=False,
                     help="SHOULD findings fail emitter scenarios too")
+    group.addoption("--contract-basis", metavar="BASIS", action="append", default=None,
+                    help="judge only findings of rules of this basis: written, derived or policy (repeatable, "
+                         "cumulative; default all); the others are listed, not failing, and checker, run, "
+                         "baseline and line.limit findings always fail (docs/rules.md)")
     group.addoption("--contract-fuzz", metavar="N", type=int, default=0,
                     help="also hold N generated conversations with the subagent-stdio host (contract.fuzz); "
                          "off by default: it asks more than the replay contract (docs/milk-ci.md)")
@@ -76,7 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # fail fast: an emitter that cannot start, or a recording with nowhere to go, is one usage
     # error (exit 4) now, not a failure per golden scenario later
     problem = (option_problem(config.getoption("--contract-fuzz"), config.getoption("--contract-timeout"))
-               or startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record")))
+               or startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"),
+                                  config.getoption("--contract-basis")))
     if problem:
         raise pytest.UsageError(problem)
     config.stash[SESSION] = session = ContractSession.from_options(
@@ -85,6 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
         record=config.getoption("--contract-record"),
         strict=config.getoption("--contract-strict"),
         late_grace=config.getoption("--contract-late-grace"),
+        basis=config.getoption("--contract-basis"),
     )
     config.pluginmanager.register(_Observer(session), "milk-contract-observer")
 

@@ -10,6 +10,7 @@ the cross-line rules can still count a broken line as a line.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
@@ -168,8 +169,9 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
             # content rule. It still takes its place in the run (a record without an object).
             yield Record(number, raw, None)
             continue
-        if (block.may_esc and escapes and ansi is not False and b"\\u001" in body
-                and (b"\\u001b" in body or b"\\u001B" in body) and (ansi or not is_subagent_line(value))):
+        if (block.may_esc and escapes and ansi is not False
+                and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))
+                and (ansi or not is_subagent_line(value))):
             _decoded_escapes(value, number, out)
         yield Record(number, raw, value)
 
@@ -224,17 +226,17 @@ def blocks(stream: Any, max_line_bytes: int) -> Iterator[Block]:
                 skipped = len(rest)
             else:
                 pending, pending_bytes = [rest], len(rest)
-        may_cr, may_esc = b"\r" in data, b"\\u001" in data
+        may_cr, may_esc = b"\r" in data, b"\\u001" in data or may_c1(data)
         if head is not None:
             bodies.insert(0, head)
-            may_cr, may_esc = may_cr or b"\r" in head, may_esc or b"\\u001" in head
+            may_cr, may_esc = may_cr or b"\r" in head, may_esc or b"\\u001" in head or may_c1(head)
         if bodies:
             yield Block(bodies, False, may_cr, may_esc, 0, b"e+" in data or (head is not None and b"e+" in head))
     if skipped >= 0:
         yield Block([], False, False, False, skipped)
     elif pending:
         tail = b"".join(pending)
-        yield Block([tail], True, b"\r" in tail, b"\\u001" in tail, 0, b"e+" in tail)
+        yield Block([tail], True, b"\r" in tail, b"\\u001" in tail or may_c1(tail), 0, b"e+" in tail)
 
 
 def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[Block]:
@@ -274,26 +276,53 @@ def is_subagent_line(value: Any) -> bool:
     return type(value) is dict and type(value.get("type")) is str and value["type"] in SUBAGENT_TYPES
 
 
+# C1 controls, U+0080 to U+009F: ECMA-48 §5.3 codes each C1 control function either as one 8-bit
+# character or, in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is
+# ESC ]). "never any ANSI escapes" forbids every ESC, so every ESC Fe, so the same control function
+# in its one-character coding too (issue 23; docs/rules.md). They reach a line raw (UTF-8 C2 80 to
+# C2 9F, valid JSON: RFC 8259 §7 asks only U+0000 to U+001F to be escaped) or as \u0080..\u009f.
+_C1_RAW = re.compile(rb"\xc2[\x80-\x9f]")
+_ANSI_TEXT = re.compile("[\x1b\x80-\x9f]")
+_C1_NAMES = {0x9B: "CSI", 0x9D: "OSC", 0x90: "DCS", 0x98: "SOS", 0x9C: "ST", 0x9E: "PM", 0x9F: "APC"}
+
+
+def may_c1(data: bytes) -> bool:
+    """Whether ``data`` may hold a C1 control, raw or escaped (C-level searches; no false negative)."""
+    return b"\\u008" in data or b"\\u009" in data or (b"\xc2" in data and _C1_RAW.search(data) is not None)
+
+
+def _found(text: str) -> str:
+    """What ANSI escape a decoded string holds: ESC, or which C1 control (its first one)."""
+    match = _ANSI_TEXT.search(text)
+    code = ord(match.group()) if match else 0x1B
+    if code == 0x1B:
+        return "ESC (\\u001b)"
+    name = _C1_NAMES.get(code, "a C1 control")
+    return f"{name} (\\u{code:04x}, ECMA-48's one-character form of ESC {chr(code - 0x40)})"
+
+
 def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
-    """line.ansi for ESC in any decoded string or member name of a stream-json line.
+    """line.ansi for ESC or a C1 control in any decoded string or member name of a stream-json line.
 
     "never any ANSI escapes" has no written exception: free-form payloads (tool_use.input,
     tool_result content, tool_use_result, task, extension, _meta) are scanned like the rest.
     """
+    search = _ANSI_TEXT.search
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, node = stack.pop()
         if isinstance(node, str):
-            if "\x1b" in node:
+            if search(node):
                 out.emit("line.ansi", number, where,
-                         "expected no ANSI escapes, found ESC (U+001B) in a decoded string",
+                         f"expected no ANSI escapes, found {_found(node)} in a decoded string",
                          "the seed says never any ANSI escapes, free-form payloads included: strip terminal "
-                         "colour from what tools print before writing it")
+                         "colour from what tools print before writing it (a C1 control in text is often "
+                         "Latin-1 mis-decoding)")
         elif isinstance(node, dict):
             for key, child in node.items():
-                if "\x1b" in key:  # a member name is text too (a model_usage key, say)
+                if search(key):  # a member name is text too (a model_usage key, say)
                     out.emit("line.ansi", number, f"{where}/{escape(key)}",
-                             "expected no ANSI escapes in member names, found ESC (U+001B) in one")
+                             f"expected no ANSI escapes in member names, found {_found(key)} in one")
                 stack.append((f"{where}/{escape(key)}", child))
         elif isinstance(node, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(node))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from contract import requirements
 from contract.catalog import CATALOG, UNJUDGED, Level, not_judged_to_the_end
+from contract.rules import BASES, Basis
 
 if TYPE_CHECKING:
     from contract.capture_coverage import Coverage
@@ -82,6 +83,10 @@ class Report:
     ignored: tuple[str, ...] = ()
     # What the capture showed of the wire's surface, when asked for (check(coverage=True)).
     coverage: Coverage | None = None
+    # The bases judged (--basis): a finding of a rule whose basis is not among them is still
+    # listed but does not fail the run; rules that are not filterable (checker.*, run.*,
+    # baseline.stale, line.limit: the check did not finish, or not about the seed's text) always fail.
+    bases: tuple[Basis, ...] = BASES
 
     @property
     def dropped(self) -> int:
@@ -114,21 +119,46 @@ class Report:
             self.kept = Counter(v.rule for v in self.violations)
         return self.kept
 
+    def basis_of(self, rule: str) -> Basis:
+        """``rule``'s basis on this report's wire (read when reported: ``--wire auto`` picks it late)."""
+        return CATALOG[rule].basis_for(self.wire)
+
+    def violation_json(self, violation: Violation) -> dict[str, object]:
+        """One finding as JSON, with its rule's basis and whether it fails this report (--basis)."""
+        return {**violation.to_json(), "basis": self.basis_of(violation.rule).value,
+                "judged": self.judged(violation.rule)}
+
+    def judged(self, rule: str) -> bool:
+        """Whether ``rule``'s findings can fail this report under its ``bases`` (--basis)."""
+        entry = CATALOG[rule]
+        return not entry.filterable or entry.basis_for(self.wire) in self.bases
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether --basis left out a basis (some findings may be listed without failing)."""
+        return set(self.bases) != set(BASES)
+
+    def fails(self, rule: str) -> bool:
+        """Whether a finding of ``rule`` makes this report non-conformant (level, --strict, --basis)."""
+        return (self.strict or CATALOG[rule].level is Level.MUST) and self.judged(rule)
+
     def failing(self) -> list[Violation]:
-        """The findings that make the stream non-conformant (SHOULD only under strict)."""
-        return [v for v in self.violations if v.level is Level.MUST or self.strict]
+        """The findings that make the stream non-conformant (SHOULD only under strict; --basis)."""
+        return [v for v in self.violations if self.fails(v.rule)]
+
+    def unjudged(self) -> dict[str, int]:
+        """Rules with findings that --basis left out: counted and listed, not failing."""
+        return {rule: n for rule, n in sorted(self.counts.items()) if not self.judged(rule)}
 
     @property
     def conformant(self) -> bool:
-        if self.strict:
-            return not self.counts
-        return not any(CATALOG[rule].level is Level.MUST for rule in self.counts)
+        return not any(self.fails(rule) for rule in self.counts)
 
     def rules(self) -> set[str]:
         return set(self.counts)
 
     def to_json(self) -> dict[str, object]:
-        return {**self.header_json(), "violations": [v.to_json() for v in self.violations]}
+        return {**self.header_json(), "violations": [self.violation_json(v) for v in self.violations]}
 
     def header_json(self) -> dict[str, object]:
         """``to_json()`` without its ``violations``: what a streaming writer writes before them."""
@@ -137,6 +167,7 @@ class Report:
             "wire": self.wire,
             "source": self.source,
             "strict": self.strict,
+            "bases": [basis.value for basis in self.bases],
             "lines": self.lines,
             "counts": dict(sorted(self.counts.items())),
             "kept": dict(sorted(self.kept_counts().items())),

@@ -73,7 +73,7 @@ def render_text(report: Report) -> str:
     groups = group(report.violations)
     shown, hints, budget = 0, set[str](), MAX_TEXT_FINDING_LINES
     for entry in groups[:MAX_TEXT_GROUPS]:
-        lines = _text_group(safe(report.source), entry, hints)
+        lines = _text_group(safe(report.source), entry, hints, _basis_tag(report, entry.first.rule))
         if len(lines) > budget:
             break
         out.extend(lines)
@@ -103,13 +103,19 @@ def kept_line(report: Report) -> str:
             f"({report.dropped} past the memory cap are counted only; kept of counted: {short})")
 
 
-def _text_group(source: str, entry: Group, hints: set[str]) -> list[str]:
+def _basis_tag(report: Report, rule: str) -> str:
+    """`` [basis: derived]``, and whether --basis left the finding out of the verdict."""
+    outside = "" if report.judged(rule) else ", outside --basis: listed, not failing"
+    return f" [basis: {report.basis_of(rule).value}{outside}]"
+
+
+def _text_group(source: str, entry: Group, hints: set[str], basis: str = "") -> list[str]:
     """One finding with its count and first lines; a hint only the first time it is given."""
     safe = textsafe.text
     v = entry.first
     where = f"{source}:{v.line}" if v.line is not None else source
     pointer = f" at {safe(v.pointer)}" if v.pointer else ""
-    lines = [f"{where} {v.rule} [{v.level}]{pointer}: {safe(v.message)}"]
+    lines = [f"{where} {v.rule} [{v.level}]{pointer}: {safe(v.message)}{basis}"]
     if entry.count > 1:
         shown = ", ".join(str(n) for n in entry.lines)
         more = ", …" if entry.count > len(entry.lines) else ""
@@ -125,7 +131,8 @@ def summary(report: Report) -> str:
     verdict = "conformant" if report.conformant else "NOT conformant"
     source = textsafe.text(report.source)
     if not total:
-        return f"{source}: {verdict} ({report.wire}, {counted(report.lines, 'line')}, no findings)"
+        lines = counted(report.lines, "line")
+        return f"{source}: {verdict} ({report.wire}, {lines}, no findings){basis_clause(report)}"
     must = sum(n for r, n in report.counts.items() if CATALOG[r].level is Level.MUST)
     should = total - must
     rules = ", ".join(sorted(report.counts))
@@ -133,7 +140,20 @@ def summary(report: Report) -> str:
     return (
         f"{source}: {verdict} ({report.wire}, {counted(report.lines, 'line')}): {counted(total, 'finding')} "
         f"(MUST {must}, SHOULD {should}) of {counted(len(report.counts), 'rule')}: {rules}{strict}"
+        f"{basis_clause(report)}"
     )
+
+
+def basis_clause(report: Report) -> str:
+    """What --basis judged, for the summary line (empty when every basis was judged)."""
+    if not report.narrowed:
+        return ""
+    judged = ", ".join(b.value for b in report.bases)
+    left = report.unjudged()
+    listed = (f"{sum(left.values())} findings of {', '.join(left)} listed, not failing" if left
+              else "no finding of the others")
+    return (f"; judged: --basis {judged} only ({listed}; checker, run, baseline and line.limit findings "
+            "always judged)")
 
 
 def render_json(report: Report) -> str:
@@ -157,7 +177,7 @@ def write_json(report: Report, stream: TextIO) -> None:
     stream.write(',\n  "violations": [')
     separator = "\n"
     for violation in report.violations:
-        item = json.dumps(violation.to_json(), ensure_ascii=False, indent=2)
+        item = json.dumps(report.violation_json(violation), ensure_ascii=False, indent=2)
         stream.write(separator + textsafe.json_safe(item.replace("\n", "\n    ")).join(("    ", "")))
         separator = ",\n"
     stream.write("\n  ]\n}\n")
@@ -184,7 +204,8 @@ def render_junit(report: Report) -> str:
         rule = verdict.rule
         found = by_rule.get(rule.id, [])
         name = attr(f"{rule.id}: {rule.title}")
-        if verdict.status in (requirements.NOT_EXERCISED, requirements.IGNORED):
+        if verdict.status in (requirements.NOT_EXERCISED, requirements.IGNORED) or (
+                verdict.status == requirements.OUTSIDE_BASIS and not verdict.findings):
             skipped += 1  # never shown as passed: the capture did not test it
             cases.append(f"  <testcase classname={classname} name={name}>"
                          f"<skipped message={attr(verdict.reason)}/></testcase>")
@@ -194,7 +215,7 @@ def render_junit(report: Report) -> str:
             continue
         count = report.counts[rule.id]
         body = "\n".join(xml(_junit_line(report.source, v)) for v in found[:JUNIT_SHOWN])
-        fails = rule.level is Level.MUST or report.strict
+        fails = report.fails(rule.id)
         tag = "failure" if fails else "skipped"
         failures += fails
         skipped += not fails
@@ -247,12 +268,22 @@ def write_report(report: Report, fmt: str, stream: TextIO) -> None:
 def render_rules(rules: list[Rule], fmt: str) -> str:
     """``milk-contract rules``: the catalog as a table (text) or a list of objects (json)."""
     if fmt == "json":
-        payload = [{"id": r.id, "level": r.level.value, "wire": r.wire, "title": r.title, "source": r.source}
+        payload = [{"id": r.id, "level": r.level.value, "wire": r.wire, "basis": r.basis.value,
+                    "basis_on": dict(r.basis_on), "filterable": r.filterable, "title": r.title, "source": r.source}
                    for r in rules]
         return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
     width = max(len(r.id) for r in rules)
-    return "".join(f"{r.id:<{width}}  {r.level.value:<6}  {r.title}\n{'':<{width}}          from: {r.source}\n"
+    basis_width = max(len(_basis_cell(r)) for r in rules)
+    return "".join(f"{r.id:<{width}}  {r.level.value:<6}  {_basis_cell(r):<{basis_width}}  {r.title}\n"
+                   f"{'':<{width}}          from: {r.source}\n"
                    for r in rules)
+
+
+def _basis_cell(rule: Rule) -> str:
+    """The basis column of ``rules``: one word, with the per-wire override and --basis exemption said."""
+    others = "".join(f" ({basis.value} on {wire})" for wire, basis in rule.basis_on)
+    always = " (always judged)" if not rule.filterable else ""
+    return f"{rule.basis.value}{others}{always}"
 
 
 def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bool]], fmt: str,

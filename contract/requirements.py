@@ -7,7 +7,12 @@ says, for each rule of its wire (``catalog.rules_for``), what the capture did wi
 * ``passed``: the rule judged something in the capture and found nothing;
 * ``not-exercised``: the capture held nothing the rule applies to (no tool_result for
   ``sj.tool-result-ref``, no live run for ``run.*``);
-* ``ignored``: switched off with ``--ignore`` (a finding it would have had is not counted).
+* ``ignored``: switched off with ``--ignore`` (a finding it would have had is not counted);
+* ``outside-basis``: its basis (written, derived, policy) was left out with ``--basis``: its
+  findings are still counted and listed, but do not fail the run (rules that are not
+  filterable, the checker's, the harness', the baseline's and ``line.limit``, never get it).
+
+Each verdict carries the rule's basis on the wire (``contract.rules.Basis``).
 
 A check that did not finish (a rule machine raised, an internal bound stopped a check, the live
 run could not start, timed out, was interrupted or flooded, or the emitter was ended by a signal:
@@ -26,11 +31,11 @@ that ran (the checker vouches that it finished and hit no bound, or says otherwi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from contract.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
-from contract.rules import Observed
+from contract.rules import BASES, Basis, Observed
 from contract.wires import DEFAULT, NAMES
 
 if TYPE_CHECKING:
@@ -40,7 +45,8 @@ PASSED = "passed"
 FAILED = "failed"
 NOT_EXERCISED = "not-exercised"
 IGNORED = "ignored"
-STATUSES = (PASSED, FAILED, NOT_EXERCISED, IGNORED)
+OUTSIDE_BASIS = "outside-basis"
+STATUSES = (PASSED, FAILED, NOT_EXERCISED, IGNORED, OUTSIDE_BASIS)
 
 # Exercised by declaration (see the module docstring).
 CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
@@ -62,11 +68,14 @@ class Requirement:
     status: str
     findings: int
     unfinished: str | None = None  # the finding that stopped the check, when it did not finish
+    basis: Basis = field(kw_only=True)  # the rule's basis on the report's wire
+    bases: tuple[Basis, ...] = field(default=BASES, kw_only=True)  # the bases judged (--basis)
 
     def to_json(self) -> dict[str, object]:
         return {
             "rule": self.rule.id,
             "level": self.rule.level.value,
+            "basis": self.basis.value,
             "status": self.status,
             "findings": self.findings,
             "source": self.rule.source,
@@ -78,6 +87,10 @@ class Requirement:
         """Why a rule was skipped, for JUnit and SARIF (empty for passed and failed)."""
         if self.status == IGNORED:
             return "ignored (--ignore)"
+        if self.status == OUTSIDE_BASIS:
+            judged = ",".join(b.value for b in self.bases)
+            listed = f"its {self.findings} finding(s) are listed, not failing" if self.findings else "no finding"
+            return f"outside --basis {judged}: a {self.basis.value} rule; {listed}"
         if self.status == NOT_EXERCISED:
             if self.unfinished:
                 return f"not judged to the end: {self.unfinished} stopped the check"
@@ -106,7 +119,10 @@ def verdicts(report: Report) -> list[Requirement]:
     out: list[Requirement] = []
     for rule in rules_for(wire):
         found = counts.get(rule.id, 0)
-        if found:  # a finding wins: a finding not judged to the end is never dropped by an ignore list
+        basis = rule.basis_for(wire)
+        if rule.filterable and basis not in report.bases:  # --basis left it out: listed, not failing
+            status = OUTSIDE_BASIS
+        elif found:  # a finding wins: a finding not judged to the end is never dropped by an ignore list
             status = FAILED
         elif rule.id in ignored:
             status = IGNORED
@@ -114,7 +130,8 @@ def verdicts(report: Report) -> list[Requirement]:
             status = PASSED
         else:
             status = NOT_EXERCISED
-        out.append(Requirement(rule, status, found, stopped if status == NOT_EXERCISED else None))
+        out.append(Requirement(rule, status, found, stopped if status == NOT_EXERCISED else None, basis=basis,
+                               bases=report.bases))
     return out
 
 
@@ -145,12 +162,18 @@ def summary_lines(report: Report) -> list[str]:
     found = verdicts(report)
     counts = tally(report)
     exercised = counts[PASSED] + counts[FAILED]
+    outside = f", {counts[OUTSIDE_BASIS]} outside --basis" if report.narrowed else ""
     lines = [f"requirements: {exercised} of {len(found)} rules exercised ({counts[PASSED]} passed, "
-             f"{counts[FAILED]} failed), {counts[NOT_EXERCISED]} not exercised, {counts[IGNORED]} ignored"]
+             f"{counts[FAILED]} failed), {counts[NOT_EXERCISED]} not exercised, {counts[IGNORED]} ignored"
+             f"{outside}"]
     idle = [r.rule.id for r in found if r.status == NOT_EXERCISED]
     if idle:
         lines.append(f"  not exercised: {', '.join(idle)}")
     off = [r.rule.id for r in found if r.status == IGNORED]
     if off:
         lines.append(f"  ignored: {', '.join(off)}")
+    left = [f"{r.rule.id} ({r.basis.value}{f', {r.findings} listed' if r.findings else ''})"
+            for r in found if r.status == OUTSIDE_BASIS]
+    if left:
+        lines.append(f"  outside --basis: {', '.join(left)}")
     return lines

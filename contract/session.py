@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import shlex
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -35,12 +36,20 @@ def option_problem(fuzz: int | None, timeout: float) -> str | None:
     return None
 
 
-def startup_problem(emitter: str | None, record: bool) -> str | None:
+def startup_problem(emitter: str | None, record: bool, basis: Sequence[str] | None = None) -> str | None:
     """Why a plugin run cannot start, in one line (None when it can).
 
     An emitter command that is empty, unparsable or names no executable would fail every golden
-    scenario the same way; recording from an installed copy would write into site-packages.
+    scenario the same way; recording from an installed copy would write into site-packages; an
+    unknown ``--contract-basis`` would judge nothing it names.
     """
+    if basis is not None:
+        from contract.rules import bases
+
+        try:
+            bases(basis)
+        except ValueError as exc:
+            return f"--contract-basis: {textsafe.text(str(exc))}"
     if record:
         from contract.resources import installed_copy
 
@@ -85,6 +94,7 @@ class ContractSession:
     record: bool = False
     strict: bool = False
     late_grace: float = LATE_GRACE
+    basis: tuple[str, ...] | None = None  # --contract-basis: the bases whose findings fail (None: all)
     checked: int = 0
     failed: list[str] = field(default_factory=list)
     recorded: list[str] = field(default_factory=list)
@@ -92,17 +102,21 @@ class ContractSession:
 
     @classmethod
     def from_options(cls, emitter: str | None, timeout: float, record: bool, strict: bool,
-                     late_grace: float = LATE_GRACE) -> ContractSession:
+                     late_grace: float = LATE_GRACE, basis: Sequence[str] | None = None) -> ContractSession:
         argv = shlex.split(emitter) if emitter else None
-        return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict, late_grace=late_grace)
+        return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict, late_grace=late_grace,
+                   basis=tuple(basis) if basis else None)
 
     def run(self, golden: Golden) -> tuple[ScenarioRun, Outcome]:
         """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
+        from contract.rules import bases
         from contract.scenarios import rerecord, run_scenario
 
         result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict,
                               late_grace=self.late_grace)
         label = f"{golden.wire}/{golden.name}"
+        if not self.record:  # a golden is re-recorded only from a run conformant on every basis
+            result.report.bases = bases(self.basis)  # what fails the scenario; the rest is listed, not failing
         if self.record:
             comparison = rerecord(result, self.emitter)
             verdict = "kept (the run was not conformant)" if comparison is None else comparison.summary()
@@ -133,6 +147,13 @@ class ContractSession:
         if not self.checked and not self.recorded:
             return []
         lines = [f"milk-contract: {self.checked} golden scenarios run through {self.emitter_name}"]
+        if self.basis:
+            from contract.rules import bases
+
+            judged = ", ".join(b.value for b in bases(self.basis))
+            lines.append(f"milk-contract: judged --contract-basis {judged} only: findings of other bases are "
+                         "listed in a failing scenario's report, never failing it; checker, run, baseline and "
+                         "line.limit findings always fail")
         if self.failed:
             lines.append(f"milk-contract: {len(self.failed)} failed: {', '.join(self.failed)}")
         lines.extend(f"milk-contract: additive drift in {entry}" for entry in self.drift)

@@ -204,7 +204,7 @@ def test_markdown_table_survives_hostile_names(hostile: Path, capsys: pytest.Cap
     assert "| conformant |" in files[1]
     findings = [row for row in rows if row.startswith("| sj.")]
     assert len(findings) == 2
-    assert all(len(_cells(row)) == 6 for row in findings)
+    assert all(len(_cells(row)) == 7 for row in findings)  # with the Basis column
     assert not re.search(r"(?<!\\)`", "\n".join(rows))  # every backtick in a cell is escaped
     assert out.startswith("### milk-contract: 2 files, 1 of 2 NOT conformant\n")
 

@@ -30,9 +30,10 @@ def test_one_broken_rule_exits_1_and_names_it(tmp_path: Path, capsys: pytest.Cap
     assert run(["check", "--format", "json", str(broken)]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["conformant"] is False
-    assert set(report["counts"]) == {"sj.seq"}
+    assert set(report["counts"]) == {"sj.seq-contiguous"}
     (violation,) = report["violations"]
-    assert (violation["rule"], violation["line"], violation["pointer"]) == ("sj.seq", 3, "/seq")
+    assert (violation["rule"], violation["line"], violation["pointer"]) == ("sj.seq-contiguous", 3, "/seq")
+    assert (violation["basis"], violation["judged"]) == ("derived", True)
     assert "expected seq 2, found 3" in violation["message"]
 
 

@@ -141,7 +141,7 @@ def test_a_setsid_grandchild_is_killed_and_no_finding_is_lost(mode: str, marker:
                         late_grace=0.2)
     took = time.monotonic() - began
     assert took < timeout + 3, f"took {took:.1f}s"
-    assert {"sj.seq", "sj.result-last"} <= report.rules(), report.counts
+    assert {"sj.seq-contiguous", "sj.result-last"} <= report.rules(), report.counts
     grandchild = int(pidfile.read_text())
     assert not Path(f"/proc/{grandchild}").exists(), "the grandchild is alive or an unreaped zombie"
     assert not survivors(marker)
@@ -226,7 +226,7 @@ def test_ctrl_c_during_a_stream_json_run(marker: str, tmp_path: Path) -> None:
     assert took < GRACE_SECONDS + SLACK
     assert "Traceback" not in err
     report = json.loads(out)
-    assert {"run.interrupted", "sj.seq"} <= set(report["counts"])
+    assert {"run.interrupted", "sj.seq-contiguous"} <= set(report["counts"])
     assert "run.timeout" not in report["counts"]
     assert not report["conformant"]
     assert not survivors(marker)
@@ -274,7 +274,7 @@ def test_ctrl_c_in_a_library_call_raises_interrupted_with_the_report(
         run_stream([PY, str(EMITTERS / "setsid_child.py"), marker, str(tmp_path / "pid"), "hang"], timeout=60)
     ctrl_c.join()
     assert isinstance(caught.value, KeyboardInterrupt)
-    assert {"run.interrupted", "sj.seq"} <= caught.value.report.rules()
+    assert {"run.interrupted", "sj.seq-contiguous"} <= caught.value.report.rules()
     assert not caught.value.report.conformant
 
 

@@ -195,6 +195,21 @@ def test_cli_run_reports_a_hung_emitter(marker: str, capsys: pytest.CaptureFixtu
     assert "wrote init, now hanging" in report["stderr"]
 
 
+def test_basis_written_never_hides_a_timeout(marker: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fail closed (issue 23): run.timeout is policy, yet no --basis drops it; the missing result
+    (sj.result-last, written) is judged as well."""
+    code = cli.run(["run", "--basis", "derived", "--timeout", str(HUNG), "--format", "json", "--",
+                    sys.executable, str(EMITTERS / "hangs.py"), marker])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert report["bases"] == ["derived"]
+    assert not report["conformant"]
+    judged = {v["rule"] for v in report["violations"] if v["judged"]}
+    assert "run.timeout" in judged  # policy, always judged
+    assert "sj.result-last" not in judged  # written: listed, not failing under --basis derived
+    assert "sj.result-last" in report["counts"]
+
+
 def test_cli_run_max_output_bytes_stops_a_flood(marker: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.run(["run", "--timeout", "20", "--max-output-bytes", str(MiB), "--",
                     sys.executable, str(EMITTERS / "floods.py"), marker])

@@ -3,8 +3,11 @@
 Inputs are the goldens, every rule case file (tests/cases/**, firing cases and near misses
 alike), systematic mutations of the goldens (tests/oracle/mutations.py) and whole streams from
 ``contract.strategies.streams``. For each input the oracle's MUST rule set and verdict are
-compared with the project's; any difference not listed in tests/oracle/known_disagreements.json
-fails, and so does a listed entry that no longer occurs on the witness corpus (a stale entry).
+compared with the project's, with every basis judged and then per basis (``--basis written``,
+``derived``, ``policy``: the oracle keeps its own basis per rule, tests/oracle/READINGS.md), so a
+rule the two sides place on different bases disagrees too; any difference not listed in
+tests/oracle/known_disagreements.json fails, and so does a listed entry that no longer occurs on
+the witness corpus (a stale entry).
 
 Run ``python -m tests.test_oracle_differential`` for a survey of every disagreement on the whole
 deterministic corpus (about two minutes).
@@ -25,9 +28,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import contract
+from contract.catalog import CATALOG, rules_for
+from contract.rules import bases as parse_bases
 from contract.strategies import streams
 from tests.casefiles import all_cases
-from tests.oracle import WIRES, judge
+from tests.oracle import BASES, BASIS, WIRES, basis_of, judge
 from tests.oracle.mutations import Mutation, corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,24 +50,46 @@ def goldens(wire: str) -> list[tuple[str, bytes]]:
     return [(p.stem, p.read_bytes()) for p in paths]
 
 
-def contract_must(data: bytes, wire: str) -> tuple[set[str], bool]:
-    report = contract.check(data, wire=wire)
-    return {v.rule for v in report.violations if v.level == "MUST"}, bool(report.conformant)
+# Every basis judged, then each alone: the per-basis comparisons.
+SELECTIONS: tuple[tuple[str, ...], ...] = (BASES, *((basis,) for basis in BASES))
 
 
 def differences(wire: str, kind: str, data: bytes) -> set[Difference]:
-    """Rule-level disagreements on one input, after checking the project's verdict is consistent.
+    """Rule-level disagreements on one input, per basis selection, after checking the project's
+    verdict is consistent.
 
     A verdict disagreement always comes with a rule-level one (an empty MUST set on one side and a
-    non-empty one on the other), so listing rule-level entries covers verdicts as well.
+    non-empty one on the other), so listing rule-level entries covers verdicts as well. A
+    disagreement under one basis alone is listed with the kind ``<kind> [--basis <basis>]``.
     """
     verdict = judge(data, wire)
-    theirs, conformant = contract_must(data, wire)
-    # The project's own verdict must follow its MUST findings; a mismatch is never excusable.
-    assert conformant == (not theirs), f"{wire} {kind}: conformant={conformant} with MUST {sorted(theirs)}"
-    found = {(wire, kind, rule, ORACLE_ONLY) for rule in verdict.must - theirs}
-    found |= {(wire, kind, rule, CONTRACT_ONLY) for rule in theirs - verdict.must}
+    report = contract.check(data, wire=wire)
+    found: set[Difference] = set()
+    for selection in SELECTIONS:
+        report.bases = parse_bases(selection)  # what --basis sets: the findings are the same
+        theirs = {v.rule for v in report.violations if v.level == "MUST" and report.judged(v.rule)}
+        # The project's own verdict must follow its judged MUST findings; a mismatch is never excusable.
+        assert report.conformant == (not theirs), (
+            f"{wire} {kind} {selection}: conformant={report.conformant} with MUST {sorted(theirs)}")
+        ours = verdict.must_under(selection)
+        label = kind if selection == BASES else f"{kind} [--basis {selection[0]}]"
+        found |= {(wire, label, rule, ORACLE_ONLY) for rule in ours - theirs}
+        found |= {(wire, label, rule, CONTRACT_ONLY) for rule in theirs - ours}
     return found
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_oracle_bases_agree_with_the_catalog(wire: str) -> None:
+    """The oracle's own basis for every rule it judges is the catalog's on that wire, and what it
+    never filters is what the catalog never filters."""
+    theirs = {rule.id for rule in rules_for(wire)}
+    for rule in BASIS:
+        if rule not in theirs:  # the other wire's rule (line.ansi is stream-json's)
+            continue
+        assert basis_of(rule, wire) == CATALOG[rule].basis_for(wire).value, (wire, rule)
+    from tests.oracle import ALWAYS
+
+    assert {rule for rule in BASIS if not CATALOG[rule].filterable} == ALWAYS
 
 
 ORACLE_ONLY = "oracle MUST, contract not"

@@ -97,7 +97,7 @@ def _golden_stream(lines: int, wreck: bool = False) -> bytes:
         obj.update(seq=seq, session_id=golden[0]["session_id"], ts=f"2026-01-01T00:{seq // 60000 % 60:02d}:"
                    f"{seq // 1000 % 60:02d}.{seq % 1000:03d}Z")
         if wreck and seq == 1500:
-            obj["seq"] = seq + 5  # a gap, and every later line a step back: sj.seq
+            obj["seq"] = seq + 5  # a gap (sj.seq-contiguous), then the next line a step back (sj.seq)
         if wreck and seq == 2400:
             obj["session_id"] = "sess_other"
         if wreck and seq in (2600, 2601):
@@ -126,7 +126,8 @@ def test_large_generated_inputs_same_report(tmp_path: Path, wreck: bool) -> None
     _same(path, "auto")
     if wreck:
         rules = _report(path, "stream-json", 1)["counts"]
-        assert {"sj.seq", "sj.session", "sj.ts-format", "sj.ts-order", "line.duplicate-key"} <= set(rules)
+        assert {"sj.seq", "sj.seq-contiguous", "sj.session-constant", "sj.ts-format", "sj.ts-order",
+                "line.duplicate-key"} <= set(rules)
 
 
 def test_batch_run_checks_match_line_by_line() -> None:

@@ -41,6 +41,15 @@ def test_faithful_replay_passes(tmp_path: Path) -> None:
     assert "milk-contract: 2 golden scenarios run through bundled reference emitters" in done.stdout
 
 
+def test_contract_basis_reaches_the_scenarios_and_the_summary(tmp_path: Path) -> None:
+    done = run_suite(tmp_path, "-k", "stream-json and hello", "--contract-basis", "written")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "milk-contract: judged --contract-basis written only" in done.stdout
+    refused = run_suite(tmp_path, "--contract-basis", "literal")  # misuse: one line, exit 4
+    assert refused.returncode == 4, refused.stdout + refused.stderr
+    assert "--contract-basis: unknown basis 'literal'" in refused.stdout + refused.stderr
+
+
 @pytest.fixture(scope="module")
 def dropped_num_turns(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
     """One run of the suite against an emitter that drops result.num_turns, named by the

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from contract import baseline, parallel, requirements
-from contract.catalog import rules_for
+from contract.catalog import CATALOG, rules_for
 from contract.checker import check
 from contract.cli import run
 from contract.harness import run_stream
@@ -56,8 +56,9 @@ def test_json_has_one_requirement_per_catalogued_rule(path: Path) -> None:
     assert [r["rule"] for r in listed] == [r.id for r in rules_for(wire)]
     assert {r["status"] for r in listed} <= set(requirements.STATUSES)
     for entry in listed:
-        assert set(entry) == {"rule", "level", "status", "findings", "source", "reason"}
-        assert bool(entry["reason"]) == (entry["status"] in ("not-exercised", "ignored"))
+        assert set(entry) == {"rule", "level", "basis", "status", "findings", "source", "reason"}
+        assert entry["basis"] == CATALOG[entry["rule"]].basis_for(wire).value
+        assert bool(entry["reason"]) == (entry["status"] in ("not-exercised", "ignored", "outside-basis"))
         assert entry["findings"] == document["counts"].get(entry["rule"], 0)
     by_rule = {r["rule"]: r["status"] for r in listed}
     assert by_rule[f"{'sj' if wire == 'stream-json' else 'sa'}.schema"] == "passed"

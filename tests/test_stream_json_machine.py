@@ -71,30 +71,32 @@ def _rules(report: Report) -> dict[str, int]:
 # -- D1: seq by exact value, whatever number type arrives -------------------------------------
 
 @pytest.mark.parametrize(
-    ("seqs", "findings"),
+    ("seqs", "back", "steps"),
     [
-        ([0, 1, 2, 3], 0),
-        ([0, 1.0, 2.0, 3.0], 0),
-        ([Decimal("0"), Decimal("1.0"), Decimal("20e-1"), Decimal("3")], 0),
-        ([0, 1, Decimal("3.0"), 4], 1),  # a gap
-        ([0, 1, 1.0, 2], 1),  # a repeat
-        ([0, Decimal("1.0"), Decimal("1.0"), Decimal("99.0")], 2),  # a repeat, then a gap
+        ([0, 1, 2, 3], 0, 0),
+        ([0, 1.0, 2.0, 3.0], 0, 0),
+        ([Decimal("0"), Decimal("1.0"), Decimal("20e-1"), Decimal("3")], 0, 0),
+        ([0, 1, Decimal("3.0"), 4], 0, 1),  # a gap: contiguity's (derived)
+        ([0, 1, 1.0, 2], 0, 1),  # a repeat: contiguity's too (monotonic allows it)
+        ([0, Decimal("1.0"), Decimal("1.0"), Decimal("99.0")], 0, 2),  # a repeat, then a gap
+        ([0, 1, 2, Decimal("1.0"), 2], 1, 0),  # a step back: monotonic's (written), then one step on
     ],
 )
-def test_seq_is_judged_by_exact_value(seqs: list[Any], findings: int) -> None:
+def test_seq_is_judged_by_exact_value(seqs: list[Any], back: int, steps: int) -> None:
     objs = [_init() | {"seq": seqs[0]}] + [_line(s, "system", subtype="state") for s in seqs[1:-1]]
     objs.append(_result(0) | {"seq": seqs[-1]})
-    assert _rules(_feed(objs)).get("sj.seq", 0) == findings
+    found = _rules(_feed(objs))
+    assert (found.get("sj.seq", 0), found.get("sj.seq-contiguous", 0)) == (back, steps)
 
 
 def test_a_non_integral_seq_read_exactly_is_no_integer() -> None:
-    """2.0000000000000001 read exactly is not 2: the schema's finding, and no sj.seq either way."""
+    """2.0000000000000001 read exactly is not 2: the schema's finding, and no seq finding either way."""
     objs = [_init(), _line(1, "system", subtype="state"),
             _line(Decimal("2.0000000000000001"), "system", subtype="state"), _result(3)]
-    assert "sj.seq" not in _rules(_feed(objs))
+    assert not {"sj.seq", "sj.seq-contiguous"} & set(_rules(_feed(objs)))
     objs[2]["seq"] = Decimal("2.5")
     objs[3]["seq"] = 2  # would be a repeat of the skipped line's place if 2.5 were read as 2
-    assert _rules(_feed(objs)).get("sj.seq") == 1
+    assert _rules(_feed(objs)).get("sj.seq-contiguous") == 1
 
 
 def test_a_seq_longer_than_the_checker_reads_is_a_checker_limit_not_a_pass() -> None:

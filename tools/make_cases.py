@@ -116,6 +116,16 @@ def seqs(text: str, *written: str) -> str:
     return text
 
 
+def numbered(*values: int) -> Any:
+    """Set the seq of each line of the base stream, in order."""
+
+    def fn(lines: list[dict[str, Any]]) -> None:
+        for obj, value in zip(lines, values, strict=True):
+            obj["seq"] = value
+
+    return fn
+
+
 def stamps(*values: str) -> Any:
     """Set the ts of the last len(values) lines of the base stream."""
 
@@ -349,10 +359,35 @@ def main() -> None:
                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u001b[31ma.txt"}'),
                 at=[(2, "/message/content/0/input/path")],
             ),
+            # C1 controls are ECMA-48's one-character codings of ESC Fe (CSI U+009B is ESC [):
+            # "never any ANSI escapes" covers them as it covers ESC, raw or escaped (issue 23).
             case(
-                "C1 CSI (U+009B) and BEL in tool input are not ESC: outside the rule",
+                "C1 CSI (U+009B, ECMA-48's one-character ESC [) escaped in tool input",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u009b31ma.txt"}'),
+                at=[(2, "/message/content/0/input/path")],
+            ),
+            case(
+                "C1 CSI (U+009B) written raw (UTF-8 C2 9B) in assistant text",
+                True,
+                raw_text=ok.replace("The file says hello.", "\u009b31mred", 1),
+                at=[(4, "/message/content/0/text")],
+            ),
+            case(
+                "C1 OSC (U+009D) in a tool_result payload",
+                True,
+                raw_text=ok.replace('"content":"hello"', '"content":"\\u009d0;title\\u0007"'),
+                at=[(3, "/message/content/0/content")],
+            ),
+            case(
+                "BEL, tab and DEL are not escapes, and e-caron's UTF-8 bytes (C4 9B) hold no C1 control",
                 False,
-                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u009b31ma\\u0007.txt"}'),
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\u011b\\u0007\\t\\u007f.txt"}'),
+            ),
+            case(
+                "U+00A0 (no-break space, just past C1) is text",
+                False,
+                raw_text=ok.replace("The file says hello.", "The file\u00a0says hello.", 1),
             ),
             case(
                 "ESC in a member name (a model_usage key)",
@@ -591,45 +626,76 @@ def main() -> None:
             case("seq 2e0 is the integer 2, read normally", False, raw_text=ok.replace('"seq":2,', '"seq":2e0,')),
         ],
     )
+    # Two rules, two bases (issue 23): "monotonic seq per run" is written (sj.seq: a step back;
+    # monotonic allows a repeat); contiguity is derived from the purpose "gap-tolerant consumers
+    # can detect dropped lines" (sj.seq-contiguous: a gap or a repeat). Each near miss of one is
+    # the other's firing case.
     write(
         sj,
         "sj.seq",
         sj,
         [
-            case("a gap: line 3 dropped", True, lines=edit(setf(2, "/seq", 3)), at=[(3, "/seq")]),
-            case("a repeated seq", True, lines=edit(setf(2, "/seq", 1))),
+            case("a step back: 0, 1, 2, 1", True, lines=edit(setf(3, "/seq", 1)), at=[(4, "/seq")]),
+            case("1, 3, 2: a step back (its gap before is sj.seq-contiguous's)", True,
+                 lines=edit(numbered(0, 1, 3, 2, 4)), at=[(4, "/seq")]),
+            case("a step back written as 1e0 after 2", True, raw_text=ok.replace('"seq":3,', '"seq":1e0,'),
+                 at=[(4, "/seq")]),
+            case("a repeated seq is monotonic (a repeat is sj.seq-contiguous's, derived)", False,
+                 lines=edit(numbered(0, 1, 1, 2, 3))),
+            case("1.0, 1.0, 99.0: a repeat, then a gap: monotonic", False,
+                 raw_text=seqs(ok, "1.0", "1.0", "99.0", "100", "101")),
+            case("seq 1, 5, 6: a gap is still monotonic (sj.seq-contiguous's, derived)", False,
+                 lines=edit(numbered(1, 5, 6, 7, 8))),
             case(
                 "contiguous from 7 (any start)", False, lines=edit(lambda ls: [o.update(seq=o["seq"] + 7) for o in ls])
             ),
-            case("a gap written as a double: 3.0 after 1", True, raw_text=ok.replace('"seq":2,', '"seq":3.0,'),
-                 at=[(3, "/seq")]),
-            case("a repeat written as 1e0 after 1", True, raw_text=ok.replace('"seq":2,', '"seq":1e0,'),
-                 at=[(3, "/seq")]),
             case(
-                "1.0, 1.0, 99.0: a repeat, then a gap",
-                True,
-                raw_text=seqs(ok, "1.0", "1.0", "99.0", "100", "101"),
-                at=[(2, "/seq"), (3, "/seq")],
-            ),
-            case(
-                "0.0, 1.0, 2.0, 3.0, 4.0: contiguous by value",
+                "0.0, 1.0, 2.0, 3.0, 4.0: monotonic by value",
                 False,
                 raw_text=seqs(ok, "0.0", "1.0", "2.0", "3.0", "4.0"),
             ),
             case("70e-1 after 6 is 7", False, raw_text=seqs(ok, "5", "6", "70e-1", "8", "9")),
-            case("a non-integral seq 2.5 is the schema's finding, not a gap", False,
+            case("a non-integral seq 2.5 is the schema's finding, not a step back", False,
                  raw_text=ok.replace('"seq":2,', '"seq":2.5,')),
             case("a seq that is an array is the schema's finding", False, lines=edit(setf(2, "/seq", [2]))),
-            # A line rejected by framing is opaque but stands for one step of seq.
-            case("a line that is not JSON stands for one seq step", False,
-                 raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1)),
-            case("after a line that is not JSON, a seq that does not step over it", True,
-                 raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1).replace('"seq":3,', '"seq":2,'),
-                 at=[(4, "/seq")]),
+            case("after a line that is not JSON, a seq above the last one read is monotonic", False,
+                 raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1).replace('"seq":3,', '"seq":2,')),
             case("a repeated seq member makes the line opaque: neither seq is judged", False,
                  raw_text=ok.replace('"seq":2,', '"seq":1,"seq":2,')),
             case("2.0000000000000001 after 1 is no integer (read exactly): the schema's, not a step", False,
                  raw_text=ok.replace('"seq":2,', '"seq":2.0000000000000001,')),
+        ],
+    )
+    write(
+        sj,
+        "sj.seq-contiguous",
+        sj,
+        [
+            case("seq 1, 5, 6: a gap (the red-team case: derived, not written)", True,
+                 lines=edit(numbered(1, 5, 6, 7, 8)), at=[(2, "/seq")]),
+            case("a gap: line 3 dropped", True, lines=edit(setf(2, "/seq", 3)), at=[(3, "/seq")]),
+            case("a gap written as a double: 3.0 after 1", True, raw_text=ok.replace('"seq":2,', '"seq":3.0,'),
+                 at=[(3, "/seq")]),
+            case("1.0, 1.0, 99.0: a repeat, then a gap", True,
+                 raw_text=seqs(ok, "1.0", "1.0", "99.0", "100", "101"), at=[(2, "/seq"), (3, "/seq")]),
+            # A line rejected by framing is opaque but stands for one step of seq.
+            case("after a line that is not JSON, a seq that does not step over it", True,
+                 raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1).replace('"seq":3,', '"seq":2,'),
+                 at=[(4, "/seq")]),
+            case("0, 1, 1, 2, 3: a repeat", True, lines=edit(numbered(0, 1, 1, 2, 3)), at=[(3, "/seq")]),
+            case("a repeat written as 1e0 after 1", True, raw_text=ok.replace('"seq":2,', '"seq":1e0,'),
+                 at=[(3, "/seq")]),
+            case("0, 1, 2, 1, 2: the step back is sj.seq's (written), then one step on", False,
+                 lines=edit(numbered(0, 1, 2, 1, 2))),
+            case(
+                "contiguous from 7 (any start)", False, lines=edit(lambda ls: [o.update(seq=o["seq"] + 7) for o in ls])
+            ),
+            case("0.0, 1.0, 2.0, 3.0, 4.0: contiguous by value", False,
+                 raw_text=seqs(ok, "0.0", "1.0", "2.0", "3.0", "4.0")),
+            case("a line that is not JSON stands for one seq step", False,
+                 raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1)),
+            case("a non-integral seq 2.5 stands for one step", False,
+                 raw_text=ok.replace('"seq":2,', '"seq":2.5,')),
         ],
     )
     write(
@@ -643,12 +709,24 @@ def main() -> None:
                 lines=edit(lambda ls: [o.update(session_id="1d1e46f9-35c7") for o in ls]),
                 at=[(1, "/session_id")],
             ),
+            case("the session id changes mid-run to another sess_ id: sj.session-constant's (derived)", False,
+                 lines=edit(setf(3, "/session_id", "sess_other"))),
+            case("one sess_ id throughout", False, lines=base()),
+        ],
+    )
+    write(
+        sj,
+        "sj.session-constant",
+        sj,
+        [
             case(
                 "the session id changes mid-run",
                 True,
                 lines=edit(setf(3, "/session_id", "sess_other")),
                 at=[(4, "/session_id")],
             ),
+            case("one id throughout, even without the sess_ form (that is sj.session's)", False,
+                 lines=edit(lambda ls: [o.update(session_id="1d1e46f9-35c7") for o in ls])),
             case("one sess_ id throughout", False, lines=base()),
         ],
     )
@@ -705,7 +783,13 @@ def main() -> None:
             case("a number as the agent of an assistant line", True, lines=edit(setf(3, "/agent", 7)),
                  at=[(4, "/agent")]),
             case("null as the agent of a user line", True, lines=edit(setf(2, "/agent", None)), at=[(3, "/agent")]),
+            case("an AgentInfo object on a user line", True,
+                 lines=edit(setf(2, "/agent", {"name": "milk", "provider": "anthropic"})), at=[(3, "/agent")]),
             case("the escalation label on an assistant line", False, lines=edit(setf(3, "/agent", "escalation"))),
+            # The one reading of the dual-form sentences: the form where present, never presence.
+            case("system/init without an agent", False, lines=edit(setf(0, "/agent", DELETE))),
+            case("an assistant line without an agent", False, lines=edit(setf(1, "/agent", DELETE))),
+            case("a user line without an agent", False, lines=edit(setf(2, "/agent", DELETE))),
             case("an unknown role label: primary | escalation are known values of an open set", False,
                  lines=edit(setf(3, "/agent", "secondary"))),
         ],
@@ -721,13 +805,39 @@ def main() -> None:
                 lines=edit(insert(3, line(0, "system", subtype="error", message={"role": "assistant", "content": []}))),
                 at=[(4, "/message")],
             ),
-            case("a string message on an assistant line", True, lines=edit(setf(3, "/message", "hello"))),
-            case("an assistant line without a message", True, lines=edit(setf(3, "/message", DELETE))),
+            case("a string message on an assistant line", True, lines=edit(setf(3, "/message", "hello")),
+                 at=[(4, "/message")]),
+            case("a string message on a user line", True, lines=edit(setf(2, "/message", "hello")),
+                 at=[(3, "/message")]),
             case(
                 "a string on system/error",
                 False,
                 lines=edit(insert(3, line(0, "system", subtype="error", message="provider timeout", recoverable=True))),
             ),
+            # One reading of every dual-form sentence, on every line type it names: the form where
+            # the member is present; the sentence does not make it present (issue 23).
+            case("a system/error line without a message: the form sentence does not make it present", False,
+                 lines=edit(insert(3, line(0, "system", subtype="error", recoverable=True)))),
+            case("an assistant line without a message is sj.message-present's (derived), not the form's", False,
+                 lines=edit(setf(3, "/message", DELETE))),
+            case("a Message object on a line type the sentence does not name (system/warning)", False,
+                 lines=edit(insert(3, line(0, "system", subtype="warning",
+                                           message={"role": "assistant", "content": []})))),
+        ],
+    )
+    write(
+        sj,
+        "sj.message-present",
+        sj,
+        [
+            case("an assistant line without a message", True, lines=edit(setf(3, "/message", DELETE)),
+                 at=[(4, "/message")]),
+            case("a user line without a message", True, lines=edit(setf(2, "/message", DELETE)),
+                 at=[(3, "/message")]),
+            case("a string message on an assistant line is there (its form is sj.message-form's)", False,
+                 lines=edit(setf(3, "/message", "hello"))),
+            case("a system/error line without a message: no words ask for one", False,
+                 lines=edit(insert(3, line(0, "system", subtype="error", recoverable=True)))),
         ],
     )
     write(
@@ -795,10 +905,8 @@ def main() -> None:
                 True,
                 lines=tool_args(['{"path":', '"a.txt"'], {"path": "a.txt"}),
             ),
-            case("a duplicate member in the reassembly (no last-wins)", True,
+            case("a duplicate member in the reassembly is sj.tool-args-duplicate-key's (policy)", False,
                  lines=tool_args(['{"path":"a.txt",', '"path":"b.txt"}'], {"path": "b.txt"})),
-            case("a duplicate member deep in the reassembly", True,
-                 lines=tool_args(['{"o":{"x":1,', '"x":1}}'], {"o": {"x": 1}})),
             case("a number streamed as 1.5 for the input 1", True, lines=tool_args(['{"n":1.5}'], {"n": 1})),
             case("true streamed for the input 1", True, lines=tool_args(['{"n":true}'], {"n": 1})),
             case("an integer argument streamed as 1.0 is the number 1", False,
@@ -830,6 +938,22 @@ def main() -> None:
                  lines=dangling(["", ""]), exercised=False),
             case("fragments that never meet a tool_use in a truncated run (sj.result-last says so)", False,
                  lines=dangling(['{"a":'], ended=False), exercised=False),
+        ],
+    )
+    write(
+        sj,
+        "sj.tool-args-duplicate-key",
+        sj,
+        [
+            case("a duplicate member in the reassembly (no last-wins)", True,
+                 lines=tool_args(['{"path":"a.txt",', '"path":"b.txt"}'], {"path": "b.txt"}),
+                 at=[(4, "/message/content/0/input")]),
+            case("a duplicate member deep in the reassembly", True,
+                 lines=tool_args(['{"o":{"x":1,', '"x":1}}'], {"o": {"x": 1}})),
+            case("the same member name in sibling objects", False,
+                 lines=tool_args(['{"a":{"x":1},', '"b":{"x":1}}'], {"a": {"x": 1}, "b": {"x": 1}})),
+            case("fragments that do not reassemble to the input are sj.tool-args-reassembly's", False,
+                 lines=tool_args(['{"path":', '"b.txt"}'], {"path": "a.txt"})),
         ],
     )
     write(
@@ -1090,12 +1214,18 @@ def idle() -> None:
         "sj.init-once": case("no system/init line", False, lines=base()[1:], exercised=False),
         "sj.result-once": case("no result line (a truncated run)", False, lines=only_init, exercised=False),
         "sj.seq": case("a single line: no seq to compare with", False, lines=only_init, exercised=False),
+        "sj.seq-contiguous": case("a single line: no seq to compare with", False, lines=only_init,
+                                  exercised=False),
         "sj.session": case("no session_id on any line", False, lines=without("session_id", base()),
                            exercised=False),
+        "sj.session-constant": case("no session_id on any line", False, lines=without("session_id", base()),
+                                    exercised=False),
         "sj.ts-format": case("no ts on any line", False, lines=without("ts", base()), exercised=False),
         "sj.ts-order": case("a single line: no ts to compare with", False, lines=only_init, exercised=False),
         "sj.agent-form": case("no agent on any line", False, lines=without("agent", base()), exercised=False),
         "sj.message-form": case("init and result only: no message", False, lines=minimal(), exercised=False),
+        "sj.message-present": case("init and result only: no assistant or user line", False, lines=minimal(),
+                                   exercised=False),
         "sj.role-form": case("init and result only: no role", False, lines=minimal(), exercised=False),
         "sj.result-is-error": case("no result line", False, lines=only_init, exercised=False),
         "sj.usage-rollup": case("a result without model_usage", False, lines=minimal(), exercised=False),
@@ -1104,6 +1234,8 @@ def idle() -> None:
         "sj.parent-ref": case("no parent_tool_use_id", False, lines=base(), exercised=False),
         "sj.tool-args-reassembly": case("a tool_use without tool_args_delta fragments", False, lines=base(),
                                         exercised=False),
+        "sj.tool-args-duplicate-key": case("a tool_use without tool_args_delta fragments", False, lines=base(),
+                                           exercised=False),
         "sj.subtype": case("no system or result line", False, lines=base()[1:4], exercised=False),
     }
     for rule, each in stream_json.items():

@@ -11,14 +11,17 @@ import orjson
 from hypothesis import strategies as st
 
 ESC = "\x1b"
+# What line.ansi forbids in a stream-json string: ESC and the C1 controls (ECMA-48's one-character
+# codings of ESC Fe, CSI U+009B included).
+ANSI = ESC + "".join(map(chr, range(0x80, 0xA0)))
 SAFE_INT = 2**53 - 1  # JSON's interoperable integer range; orjson cannot dump beyond 64 bits
 
 
 @functools.cache
 def text(min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
-    """Free text outside free-form payloads: any Unicode except ESC (line.ansi) and surrogates."""
+    """Free text outside free-form payloads: any Unicode except ESC and C1 (line.ansi) and surrogates."""
     return st.text(
-        st.characters(exclude_characters=ESC, exclude_categories=["Cs"]),
+        st.characters(exclude_characters=ANSI, exclude_categories=["Cs"]),
         min_size=min_size,
         max_size=max_size,
     )

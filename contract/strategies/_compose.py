@@ -42,6 +42,7 @@ from contract.strategies._common import SAFE_INT, count, flags, ints, json_value
 from contract.strategies._schemas import DEFAULT_DEPTH, unroll
 
 ESC = "\x1b"
+ANSI = ESC + "".join(map(chr, range(0x80, 0xA0)))  # what line.ansi forbids (ESC, C1)
 ARRAY_CAP = 3  # items per generated array: keeps draws few (hypothesis pays per choice)
 TREE_CAP = 2  # children per node of an unrolled recursion: trees stay small however deep
 OPTIONAL_CAP = 12  # objects with at most this many optional members: any subset of them
@@ -255,13 +256,13 @@ class Compiler:
     def _string(self, node: dict[str, Any]) -> st.SearchStrategy[Any]:
         self._only(node, {"minLength", "maxLength", "pattern"})
         low, high = node.get("minLength", 0), node.get("maxLength")
-        excluded = "" if self.ansi else ESC
+        excluded = "" if self.ansi else ANSI
         pattern = node.get("pattern")
         if pattern is not None:
             simple = SIMPLE_CLASS.fullmatch(pattern)
             if simple is None:  # leave anything else to hypothesis-jsonschema, with ECMA `$`
                 leaf: st.SearchStrategy[Any] = from_schema(node | {"pattern": ecma_pattern(pattern)})
-                return leaf if self.ansi else leaf.filter(lambda s: ESC not in s)
+                return leaf if self.ansi else leaf.filter(lambda s: not any(c in ANSI for c in s))
             members = re.findall(r"\\[rn\\/]|.", simple.group(1))
             excluded += "".join(CLASS_ESCAPES.get(m, m) for m in members)
             if simple.group(2) == "+":

@@ -186,24 +186,37 @@ def result_last(draw: st.DrawFn) -> list[Line]:
     return insert(draw, lines, notification("late"), last=True)
 
 
-def seq(draw: st.DrawFn) -> list[Line]:
-    """From one line on, seq jumps (a dropped line), repeats or steps back."""
+def _shifted(draw: st.DrawFn, shifts: st.SearchStrategy[int]) -> list[Line]:
     lines = draw(transcripts())
     index = draw(st.integers(1, len(lines) - 1))
-    shift = draw(st.integers(-3, 3).filter(bool))
+    shift = draw(shifts)
     return [line | {"seq": line["seq"] + shift} if i >= index else line for i, line in enumerate(lines)]
 
 
+def seq(draw: st.DrawFn) -> list[Line]:
+    """From one line on, seq steps back below the line before (not monotonic: written)."""
+    return _shifted(draw, st.integers(-4, -2))
+
+
+def seq_contiguous(draw: st.DrawFn) -> list[Line]:
+    """From one line on, seq jumps (a dropped line) or repeats (monotonic still: derived)."""
+    return _shifted(draw, st.sampled_from([-1, 1, 2, 3]))
+
+
 def session(draw: st.DrawFn) -> list[Line]:
-    """A line with another run's session_id, or a session_id not in sess_ form."""
+    """A session_id not in sess_ form (the same on every line)."""
     lines = draw(transcripts())
-    if draw(st.booleans()):
-        index = draw(st.integers(1, len(lines) - 1))
-        other = draw(ident("sess_").filter(lambda s: s != lines[0]["session_id"]))
-        lines[index] = lines[index] | {"session_id": other}
-        return lines
     bad = draw(st.sampled_from(["sess_", "session-1", "SESS_1", "sess_ 1", "", "1234"]))
     return [line | {"session_id": bad} for line in lines]
+
+
+def session_constant(draw: st.DrawFn) -> list[Line]:
+    """A line with another run's session_id (in sess_ form)."""
+    lines = draw(transcripts())
+    index = draw(st.integers(1, len(lines) - 1))
+    other = draw(ident("sess_").filter(lambda s: s != lines[0]["session_id"]))
+    lines[index] = lines[index] | {"session_id": other}
+    return lines
 
 
 def result_is_error(draw: st.DrawFn) -> list[Line]:
@@ -235,9 +248,17 @@ def agent_form(draw: st.DrawFn) -> list[Line]:
 
 
 def message_form(draw: st.DrawFn) -> list[Line]:
-    """A Message object on system/error, or a string (or nothing) where a Message belongs."""
+    """A Message object on system/error, or a string where a Message belongs."""
+    return _message(draw, draw(st.sampled_from(["error-object", "actor-string"])))
+
+
+def message_present(draw: st.DrawFn) -> list[Line]:
+    """An assistant or user line without a message."""
+    return _message(draw, "actor-missing")
+
+
+def _message(draw: st.DrawFn, way: str) -> list[Line]:
     lines = draw(transcripts())
-    way = draw(st.sampled_from(["error-object", "actor-string", "actor-missing"]))
     if way == "error-object":
         return insert(
             draw,
@@ -271,13 +292,20 @@ def parent_ref(draw: st.DrawFn) -> list[Line]:
 
 
 def tool_args_reassembly(draw: st.DrawFn) -> list[Line]:
-    """Fragments that spell other arguments than the tool_use's input, no JSON at all, or JSON
-    with a duplicate member (which a last-wins parser would read as the input)."""
+    """Fragments that spell other arguments than the tool_use's input, or no JSON at all."""
+    return _tool_args(draw, draw(st.sampled_from(["other-input", "cut", "not-json"])))
+
+
+def tool_args_duplicate_key(draw: st.DrawFn) -> list[Line]:
+    """Fragments that spell JSON with a duplicate member (a last-wins parser would read the input)."""
+    return _tool_args(draw, "duplicate")
+
+
+def _tool_args(draw: st.DrawFn, way: str) -> list[Line]:
     lines = draw(transcripts())
     _init_capabilities(lines, add=PARTIAL)
     tool_id = "toolu_broken"
     spelled = draw(json_objects())
-    way = draw(st.sampled_from(["other-input", "cut", "not-json", "duplicate"]))
     fragments = tool_call(draw, tool_id, spelled)
     if way == "duplicate":
         actual = spelled | {"dup": 2}
@@ -367,13 +395,17 @@ BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
     "sj.result-last": result_last,
     "sj.subtype": subtype,
     "sj.seq": seq,
+    "sj.seq-contiguous": seq_contiguous,
     "sj.session": session,
+    "sj.session-constant": session_constant,
     "sj.result-is-error": result_is_error,
     "sj.agent-form": agent_form,
     "sj.message-form": message_form,
+    "sj.message-present": message_present,
     "sj.tool-result-ref": tool_result_ref,
     "sj.parent-ref": parent_ref,
     "sj.tool-args-reassembly": tool_args_reassembly,
+    "sj.tool-args-duplicate-key": tool_args_duplicate_key,
     "sj.capabilities": capabilities,
     "sj.usage-rollup": usage_rollup,
     "sj.ts-order": ts_order,

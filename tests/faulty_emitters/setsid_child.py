@@ -1,4 +1,4 @@
-"""Writes a repeated line (an sj.seq finding) and no result, then leaves a grandchild that calls
+"""Writes a repeated line (an sj.seq-contiguous finding) and no result, then leaves a grandchild that calls
 setsid (out of our process group) and keeps stdout open; its pid goes into the file argv[2].
 
 argv[3] is ``exit`` (the emitter exits 0 at once) or ``hang`` (it sleeps too).

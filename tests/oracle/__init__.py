@@ -51,6 +51,40 @@ _RESULT_IS_ERROR = {
 }
 
 
+# The oracle's own reading of what each rule stands on (READINGS.md, "Basis"), written from the
+# seed text, not copied from the catalog: "written" where the seed's words say it, "derived" where it
+# follows from the seed's structure or a purpose it states, "policy" where the seed is silent and the
+# project chose. The framing rules stand on the stream-json framing sentence; the subagent-stdio seed
+# has no descriptions and states no framing, so there they are policy (the sibling's framing, chosen).
+# ALWAYS: the findings that say a check did not
+# finish (or concern the checker, a run or a baseline): no basis selection drops them.
+BASIS: dict[str, str] = {
+    "line.utf8": "written", "line.newline": "written", "line.blank": "written", "line.json": "written",
+    "line.object": "written", "line.ansi": "written", "line.duplicate-key": "policy", "line.limit": "policy",
+    "checker.limit": "policy",
+    "sj.schema": "written", "sj.ts-format": "written", "sj.init-first": "written", "sj.init-once": "derived",
+    "sj.result-once": "written", "sj.result-last": "written", "sj.subtype": "written",
+    "sj.seq": "written", "sj.seq-contiguous": "derived",
+    "sj.session": "written", "sj.session-constant": "derived",
+    "sj.result-is-error": "written", "sj.agent-form": "written", "sj.message-form": "written",
+    "sj.message-present": "derived",
+    "sj.tool-result-ref": "derived", "sj.parent-ref": "derived", "sj.tool-args-reassembly": "derived",
+    "sj.tool-args-duplicate-key": "policy",
+    "sa.schema": "written", "sa.response-correlation": "derived", "sa.event-envelope": "derived",
+    "sa.revision-order": "derived", "sa.events-capability": "derived", "sa.unique-keys": "derived",
+}
+_FRAMING_POLICY_ON_SA = ("line.utf8", "line.newline", "line.blank", "line.json", "line.object")
+ALWAYS = frozenset({"line.limit", "checker.limit"})
+BASES = ("written", "derived", "policy")
+
+
+def basis_of(rule: str, wire: str) -> str:
+    """The oracle's basis for ``rule`` on ``wire``."""
+    if wire == "subagent-stdio" and rule in _FRAMING_POLICY_ON_SA:
+        return "policy"
+    return BASIS[rule]
+
+
 @dataclass
 class Verdict:
     """The oracle's findings for one transcript."""
@@ -59,10 +93,15 @@ class Verdict:
     should: set[str] = field(default_factory=set)
     # (rule, line, detail) for humans reading a disagreement.
     notes: list[tuple[str, int, str]] = field(default_factory=list)
+    wire: str = "stream-json"
 
     @property
     def conformant(self) -> bool:
         return not self.must
+
+    def must_under(self, bases: tuple[str, ...]) -> set[str]:
+        """The MUST rules that fail the transcript when only ``bases`` are judged (ALWAYS always)."""
+        return {rule for rule in self.must if rule in ALWAYS or basis_of(rule, self.wire) in bases}
 
     def fire(self, rule: str, line: int, detail: str, *, level: str = "MUST") -> None:
         (self.must if level == "MUST" else self.should).add(rule)
@@ -181,20 +220,26 @@ def _schema_errors(wire: str, value: JSONValue, depth: int) -> list[str]:
 # --- helpers ------------------------------------------------------------------------------------
 
 
+def _escape_like(text: str) -> bool:
+    """ESC, or a C1 control (U+0080..U+009F): ECMA-48 §5.3 codes each C1 control as ESC Fe in 7 bits
+    and as that one character in 8 bits (CSI U+009B is ESC [), so both are the same ANSI escape."""
+    return any(ch == "\x1b" or "\x80" <= ch <= "\x9f" for ch in text)
+
+
 def _strings_with_esc(value: JSONValue) -> list[str]:
-    """Every member name or string value, at any depth, that contains ESC (iterative walk)."""
+    """Every member name or string value, at any depth, holding ESC or a C1 control (iterative walk)."""
     found: list[str] = []
     todo: list[JSONValue] = [value]
     while todo:
         item = todo.pop()
         if isinstance(item, str):
-            if "\x1b" in item:
+            if _escape_like(item):
                 found.append(item)
         elif isinstance(item, list):
             todo.extend(item)
         elif isinstance(item, dict):
             for name, member in item.items():
-                if "\x1b" in name:
+                if _escape_like(name):
                     found.append(name)
                 todo.append(member)
     return found
@@ -369,7 +414,9 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
             if kind in ("assistant", "user") and not isinstance(agent, str):
                 verdict.fire("sj.agent-form", number, f"agent on {kind} is not a string")
         # message: "a string on system/error lines; the Message object on assistant/user lines":
-        # those lines have the Message object, so one without it breaks the rule too.
+        # the form where present, as for agent (one reading of the dual-form sentences). Presence
+        # on assistant/user comes from oneOf[2]/[3] ("completed assistant message blocks",
+        # "tool_result blocks"): derived, its own rule.
         if "message" in obj:
             message = obj["message"]
             if kind == "system" and subtype == "error" and not isinstance(message, str):
@@ -377,18 +424,21 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
             if kind in ("assistant", "user") and not isinstance(message, dict):
                 verdict.fire("sj.message-form", number, f"message on {kind} is not an object")
         elif kind in ("assistant", "user"):
-            verdict.fire("sj.message-form", number, f"{kind} line without message")
+            verdict.fire("sj.message-present", number, f"{kind} line without message")
     opaque = [number for number, obj in positions if obj is None]
     failed = bool(results) and dict(objects).get(results[0], {}).get("is_error") is True
     _stream_json_structural(objects, verdict, opaque, bool(results), failed)
 
 
 def _seq(positions: list[Position], verdict: Verdict) -> None:
-    """"monotonic seq per run" + "gap-tolerant consumers can detect dropped lines": each line's
-    seq is the previous one plus one (a gap is a dropped line). An opaque line stands for one
-    step; a line without a usable integer seq (the schema's finding) does too. A seq longer than
-    MAX_INTEGER_DIGITS is beyond exact reading: checker.limit, and counting restarts after it."""
+    """Two readings, two rules. Written, "monotonic seq per run": no seq read is below the last
+    seq read (a step back is sj.seq; monotonic allows a repeat). Derived from the purpose "gap-tolerant consumers
+    can detect dropped lines": each line's seq is the previous one plus one, an opaque line or a
+    line without a usable integer seq (the schema's finding) standing for one step; any other
+    mismatch is sj.seq-contiguous. A seq longer than MAX_INTEGER_DIGITS is beyond exact reading:
+    checker.limit, and both counts restart after it."""
     expected: Decimal | None = None
+    last: Decimal | None = None
     for number, obj in positions:
         seq = _integral(obj.get("seq")) if obj is not None else None
         if seq is None:
@@ -397,11 +447,14 @@ def _seq(positions: list[Position], verdict: Verdict) -> None:
             continue
         if seq.adjusted() + 1 > MAX_INTEGER_DIGITS:
             verdict.fire("checker.limit", number, f"seq of {seq.adjusted() + 1} digits: not judged")
-            expected = None
+            expected = last = None
             continue
-        if expected is not None and seq != expected:
-            verdict.fire("sj.seq", number, f"seq {seq} where {expected} was due")
+        if last is not None and seq < last:
+            verdict.fire("sj.seq", number, f"seq {seq} after {last}: not monotonic")
+        elif expected is not None and seq != expected:
+            verdict.fire("sj.seq-contiguous", number, f"seq {seq} where {expected} was due")
         expected = seq.fma(1, 1, _EXACT)
+        last = seq
 
 
 def _blocks(obj: dict[str, JSONValue]) -> list[dict[str, JSONValue]]:
@@ -427,7 +480,7 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
     if sessions and not _SESSION_FORM.fullmatch(str(sessions[0])):
         verdict.fire("sj.session", 0, "the run's session_id is not of the form sess_...")
     if len(set(sessions)) > 1:
-        verdict.fire("sj.session", 0, "more than one session_id in one run")
+        verdict.fire("sj.session-constant", 0, "more than one session_id in one run")
     tool_uses: dict[str, JSONValue] = {}
     fragments: dict[str, list[str]] = {}
     first: dict[str, int] = {}
@@ -487,8 +540,8 @@ def _reassembly(tid: str, joined: str, given: JSONValue, number: int, verdict: V
         return
     if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
         verdict.fire("checker.limit", number, f"reassembled arguments of {tid!r} hold an over-long integer")
-    elif parsed.duplicate_pointers:
-        verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} repeat a member name")
+    elif parsed.duplicate_pointers:  # policy, as line.duplicate-key: the seed is silent on names
+        verdict.fire("sj.tool-args-duplicate-key", number, f"fragments of {tid!r} repeat a member name")
     elif not same_json(parsed.value, given):
         verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} differ from its input")
 
@@ -623,7 +676,7 @@ def judge(data: bytes, wire: str) -> Verdict:
     """Judge a whole transcript; ``wire`` is "stream-json" or "subagent-stdio"."""
     if wire not in WIRES:
         raise ValueError(f"unknown wire {wire!r}")
-    verdict = Verdict()
+    verdict = Verdict(wire=wire)
     positions = _frame(data, verdict, wire)
     if wire == "stream-json":
         _stream_json(positions, verdict)

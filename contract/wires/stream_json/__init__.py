@@ -87,7 +87,8 @@ class StreamRules:
     """
 
     rules: ClassVar[frozenset[str]] = frozenset({
-        "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.session",
+        "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.seq-contiguous",
+        "sj.session", "sj.session-constant", "sj.tool-args-duplicate-key", "sj.message-present",
         "sj.ts-format", "sj.ts-order", "sj.agent-form", "sj.message-form", "sj.role-form",
         "sj.result-is-error", "sj.usage-rollup", "sj.capabilities", "sj.tool-result-ref", "sj.parent-ref",
         "sj.tool-args-reassembly", "sj.subtype", "checker.limit",
@@ -106,7 +107,7 @@ class StreamRules:
 
     # The rules _batch_in_step judges for a whole batch, as feed would on its lines
     # (sj.init-first was judged on line 1; sj.result-last is judged by finish in any case).
-    IN_STEP = ("sj.seq", "sj.session", "sj.ts-format", "sj.ts-order")
+    IN_STEP = ("sj.seq", "sj.seq-contiguous", "sj.session-constant", "sj.ts-format", "sj.ts-order")
 
     def __init__(self) -> None:
         self.first = True
@@ -116,7 +117,8 @@ class StreamRules:
         self.last_line = 0
         self.last_unreadable = False  # the last line read was not a JSON object the checker could read
         self.unreadable_line = 0  # the last such line (a call's tool_use may be in it)
-        self.next_seq: int | None = None
+        self.next_seq: int | None = None  # one step per line (sj.seq-contiguous)
+        self.last_seq: int | None = None  # the last seq read (sj.seq: monotonic)
         self.session: str | None = None
         self.last_ts: str | None = None
         self.valid_head = ""  # the date-time part of the last valid ts (never a leap second)
@@ -155,11 +157,13 @@ class StreamRules:
             self._seq(seq, line, out)
         else:
             out.exercised("sj.seq")
+            out.exercised("sj.seq-contiguous")
             self.next_seq = seq + 1
+            self.last_seq = seq
         if obj.get("session_id") != self.session:
             self._session(obj.get("session_id"), line, out)
         elif self.session is not None:
-            out.exercised("sj.session")
+            out.exercised("sj.session-constant")
         ts = obj.get("ts")
         if type(ts) is str:
             self._ts(ts, line, out)
@@ -225,6 +229,7 @@ class StreamRules:
                 or stamps[0] < last_ts or sorted(stamps) != stamps or UTC_STAMPS.fullmatch(joined) is None):
             return False
         self.next_seq = expected + count
+        self.last_seq = expected + count - 1
         self.last_ts = stamps[-1]
         return True
 
@@ -305,27 +310,42 @@ class StreamRules:
             out.emit("checker.limit", line, "/seq",
                      f"sj.seq stopped: a seq of more than {MAX_INT_DIGITS} digits is beyond what the checker "
                      "reads; seq is judged again from the next line on")
-            self.next_seq = None
+            self.next_seq = self.last_seq = None
             return
-        if expected is not None:
+        last = self.last_seq
+        if last is not None:
             out.exercised("sj.seq")
-        if expected is not None and value != expected:
-            what = "a gap (a dropped line?)" if value > expected else "a repeat or a step back"
+        if expected is not None:
+            out.exercised("sj.seq-contiguous")
+        # One finding, one basis: a step back below the last seq read breaks the written
+        # "monotonic" (sj.seq; monotonic never goes back, but allows a repeat); any other mismatch
+        # with one step per line (a gap, a repeat, or a line without a readable seq that took no
+        # number) breaks only the contiguity derived from the purpose (sj.seq-contiguous).
+        if last is not None and value < last:
             out.emit("sj.seq", line, "/seq",
+                     f"expected seq {clip(str(last))} or above (monotonic), found {clip(_number_text(seq))}: "
+                     "a step back")
+        elif expected is not None and value != expected:
+            what = ("a gap (a dropped line?)" if value > expected
+                    else "a repeat (a duplicated line, or one that hides a drop?)" if value == last
+                    else "one number per line, and a line before it without a readable seq took none")
+            out.emit("sj.seq-contiguous", line, "/seq",
                      f"expected seq {clip(str(expected))}, found {clip(_number_text(seq))}: {what}")
         self.next_seq = value + 1
+        self.last_seq = value
 
     def _session(self, session: Any, line: int, out: Sink) -> None:
         if type(session) is not str:
             return
-        out.exercised("sj.session")
         if self.session is None:
+            out.exercised("sj.session")
             self.session = session
             if not SESSION_FORM.fullmatch(session):
                 out.emit("sj.session", line, "/session_id",
                          f"expected a milk session id of the form sess_..., found {quoted(clip(session))}")
             return
-        out.emit("sj.session", line, "/session_id",
+        out.exercised("sj.session-constant")
+        out.emit("sj.session-constant", line, "/session_id",
                  f"expected the run's session_id {quoted(clip(self.session))}, found {quoted(clip(session))}")
 
     # -- sj.ts-format (MUST), sj.ts-order (SHOULD) ------------------------------------------
@@ -449,11 +469,19 @@ class StreamRules:
         if "agent" in obj and type(obj["agent"]) is not str:
             out.emit("sj.agent-form", line, "/agent",
                      f"expected a role label string on {kind} lines, found {json_kind(obj['agent'])}")
+        # The dual-form sentence is read one way for every line type it names: the form, where
+        # the member is present (sj.agent-form, sj.message-form). Presence of message on
+        # assistant/user lines is another sentence's (oneOf[2], oneOf[3]): sj.message-present.
+        out.exercised("sj.message-present")
+        if "message" not in obj:
+            out.emit("sj.message-present", line, "/message",
+                     f"expected a message on {kind} lines (they carry its blocks), found it missing")
+            return None
         out.exercised("sj.message-form")
-        message = obj.get("message")
+        message = obj["message"]
         if type(message) is not dict:
-            found = "it missing" if "message" not in obj else json_kind(message)
-            out.emit("sj.message-form", line, "/message", f"expected the Message object on {kind} lines, found {found}")
+            out.emit("sj.message-form", line, "/message",
+                     f"expected the Message object on {kind} lines, found {json_kind(message)}")
             return None
         role = message.get("role")
         if type(role) is str:
@@ -661,10 +689,11 @@ class StreamRules:
                      f"beyond the checker's limits ({clip(why, 120)})")
             return
         out.exercised("sj.tool-args-reassembly")
-        if "line.duplicate-key" in rules:
+        out.exercised("sj.tool-args-duplicate-key")
+        if "line.duplicate-key" in rules:  # policy, as line.duplicate-key (its own rule: one basis)
             fault = next(f for f in faults if f.rule == "line.duplicate-key")
             found = fault.message.removeprefix("expected unique member names, found ")
-            out.emit("sj.tool-args-reassembly", line, f"{where}/input",
+            out.emit("sj.tool-args-duplicate-key", line, f"{where}/input",
                      f"expected the {len(pieces)} tool_args_delta fragments of {clip(ref)!r} to concatenate "
                      f"to JSON with unique member names, found {found} at {clip(fault.pointer or '', 80)!r} "
                      "of the reassembly",

@@ -7,88 +7,126 @@ They sit beside the machine that emits them (``machines.StreamRules``); the sche
 from __future__ import annotations
 
 from contract.rules import SJ_SCHEMA as _SJ
-from contract.rules import Level, Rule
+from contract.rules import Basis, Level, Rule
+
+_W, _D, _P = Basis.WRITTEN, Basis.DERIVED, Basis.POLICY
 
 RULES: tuple[Rule, ...] = (
     # -- stream-json, MUST ---------------------------------------------------------------
-    # Each source quotes the seed words the rule stands on and says "inferred" where the rule
-    # reads more into them than they say (reviewed against the seed text, issue 12).
-    Rule("sj.schema", Level.MUST, "stream-json", "each line validates against the stream-json schema",
+    # Each source quotes the seed words the rule stands on; ``basis`` says whether those words
+    # say it (written), it follows from the seed's structure or a stated purpose (derived), or it
+    # is our choice where the seed is silent (policy). A rule that mixed two is split (issue 23):
+    # sj.seq / sj.seq-contiguous, sj.session / sj.session-constant, sj.tool-args-reassembly /
+    # sj.tool-args-duplicate-key.
+    Rule("sj.schema", Level.MUST, "stream-json",
+         "each line validates against the stream-json schema; a line of an unknown type against the common "
+         "envelope only (the schema without its top-level oneOf: type is an open set)",
          f'{_SJ} (draft 2020-12), the whole document: "Validates ONE line of milk\'s batch machine-readable '
          'output stream"; also the framing sentence "provider detail confined to the extension/_meta reserved '
-         'fields", as far as additionalProperties: false enforces it'),
+         'fields", as far as additionalProperties: false enforces it. A type outside the five the top-level '
+         "oneOf names: properties.type.description 'open set: ignore unknown values' and the top-level "
+         "'open-set enums everywhere', so such a line is validated against every keyword but that oneOf "
+         "(required type/session_id/seq/ts, additionalProperties: false, every property schema), and the "
+         "report says so in a note", basis=_W),
     Rule("sj.ts-format", Level.MUST, "stream-json",
          "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC",
          f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written); the leap-second placement is '
-         "RFC 3339 §5.7 read as JSON-Schema-Test-Suite's date-time cases read it"),
+         "RFC 3339 §5.7 read as JSON-Schema-Test-Suite's date-time cases read it (the standard the seed names)",
+         basis=_W),
     Rule("sj.init-first", Level.MUST, "stream-json", "the first line is system/init",
-         f'{_SJ}, description: "system/init first"; oneOf[0].description: "system/init first" (written)'),
+         f'{_SJ}, description: "system/init first"; oneOf[0].description: "system/init first" (written)',
+         basis=_W),
     Rule("sj.init-once", Level.MUST, "stream-json", "system/init appears once per run",
          f'{_SJ}, description: "system/init first" (inferred: the words do not say "once"; a second '
-         "system/init is not first, so it breaks the run's framing)"),
+         "system/init is not first, so it breaks the run's framing)", basis=_D),
     Rule("sj.result-once", Level.MUST, "stream-json",
          "at most one result line per run: a second result is this rule (a missing one is sj.result-last)",
          f'{_SJ}, description: "exactly one terminal result last"; oneOf[4].description: "exactly one '
-         'terminal line per run" (written)'),
+         'terminal line per run" (written)', basis=_W),
     Rule("sj.result-last", Level.MUST, "stream-json",
          "the result line is the last line; a missing result is a truncated run (this rule, not sj.result-once)",
          f'{_SJ}, description: "exactly one terminal result last" (written); a run with no result ends '
          "without its terminal line, so the last line is not the result. An unreadable line after the "
          "result is a line after it, whatever it holds; an unreadable last line with no result before "
          "it may be the result: the finding says so (not 'ending without one'), and still fires, since "
-         "the run is not shown to end with its result (issue 20)"),
+         "the run is not shown to end with its result (issue 20)", basis=_W),
     Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
          # The seed words in single quotes: a new rule's double-quoted words would enter the wire
          # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
          f"{_SJ}, description: 'a type discriminator per line plus subtype for the system/result "
-         "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)"),
+         "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)",
+         basis=_W),
     Rule("sj.seq", Level.MUST, "stream-json",
-         "seq increases by exactly one per line within a run, judged by value (a gap is a dropped line)",
-         f'{_SJ}, description: "monotonic seq per run" (written); properties.seq.description: "gap-tolerant '
-         'consumers can detect dropped lines on relays" gives seq the purpose of revealing drops, so a gap is '
-         "a dropped line and the run as captured is incomplete: MUST (structure-derived). Numbers by value "
-         "per JSON Schema (1.0 is 1; 2.0000000000000001 is no integer); a line rejected by framing stands for "
-         "one step; a seq beyond 4300 digits is checker.limit for that line"),
-    Rule("sj.session", Level.MUST, "stream-json", "one session_id for the whole run, in sess_ form",
+         "seq never goes back within a run (monotonic), judged by value",
+         f'{_SJ}, description: "monotonic seq per run" (written: a seq below the one before is not monotonic; '
+         "monotonic allows a repeat, which is sj.seq-contiguous's, and the word seq, a sequence number, "
+         "counts up); the same sentence's properties.seq.description: \"gap-tolerant consumers can detect "
+         "dropped lines on relays\" is the purpose sj.seq-contiguous (derived) stands on, not this rule. "
+         "Numbers by value per JSON Schema (1.0 is 1; 2.0000000000000001 is no integer); a line rejected by "
+         "framing stands for one step; a seq beyond 4300 digits is checker.limit for that line", basis=_W),
+    Rule("sj.seq-contiguous", Level.MUST, "stream-json",
+         "seq has no gap and no repeat: each line's seq is the previous line's plus one",
+         f"{_SJ}, properties.seq.description: 'monotonic per run (gap-tolerant consumers can detect dropped "
+         "lines on relays)' (derived from the stated purpose: the words write 'monotonic', not 'contiguous'; "
+         "seq reveals drops only if every line takes the next number, so a gap is a dropped line and the run as "
+         "captured is incomplete, and a repeat would hide a drop or a duplicated line). "
+         "Judged by value, a framing-rejected line standing for one step, as "
+         "sj.seq", basis=_D),
+    Rule("sj.session", Level.MUST, "stream-json", "the run's session_id has the milk session id form sess_...",
          f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
-         'one id for the whole run is structure-derived (MUST): "milk session id" on every line of one run, '
-         "and seq and the stream are per run of one session"),
+         'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W),
+    Rule("sj.session-constant", Level.MUST, "stream-json", "one session_id for the whole run",
+         f"{_SJ}, properties.session_id.description: 'milk session id' on every line (required), and "
+         "'monotonic seq per run': derived from the structure (seq and the stream are per run of one "
+         "session, so a second id on one stream is a second session's line)", basis=_D),
     Rule("sj.result-is-error", Level.MUST, "stream-json",
          "is_error is present on every result line and matches the known subtype (a non-boolean is sj.schema's)",
          f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '
          '(execution error, max turns, interruption); present on every result line"; description: '
-         '"a refusal is a completed turn and reports is_error false" (written)'),
+         '"a refusal is a completed turn and reports is_error false" (written)', basis=_W),
     Rule("sj.agent-form", Level.MUST, "stream-json",
-         "agent is an object on system/init and a string on assistant/user (any label: an open set)",
+         "agent, where present, is an object on system/init and a string on assistant/user (any label)",
          f'{_SJ}, properties.agent.description: "dual-form: the AgentInfo object on system/init lines; '
-         'a role label string (primary | escalation) on assistant/user lines" (written: the form); '
+         'a role label string (primary | escalation) on assistant/user lines" (written: the form where '
+         "present, the one reading of every dual-form sentence, as sj.message-form; a missing agent is no "
+         "finding on any line type); "
          'description: "open-set enums everywhere — this schema documents known values in descriptions but '
-         'does not constrain them", so primary | escalation are known labels, not the only ones'),
+         'does not constrain them", so primary | escalation are known labels, not the only ones', basis=_W),
     Rule("sj.message-form", Level.MUST, "stream-json",
-         "message is a string on system/error and a Message object on assistant/user (missing there too)",
+         "message, where present, is a string on system/error and a Message object on assistant/user",
          f'{_SJ}, properties.message.description: "dual-form: a string on system/error lines; the '
-         'Message object on assistant/user lines" (written: those lines have the Message object, so one '
-         "without it breaks the rule)"),
+         'Message object on assistant/user lines" (written: the form on each line type named. One reading '
+         "for every dual-form sentence (agent too) and every line type it names: the sentence gives the "
+         "form where the member is present; it does not make it present, which the seed says with "
+         "'present' where it means it: is_error, 'present on every result line'. A missing message on "
+         "assistant/user is sj.message-present's, derived from other words)", basis=_W),
+    Rule("sj.message-present", Level.MUST, "stream-json",
+         "assistant and user lines carry a message",
+         f"{_SJ}, oneOf[2].description 'completed assistant message blocks (text | thinking | tool_use)' and "
+         "oneOf[3].description 'tool_result blocks + tool_use_result summary' (derived: those lines are "
+         "described by the message blocks they carry, so one without a message carries nothing they are "
+         "for; the dual-form sentence alone does not require it, and nothing requires agent on any line or "
+         "message on system/error)", basis=_D),
     Rule("sj.tool-result-ref", Level.MUST, "stream-json",
          "a tool_result (on any line) names an earlier tool_use",
          f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id (structure-derived '
          "MUST: the member is named tool_use_id, and a value that names no earlier tool_use is not a "
-         'tool_use id)'),
+         'tool_use id)', basis=_D),
     Rule("sj.parent-ref", Level.MUST, "stream-json", "parent_tool_use_id names an earlier tool_use",
          f'{_SJ}, properties.parent_tool_use_id.description: "present exactly when the actor is nested '
          '... makes F3/F4-style tree views reconstructable" (structure-derived MUST: the member is named '
          "parent_tool_use_id, and a tree is reconstructable only if the parent exists; "
          '"present exactly when the actor is nested" has no rule, since a stream does not say which '
-         'actor is nested other than by this field)'),
+         'actor is nested other than by this field)', basis=_D),
     Rule("sj.tool-args-reassembly", Level.MUST, "stream-json",
-         "concatenated tool_args_delta fragments are one JSON text, unique member names, equal to the input "
-         "of the tool_use that completes them; no fragment after it; none left without one in a run "
+         "concatenated tool_args_delta fragments are one JSON text, equal to the input of the tool_use "
+         "that completes them; no fragment after it; none left without one in a run "
          "whose result does not say it failed",
          f'{_SJ}, $defs.stream_payload.partial_json.description: "progressive tool-argument fragment '
          '(AI SDK-style delta framing; consumers concatenate, no partial-JSON reassembly)" (written: '
-         "concatenation; structure-derived MUST: the concatenation is the tool's arguments, so it parses "
-         "as the framing does (unique names, as line.duplicate-key) and equals the tool_use's input by JSON "
-         "value). "
+         "concatenation; derived: the words say how consumers reassemble, not what the result must be; the "
+         "concatenation is the tool's arguments, so it is one JSON text equal to the tool_use's input by JSON "
+         "value; repeated member names are sj.tool-args-duplicate-key). "
          # Issue 20. The new seed words in single quotes, as sj.subtype's (contract/framing.py).
          "When: oneOf[2].description: 'completed assistant message blocks (text | thinking | tool_use)' "
          "(derived: the assistant line completes the call, so its fragments come before it, and a "
@@ -97,19 +135,25 @@ RULES: tuple[Rule, ...] = (
          "fragments that no tool_use completes are the arguments of no call, unless the run failed: "
          "properties.is_error.description: 'true when the run failed (execution error, max turns, "
          "interruption)' (a failed run may stop mid-call: not judged, a note says so; nor a run with no "
-         "result, which sj.result-last reports; nor a call that only streamed empty fragments)"),
+         "result, which sj.result-last reports; nor a call that only streamed empty fragments)", basis=_D),
+    Rule("sj.tool-args-duplicate-key", Level.MUST, "stream-json",
+         "the concatenated tool_args_delta fragments repeat no member name",
+         "policy, as line.duplicate-key: the seed is silent on member names in the reassembly; RFC 8259 §4 "
+         "says names SHOULD be unique and parsers disagree on which duplicate wins, so a consumer's reading "
+         "of the arguments would depend on its parser", basis=_P),
     # -- stream-json, SHOULD -------------------------------------------------------------
     Rule("sj.capabilities", Level.SHOULD, "stream-json",
          "stream_event lines need partial_messages_v1 advertised on init; task lines need tasks_v1",
          f'inferred from {_SJ}, oneOf[1].description: "partial deltas (partial_messages_v1)" and '
-         'properties.capabilities.description (known: stream_v1, partial_messages_v1, tasks_v1)'),
+         'properties.capabilities.description (known: stream_v1, partial_messages_v1, tasks_v1)', basis=_D),
     Rule("sj.usage-rollup", Level.SHOULD, "stream-json",
          "model_usage sums to usage on the result line (counts by value)",
          f'inferred from {_SJ}: usage is "aggregate per-run token accounting", model_usage '
-         '"per-model token rollups"'),
+         '"per-model token rollups"', basis=_D),
     Rule("sj.ts-order", Level.SHOULD, "stream-json", "ts never goes back within a run (leap seconds included)",
-         f"inferred: {_SJ} orders lines by seq; timestamps that go back suggest a relay reordered lines"),
+         f"inferred: {_SJ} orders lines by seq; timestamps that go back suggest a relay reordered lines", basis=_D),
     Rule("sj.role-form", Level.SHOULD, "stream-json",
          "message.role matches the line type (assistant on assistant, user on user)",
-         f'inferred from {_SJ}: oneOf[2] "completed assistant message blocks", oneOf[3] "tool_result blocks"'),
+         f'inferred from {_SJ}: oneOf[2] "completed assistant message blocks", oneOf[3] "tool_result blocks"',
+         basis=_D),
 )
