@@ -240,8 +240,9 @@ def note_other_wire(obj: dict[str, object], line: int, wire: str, report: Report
     others = [w.name for w in sorted(WIRES.values(), key=lambda w: w.detect_rank)
               if w.name != wire and w.detect(obj)]
     if others:
-        report.notes.append(f"wire: checked as {wire}, but line {line} looks like {others[0]}: "
-                            f"pass --wire {others[0]} (or --wire auto) if that is what it is")
+        # first among the notes: it explains every finding after it (the schema's notes included)
+        report.notes.insert(0, f"wire: checked as {wire}, but line {line} looks like {others[0]}: "
+                               f"pass --wire {others[0]} (or --wire auto) if that is what it is")
 
 
 def pick_wire(records: Iterator[Record], report: Report) -> tuple[Iterator[Record], str]:

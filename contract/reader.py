@@ -296,9 +296,9 @@ def _found(text: str) -> str:
     match = _ANSI_TEXT.search(text)
     code = ord(match.group()) if match else 0x1B
     if code == 0x1B:
-        return "ESC (\\u001b)"
+        return "ESC (U+001B)"
     name = _C1_NAMES.get(code, "a C1 control")
-    return f"{name} (\\u{code:04x}, ECMA-48's one-character form of ESC {chr(code - 0x40)})"
+    return f"{name} (U+{code:04X}, ECMA-48's one-character form of ESC {chr(code - 0x40)})"
 
 
 def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 import contract
-from contract import requirements
-from contract.catalog import CATALOG, rules_for
+from contract.catalog import CATALOG, UNJUDGED, rules_for
 from contract.ci_reports import FORMATS
 from contract.cli import run
 from contract.report import UNIGNORABLE, Report
@@ -73,9 +72,9 @@ def test_rules_that_mixed_two_bases_are_split() -> None:
 def test_what_says_the_check_did_not_finish_is_never_filtered() -> None:
     """Fail closed: checker, harness and baseline rules, line.limit and every unignorable rule."""
     unfiltered = {r.id for r in CATALOG.values() if not r.filterable}
-    assert UNIGNORABLE | set(requirements.UNFINISHED) | {"line.limit"} <= unfiltered
+    assert UNIGNORABLE | UNJUDGED | {"line.limit"} <= unfiltered
     assert {r.id for r in CATALOG.values() if r.observed is not Observed.STREAM} <= unfiltered
-    assert unfiltered == {r.id for r in CATALOG.values() if r.wire in ("run", "checker")} | {
+    assert unfiltered == {r.id for r in CATALOG.values() if r.wire in ("run", "checker", "consumer")} | {
         "line.limit", "baseline.stale"}
 
 

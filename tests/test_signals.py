@@ -116,7 +116,7 @@ def test_a_signal_during_run_reports_and_leaves_nothing(signum: int, status: int
     assert code == status, err
     assert "Traceback" not in err
     report = json.loads(out)
-    assert {"run.interrupted", "sj.seq"} <= set(report["counts"])  # what was seen is reported
+    assert {"run.interrupted", "sj.seq-contiguous"} <= set(report["counts"])  # what was seen is reported
     assert not report["conformant"]
     _interrupted([v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"],
                  signal.Signals(signum).name)
