@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from collections.abc import Iterable, Iterator
-from typing import ClassVar
+from collections.abc import Callable, Iterable, Iterator
+from itertools import repeat
+from typing import Any, ClassVar
+
+import orjson
 
 from contract import capture_coverage, failsafe, requirements
 from contract.jsonvalue import clip
-from contract.reader import Record, Source, read_records
+from contract.reader import Block, Record, Source, as_stream, blocks, frame, read_records
 from contract.report import Collector, Report
 from contract.schema import OPEN_TYPE_WIRES, Engine, SchemaError, engine, known_types
 from contract.sink import Sink
@@ -30,6 +33,13 @@ def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str]
     ``sample``: where the records are also sampled for capture coverage (``contract.checker``)."""
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
+    if not is_auto(wire) and get(wire).batch:
+        stream = as_stream(data)
+        if hasattr(stream, "read1"):  # a file or a buffer: read in blocks (a live pipe: line by line)
+            with no_cycle_collection():
+                check_blocks(stream, wire, out, max_line_bytes, sample)
+            return report
+        data = stream
     # line.ansi is stream-json's rule: every line of a known stream-json stream, no line of a
     # known subagent-stdio one, and by each line's type while the wire is chosen (auto).
     guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes, ansi=ansi_for(wire)), out)
@@ -100,6 +110,133 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
         judge.machines.finish()
     out.report.lines = max(out.report.lines, last)
     requirements.mark_checked(out.report)
+
+
+def check_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
+                 sample: capture_coverage.Sample | None = None) -> None:
+    """``run_rules`` over a buffered stream of a ``Wire.batch`` wire, a block at a time: the same
+    findings, in the same order, for a fraction of the work per line.
+
+    A block of clean lines (``clean_block``: the strict parse's fast path holds for each, each an
+    object of a type the schema lists and valid under it) has nothing for the reader or the
+    schema step to report, so it is proven with a few C-level passes and handed whole to the
+    lone rule machine's ``feed_batch``. Any other block is judged line by line as ``run_rules``
+    does, as is the first block (a run's start is never in step for a batch machine, and a
+    fault there names its line). Fail closed as ``run_rules``: the reader raising ends the
+    stream with ``checker.internal`` and no end-of-stream checks; the machines are guarded by
+    ``failsafe.Machines``; a proof that raised only sends its block down the line-by-line path.
+    """
+    at = _Progress()
+    try:
+        _judge_blocks(stream, wire, out, max_line_bytes, sample, at)
+    except Exception as exc:  # the last net: what the guards inside did not catch
+        failsafe.internal(out, at.last or None, "the checker", exc,
+                          "the check stopped there, so the stream cannot be declared conformant")
+
+
+class _Progress:
+    """The last line ``_judge_blocks`` took (what its last net reports)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last = 0
+
+
+def _judge_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
+                  sample: capture_coverage.Sample | None, at: _Progress) -> None:
+    report = out.report
+    judge = Judge(wire, out)
+    validate, feed, feed_batch = judge.validate, judge.machines.feed, judge.machines.batch()
+    add = sample.add if sample is not None else None
+    prove = clean_block(wire, max_line_bytes)
+    pieces = blocks(stream, max_line_bytes)
+    ansi = get(wire).ansi
+    hint = True  # the first object line is still to be shown to note_other_wire
+    number = last = 0
+    failed = False
+    while True:
+        try:
+            block = next(pieces, None)
+            if block is None:
+                break
+            values = prove(block) if feed_batch is not None and number else None
+            records = None if values is not None else frame(block, number, out, max_line_bytes, None, ansi=ansi)
+        except Exception as exc:  # fail closed: any exception is a finding
+            failed = True
+            failsafe.internal(out, last + 1, "the line reader", exc, "the lines from here on were not read or checked")
+            break
+        if values is not None and feed_batch is not None:
+            if sample is not None:
+                sample.extend(values)
+            feed_batch(number + 1, values)
+            last = at.last = number + len(values)
+            if hint:
+                hint = False
+                note_other_wire(values[0], number + 1, wire, report)
+        elif records is not None:
+            while True:
+                try:
+                    record = next(records, None)
+                except Exception as exc:  # fail closed, as failsafe.GuardedRecords
+                    failed = True
+                    failsafe.internal(out, last + 1, "the line reader", exc,
+                                      "the lines from here on were not read or checked")
+                    break
+                if record is None:
+                    break
+                last = at.last = record.line
+                if add is not None:
+                    add(record.obj)
+                validate(record)
+                feed(record)
+                if hint and record.obj is not None:
+                    hint = False
+                    note_other_wire(record.obj, record.line, wire, report)
+            if failed:
+                break
+        number += len(block.bodies) or 1
+    if not failed:
+        judge.machines.finish()
+    report.lines = max(report.lines, last)
+    requirements.mark_checked(report)
+
+
+def clean_block(wire: str, max_line_bytes: int) -> Callable[[Block], list[Any] | None]:
+    """A proof that a block has nothing for the reader or the schema step to report.
+
+    It returns the block's objects when every line is compact canonical JSON (what
+    ``orjson.dumps`` writes back byte for byte: no duplicate member, every number exact, as
+    ``contract.jsonline.parse``'s fast path), an object, no longer than ``max_line_bytes``, of a
+    type the schema lists (an unlisted one gets a note) and valid under the schema, in a block
+    with no CR, no escaped control or C1 character and no "e+" float; else None. Any exception
+    is a None too: the block is then judged line by line, where every step is guarded.
+    """
+    from contract.schema import OPEN_TYPE_WIRES, engine, known_types
+
+    eng = engine(wire)
+    loads, dumps, get_member = orjson.loads, orjson.dumps, dict.get
+    known = known_types(wire) if wire in OPEN_TYPE_WIRES else None
+
+    def prove(block: Block) -> list[Any] | None:
+        if block.overlong or block.unterminated or block.may_cr or block.may_esc or block.may_exp:
+            return None
+        bodies = block.bodies
+        try:
+            values = list(map(loads, bodies))
+            if (list(map(dumps, values)) != bodies or set(map(type, values)) != {dict}
+                    or max(map(len, bodies)) > max_line_bytes):
+                return None
+            if known is not None and not set(map(get_member, values, repeat("type"))) <= known:
+                return None
+            # looked up per block, as SchemaStep does per stream: the engine's own verdict
+            if not all(map(eng.is_valid_fast, values)):
+                return None
+        except Exception:  # a proof that fails proves nothing: the line-by-line path judges the block
+            return None
+        return values
+
+    return prove
 
 
 class Judge:
