@@ -2,20 +2,29 @@
 
 Rerunnable (``python bench/stages.py``). It builds the stream-json benchmark transcript
 (``bench/run.py``'s builder) in memory and times, in this process and with CPU time
-(``time.process_time``), each stage on top of the previous one:
+(``time.process_time``), each stage against the one it adds to (the "over" column):
 
 1. ``json.loads`` of every line (the baseline);
 2. the reader (``contract.reader.read_records``: framing, strict parse, decoded-escape scan);
 3. + the fail-closed guard around it (``failsafe.GuardedRecords``);
 4. + the schema step (``pipeline.SchemaStep``);
-5. + each rule machine of the wire behind its guard (``failsafe.Machines``), one at a time;
-6. the whole one-process check (``pipeline.check_stream``: collector, requirement bookkeeping);
-7. the report written as ``--format json``.
+5. + each rule machine of the wire behind its guard (``failsafe.Machines``), one at a time, line
+   by line, into a sink that keeps nothing and whose ``exercised`` does nothing;
+6. the same with ``exercised`` the collector's bound ``set.add`` (the requirement bookkeeping:
+   the table also says how many calls a line makes);
+7. the whole check line by line (``pipeline.check_stream`` of a readline-only source, as a live
+   pipe is read: + the collector);
+8. the whole check as a file is checked (``check_stream`` of a buffer: blocks proven by C-level
+   passes and fed to ``feed_batch``, ``pipeline.check_blocks``);
+9. + the requirement verdicts of the report (``requirements.verdicts``, a fixed cost per report);
+10. + the report written as ``--format json`` (verdicts included).
 
-Each stage is the median of ``--rounds`` runs; the table gives microseconds per line, the
-increment over the stage before, and the multiple of the ``json.loads`` stage. ``--cprofile N``
-then prints the N functions with the most own time in the whole check, for the detail.
-Absolute times move with the machine's load; the increments and multiples are what to compare.
+Each stage is the best of ``--rounds`` runs (the least disturbed by the other work on a shared
+machine; ``--median`` takes the median instead); the table gives microseconds per line, the
+increment over the stage it adds to, and the multiple of the ``json.loads`` stage.
+``--cprofile N`` then prints the N functions with the most own time in the whole check (the file
+path), for the detail. Absolute times move with the machine's load; the increments and multiples
+are what to compare.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import statistics
 import sys
@@ -39,7 +49,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from run import build_stream_json  # noqa: E402
 
-from contract import failsafe, reporters  # noqa: E402
+from contract import failsafe, reporters, requirements  # noqa: E402
+from contract.capture_coverage import Sample  # noqa: E402
 from contract.pipeline import SchemaStep, check_stream  # noqa: E402
 from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records  # noqa: E402
 from contract.report import Report  # noqa: E402
@@ -62,8 +73,40 @@ class Quiet:
         pass
 
 
-def stages(data: bytes) -> list[tuple[str, Callable[[], object]]]:
-    """(name, run-once function) for each stage, in order."""
+class Keeping(Quiet):
+    """A sink that keeps nothing but the exercised rules, as the collector does (a bound ``set.add``)."""
+
+    def __init__(self) -> None:
+        self.rules: set[str] = set()
+        self.exercised = self.rules.add  # type: ignore[method-assign, assignment]  # the collector's own
+
+
+class Counting(Quiet):
+    """A sink that counts ``exercised`` calls."""
+
+    calls = 0
+
+    def exercised(self, rule: str) -> None:
+        self.calls += 1
+
+
+class _ReadlineOnly:
+    """A source with only ``readline``: the reader takes it line by line, as a live pipe."""
+
+    def __init__(self, data: bytes) -> None:
+        self.readline = io.BytesIO(data).readline
+
+
+Stage = tuple[str, str | None, Callable[[], object]]  # name, the stage it adds to, run once
+
+
+def _check(source: object) -> Report:
+    return check_stream(source, WIRE, strict=True, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,  # type: ignore[arg-type]
+                        source="-", sample=Sample())
+
+
+def stages(data: bytes) -> list[Stage]:
+    """(name, the stage it adds to, run-once function) for each stage, in order."""
     wire = get(WIRE)
 
     def loads() -> None:
@@ -71,52 +114,72 @@ def stages(data: bytes) -> list[tuple[str, Callable[[], object]]]:
             if line:
                 json.loads(line)
 
+    def records(out: Quiet) -> failsafe.GuardedRecords:
+        return failsafe.GuardedRecords(read_records(data, out, DEFAULT_MAX_LINE_BYTES, ansi=wire.ansi), out)
+
     def reader() -> None:
         for _ in read_records(data, Quiet(), DEFAULT_MAX_LINE_BYTES, ansi=wire.ansi):
             pass
 
     def guarded() -> None:
-        out = Quiet()
-        for _ in failsafe.GuardedRecords(read_records(data, out, DEFAULT_MAX_LINE_BYTES, ansi=wire.ansi), out):
+        for _ in records(Quiet()):
             pass
 
     def schema() -> None:
         out = Quiet()
         validate = SchemaStep(WIRE, out)
-        for record in failsafe.GuardedRecords(read_records(data, out, DEFAULT_MAX_LINE_BYTES, ansi=wire.ansi), out):
+        for record in records(out):
             validate(record)
 
-    def with_machine(index: int) -> Callable[[], None]:
+    def with_machine(index: int, sink: type[Quiet]) -> Callable[[], None]:
         def run() -> None:
-            out = Quiet()
+            out = sink()
             validate = SchemaStep(WIRE, out)
             machines = failsafe.Machines(wire.machines()[index:index + 1], out, wire.schema_rule)
             feed = machines.feed
-            records = failsafe.GuardedRecords(read_records(data, out, DEFAULT_MAX_LINE_BYTES, ansi=wire.ansi), out)
-            for record in records:
+            for record in records(out):
                 validate(record)
                 feed(record)
             machines.finish()
         return run
 
-    def whole() -> Report:
-        return check_stream(data, WIRE, strict=True, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES, source="-")
+    report = _check(data)
+
+    def verdicts() -> None:
+        requirements.verdicts(report)
 
     def reported() -> None:
-        reporters.write_json(whole(), io.StringIO())
+        reporters.write_json(report, io.StringIO())
 
-    found: list[tuple[str, Callable[[], object]]] = [("json.loads", loads), ("reader", reader),
-                                                   ("+ guard", guarded), ("+ schema step", schema)]
+    found: list[Stage] = [("json.loads", None, loads), ("reader", None, reader),
+                          ("+ guard", "reader", guarded), ("+ schema step", "+ guard", schema)]
     for index, machine in enumerate(wire.machines()):
-        found.append((f"+ {type(machine).__name__} (alone)", with_machine(index)))
-    found += [("check_stream (all)", whole), ("+ json report", reported)]
+        name = type(machine).__name__
+        found.append((f"+ {name}, line by line", "+ schema step", with_machine(index, Quiet)))
+        found.append((f"+ {name}'s exercised() kept", f"+ {name}, line by line", with_machine(index, Keeping)))
+    found += [("check_stream, line by line", "+ schema step", lambda: _check(_ReadlineOnly(data))),
+              ("check_stream, blocks (a file)", None, lambda: _check(data)),
+              ("requirement verdicts", None, verdicts),
+              ("json report", None, reported)]
     return found
+
+
+def exercised_calls(data: bytes) -> float:
+    """``exercised`` calls per line, line by line."""
+    wire = get(WIRE)
+    out = Counting()
+    machines = failsafe.Machines(wire.machines(), out, wire.schema_rule)
+    for record in read_records(data, out, DEFAULT_MAX_LINE_BYTES, ansi=wire.ansi):
+        machines.feed(record)
+    machines.finish()
+    return out.calls / max(1, data.count(b"\n"))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--median", action="store_true", help="the median of the rounds, not the best")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N",
                         help="also print the N functions with the most own time in the whole check")
     args = parser.parse_args()
@@ -125,23 +188,24 @@ def main() -> int:
         build_stream_json(path, args.lines)
         data = path.read_bytes()
     lines = data.count(b"\n")
-    per_line: dict[str, float] = {}
-    for name, run in stages(data):
-        times = []
-        for _ in range(args.rounds):
+    found = stages(data)
+    times: dict[str, list[float]] = {name: [] for name, _, _ in found}
+    for _ in range(args.rounds):  # round by round, so a burst of load spoils one round of each stage
+        for name, _, run in found:
             start = time.process_time()
             run()
-            times.append(time.process_time() - start)
-        per_line[name] = statistics.median(times) / lines * 1e6
+            times[name].append(time.process_time() - start)
+    pick = statistics.median if args.median else min
+    per_line = {name: pick(spent) / lines * 1e6 for name, spent in times.items()}
     base = per_line["json.loads"]
-    print(f"{lines} stream-json lines, CPU per line (median of {args.rounds} rounds)")
-    print(f"  {'stage':<34} {'us/line':>8} {'step':>8} {'x loads':>8}")
-    previous = 0.0
-    for name, cost in per_line.items():
-        step = cost - (per_line["+ schema step"] if "(alone)" in name else previous)
-        print(f"  {name:<34} {cost:8.2f} {step:+8.2f} {cost / base:8.2f}")
-        if "(alone)" not in name:
-            previous = cost
+    print(f"{lines} stream-json lines, CPU per line ({'median' if args.median else 'best'} of {args.rounds} "
+          f"rounds; load average {os.getloadavg()[0]:.1f})")
+    print(f"  {'stage':<42} {'us/line':>8} {'over':>8} {'x loads':>8}  over")
+    for name, over, _ in found:
+        cost = per_line[name]
+        step = cost - per_line[over] if over else cost
+        print(f"  {name:<42} {cost:8.2f} {step:+8.2f} {cost / base:8.2f}  {over or ''}")
+    print(f"  exercised() calls per line, line by line: {exercised_calls(data):.1f}")
     if args.cprofile:
         _top(data, args.cprofile)
     return 0
@@ -150,7 +214,7 @@ def main() -> int:
 def _top(data: bytes, count: int) -> None:
     profiler = cProfile.Profile()
     profiler.enable()
-    check_stream(data, WIRE, strict=True, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES, source="-")
+    _check(data)
     profiler.disable()
     text = io.StringIO()
     stats: Any = pstats.Stats(profiler, stream=text)

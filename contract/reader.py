@@ -226,17 +226,35 @@ def blocks(stream: Any, max_line_bytes: int) -> Iterator[Block]:
                 skipped = len(rest)
             else:
                 pending, pending_bytes = [rest], len(rest)
-        may_cr, may_esc = b"\r" in data, b"\\u001" in data or may_c1(data)
+        may_cr, may_esc = b"\r" in data, may_escape(data)
         if head is not None:
             bodies.insert(0, head)
-            may_cr, may_esc = may_cr or b"\r" in head, may_esc or b"\\u001" in head or may_c1(head)
+            may_cr, may_esc = may_cr or b"\r" in head, may_esc or may_escape(head)
         if bodies:
-            yield Block(bodies, False, may_cr, may_esc, 0, b"e+" in data or (head is not None and b"e+" in head))
+            may_exp = may_exponent(data) or (head is not None and may_exponent(head))
+            yield Block(bodies, False, may_cr, may_esc, 0, may_exp)
     if skipped >= 0:
         yield Block([], False, False, False, skipped)
     elif pending:
         tail = b"".join(pending)
-        yield Block([tail], True, b"\r" in tail, b"\\u001" in tail or may_c1(tail), 0, b"e+" in tail)
+        yield Block([tail], True, b"\r" in tail, may_escape(tail), 0, may_exponent(tail))
+
+
+# A block's searches run on every block, so each is a C-level pass: one-byte needles go at memchr
+# speed, longer ones about thirty times slower. So the rare first byte of "e+" ("+") and the
+# common prefix of the escaped controls ("\u00") are looked for first, and the exact needles
+# only in a block that holds them: the same answers, in a fraction of the time on most blocks.
+
+
+def may_escape(data: bytes) -> bool:
+    """Whether ``data`` may hold an escaped ESC or C1 control, or a raw C1 (no false negative)."""
+    return (b"\\u00" in data and (b"\\u001" in data or may_c1(data))) or (
+        b"\xc2" in data and _C1_RAW.search(data) is not None)
+
+
+def may_exponent(data: bytes) -> bool:
+    """Whether ``data`` holds "e+" (``Block.may_exp``)."""
+    return b"+" in data and b"e+" in data
 
 
 def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[Block]:
