@@ -705,7 +705,7 @@ class StreamRules:
                      f"expected the {len(pieces)} tool_args_delta fragments of {clip(ref)!r} to "
                      f"concatenate to one JSON text with unique member names, found {clip(text)!r}{why}")
             return
-        if not same_json(args, block.get("input")):
+        if not same_value(args, block.get("input")):
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected input equal to its reassembled fragments {clip(text)!r}, "
                      f"found {clip(_dumps(block.get('input')))!r}")
@@ -819,11 +819,6 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
     doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     return era * 146097 + doe
-
-
-same_json = same_value  # the name tests and callers know: JSON equality, numbers by exact value
-
-
 
 
 def _kind(obj: dict[str, Any] | None) -> str:
