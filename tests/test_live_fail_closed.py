@@ -30,8 +30,8 @@ from contract.driver import converse
 from contract.harness import GRACE_SECONDS, TOKEN_VARIABLE, Interrupted, run_stream
 from contract.reader import Record
 from contract.report import Collector
-from contract.wires.stream_json import StreamRules
-from contract.wires.subagent_stdio import Correlation
+from contract.wires.stream_json.machines import StreamRules
+from contract.wires.subagent_stdio.machines import Correlation
 from tests.processes import zombie_children
 from tests.test_misbehaving_emitters import EMITTERS, HOSTS, SLACK, marker, survivors
 

@@ -21,7 +21,7 @@ import contract
 from contract.jsonvalue import same_value
 from contract.reader import Record
 from contract.report import Collector, Report
-from contract.wires.stream_json import StreamRules
+from contract.wires.stream_json.machines import StreamRules
 from tests.depth import deep, sample
 
 GOLDENS = Path(__file__).resolve().parent.parent / "goldens" / "stream-json"

@@ -27,7 +27,7 @@ from contract.strategies.stream_json import (
     transcripts,
 )
 from contract.wires.base import Strategies
-from contract.wires.stream_json import RESULT_IS_ERROR, USAGE_KEYS
+from contract.wires.stream_json.machines import RESULT_IS_ERROR, USAGE_KEYS
 
 # Rules that necessarily fire with the one broken, and why.
 ALSO: dict[str, frozenset[str]] = {
