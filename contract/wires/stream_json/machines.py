@@ -11,6 +11,7 @@ from __future__ import annotations
 import calendar
 import json
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from itertools import repeat
 from typing import Any, ClassVar
@@ -19,7 +20,9 @@ from contract.jsonline import MAX_INT_DIGITS, parse
 from contract.jsonvalue import clip, quoted, same_value
 from contract.jsonvalue import kind as json_kind
 from contract.reader import Record
+from contract.rules import Check
 from contract.sink import Sink
+from contract.wires.stream_json.rules import REGISTRY
 
 # result subtype -> is_error, from the schema's description: "result subtype known set:
 # success | error_during_execution | error_max_turns | interrupted | refused, with is_error as
@@ -76,12 +79,11 @@ class StreamRules:
     (``_integral``).
     """
 
+    # Derived from the wire's registry (rules.py): the rules declared as this machine's, those of
+    # the checks declared there (run from the dispatch below), and the checker's bound rule.
     rules: ClassVar[frozenset[str]] = frozenset({
-        "sj.init-first", "sj.init-once", "sj.result-once", "sj.result-last", "sj.seq", "sj.seq-contiguous",
-        "sj.session", "sj.session-constant", "sj.tool-args-duplicate-key", "sj.message-present",
-        "sj.ts-format", "sj.ts-order", "sj.agent-form", "sj.message-form", "sj.role-form",
-        "sj.result-is-error", "sj.usage-rollup", "sj.capabilities", "sj.tool-result-ref", "sj.parent-ref",
-        "sj.tool-args-reassembly", "sj.subtype", "checker.limit",
+        *REGISTRY.emitted_by("StreamRules"), *(rule for check in REGISTRY.checks() for rule in check.rules),
+        "checker.limit",
     })
 
     # Bounds on what the machine keeps. A file can be of any size, so each one can be reached;
@@ -120,13 +122,19 @@ class StreamRules:
         self.fragments: dict[str, _Call] = {}  # tool-call id -> its fragments, until its tool_use
         self.pending_bytes = 0
         self.reassembly_stopped = False  # MAX_PENDING_BYTES reached: reassembly is no longer judged
-        self.by_kind = {
+        self.by_kind: dict[str, Handler] = {
             "assistant": self._assistant,
             "user": self._user,
             "stream_event": self._stream_event,
             "system": self._system,
             "result": self._result,
         }
+        # The checks declared beside their rules (rules.py, REGISTRY.check) join the dispatch:
+        # with none (the rules above are all this machine's own) it is the table above, unchanged.
+        self.checks: list[Check] = [check() for check in REGISTRY.checks()]
+        for check in self.checks:
+            for kind in check.kinds:
+                self.by_kind[kind] = _chained(self.by_kind.get(kind), check.line)
 
     def feed(self, record: Record, out: Sink) -> None:
         obj = record.obj
@@ -242,6 +250,8 @@ class StreamRules:
                      "expected a terminal result line, found the stream ending without one (a truncated run)",
                      "every run ends with exactly one result line, even when it fails")
         self._unfinished_calls(out)
+        for check in self.checks:
+            check.finish(out)
 
     # -- sj.init-first, sj.init-once, sj.result-once, sj.result-last ------------------------
 
@@ -699,6 +709,21 @@ class StreamRules:
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
                      f"expected input equal to its reassembled fragments {clip(text)!r}, "
                      f"found {clip(_dumps(block.get('input')))!r}")
+
+
+Handler = Callable[[dict[str, Any], int, Sink], None]
+
+
+def _chained(first: Handler | None, then: Handler) -> Handler:
+    """A line type's handler followed by a declared check's (built once per stream, not per line)."""
+    if first is None:
+        return then
+
+    def both(obj: dict[str, Any], line: int, out: Sink) -> None:
+        first(obj, line, out)
+        then(obj, line, out)
+
+    return both
 
 
 class _Call:

@@ -18,6 +18,7 @@ from contract.wires.subagent_stdio.machines import (
     COMMAND,
     LINE_TYPES,
     RESPONSE,
+    Checks,
     Consistency,
     Correlation,
     Envelope,
@@ -25,13 +26,15 @@ from contract.wires.subagent_stdio.machines import (
     Revisions,
     UniqueKeys,
 )
-from contract.wires.subagent_stdio.rules import RULES
+from contract.wires.subagent_stdio.rules import REGISTRY, RULES
 from contract.wires.subagent_stdio.volatile import VOLATILE
 
 # -- the descriptor ---------------------------------------------------------------------------
 
 def _machines() -> list[Machine]:
-    return [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(), Consistency()]
+    machines: list[Machine] = [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(), Consistency()]
+    checks = [check() for check in REGISTRY.checks()]  # the rules declared with their logic (rules.py)
+    return [*machines, Checks(checks)] if checks else machines
 
 
 def _detect(obj: dict[str, Any]) -> bool:

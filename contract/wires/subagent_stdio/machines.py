@@ -31,7 +31,9 @@ from typing import Any, ClassVar
 from contract.jsonline import exact_int
 from contract.jsonvalue import clip, quoted, same_value
 from contract.reader import Record
+from contract.rules import Check
 from contract.sink import Sink
+from contract.wires.subagent_stdio.rules import REGISTRY
 
 COMMAND, RESPONSE, EVENT = "subagent_status", "response", "subagent_event"
 LINE_TYPES = (COMMAND, RESPONSE, EVENT)
@@ -49,6 +51,9 @@ MAX_EARLY = 64  # responses listed one by one before the first command; the rest
 MAX_EPOCHS = 4096  # epochs remembered by sa.revision-order; reaching it is a checker.limit
 MAX_PENDING = 65536  # unanswered commands remembered by sa.response-correlation; ditto
 MAX_KEY_CHARS = 256  # a longer epoch is remembered by its digest, so memory stays bounded
+
+
+LIMIT = "checker.limit"  # the catalog's rule for a bound reached (contract.catalog)
 
 
 def _limit(out: Sink, line: int, check: str, bound: str) -> None:
@@ -122,7 +127,7 @@ class Correlation:
     order. Events are pushed at any time and never answer a command.
     """
 
-    rules: ClassVar[frozenset[str]] = frozenset({"sa.response-correlation", "checker.limit"})
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Correlation") | {LIMIT}
 
     def __init__(self) -> None:
         self.pending: deque[tuple[int, Any, bool]] = deque()  # (line, id, has id)
@@ -234,7 +239,7 @@ class Envelope:
     which is only sound when the two agree.
     """
 
-    rules: ClassVar[frozenset[str]] = frozenset({"sa.event-envelope"})
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Envelope")
 
     FIELDS = ("sessionId", "epoch", "revision")
 
@@ -269,7 +274,7 @@ class Revisions:
     envelope's epoch and revision (the snapshot's, when the envelope's are unusable).
     """
 
-    rules: ClassVar[frozenset[str]] = frozenset({"sa.revision-order", "checker.limit"})
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Revisions") | {LIMIT}
 
     def __init__(self) -> None:
         self.highest: dict[str, tuple[int, int]] = {}  # epoch key -> (revision, line)
@@ -339,7 +344,7 @@ class EventsCapability:
     lifts it.
     """
 
-    rules: ClassVar[frozenset[str]] = frozenset({"sa.events-capability"})
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("EventsCapability")
 
     def __init__(self) -> None:
         self.epoch: Any = None
@@ -391,7 +396,7 @@ class UniqueKeys:
     when siblings differ. Checked at every level of the tree and across fleet entries.
     """
 
-    rules: ClassVar[frozenset[str]] = frozenset({"sa.unique-keys"})
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("UniqueKeys")
 
     def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
@@ -448,9 +453,7 @@ class Consistency:
       ``totalActive`` and ``omitted`` 0.
     """
 
-    rules: ClassVar[frozenset[str]] = frozenset({
-        "sa.fleet-counts", "sa.capacity", "sa.tokens-total", "sa.node-times", "sa.outcome", "sa.unavailable",
-    })
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Consistency")
 
     def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
@@ -528,6 +531,34 @@ class Consistency:
 
     def finish(self, out: Sink) -> None:
         pass
+
+
+class Checks:
+    """The checks declared beside their rules (``rules.py``, ``REGISTRY.check``), fed by line type.
+
+    One machine for all of them, built only when there is one (``_machines``): each object line
+    goes to the checks that name its type, in declaration order.
+    """
+
+    def __init__(self, checks: list[Check]) -> None:
+        self.checks = checks
+        self.rules = frozenset(rule for check in checks for rule in check.rules)
+        self.by_kind: dict[str, list[Check]] = {}
+        for check in checks:
+            for kind in check.kinds:
+                self.by_kind.setdefault(kind, []).append(check)
+
+    def feed(self, record: Record, out: Sink) -> None:
+        obj = record.obj
+        kind = obj.get("type") if obj is not None else None
+        if type(kind) is not str or obj is None:
+            return
+        for check in self.by_kind.get(kind, ()):
+            check.line(obj, record.line, out)
+
+    def finish(self, out: Sink) -> None:
+        for check in self.checks:
+            check.finish(out)
 
 
 def _tokens(at: str, tokens: Any, line: int, out: Sink) -> None:
