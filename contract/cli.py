@@ -642,7 +642,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     Where it writes, and why an unchanged golden is not touched: contract/recording.py.
     """
     from contract import recording
-    from contract.goldens import compare
+    from contract.golden_compare import compare
     from contract.harness import Interrupted
     from contract.progress import Progress
     from contract.reporters import render_record

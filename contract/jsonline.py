@@ -15,7 +15,7 @@ as an integer is an ``int``; any other number is a ``float`` when the float hold
 value or cannot change a verdict (a non-integral float lies strictly between the same two
 integers as the text, with the same sign), and a ``decimal.Decimal`` otherwise: beyond double
 range (``1e400``), rounded to zero (``1e-400``) or rounded onto an integer
-(``9007199254740991.0000001``). Consumers judge numbers with ``exact_int``/``is_number``.
+(``9007199254740991.0000001``). Consumers judge integers with ``exact_int``.
 
 Nesting is measured without recursion, so the verdict never depends on the caller's stack:
 a line ``MAX_DEPTH`` levels deep or less is parsed (with the recursion headroom it needs),
@@ -48,11 +48,6 @@ MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never
 # The catalog rules a Fault can name (the reader emits them; see contract.catalog).
 RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.duplicate-key", "line.ansi", "line.limit"})
 Number = int | float | Decimal
-
-
-def is_number(value: object) -> bool:
-    """A JSON number as parsed here (never a boolean, though ``True`` is an ``int`` in Python)."""
-    return type(value) in (int, float, Decimal)
 
 
 def exact_int(value: object, digits: int = MAX_INT_DIGITS) -> int | None:

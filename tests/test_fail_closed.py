@@ -22,8 +22,8 @@ from contract import cli, reporters
 from contract.reader import Record
 from contract.report import Collector, Report
 from contract.schema import Engine, engine
-from contract.wires.stream_json import StreamRules
-from contract.wires.subagent_stdio import Correlation, UniqueKeys
+from contract.wires.stream_json.machines import StreamRules
+from contract.wires.subagent_stdio.machines import Correlation, UniqueKeys
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = {

@@ -134,7 +134,7 @@ def test_batch_run_checks_match_line_by_line() -> None:
     """StreamRules.feed_batch reports what feed reports, line for line, batch or no batch."""
     from contract.reader import Record
     from contract.report import Collector, Report
-    from contract.wires.stream_json import StreamRules
+    from contract.wires.stream_json.machines import StreamRules
 
     objs = [json.loads(line) for line in _golden_stream(3000, wreck=True).splitlines() if line.startswith(b"{")]
     objs = [o for o in objs if isinstance(o, dict)]
