@@ -44,7 +44,7 @@ from contract.capture_coverage import Sample
 from contract.jsonline import Fault, parse
 from contract.reader import BLOCK_BYTES, Record, read_records
 from contract.report import Collector, Report
-from contract.wires import DEFAULT, NAMES, get, is_auto
+from contract.wires import DEFAULT, NAMES, ansi_for, get, is_auto
 
 MIN_PARALLEL_BYTES = 2 * 1024 * 1024  # below this a fork costs more than it saves
 STALL_SECONDS = 120.0  # no message from the worker for this long: it is stuck; check alone
@@ -237,7 +237,7 @@ class _Events:
 
 def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_line_bytes: int,
           out_fd: int, parent: int) -> None:
-    from contract.pipeline import SchemaStep, pick_wire
+    from contract.pipeline import Deciding, SchemaStep, pick_wire
 
     report = Report(wire=wire)
     out = _Events(ignore)
@@ -245,7 +245,10 @@ def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_
     stream = _open(fd, start, end)
     parse_line = _marking(marks)
     if is_auto(wire):  # the wire is known after a look ahead: line by line
-        records, wire = pick_wire(read_records(stream, out, max_line_bytes, parse_line), report)
+        # the reader's findings are held until the wire is decided, then judged by it (Deciding)
+        deciding = Deciding(out)
+        records, wire = pick_wire(read_records(stream, deciding, max_line_bytes, parse_line,
+                                               ansi=ansi_for(wire)), report, deciding)
         steps: Iterator[Iterator[Record] | int] = iter([records])
     else:
         steps = _worker_blocks(stream, out, max_line_bytes, parse_line, wire)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from contract import requirements
 from contract.catalog import CATALOG, UNJUDGED, Level, not_judged_to_the_end
 from contract.rules import BASES, Basis
+from contract.wires import WIRES
 
 if TYPE_CHECKING:
     from contract.capture_coverage import Coverage
@@ -31,7 +32,7 @@ MAX_KEPT_VIOLATIONS = 100_000
 FIRST_PER_RULE = 10
 VITAL_PER_RULE = 10_000
 VITAL_PREFIXES = ("run.", "line.", "checker.")
-VITAL_RULES = frozenset({"sj.result-last", "sj.result-once"})
+VITAL_RULES = frozenset(rule for wire in WIRES.values() for rule in wire.vital)  # each wire's (Wire.vital)
 
 
 def is_vital(rule: str) -> bool:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract.wires.base import BatchMachine, Coverage, Live, Machine, Strategies, Wire
+from contract.wires.base import BatchMachine, Coverage, Dialogue, Evidence, Live, Machine, Strategies, Wire
 from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
 WIRES: dict[str, Wire] = {wire.name: wire for wire in (STREAM_JSON, SUBAGENT_STDIO)}
 NAMES = tuple(WIRES)
-DEFAULT = STREAM_JSON  # what --wire defaults to, and what auto falls back to when no line decides
+# What --wire defaults to, and what auto falls back to when no line decides: the registry's first.
+DEFAULT = next(iter(WIRES.values()))
 AUTO = "auto"  # --wire auto: the wire is picked from the first line that looks like one
 
 
@@ -36,23 +37,41 @@ def is_auto(name: str) -> bool:
     return name == AUTO
 
 
-def ansi_for(name: str) -> bool | None:
-    """The reader's ``ansi`` setting for a --wire value (``contract.reader.read_records``):
-    the wire's own when it is known, None (decided per line by its type) under auto."""
-    return None if is_auto(name) else get(name).ansi
+def ansi_for(name: str) -> bool:
+    """The reader's ``ansi`` setting for a --wire value (``contract.reader.read_records``): the
+    wire's own when it is known; True under auto, where every line.ansi finding is held until the
+    wire is decided and then kept only if that wire's ``ansi`` says so (``contract.pipeline.pick_wire``),
+    so auto judges each line exactly as the decided wire does."""
+    return True if is_auto(name) else get(name).ansi
 
 
-def detect(obj: dict[str, Any] | None) -> str | None:
-    """The wire a first line belongs to, or None when it looks like neither."""
+def candidates(obj: dict[str, Any]) -> list[Wire]:
+    """The wires ``obj`` (a first object line) looks like, surest first (each by its own evidence;
+    wires as sure as each other keep their registry order)."""
+    sure = [(wire.detect(obj), index, wire) for index, wire in enumerate(WIRES.values())]
+    return [wire for evidence, _, wire in sorted(sure, key=lambda s: (-s[0], s[1])) if evidence > Evidence.NONE]
+
+
+def detect(obj: dict[str, Any] | None) -> Wire | None:
+    """The wire a first object line belongs to (the surest), or None when it looks like none."""
     if obj is None:
         return None
-    for wire in sorted(WIRES.values(), key=lambda w: w.detect_rank):
-        if wire.detect(obj):
-            return wire.name
-    return None
+    found = candidates(obj)
+    return found[0] if found else None
+
+
+def first(live: Live) -> Wire:
+    """The registry's first wire whose live mode is ``live``: what a verb made for that mode
+    (``run --provoke``, ``feed``; the conversation driver, the fuzzer) holds by default."""
+    return next(wire for wire in WIRES.values() if wire.live is live)
+
+
+def conversation() -> Wire:
+    """The registry's first conversation wire (``Live.CONVERSATION``, with its ``dialogue``)."""
+    return next(wire for wire in WIRES.values() if wire.live is Live.CONVERSATION and wire.dialogue is not None)
 
 
 __all__ = [
-    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Live", "Machine", "Strategies", "Wire",
-    "ansi_for", "detect", "get", "is_auto", "resolve",
+    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Dialogue", "Evidence", "Live", "Machine",
+    "Strategies", "Wire", "ansi_for", "candidates", "conversation", "detect", "first", "get", "is_auto", "resolve",
 ]

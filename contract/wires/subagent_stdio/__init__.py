@@ -38,8 +38,8 @@ from contract.jsonline import exact_int
 from contract.jsonvalue import clip, quoted, same_value
 from contract.reader import Record
 from contract.sink import Sink
-from contract.wires.base import Coverage, Line, Live, Machine, Wire
-from contract.wires.subagent_stdio import coverage
+from contract.wires.base import Coverage, Evidence, Line, Live, Machine, Wire
+from contract.wires.subagent_stdio import coverage, dialogue
 from contract.wires.subagent_stdio.rules import RULES
 from contract.wires.subagent_stdio.volatile import VOLATILE
 
@@ -612,8 +612,8 @@ def _machines() -> list[Machine]:
     return [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(), Consistency()]
 
 
-def _detect(obj: dict[str, Any]) -> bool:
-    return obj.get("type") in LINE_TYPES
+def _detect(obj: dict[str, Any]) -> Evidence:
+    return Evidence.TYPE if obj.get("type") in LINE_TYPES else Evidence.NONE
 
 
 def _canonical(values: list[Line | None]) -> list[int]:
@@ -643,8 +643,7 @@ SUBAGENT_STDIO = Wire(
     schema_rule="sa.schema",
     rules=RULES,
     machines=_machines,
-    detect=_detect,
-    detect_rank=0,  # its line types are the more specific test: tried first
+    detect=_detect,  # its own line types, or nothing
     volatile=VOLATILE,
     coverage=Coverage(exempt_enums=coverage.EXEMPT_ENUMS, edges=coverage.EDGES),
     live=Live.CONVERSATION,
@@ -653,4 +652,5 @@ SUBAGENT_STDIO = Wire(
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
     strategies="contract.strategies.subagent_stdio_broken",
     canonical=_canonical,
+    dialogue=dialogue.DIALOGUE,
 )
