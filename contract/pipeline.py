@@ -19,7 +19,7 @@ from contract.reader import Record, Source, read_records
 from contract.report import Collector, Report
 from contract.schema import Engine, SchemaError, engine, known_types
 from contract.sink import Sink
-from contract.wires import DEFAULT, WIRES, ansi_for, candidates, detect, get, is_auto
+from contract.wires import DEFAULT, WIRES, ansi_for, candidates, derived, detect, get, is_auto
 
 
 def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
@@ -122,8 +122,8 @@ class Judge:
 class SchemaStep:
     """The schema check of one record: the fast engine's verdict, the explainer's detail."""
 
-    # each wire's schema rule, and checker.internal for a step that raised
-    rules: ClassVar[frozenset[str]] = frozenset({*(w.schema_rule for w in WIRES.values()), *failsafe.RULES})
+    # each wire's schema rule, and checker.internal for a step that raised (set by _schema_rules)
+    rules: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, wire: str, out: Sink) -> None:
         self._engine = eng = engine(wire)
@@ -178,6 +178,11 @@ class SchemaStep:
             f"{self._rule}: line {line} has type {clip(kind, 60)!r}, which the schema does not list ({listed}): "
             "judged by the common envelope only, the schema without its top-level oneOf (open set: the seed "
             "says 'open set: ignore unknown values' and 'open-set enums everywhere')")
+
+
+@derived
+def _schema_rules() -> None:
+    SchemaStep.rules = frozenset({*(w.schema_rule for w in WIRES.values()), *failsafe.RULES})
 
 
 class _Explainer:

@@ -6,14 +6,43 @@ Each wire is one package under ``contract/wires/`` declaring one ``Wire`` descri
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
 
 from contract.wires.base import BatchMachine, Coverage, Dialogue, Evidence, Live, Machine, Strategies, Wire
 from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
 WIRES: dict[str, Wire] = {wire.name: wire for wire in (STREAM_JSON, SUBAGENT_STDIO)}
-NAMES = tuple(WIRES)
+
+
+class _Names(Sequence[str]):
+    """The registered wires' names in registry order, read live (a wire registered later shows)."""
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return tuple(WIRES)[index]
+
+    def __len__(self) -> int:
+        return len(WIRES)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in WIRES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(WIRES))
+
+    def __repr__(self) -> str:
+        return repr(tuple(WIRES))
+
+
+NAMES: Sequence[str] = _Names()
 # What --wire defaults to, and what auto falls back to when no line decides: the registry's first.
 DEFAULT = next(iter(WIRES.values()))
 AUTO = "auto"  # --wire auto: the wire is picked from the first line that looks like one
@@ -30,6 +59,37 @@ def get(name: str) -> Wire:
 def resolve(wire: Wire | str) -> Wire:
     """A wire given as a descriptor or by name (public APIs take both)."""
     return wire if isinstance(wire, Wire) else get(wire)
+
+
+# Tables other modules derive from the registry (the catalog, the vital and always-judged rules,
+# the schema step's rules): each rebuilt when the registry changes (``registered``).
+_DERIVED: list[Callable[[], None]] = []
+
+
+def derived(rebuild: Callable[[], None]) -> Callable[[], None]:
+    """Declare ``rebuild`` as recomputing a table derived from ``WIRES``; it runs now and whenever
+    the registry changes. (A decorator: the deriving module keeps its table a module global.)"""
+    _DERIVED.append(rebuild)
+    rebuild()
+    return rebuild
+
+
+@contextlib.contextmanager
+def registered(wire: Wire) -> Iterator[Wire]:
+    """``wire`` in the registry for the duration, after the bundled ones, with every derived table
+    following: how the tests hold a synthetic wire to the claim that a wire is its package plus
+    one registry line (tests/synthetic_wire/)."""
+    if wire.name in WIRES or is_auto(wire.name):
+        raise ValueError(f"a wire named {wire.name!r} is already registered")
+    WIRES[wire.name] = wire
+    try:
+        for rebuild in _DERIVED:
+            rebuild()
+        yield wire
+    finally:
+        del WIRES[wire.name]
+        for rebuild in _DERIVED:
+            rebuild()
 
 
 def is_auto(name: str) -> bool:
@@ -73,5 +133,6 @@ def conversation() -> Wire:
 
 __all__ = [
     "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Dialogue", "Evidence", "Live", "Machine",
-    "Strategies", "Wire", "ansi_for", "candidates", "conversation", "detect", "first", "get", "is_auto", "resolve",
+    "Strategies", "Wire", "ansi_for", "candidates", "conversation", "derived", "detect", "first", "get", "is_auto",
+    "registered", "resolve",
 ]
