@@ -370,7 +370,7 @@ def feed_client(
         interrupted(report, "the client")
         raise Interrupted(report) from None
     except Exception as exc:  # a fault of the host double is a finding, never a pass
-        internal(report, "subagent-stdio host double", exc)
+        internal(report, f"{WIRE} host double", exc)
         return result
     if started:
         for rule in ("consumer.crash", "consumer.hang", "run.interrupted"):

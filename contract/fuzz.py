@@ -442,7 +442,7 @@ def describe(result: FuzzResult, replay: str, max_line_chars: int = 300) -> str:
         return ""
     out = ["", "shrunk failing conversation (the client's side):", *describe_plan(result.plan), "",
            "transcript (both directions, in order; replay it with `milk-contract check --wire "
-           "subagent-stdio FILE`):"]
+           f"{WIRE} FILE`):"]
     lines = result.transcript.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()  # the part after the final LF
