@@ -19,31 +19,37 @@ from contract.reader import Record, Source, read_records
 from contract.report import Collector, Report
 from contract.schema import Engine, SchemaError, engine, known_types
 from contract.sink import Sink
-from contract.wires import DEFAULT, WIRES, ansi_for, candidates, derived, detect, get, is_auto
+from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, get, is_auto, resolve
 
 
-def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
+def check_stream(data: Source, wire: Wire | str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
                  source: str, sample: capture_coverage.Sample | None = None) -> Report:
-    """Check one stream in this process (``wire`` may be auto); every fault becomes a finding.
+    """Check one stream in this process (``wire``: a descriptor, a name, or auto); every fault becomes a finding.
+
+    The name is resolved to the descriptor here, once (after the look ahead under auto), and the
+    descriptor is what the steps below are given.
 
     ``sample``: where the records are also sampled for capture coverage (``contract.checker``)."""
-    report = Report(wire=wire, strict=strict, source=source)
+    name = wire if isinstance(wire, str) else wire.name
+    descriptor = None if is_auto(name) else resolve(wire)
+    report = Report(wire=name, strict=strict, source=source)
     out = Collector(report, ignore)
     # line.ansi applies as the wire's descriptor says; under auto the reader's findings are held
     # until the wire is decided, then judged by that wire's setting (Deciding, pick_wire).
-    deciding = Deciding(out) if is_auto(wire) else None
-    guarded = failsafe.GuardedRecords(
-        read_records(data, out if deciding is None else deciding, max_line_bytes, ansi=ansi_for(wire)), out)
+    deciding = Deciding(out) if descriptor is None else None
+    guarded = failsafe.GuardedRecords(read_records(data, out if deciding is None else deciding, max_line_bytes,
+                                                   ansi=True if descriptor is None else descriptor.ansi), out)
     with no_cycle_collection():
         try:
             records: Iterator[Record] = iter(guarded)
             if sample is not None:
                 records = sample.records(records)
-            if is_auto(wire):
-                records, wire = pick_wire(records, report, deciding)
+            if descriptor is None:
+                records, name = pick_wire(records, report, deciding)
+                descriptor = get(name)
             else:
-                records = wire_hint(records, wire, report)
-            run_rules(records, wire, out, guarded)
+                records = wire_hint(records, name, report)
+            run_rules(records, descriptor, out, guarded)
         except Exception as exc:  # the last net: what the guards inside did not catch
             failsafe.internal(out, guarded.last or None, "the checker", exc,
                               "the check stopped there, so the stream cannot be declared conformant")
@@ -79,7 +85,7 @@ def no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def run_rules(records: Iterable[Record], wire: str, out: Collector,
+def run_rules(records: Iterable[Record], wire: Wire | str, out: Collector,
               guarded: failsafe.GuardedRecords | None = None) -> None:
     """Validate each record against the wire's schema and feed the rule machines.
 
@@ -110,8 +116,9 @@ class Judge:
     conversation line by line with it, so both are one judgement by construction.
     """
 
-    def __init__(self, wire: str, out: Collector) -> None:
-        self.machines = failsafe.Machines(get(wire).machines(), out, get(wire).schema_rule)
+    def __init__(self, wire: Wire | str, out: Collector) -> None:
+        wire = resolve(wire)
+        self.machines = failsafe.Machines(wire.machines(), out, wire.schema_rule)
         self.validate = SchemaStep(wire, out)
 
     def feed(self, record: Record) -> None:
@@ -125,17 +132,18 @@ class SchemaStep:
     # each wire's schema rule, and checker.internal for a step that raised (set by _schema_rules)
     rules: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self, wire: str, out: Sink) -> None:
-        self._engine = eng = engine(wire)
+    def __init__(self, wire: Wire | str, out: Sink) -> None:
+        wire = resolve(wire)
+        self._engine = eng = engine(wire.name)
         self._is_valid = eng.is_valid_fast
         self._out = out
         self._emit = out.emit
-        self._rule = get(wire).schema_rule
+        self._rule = wire.schema_rule
         self._explain = _Explainer(eng, out)
         # Open line types (contract.schema): a line of a type the schema does not list is judged
         # by the common envelope only, and the report says so, once per type (a bounded few).
-        self._open_types = get(wire).open_types
-        self._known = known_types(wire)
+        self._open_types = wire.open_types
+        self._known = known_types(wire.name)
         self._unknown: dict[str, int] = {}
 
     def __call__(self, record: Record) -> None:
