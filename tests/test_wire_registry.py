@@ -74,6 +74,7 @@ def test_a_conformant_stream_passes_its_schema_rule_and_the_rules_judged_on_ever
         any_wire: Wire, data: st.DataObject) -> None:
     stream = data.draw(streams(any_wire.name))
     report = contract.check(stream, any_wire.name)
+    assert contract.check(stream, any_wire).to_json() == report.to_json()  # the descriptor, or its name
     status = {r.rule.id: r.status for r in requirements.verdicts(report)}
     assert report.conformant, report.violations
     assert requirements.FAILED not in status.values()
