@@ -332,7 +332,7 @@ def pick_wire(records: Iterator[Record], report: Report,
             break
     if picked is None:
         picked = DEFAULT
-        report.notes.append(f"wire: {picked.name} (auto: no line looked like any wire; defaulting)")
+        report.notes.append(f"wire: {picked.name} (auto: no line looked like either wire; defaulting)")
     else:
         report.notes.append(f"wire: {picked.name} (auto: from line {seen[-1][0].line})")
     report.wire = picked.name
