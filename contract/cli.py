@@ -473,7 +473,7 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
         return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
                             ignore=args.ignore, expect_exit=args.expect_exit,
                             max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                            late_grace=args.late_grace)
+                            late_grace=args.late_grace, wire=wire)
     from contract.harness import default_command, run_stream
 
     return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,

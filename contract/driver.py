@@ -186,12 +186,21 @@ def writes(step: Step) -> list[bytes]:
     return [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-DEFAULT_PLAN: tuple[Step, ...] = (
-    Step((command("c1"),)),
-    Step((command("c2"), command(None), command(""), command("c3 ü"))),  # pipelined
-    Step((command(None),), pause=SPACING),  # spaced, no id
-    Step((command("c4"),), pause=SPACING),
-)
+def default_plan(wire: Wire = WIRE) -> tuple[Step, ...]:
+    """The client's side when none is given: ``wire``'s commands (its dialogue's builder) alone,
+    pipelined, and spaced, with and without ids, one with the empty id."""
+    def c(ident: str | None) -> dict[str, Any]:
+        return command(ident, wire)
+
+    return (
+        Step((c("c1"),)),
+        Step((c("c2"), c(None), c(""), c("c3 ü"))),  # pipelined
+        Step((c(None),), pause=SPACING),  # spaced, no id
+        Step((c("c4"),), pause=SPACING),
+    )
+
+
+DEFAULT_PLAN: tuple[Step, ...] = default_plan()
 
 
 def plan_from(transcript: bytes, wire: Wire = WIRE) -> tuple[Step, ...]:
@@ -589,7 +598,7 @@ def record(
         session.watch = _Watch(strict, ignore, max_line_bytes, wire)
     if plan is None and commands is not None:
         plan = tuple(Step((line,)) for line in commands)
-    steps = tuple(plan) if plan is not None else DEFAULT_PLAN
+    steps = tuple(plan) if plan is not None else DEFAULT_PLAN if wire is WIRE else default_plan(wire)
     done, status = 0, None
     stopped: BaseException | None = None  # Ctrl-C or a driver fault: the conversation did not finish
     reader: threading.Thread | None = None
@@ -701,8 +710,11 @@ def run_subagent(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     late_grace: float = DEFAULT_LATE_GRACE,
+    wire: Wire = WIRE,
 ) -> Report:
-    """``milk-contract run --wire subagent-stdio [-- CMD …]``: the bundled host when no command."""
-    return record(list(argv) if argv else default_command(WIRE), timeout=timeout, strict=strict,
+    """``milk-contract run --wire subagent-stdio [-- CMD …]``: the bundled host when no command.
+
+    ``wire``: the conversation wire held (its descriptor, resolved by the caller at the edge)."""
+    return record(list(argv) if argv else default_command(wire), wire=wire, timeout=timeout, strict=strict,
                   ignore=ignore, expect_exit=expect_exit, max_line_bytes=max_line_bytes,
                   max_output_bytes=max_output_bytes, late_grace=late_grace).report

@@ -154,3 +154,21 @@ def test_a_line_typed_as_another_wire_is_judged_by_the_decided_wire(any_wire: Wi
     assert auto.wire == any_wire.name
     assert _without_wire_notes(auto.to_json()) == _without_wire_notes(contract.check(stream, any_wire.name).to_json())
     assert ("line.ansi" in auto.rules()) is any_wire.ansi
+
+
+def test_the_conversation_mode_takes_its_commands_and_line_types_from_the_descriptor() -> None:
+    """No line type is the driver's own: a wire with another dialogue gets its own commands."""
+    import dataclasses
+
+    from contract import driver
+    from contract.wires import Dialogue, conversation
+
+    other = dataclasses.replace(conversation(), name="ping-stdio", dialogue=Dialogue(
+        command="ping", response="pong", event=None, build=lambda ident: {"type": "ping", "n": ident}))
+    plan = driver.default_plan(other)
+    sent = [line for step in plan for line in step.commands]
+    assert sent
+    assert all(line["type"] == "ping" for line in sent)
+    transcript = b'{"type":"ping","n":"a"}\n{"type":"ping","n":"b"}\n{"type":"pong"}\n{"type":"ping","n":"c"}\n'
+    assert [len(step.commands) for step in driver.plan_from(transcript, other)] == [2, 1]
+    assert driver.plan_from(transcript) == ()  # the bundled wire's commands are of another type
