@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
 from contract import capture_coverage, failsafe, requirements
 from contract.jsonvalue import clip
 from contract.reader import Record, Source, read_records
-from contract.report import Collector, Report
+from contract.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
 from contract.schema import Engine, SchemaError, engine, known_types
 from contract.sink import Sink
 from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, get, is_auto, resolve
@@ -264,18 +265,33 @@ class Deciding:
     ``pick_wire`` decides, each line's held findings are passed on just before its record, with
     line.ansi kept only if the decided wire's ``ansi`` says so, and from then on the same filter
     applies as they come. So a stream under auto gets the very findings, in the very order, that
-    it gets under the decided wire's own name (tests/test_auto_wire.py).
+    it gets under the decided wire's own name (tests/test_wire_registry.py).
+
+    Bounded: one hostile line can hold millions of escapes. Past ``MAX_KEPT_VIOLATIONS`` held
+    findings of one rule, the collector would only count the rest (it has kept that many, and
+    the rule's first and vital quotas are no larger), so only their number is held, released as
+    that many emits of the first one: the same counts, the same kept findings.
     """
+
+    # at least each quota the collector keeps a rule's findings by (report.Collector.emit)
+    HELD_PER_RULE = max(MAX_KEPT_VIOLATIONS, FIRST_PER_RULE, VITAL_PER_RULE)
 
     def __init__(self, out: Sink) -> None:
         self._out = out
         self._held: list[tuple[str, tuple[object, ...]]] | None = []
+        self._per_rule: Counter[str] = Counter()
+        self._more: dict[str, tuple[int, tuple[object, ...]]] = {}  # rule: (count, first) past the bound
         self._ansi = True
 
     def emit(self, rule: str, line: int | None, pointer: str | None, message: str,
              hint: str | None = None) -> None:
         if self._held is not None:
-            self._held.append(("emit", (rule, line, pointer, message, hint)))
+            self._per_rule[rule] += 1
+            if self._per_rule[rule] <= self.HELD_PER_RULE:
+                self._held.append(("emit", (rule, line, pointer, message, hint)))
+            else:  # counted only, as the collector will
+                count, first = self._more.get(rule, (0, (rule, line, pointer, message, hint)))
+                self._more[rule] = (count + 1, first)
         elif self._ansi or rule != "line.ansi":
             self._out.emit(rule, line, pointer, message, hint)
 
@@ -294,6 +310,8 @@ class Deciding:
     def take(self) -> list[tuple[str, tuple[object, ...]]]:
         """What was held since the last take (the findings of the record just read, and before it)."""
         held, self._held = self._held or [], [] if self._held is not None else None
+        held += [("more", (rule, count, first)) for rule, (count, first) in self._more.items()]
+        self._more = {}
         return held
 
     def decide(self, ansi: bool) -> None:
@@ -306,6 +324,11 @@ class Deciding:
             if kind == "emit":
                 if self._ansi or args[0] != "line.ansi":
                     self._out.emit(*args)  # type: ignore[arg-type]  # as emit received them
+            elif kind == "more":
+                rule, count, first = args
+                if self._ansi or rule != "line.ansi":
+                    for _ in range(count):  # type: ignore[call-overload]  # an int
+                        self._out.emit(*first)  # type: ignore[misc]  # as emit received it
             elif kind == "note":
                 self._out.note(*args)  # type: ignore[arg-type]
             else:

@@ -172,3 +172,32 @@ def test_the_conversation_mode_takes_its_commands_and_line_types_from_the_descri
     transcript = b'{"type":"ping","n":"a"}\n{"type":"ping","n":"b"}\n{"type":"pong"}\n{"type":"ping","n":"c"}\n'
     assert [len(step.commands) for step in driver.plan_from(transcript, other)] == [2, 1]
     assert driver.plan_from(transcript) == ()  # the bundled wire's commands are of another type
+
+
+def test_auto_holds_a_bounded_number_of_findings_and_still_reports_as_the_named_wire(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first line with more escapes than the hold keeps: only their number is held past the bound,
+    and the report (counts, kept findings) is the named wire's all the same."""
+    from contract import pipeline, report
+
+    monkeypatch.setattr(pipeline.Deciding, "HELD_PER_RULE", 5)
+    monkeypatch.setattr(report, "MAX_KEPT_VIOLATIONS", 5)
+    monkeypatch.setattr(report, "VITAL_PER_RULE", 3)
+    monkeypatch.setattr(report, "FIRST_PER_RULE", 2)
+    seen: list[int] = []
+    real = pipeline.Deciding.take
+
+    def take(self: pipeline.Deciding) -> list[tuple[str, tuple[object, ...]]]:
+        held = real(self)
+        seen.append(len(held))
+        return held
+
+    monkeypatch.setattr(pipeline.Deciding, "take", take)
+    line = {"type": "audit", "seq": 1, "note": {f"k{i}": "\x1b" for i in range(50)}}
+    stream = json.dumps(line).encode() + b"\n"
+    with registered(AUDIT_LOG):
+        auto, own = contract.check(stream, AUTO), contract.check(stream, AUDIT_LOG.name)
+        assert auto.wire == AUDIT_LOG.name
+        assert auto.counts["line.ansi"] == own.counts["line.ansi"] == 50
+        assert _without_wire_notes(auto.to_json()) == _without_wire_notes(own.to_json())
+    assert max(seen) <= 5 + 1  # the bound, plus one count entry for the rule past it
