@@ -288,12 +288,12 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
     takes a few C-level passes over the whole block instead of a Python loop per line.
     """
     from contract.reader import blocks, frame
-    from contract.schema import OPEN_TYPE_WIRES, engine, known_types
+    from contract.schema import engine, known_types
 
     is_valid, loads, dumps = engine(wire).is_valid_fast, orjson.loads, orjson.dumps
     # a line of a type the schema does not list is valid (open set) but has a note to say
     # (pipeline.SchemaStep): its block is not clean, so its lines go through the step
-    known = known_types(wire) if wire in OPEN_TYPE_WIRES else None
+    known = known_types(wire) if get(wire).open_types else None
     number = 0
     for block in blocks(stream, max_line_bytes):
         bodies = block.bodies
