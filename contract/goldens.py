@@ -80,9 +80,15 @@ class Golden:
         return self.path.read_bytes()
 
     def commands(self) -> list[bytes]:
-        """The client's lines of a subagent-stdio conversation (each with its LF), in order."""
+        """The client's lines of a conversation (each with its LF), in order (none on a stream wire)."""
+        kind = self._command_type()
         lines = self.data().split(b"\n")
-        return [line + b"\n" for line in lines if _line_type(line) == "subagent_status"]
+        return [line + b"\n" for line in lines if kind is not None and _line_type(line) == kind]
+
+    def _command_type(self) -> str | None:
+        """The type of the client's lines on this golden's wire (``Wire.dialogue``), if it has any."""
+        dialogue = self.descriptor.dialogue
+        return dialogue.command if dialogue is not None else None
 
     def command_groups(self) -> list[tuple[dict[str, Any], ...]]:
         """The client's commands grouped as written: consecutive ones were pipelined.
@@ -91,11 +97,12 @@ class Golden:
         """
         groups: list[list[dict[str, Any]]] = []
         previous: Any = None
-        for body in self.data().split(b"\n"):
+        command = self._command_type()
+        for body in self.data().split(b"\n") if command is not None else ():
             value, _ = parse(body) if body else (None, ())
             kind = value.get("type") if isinstance(value, dict) else None
-            if kind == "subagent_status" and isinstance(value, dict):
-                if previous == "subagent_status":
+            if kind == command and isinstance(value, dict):
+                if previous == command:
                     groups[-1].append(value)
                 else:
                     groups.append([value])

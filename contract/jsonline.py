@@ -247,9 +247,8 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
         return tuple(faults)
     if b"\x1b" in body:
         at = body.index(b"\x1b")
-        # line.ansi is a stream-json rule: the reader drops this fault on a stream known to be
-        # subagent-stdio, and, while the wire is not yet known, on a subagent-stdio-shaped line
-        # (subagent_shaped).
+        # line.ansi applies as the wire's descriptor says (Wire.ansi): the reader drops this
+        # fault on a wire it does not apply to (under --wire auto, once the wire is decided).
         faults.append(Fault("line.ansi", None,
                             f"expected no ANSI escapes, found a raw ESC byte at byte {at}",
                             "strip terminal colouring from machine-readable output"))
@@ -283,17 +282,6 @@ def quoted_start(body: bytes) -> str:
     shown = len(head) - len(decoder.getstate()[0])  # the bytes of a split character are not shown
     more = len(body) - shown
     return f'"{text}"' + (f"…({more} more bytes)" if more else "")
-
-
-def subagent_shaped(body: bytes) -> bool:
-    """Would the line be a subagent-stdio one with its raw ESC bytes escaped? (Rare: only read
-    for a line that failed to parse with a raw ESC in it.)"""
-    try:
-        value = orjson.loads(body.replace(b"\x1b", b"\\u001b"))
-    except orjson.JSONDecodeError:
-        return False
-    kind = value.get("type") if type(value) is dict else None
-    return type(kind) is str and kind in ("subagent_status", "response", "subagent_event")
 
 
 def _why(body: bytes, orjson_message: str) -> str:

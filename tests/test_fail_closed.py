@@ -252,7 +252,7 @@ def test_an_exception_outside_every_component_is_still_a_finding(monkeypatch: py
     """The last net in ``check``: the wire detection (auto) raising, say."""
     from contract import pipeline
 
-    def broken(records: Any, report: Any) -> Any:
+    def broken(records: Any, report: Any, deciding: Any = None) -> Any:
         raise AttributeError("detect broke")
 
     monkeypatch.setattr(pipeline, "pick_wire", broken)

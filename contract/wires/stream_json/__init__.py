@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from contract.jsonline import parse
-from contract.wires.base import Coverage, Live, Machine, Wire
+from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
 from contract.wires.stream_json import coverage
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.stream_json.rules import RULES
@@ -28,8 +28,11 @@ def _machines() -> list[Machine]:
     return [StreamRules()]
 
 
-def _detect(obj: dict[str, Any]) -> bool:
-    return obj.get("type") in LINE_TYPES or "seq" in obj
+def _detect(obj: dict[str, Any]) -> Evidence:
+    # A line type of its own is sure; a bare "seq" only suggests it (other wires may number lines).
+    if obj.get("type") in LINE_TYPES:
+        return Evidence.TYPE
+    return Evidence.MEMBER if "seq" in obj else Evidence.NONE
 
 
 def _version(data: bytes) -> str | None:
@@ -48,8 +51,7 @@ STREAM_JSON = Wire(
     schema_rule="sj.schema",
     rules=RULES,
     machines=_machines,
-    detect=_detect,
-    detect_rank=1,  # after subagent-stdio, whose line types are the more specific test
+    detect=_detect,  # its own line types; a bare "seq" is weaker evidence
     volatile=VOLATILE,
     coverage=Coverage(exempt=coverage.EXEMPT, known_sets=coverage.KNOWN_SETS, edges=coverage.EDGES,
                       values=coverage.values),
@@ -60,4 +62,8 @@ STREAM_JSON = Wire(
     strategies="contract.strategies.stream_json_broken",
     version=_version,
     ansi=True,  # "never any ANSI escapes", written with no exception (free-form payloads included)
+    open_types=True,  # "open set: ignore unknown values", though its oneOf lists the types (contract.schema)
+    # judged by the machine's finish on every stream: a stream with no init and no result breaks both
+    always_judged=frozenset({"sj.init-first", "sj.result-last"}),
+    vital=frozenset({"sj.result-last", "sj.result-once"}),  # the terminal-line rules
 )

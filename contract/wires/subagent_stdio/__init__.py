@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract.wires.base import Coverage, Line, Live, Machine, Wire
-from contract.wires.subagent_stdio import coverage
+from contract.wires.base import Coverage, Evidence, Line, Live, Machine, Wire
+from contract.wires.subagent_stdio import coverage, dialogue
 from contract.wires.subagent_stdio.machines import (
     COMMAND,
     LINE_TYPES,
@@ -37,8 +37,8 @@ def _machines() -> list[Machine]:
     return [*machines, Checks(checks)] if checks else machines
 
 
-def _detect(obj: dict[str, Any]) -> bool:
-    return obj.get("type") in LINE_TYPES
+def _detect(obj: dict[str, Any]) -> Evidence:
+    return Evidence.TYPE if obj.get("type") in LINE_TYPES else Evidence.NONE
 
 
 def _canonical(values: list[Line | None]) -> list[int]:
@@ -68,8 +68,7 @@ SUBAGENT_STDIO = Wire(
     schema_rule="sa.schema",
     rules=RULES,
     machines=_machines,
-    detect=_detect,
-    detect_rank=0,  # its line types are the more specific test: tried first
+    detect=_detect,  # its own line types, or nothing
     volatile=VOLATILE,
     coverage=Coverage(exempt_enums=coverage.EXEMPT_ENUMS, edges=coverage.EDGES),
     live=Live.CONVERSATION,
@@ -78,4 +77,5 @@ SUBAGENT_STDIO = Wire(
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
     strategies="contract.strategies.subagent_stdio_broken",
     canonical=_canonical,
+    dialogue=dialogue.DIALOGUE,
 )
