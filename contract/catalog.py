@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from contract.rules import SA_SCHEMA, SJ_SCHEMA, Basis, Level, Observed, Rule, Unjudged
-from contract.wires import WIRES
+from contract.wires import WIRES, derived
 
 _SJ, _SA = SJ_SCHEMA, SA_SCHEMA
 _FRAMING = (
@@ -158,11 +158,19 @@ BASELINE: tuple[Rule, ...] = (
          observed=Observed.BASELINE, basis=Basis.POLICY, filterable=False),
 )
 
-_RULES: tuple[Rule, ...] = (
-    *FRAMING, *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules), *HARNESS, *CONSUMER, *BASELINE,
-)
+_RULES: tuple[Rule, ...] = ()
+CATALOG: dict[str, Rule] = {}
 
-CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}
+
+@derived
+def _catalog() -> None:
+    """The common rules plus each registered wire's, in registry order (rebuilt if the registry changes)."""
+    global _RULES
+    _RULES = (*FRAMING, *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules), *HARNESS, *CONSUMER,
+              *BASELINE)
+    CATALOG.clear()  # the same dict: every module that imported it sees the change
+    CATALOG.update((rule.id, rule) for rule in _RULES)
+
 
 # The rule of the house (docs/unjudged.md), in one place: a finding that says the stream or run
 # was not judged to the end can be neither ignored nor baselined, by any path (CLI --ignore,
@@ -185,9 +193,15 @@ def not_judged_to_the_end(rule: str, exit_status: int | None = None) -> bool:
 
 
 def rules_for(wire: str) -> Iterator[Rule]:
-    """The rules that apply to ``wire``: framing, the wire's own, the harness and consumer rules."""
+    """The rules that apply to ``wire``: framing, the wire's own, the harness and consumer rules.
+
+    line.ansi is listed under the wire whose seed says it (its ``wire`` column), and applies to
+    every wire whose descriptor asks for it (``Wire.ansi``): a wire added later included.
+    """
+    descriptor = WIRES.get(wire)
+    ansi = descriptor is not None and descriptor.ansi
     for rule in _RULES:
-        if rule.wire in ("line", "run", "checker", "consumer", wire):
+        if rule.wire in ("line", "run", "checker", "consumer", wire) or (ansi and rule.id == "line.ansi"):
             yield rule
 
 

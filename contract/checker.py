@@ -17,14 +17,14 @@ from contract.pipeline import SchemaStep, check_stream, measured, no_cycle_colle
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Source
 from contract.report import Report, ignore_problem
 from contract.rules import bases
-from contract.wires import AUTO, DEFAULT, NAMES, is_auto
+from contract.wires import AUTO, DEFAULT, NAMES, Wire, get, is_auto
 
 __all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
 
 
 def check(
     data: Source | os.PathLike[str],
-    wire: str = DEFAULT.name,
+    wire: Wire | str = DEFAULT.name,
     *,
     strict: bool = False,
     ignore: Iterable[str] = (),
@@ -56,26 +56,29 @@ def check(
     """
     _check_types(data, wire, strict, max_line_bytes, source, jobs, coverage)
     judged = bases(basis)
-    if not is_auto(wire) and wire not in NAMES:
-        raise ValueError(f"unknown wire {wire!r}; expected one of {', '.join(NAMES)} or {AUTO}")
+    # the edge: the name is resolved to the descriptor here, once, and the descriptor passed on
+    name = wire.name if isinstance(wire, Wire) else wire
+    if not is_auto(name) and name not in NAMES:
+        raise ValueError(f"unknown wire {name!r}; expected one of {', '.join(NAMES)} or {AUTO}")
+    descriptor: Wire | str = AUTO if is_auto(name) else get(name)
     ignore = _known_rules(ignore)
     if isinstance(data, os.PathLike):
         path = str(os.fspath(data))
         with open(path, "rb") as handle:
-            return check(handle, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+            return check(handle, descriptor, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
                          source=path if source == "-" else source, jobs=jobs, coverage=coverage, basis=basis)
     _refuse_text(data)
     sample = capture_coverage.Sample() if coverage else None
     if jobs != 1:
         from contract import parallel
 
-        if parallel.worth_it(data, jobs, wire):
+        if parallel.worth_it(data, jobs, name):
             with no_cycle_collection():
-                report = parallel.check_file(data, wire, strict=strict, ignore=ignore,
+                report = parallel.check_file(data, name, strict=strict, ignore=ignore,
                                              max_line_bytes=max_line_bytes, source=source, sample=sample)
             report.bases = judged
             return measured(report, sample)
-    report = check_stream(data, wire, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes, source=source,
+    report = check_stream(data, descriptor, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes, source=source,
                           sample=sample)
     report.bases = judged
     return measured(report, sample)
@@ -94,9 +97,10 @@ def _check_types(data: object, wire: object, strict: object, max_line_bytes: obj
         if isinstance(data, (list, tuple)) and not all(isinstance(chunk, (bytes, bytearray, memoryview))
                                                          for chunk in data):
             raise TypeError("check(): every chunk of a list or tuple of chunks must be bytes")
-    for name, value, kinds in (("wire", wire, str), ("source", source, str)):
-        if not isinstance(value, kinds):
-            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    if not isinstance(wire, str | Wire):
+        raise TypeError(f"wire must be a str or a Wire, not {type(wire).__name__}")
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str, not {type(source).__name__}")
     for name, value in (("strict", strict), ("coverage", coverage)):
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be a bool, not {type(value).__name__}")

@@ -26,7 +26,7 @@ from contract import textsafe
 from contract.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
 from contract.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, exit_interrupted
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.wires import AUTO, NAMES, WIRES, Live, get
+from contract.wires import AUTO, DEFAULT, NAMES, WIRES, Live, get
 
 if TYPE_CHECKING:
     from contract.report import Report
@@ -109,7 +109,7 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="the host command; without one, the bundled reference host")
 
     feed = verbs.add_parser("feed", help="feed a consumer the goldens (and --future variants) and judge how it copes")
-    feed.add_argument("--wire", choices=NAMES, default="stream-json",
+    feed.add_argument("--wire", choices=NAMES, default=DEFAULT.name,
                       help="stream-json: the consumer reads a run on stdin; subagent-stdio: the consumer is a "
                            "client, and milk-contract plays the host")
     feed.add_argument("--format", choices=FORMAT_NAMES, default="text")
@@ -242,7 +242,7 @@ def _version() -> str:
 
 
 def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str], baseline: bool = True) -> None:
-    parser.add_argument("--wire", choices=wires, default="stream-json")
+    parser.add_argument("--wire", choices=wires, default=DEFAULT.name)  # the registry's first
     parser.add_argument("--format", choices=FORMAT_NAMES, default="text",
                         help="text (people), json (tools), junit, github (workflow annotations), "
                              "sarif (code scanning), markdown (a step summary)")
@@ -473,7 +473,7 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
         return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
                             ignore=args.ignore, expect_exit=args.expect_exit,
                             max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                            late_grace=args.late_grace)
+                            late_grace=args.late_grace, wire=wire)
     from contract.harness import default_command, run_stream
 
     return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,
@@ -642,7 +642,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     Where it writes, and why an unchanged golden is not touched: contract/recording.py.
     """
     from contract import recording
-    from contract.goldens import compare
+    from contract.golden_compare import compare
     from contract.harness import Interrupted
     from contract.progress import Progress
     from contract.reporters import render_record

@@ -1,7 +1,7 @@
 """The live subagent-stdio driver: hold a real conversation with a host process and judge it.
 
 ``run_subagent(argv, timeout=…)`` starts the host (the bundled reference host when ``argv`` is
-empty), sends ``subagent_status`` commands on its stdin in steps (one alone, several pipelined
+empty), sends its wire's commands (``Wire.dialogue``) on its stdin in steps (one alone, several pipelined
 at once, then spaced ones, with and without ids, one with the empty id), waits for a response
 to each with a deadline, then closes stdin and expects a clean exit. Every line it sent and
 every line it read goes, in order, into one transcript, which is judged by exactly the same
@@ -60,22 +60,28 @@ from contract.pipeline import Judge, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
 from contract.report import Collector, Report
 from contract.textsafe import counted
-from contract.wires import get
+from contract.wires import Dialogue, Wire, conversation
 
 # The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
 RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.no-response",
                    "run.stdout-held"})
-WIRE = "subagent-stdio"
+# The conversation wire the driver holds unless told another: the registry's first with a
+# dialogue (its line types and command builder come from the descriptor, Wire.dialogue).
+WIRE = conversation()
 EXIT_GRACE = 1.0  # after stdin closes, a host gets at least this long to exit, whatever is left
 SPACING = 0.05  # pause before a spaced command: the host must answer one it did not see coming
 
 
-def command(ident: str | None) -> dict[str, Any]:
-    """A ``subagent_status`` command, with ``id`` when ``ident`` is not None."""
-    line: dict[str, Any] = {"type": "subagent_status", "version": 1}
-    if ident is not None:
-        line["id"] = ident
-    return line
+def command(ident: str | None, wire: Wire = WIRE) -> dict[str, Any]:
+    """A command of ``wire``'s dialogue, with ``id`` when ``ident`` is not None."""
+    return dialogue(wire).build(ident)
+
+
+def dialogue(wire: Wire) -> Dialogue:
+    """``wire``'s dialogue (ValueError for a wire that holds no conversation)."""
+    if wire.dialogue is None:
+        raise ValueError(f"{wire.name} is not a conversation wire")
+    return wire.dialogue
 
 
 # How a step's bytes may be cut into writes (Split.cut). A pipe is a byte stream: a host must put a
@@ -180,15 +186,24 @@ def writes(step: Step) -> list[bytes]:
     return [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-DEFAULT_PLAN: tuple[Step, ...] = (
-    Step((command("c1"),)),
-    Step((command("c2"), command(None), command(""), command("c3 ü"))),  # pipelined
-    Step((command(None),), pause=SPACING),  # spaced, no id
-    Step((command("c4"),), pause=SPACING),
-)
+def default_plan(wire: Wire = WIRE) -> tuple[Step, ...]:
+    """The client's side when none is given: ``wire``'s commands (its dialogue's builder) alone,
+    pipelined, and spaced, with and without ids, one with the empty id."""
+    def c(ident: str | None) -> dict[str, Any]:
+        return command(ident, wire)
+
+    return (
+        Step((c("c1"),)),
+        Step((c("c2"), c(None), c(""), c("c3 ü"))),  # pipelined
+        Step((c(None),), pause=SPACING),  # spaced, no id
+        Step((c("c4"),), pause=SPACING),
+    )
 
 
-def plan_from(transcript: bytes) -> tuple[Step, ...]:
+DEFAULT_PLAN: tuple[Step, ...] = default_plan()
+
+
+def plan_from(transcript: bytes, wire: Wire = WIRE) -> tuple[Step, ...]:
     """The client side of a recorded conversation (a golden) as a plan to replay live.
 
     Commands written back to back, with no response between them, were pipelined: they form
@@ -196,6 +211,7 @@ def plan_from(transcript: bytes) -> tuple[Step, ...]:
     """
     steps: list[list[dict[str, Any]]] = []
     grouping = False
+    types = dialogue(wire)
     for raw in transcript.split(b"\n"):
         try:
             line = orjson.loads(raw) if raw.strip() else None
@@ -203,12 +219,12 @@ def plan_from(transcript: bytes) -> tuple[Step, ...]:
             continue
         if not isinstance(line, dict):
             continue
-        if line.get("type") == "subagent_status":
+        if line.get("type") == types.command:
             if not grouping:
                 steps.append([])
             steps[-1].append(line)
             grouping = True
-        elif line.get("type") == "response":
+        elif line.get("type") == types.response:
             grouping = False
     return tuple(Step(tuple(commands)) for commands in steps)
 
@@ -239,12 +255,12 @@ class _Watch:
     stops at is decided here; the verdict is still the final judgement's.
     """
 
-    def __init__(self, strict: bool, ignore: Iterable[str], max_line_bytes: int) -> None:
-        self.report = Report(wire=WIRE, strict=strict)
+    def __init__(self, strict: bool, ignore: Iterable[str], max_line_bytes: int, wire: Wire = WIRE) -> None:
+        self.report = Report(wire=wire.name, strict=strict)
         self._out = Collector(self.report, ignore)
-        self._judge = Judge(WIRE, self._out)
+        self._judge = Judge(wire.name, self._out)
         self._max_line_bytes = max_line_bytes
-        self._ansi = get(WIRE).ansi
+        self._ansi = wire.ansi
         self.lines = 0
         self.failed_at: int | None = None  # the line that made the conversation non-conformant
         self.fault: BaseException | None = None  # the watch's own fault: it then stops watching
@@ -290,6 +306,7 @@ class _Session:
     exit_grace: float = EXIT_GRACE  # after stdin closes, the least time the host gets to exit
     late_grace: float = DEFAULT_LATE_GRACE  # after the host exits, how long descendants may hold stdout
     held: tuple[str, ...] = ()  # the descendants that still held it then (run.stdout-held)
+    response: str = dialogue(WIRE).response  # the type of the host's answer to one command
     exited: bool = False  # the host exited by itself after stdin closed (so run.stdout-held was judged)
 
     @property
@@ -347,7 +364,7 @@ class _Session:
             self.lines += 1
             if self.watch is not None:
                 self.watch.add(item)
-        if _is_response(item):
+        if _is_response(item, self.response):
             self.answered += 1
         return True
 
@@ -444,7 +461,7 @@ class _Session:
             self.findings.append(_Finding(
                 "run.no-response", line,
                 f"expected a response to the command on line {line}, {why}",
-                "a host answers every subagent_status command, in order"))
+                f"a host answers every {dialogue(WIRE).command} command, in order"))
 
     # -- ending ----------------------------------------------------------------------------
 
@@ -520,12 +537,12 @@ class _Session:
             "a host exits when its stdin reaches end of input"))
 
 
-def _is_response(raw: bytes) -> bool:
+def _is_response(raw: bytes, response: str) -> bool:
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return False
-    return isinstance(value, dict) and value.get("type") == "response"
+    return isinstance(value, dict) and value.get("type") == response
 
 
 def record(
@@ -544,6 +561,7 @@ def record(
     stop_early: bool = False,
     exit_grace: float = EXIT_GRACE,
     late_grace: float = DEFAULT_LATE_GRACE,
+    wire: Wire = WIRE,
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
@@ -562,7 +580,7 @@ def record(
     (the module docstring says why the verdict is the same); the report then says where.
     """
     argv = list(argv)
-    report = Report(wire=WIRE, strict=strict, source=" ".join(argv))
+    report = Report(wire=wire.name, strict=strict, source=" ".join(argv))
     out = Collector(report, ignore)
     out.exercised("run.start")
     try:
@@ -575,11 +593,12 @@ def record(
                        max_line_bytes, max_output_bytes)
     session.exit_grace = max(exit_grace, 0.0)
     session.late_grace = max(late_grace, 0.0)
+    session.response = dialogue(wire).response
     if stop_early:
-        session.watch = _Watch(strict, ignore, max_line_bytes)
+        session.watch = _Watch(strict, ignore, max_line_bytes, wire)
     if plan is None and commands is not None:
         plan = tuple(Step((line,)) for line in commands)
-    steps = tuple(plan) if plan is not None else DEFAULT_PLAN
+    steps = tuple(plan) if plan is not None else DEFAULT_PLAN if wire is WIRE else default_plan(wire)
     done, status = 0, None
     stopped: BaseException | None = None  # Ctrl-C or a driver fault: the conversation did not finish
     reader: threading.Thread | None = None
@@ -596,7 +615,7 @@ def record(
     proc.release(reader)
     transcript = b"".join(session.transcript)
     try:
-        run_rules(read_records(transcript, out, max_line_bytes, ansi=get(WIRE).ansi), WIRE, out)
+        run_rules(read_records(transcript, out, max_line_bytes, ansi=wire.ansi), wire.name, out)
     except Exception as exc:  # a judge fault is a finding, never a pass
         internal(report, "reader and rule machines", exc)
     report.exit_status = status  # before the findings: a killed host's run.exit-status is unignorable
@@ -691,8 +710,11 @@ def run_subagent(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     late_grace: float = DEFAULT_LATE_GRACE,
+    wire: Wire = WIRE,
 ) -> Report:
-    """``milk-contract run --wire subagent-stdio [-- CMD …]``: the bundled host when no command."""
-    return record(list(argv) if argv else default_command(WIRE), timeout=timeout, strict=strict,
+    """``milk-contract run --wire subagent-stdio [-- CMD …]``: the bundled host when no command.
+
+    ``wire``: the conversation wire held (its descriptor, resolved by the caller at the edge)."""
+    return record(list(argv) if argv else default_command(wire), wire=wire, timeout=timeout, strict=strict,
                   ignore=ignore, expect_exit=expect_exit, max_line_bytes=max_line_bytes,
                   max_output_bytes=max_output_bytes, late_grace=late_grace).report

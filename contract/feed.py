@@ -41,11 +41,11 @@ from contract import textsafe
 from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, internal, interrupted
 from contract.jsonvalue import clip
 from contract.report import Collector, Report
-from contract.wires import Live, get
+from contract.wires import Live, first, get
 
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.output", "run.start", "run.interrupted",
                    "checker.internal"})
-WIRE = "stream-json"
+WIRE = first(Live.STREAM).name  # the default wire fed (--wire); a conversation wire plays the host
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_PACE = 0.002  # seconds between lines: a live emitter's lines arrive apart, not in one read
 DEFAULT_EXAMPLES = 10  # future variants per golden

@@ -67,14 +67,17 @@ from contract.jsonvalue import clip
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Collector, Report
 from contract.rules import Level
+from contract.wires import conversation, get
 
-WIRE = "subagent-stdio"
+WIRE = conversation().name  # the client side of the registry's conversation wire
 # The catalog rules this module emits beside the wire's (the checker's, on the conversation).
 RULES = frozenset({"consumer.crash", "consumer.hang", "run.start", "run.interrupted", "run.output-limit",
                    "checker.internal"})
 MAX_COMMANDS = 10_000  # client lines answered in one conversation: past it the client is flooding
 QUIET_SECONDS = 0.5  # after the golden is spent, this long without a command ends the conversation
-COMMAND = "subagent_status"
+_DIALOGUE = get(WIRE).dialogue
+assert _DIALOGUE is not None  # conversation() has one
+COMMAND, RESPONSE, EVENT = _DIALOGUE.command, _DIALOGUE.response, _DIALOGUE.event
 
 Line = dict[str, Any]
 
@@ -102,10 +105,10 @@ def script_from(name: str, data: bytes) -> HostScript:
         line = orjson.loads(raw)
         if not isinstance(line, dict):
             continue
-        if line.get("type") == "response":
+        if line.get("type") == RESPONSE:
             answers.append((line, early))
             early = []
-        elif line.get("type") == "subagent_event":
+        elif line.get("type") == EVENT:
             (answers[-1][1] if answers else early).append(line)
     if not answers:
         raise ValueError(f"{name}: the golden holds no response to play")
@@ -120,7 +123,7 @@ def host_lines(script: HostScript) -> list[Line]:
 def from_host_lines(name: str, lines: list[Line], changes: str) -> HostScript:
     answers: list[tuple[Line, list[Line]]] = []
     for line in lines:
-        if line.get("type") == "response" or not answers:
+        if line.get("type") == RESPONSE or not answers:
             answers.append((line, []))
         else:
             answers[-1][1].append(line)
@@ -128,7 +131,7 @@ def from_host_lines(name: str, lines: list[Line], changes: str) -> HostScript:
 
 
 def _snapshot(line: Line) -> Any:
-    return line.get("data") if line.get("type") == "response" else line.get("snapshot")
+    return line.get("data") if line.get("type") == RESPONSE else line.get("snapshot")
 
 
 def _remember(line: Any, shown: dict[str, int]) -> None:
@@ -367,7 +370,7 @@ def feed_client(
         interrupted(report, "the client")
         raise Interrupted(report) from None
     except Exception as exc:  # a fault of the host double is a finding, never a pass
-        internal(report, "subagent-stdio host double", exc)
+        internal(report, f"{WIRE} host double", exc)
         return result
     if started:
         for rule in ("consumer.crash", "consumer.hang", "run.interrupted"):

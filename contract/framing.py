@@ -37,7 +37,6 @@ from typing import Any
 from contract.catalog import CATALOG, Rule
 from contract.changes import BREAKING, Change, Found
 
-SECTION = "rules"
 _QUOTE = re.compile(r'(?:((?:[\w$]+(?:\[\d+\])?\.)*description):\s*)?"([^"]+)"')
 _BOUNDARY = re.compile(r"[.;:](?=\s)")
 _WORD = re.compile(r"[\w/.'|-]+")

@@ -54,8 +54,10 @@ from contract.jsonvalue import clip
 from contract.progress import Progress
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Report, ignore_problem
+from contract.wires import conversation
 
-WIRE = "subagent-stdio"
+WIRE = conversation().name  # the registry's conversation wire: commands from its Wire.dialogue
+_DIALOGUE = driver.dialogue(conversation())
 DEFAULT_EXAMPLES = 30
 DEFAULT_TIMEOUT = 10.0  # one conversation; a conformant one takes well under a second
 DEFAULT_RESPONSE_TIMEOUT = 3.0  # a host answers in milliseconds; this covers start-up on a loaded machine
@@ -101,7 +103,7 @@ EDGE_IDS: tuple[str, ...] = (
     "\u2028",
     "line\u2028sep\u2029",
     "\U00010348",
-    '{"type":"response"}',
+    f'{{"type":"{_DIALOGUE.response}"}}',  # an id that reads as a host's answer
     "\\u0041",
     "\t",
     "\x1b[31mred\x1b[0m",  # an ANSI sequence: escaped as \u001b on the wire
@@ -440,7 +442,7 @@ def describe(result: FuzzResult, replay: str, max_line_chars: int = 300) -> str:
         return ""
     out = ["", "shrunk failing conversation (the client's side):", *describe_plan(result.plan), "",
            "transcript (both directions, in order; replay it with `milk-contract check --wire "
-           "subagent-stdio FILE`):"]
+           f"{WIRE} FILE`):"]
     lines = result.transcript.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()  # the part after the final LF

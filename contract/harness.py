@@ -38,7 +38,7 @@ from contract import interrupts, textsafe
 from contract.pipeline import no_cycle_collection, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
 from contract.report import Collector, Report
-from contract.wires import Wire, ansi_for, resolve
+from contract.wires import DEFAULT, Wire, ansi_for, resolve
 
 STDERR_TAIL_BYTES = 16 * 1024
 # The catalog rules a live stream run emits beside the reader's, the schema's and the machines'.
@@ -522,7 +522,7 @@ class _Judge:
 def record_stream(
     argv: Sequence[str],
     *,
-    wire: str = "stream-json",
+    wire: str = DEFAULT.name,
     timeout: float = 60.0,
     env: Mapping[str, str] | None = None,
     expect_exit: int | None = 0,

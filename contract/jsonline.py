@@ -15,7 +15,7 @@ as an integer is an ``int``; any other number is a ``float`` when the float hold
 value or cannot change a verdict (a non-integral float lies strictly between the same two
 integers as the text, with the same sign), and a ``decimal.Decimal`` otherwise: beyond double
 range (``1e400``), rounded to zero (``1e-400``) or rounded onto an integer
-(``9007199254740991.0000001``). Consumers judge numbers with ``exact_int``/``is_number``.
+(``9007199254740991.0000001``). Consumers judge integers with ``exact_int``.
 
 Nesting is measured without recursion, so the verdict never depends on the caller's stack:
 a line ``MAX_DEPTH`` levels deep or less is parsed (with the recursion headroom it needs),
@@ -48,11 +48,6 @@ MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never
 # The catalog rules a Fault can name (the reader emits them; see contract.catalog).
 RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.duplicate-key", "line.ansi", "line.limit"})
 Number = int | float | Decimal
-
-
-def is_number(value: object) -> bool:
-    """A JSON number as parsed here (never a boolean, though ``True`` is an ``int`` in Python)."""
-    return type(value) in (int, float, Decimal)
 
 
 def exact_int(value: object, digits: int = MAX_INT_DIGITS) -> int | None:
@@ -252,9 +247,8 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
         return tuple(faults)
     if b"\x1b" in body:
         at = body.index(b"\x1b")
-        # line.ansi is a stream-json rule: the reader drops this fault on a stream known to be
-        # subagent-stdio, and, while the wire is not yet known, on a subagent-stdio-shaped line
-        # (subagent_shaped).
+        # line.ansi applies as the wire's descriptor says (Wire.ansi): the reader drops this
+        # fault on a wire it does not apply to (under --wire auto, once the wire is decided).
         faults.append(Fault("line.ansi", None,
                             f"expected no ANSI escapes, found a raw ESC byte at byte {at}",
                             "strip terminal colouring from machine-readable output"))
@@ -288,17 +282,6 @@ def quoted_start(body: bytes) -> str:
     shown = len(head) - len(decoder.getstate()[0])  # the bytes of a split character are not shown
     more = len(body) - shown
     return f'"{text}"' + (f"…({more} more bytes)" if more else "")
-
-
-def subagent_shaped(body: bytes) -> bool:
-    """Would the line be a subagent-stdio one with its raw ESC bytes escaped? (Rare: only read
-    for a line that failed to parse with a raw ESC in it.)"""
-    try:
-        value = orjson.loads(body.replace(b"\x1b", b"\\u001b"))
-    except orjson.JSONDecodeError:
-        return False
-    kind = value.get("type") if type(value) is dict else None
-    return type(kind) is str and kind in ("subagent_status", "response", "subagent_event")
 
 
 def _why(body: bytes, orjson_message: str) -> str:

@@ -44,7 +44,7 @@ from contract.capture_coverage import Sample
 from contract.jsonline import Fault, parse
 from contract.reader import BLOCK_BYTES, Record, read_records
 from contract.report import Collector, Report
-from contract.wires import DEFAULT, NAMES, get, is_auto
+from contract.wires import DEFAULT, NAMES, ansi_for, get, is_auto
 
 MIN_PARALLEL_BYTES = 2 * 1024 * 1024  # below this a fork costs more than it saves
 STALL_SECONDS = 120.0  # no message from the worker for this long: it is stuck; check alone
@@ -237,7 +237,7 @@ class _Events:
 
 def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_line_bytes: int,
           out_fd: int, parent: int) -> None:
-    from contract.pipeline import SchemaStep, pick_wire
+    from contract.pipeline import Deciding, SchemaStep, pick_wire
 
     report = Report(wire=wire)
     out = _Events(ignore)
@@ -245,7 +245,10 @@ def _work(fd: int, start: int, end: int, wire: str, ignore: frozenset[str], max_
     stream = _open(fd, start, end)
     parse_line = _marking(marks)
     if is_auto(wire):  # the wire is known after a look ahead: line by line
-        records, wire = pick_wire(read_records(stream, out, max_line_bytes, parse_line), report)
+        # the reader's findings are held until the wire is decided, then judged by it (Deciding)
+        deciding = Deciding(out)
+        records, wire = pick_wire(read_records(stream, deciding, max_line_bytes, parse_line,
+                                               ansi=ansi_for(wire)), report, deciding)
         steps: Iterator[Iterator[Record] | int] = iter([records])
     else:
         steps = _worker_blocks(stream, out, max_line_bytes, parse_line, wire)
@@ -285,9 +288,12 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
     takes a few C-level passes over the whole block instead of a Python loop per line.
     """
     from contract.reader import blocks, frame
-    from contract.schema import engine
+    from contract.schema import engine, known_types
 
     is_valid, loads, dumps = engine(wire).is_valid_fast, orjson.loads, orjson.dumps
+    # a line of a type the schema does not list is valid (open set) but has a note to say
+    # (pipeline.SchemaStep): its block is not clean, so its lines go through the step
+    known = known_types(wire) if get(wire).open_types else None
     number = 0
     for block in blocks(stream, max_line_bytes):
         bodies = block.bodies
@@ -297,7 +303,8 @@ def _worker_blocks(stream: BinaryIO, out: _Events, max_line_bytes: int, parse_li
             try:
                 values = list(map(loads, bodies))
                 clean = (list(map(dumps, values)) == bodies and set(map(type, values)) == {dict}
-                         and max(map(len, bodies)) <= max_line_bytes and all(map(is_valid, values)))
+                         and max(map(len, bodies)) <= max_line_bytes and all(map(is_valid, values))
+                         and (known is None or {value.get("type") for value in values} <= known))
             except (orjson.JSONDecodeError, orjson.JSONEncodeError, ValueError, OverflowError, TypeError):
                 clean = False
         if clean:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import itertools
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
 from typing import Any, ClassVar
@@ -20,39 +20,47 @@ import orjson
 from contract import capture_coverage, failsafe, requirements
 from contract.jsonvalue import clip
 from contract.reader import Block, Record, Source, as_stream, blocks, frame, read_records
-from contract.report import Collector, Report
-from contract.schema import OPEN_TYPE_WIRES, Engine, SchemaError, engine, known_types
+from contract.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
+from contract.schema import Engine, SchemaError, engine, known_types
 from contract.sink import Sink
-from contract.wires import DEFAULT, WIRES, ansi_for, detect, get, is_auto
+from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, get, is_auto, resolve
 
 
-def check_stream(data: Source, wire: str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
+def check_stream(data: Source, wire: Wire | str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
                  source: str, sample: capture_coverage.Sample | None = None) -> Report:
-    """Check one stream in this process (``wire`` may be auto); every fault becomes a finding.
+    """Check one stream in this process (``wire``: a descriptor, a name, or auto); every fault becomes a finding.
+
+    The name is resolved to the descriptor here, once (after the look ahead under auto), and the
+    descriptor is what the steps below are given.
 
     ``sample``: where the records are also sampled for capture coverage (``contract.checker``)."""
-    report = Report(wire=wire, strict=strict, source=source)
+    name = wire if isinstance(wire, str) else wire.name
+    descriptor = None if is_auto(name) else resolve(wire)
+    report = Report(wire=name, strict=strict, source=source)
     out = Collector(report, ignore)
-    if not is_auto(wire) and get(wire).batch:
+    if descriptor is not None and descriptor.batch:
         stream = as_stream(data)
         if hasattr(stream, "read1"):  # a file or a buffer: read in blocks (a live pipe: line by line)
             with no_cycle_collection():
-                check_blocks(stream, wire, out, max_line_bytes, sample)
+                check_blocks(stream, descriptor, out, max_line_bytes, sample)
             return report
         data = stream
-    # line.ansi is stream-json's rule: every line of a known stream-json stream, no line of a
-    # known subagent-stdio one, and by each line's type while the wire is chosen (auto).
-    guarded = failsafe.GuardedRecords(read_records(data, out, max_line_bytes, ansi=ansi_for(wire)), out)
+    # line.ansi applies as the wire's descriptor says; under auto the reader's findings are held
+    # until the wire is decided, then judged by that wire's setting (Deciding, pick_wire).
+    deciding = Deciding(out) if descriptor is None else None
+    guarded = failsafe.GuardedRecords(read_records(data, out if deciding is None else deciding, max_line_bytes,
+                                                   ansi=True if descriptor is None else descriptor.ansi), out)
     with no_cycle_collection():
         try:
             records: Iterator[Record] = iter(guarded)
             if sample is not None:
                 records = sample.records(records)
-            if is_auto(wire):
-                records, wire = pick_wire(records, report)
+            if descriptor is None:
+                records, name = pick_wire(records, report, deciding)
+                descriptor = get(name)
             else:
-                records = wire_hint(records, wire, report)
-            run_rules(records, wire, out, guarded)
+                records = wire_hint(records, name, report)
+            run_rules(records, descriptor, out, guarded)
         except Exception as exc:  # the last net: what the guards inside did not catch
             failsafe.internal(out, guarded.last or None, "the checker", exc,
                               "the check stopped there, so the stream cannot be declared conformant")
@@ -88,7 +96,7 @@ def no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def run_rules(records: Iterable[Record], wire: str, out: Collector,
+def run_rules(records: Iterable[Record], wire: Wire | str, out: Collector,
               guarded: failsafe.GuardedRecords | None = None) -> None:
     """Validate each record against the wire's schema and feed the rule machines.
 
@@ -112,7 +120,7 @@ def run_rules(records: Iterable[Record], wire: str, out: Collector,
     requirements.mark_checked(out.report)
 
 
-def check_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
+def check_blocks(stream: Any, wire: Wire | str, out: Collector, max_line_bytes: int,
                  sample: capture_coverage.Sample | None = None) -> None:
     """``run_rules`` over a buffered stream of a ``Wire.batch`` wire, a block at a time: the same
     findings, in the same order, for a fraction of the work per line.
@@ -128,7 +136,7 @@ def check_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
     """
     at = _Progress()
     try:
-        _judge_blocks(stream, wire, out, max_line_bytes, sample, at)
+        _judge_blocks(stream, resolve(wire), out, max_line_bytes, sample, at)
     except Exception as exc:  # the last net: what the guards inside did not catch
         failsafe.internal(out, at.last or None, "the checker", exc,
                           "the check stopped there, so the stream cannot be declared conformant")
@@ -143,7 +151,7 @@ class _Progress:
         self.last = 0
 
 
-def _judge_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
+def _judge_blocks(stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
                   sample: capture_coverage.Sample | None, at: _Progress) -> None:
     report = out.report
     judge = Judge(wire, out)
@@ -151,7 +159,7 @@ def _judge_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
     add = sample.add if sample is not None else None
     prove = clean_block(wire, max_line_bytes)
     pieces = blocks(stream, max_line_bytes)
-    ansi = get(wire).ansi
+    ansi = wire.ansi
     hint = True  # the first object line is still to be shown to note_other_wire
     number = last = 0
     failed = False
@@ -173,7 +181,7 @@ def _judge_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
             last = at.last = number + len(values)
             if hint:
                 hint = False
-                note_other_wire(values[0], number + 1, wire, report)
+                note_other_wire(values[0], number + 1, wire.name, report)
         elif records is not None:
             while True:
                 try:
@@ -192,7 +200,7 @@ def _judge_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
                 feed(record)
                 if hint and record.obj is not None:
                     hint = False
-                    note_other_wire(record.obj, record.line, wire, report)
+                    note_other_wire(record.obj, record.line, wire.name, report)
             if failed:
                 break
         number += len(block.bodies) or 1
@@ -202,7 +210,7 @@ def _judge_blocks(stream: Any, wire: str, out: Collector, max_line_bytes: int,
     requirements.mark_checked(report)
 
 
-def clean_block(wire: str, max_line_bytes: int) -> Callable[[Block], list[Any] | None]:
+def clean_block(wire: Wire, max_line_bytes: int) -> Callable[[Block], list[Any] | None]:
     """A proof that a block has nothing for the reader or the schema step to report.
 
     It returns the block's objects when every line is compact canonical JSON (what
@@ -212,11 +220,9 @@ def clean_block(wire: str, max_line_bytes: int) -> Callable[[Block], list[Any] |
     with no CR, no escaped control or C1 character and no "e+" float; else None. Any exception
     is a None too: the block is then judged line by line, where every step is guarded.
     """
-    from contract.schema import OPEN_TYPE_WIRES, engine, known_types
-
-    eng = engine(wire)
+    eng = engine(wire.name)
     loads, dumps, get_member = orjson.loads, orjson.dumps, dict.get
-    known = known_types(wire) if wire in OPEN_TYPE_WIRES else None
+    known = known_types(wire.name) if wire.open_types else None
 
     def prove(block: Block) -> list[Any] | None:
         if block.overlong or block.unterminated or block.may_cr or block.may_esc or block.may_exp:
@@ -246,8 +252,9 @@ class Judge:
     conversation line by line with it, so both are one judgement by construction.
     """
 
-    def __init__(self, wire: str, out: Collector) -> None:
-        self.machines = failsafe.Machines(get(wire).machines(), out, get(wire).schema_rule)
+    def __init__(self, wire: Wire | str, out: Collector) -> None:
+        wire = resolve(wire)
+        self.machines = failsafe.Machines(wire.machines(), out, wire.schema_rule)
         self.validate = SchemaStep(wire, out)
 
     def feed(self, record: Record) -> None:
@@ -258,20 +265,21 @@ class Judge:
 class SchemaStep:
     """The schema check of one record: the fast engine's verdict, the explainer's detail."""
 
-    # each wire's schema rule, and checker.internal for a step that raised
-    rules: ClassVar[frozenset[str]] = frozenset({*(w.schema_rule for w in WIRES.values()), *failsafe.RULES})
+    # each wire's schema rule, and checker.internal for a step that raised (set by _schema_rules)
+    rules: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self, wire: str, out: Sink) -> None:
-        self._engine = eng = engine(wire)
+    def __init__(self, wire: Wire | str, out: Sink) -> None:
+        wire = resolve(wire)
+        self._engine = eng = engine(wire.name)
         self._is_valid = eng.is_valid_fast
         self._out = out
         self._emit = out.emit
-        self._rule = get(wire).schema_rule
+        self._rule = wire.schema_rule
         self._explain = _Explainer(eng, out)
         # Open line types (contract.schema): a line of a type the schema does not list is judged
         # by the common envelope only, and the report says so, once per type (a bounded few).
-        self._open_types = wire in OPEN_TYPE_WIRES
-        self._known = known_types(wire)
+        self._open_types = wire.open_types
+        self._known = known_types(wire.name)
         self._unknown: dict[str, int] = {}
 
     def __call__(self, record: Record) -> None:
@@ -314,6 +322,11 @@ class SchemaStep:
             f"{self._rule}: line {line} has type {clip(kind, 60)!r}, which the schema does not list ({listed}): "
             "judged by the common envelope only, the schema without its top-level oneOf (open set: the seed "
             "says 'open set: ignore unknown values' and 'open-set enums everywhere')")
+
+
+@derived
+def _schema_rules() -> None:
+    SchemaStep.rules = frozenset({*(w.schema_rule for w in WIRES.values()), *failsafe.RULES})
 
 
 class _Explainer:
@@ -368,33 +381,131 @@ def wire_hint(records: Iterator[Record], wire: str, report: Report) -> Iterator[
 
 
 def note_other_wire(obj: dict[str, object], line: int, wire: str, report: Report) -> None:
-    """The note of :func:`wire_hint` for the first object line ``obj``, if it fits another wire.
+    """The note of :func:`wire_hint` for the first object line ``obj``, if another wire is surer of it.
 
     (The two-process checker calls it too, so both paths give the same report.)
     """
-    if get(wire).detect(obj):
-        return
-    others = [w.name for w in sorted(WIRES.values(), key=lambda w: w.detect_rank)
-              if w.name != wire and w.detect(obj)]
+    own = get(wire).detect(obj)
+    others = [w.name for w in candidates(obj) if w.name != wire and w.detect(obj) > own]
     if others:
         # first among the notes: it explains every finding after it (the schema's notes included)
         report.notes.insert(0, f"wire: checked as {wire}, but line {line} looks like {others[0]}: "
                                f"pass --wire {others[0]} (or --wire auto) if that is what it is")
 
 
-def pick_wire(records: Iterator[Record], report: Report) -> tuple[Iterator[Record], str]:
-    """Look ahead to the first object line, decide the wire, and put the lines back."""
-    seen: list[Record] = []
-    picked: str | None = None
+class Deciding:
+    """The reader's sink under ``--wire auto``: holds what it is told until the wire is decided.
+
+    The reader judges line.ansi on every line while the wire is unknown (``ansi_for``); once
+    ``pick_wire`` decides, each line's held findings are passed on just before its record, with
+    line.ansi kept only if the decided wire's ``ansi`` says so, and from then on the same filter
+    applies as they come. So a stream under auto gets the very findings, in the very order, that
+    it gets under the decided wire's own name (tests/test_wire_registry.py).
+
+    Bounded: one hostile line can hold millions of escapes. Past ``MAX_KEPT_VIOLATIONS`` held
+    findings of one rule, the collector would only count the rest (it has kept that many, and
+    the rule's first and vital quotas are no larger), so only their number is held, released as
+    that many emits of the first one: the same counts, the same kept findings.
+    """
+
+    # at least each quota the collector keeps a rule's findings by (report.Collector.emit)
+    HELD_PER_RULE = max(MAX_KEPT_VIOLATIONS, FIRST_PER_RULE, VITAL_PER_RULE)
+
+    def __init__(self, out: Sink) -> None:
+        self._out = out
+        self._held: list[tuple[str, tuple[object, ...]]] | None = []
+        self._per_rule: Counter[str] = Counter()
+        self._more: dict[str, tuple[int, tuple[object, ...]]] = {}  # rule: (count, first) past the bound
+        self._ansi = True
+
+    def emit(self, rule: str, line: int | None, pointer: str | None, message: str,
+             hint: str | None = None) -> None:
+        if self._held is not None:
+            self._per_rule[rule] += 1
+            if self._per_rule[rule] <= self.HELD_PER_RULE:
+                self._held.append(("emit", (rule, line, pointer, message, hint)))
+            else:  # counted only, as the collector will
+                count, first = self._more.get(rule, (0, (rule, line, pointer, message, hint)))
+                self._more[rule] = (count + 1, first)
+        elif self._ansi or rule != "line.ansi":
+            self._out.emit(rule, line, pointer, message, hint)
+
+    def note(self, text: str) -> None:
+        if self._held is not None:
+            self._held.append(("note", (text,)))
+        else:
+            self._out.note(text)
+
+    def exercised(self, rule: str) -> None:
+        if self._held is not None:
+            self._held.append(("exercised", (rule,)))
+        else:
+            self._out.exercised(rule)
+
+    def take(self) -> list[tuple[str, tuple[object, ...]]]:
+        """What was held since the last take (the findings of the record just read, and before it)."""
+        held, self._held = self._held or [], [] if self._held is not None else None
+        held += [("more", (rule, count, first)) for rule, (count, first) in self._more.items()]
+        self._more = {}
+        return held
+
+    def decide(self, ansi: bool) -> None:
+        """The wire is known: from now on pass everything on, line.ansi only if ``ansi``."""
+        self._ansi = ansi
+
+    def release(self, held: list[tuple[str, tuple[object, ...]]]) -> None:
+        """Pass ``held`` on, judged by the decided wire's setting."""
+        for kind, args in held:
+            if kind == "emit":
+                if self._ansi or args[0] != "line.ansi":
+                    self._out.emit(*args)  # type: ignore[arg-type]  # as emit received them
+            elif kind == "more":
+                rule, count, first = args
+                if self._ansi or rule != "line.ansi":
+                    for _ in range(count):  # type: ignore[call-overload]  # an int
+                        self._out.emit(*first)  # type: ignore[misc]  # as emit received it
+            elif kind == "note":
+                self._out.note(*args)  # type: ignore[arg-type]
+            else:
+                self._out.exercised(*args)  # type: ignore[arg-type]
+
+    def open(self) -> None:
+        """Stop holding: what comes next is passed on as it comes."""
+        self._held = None
+
+
+def pick_wire(records: Iterator[Record], report: Report,
+              deciding: Deciding | None = None) -> tuple[Iterator[Record], str]:
+    """Look ahead to the first object line, decide the wire, and put the lines back.
+
+    ``deciding``: the reader's sink, when the reader writes through one (``Deciding``): what it
+    held for each line looked at is released, judged by the decided wire, just before that line.
+    """
+    seen: list[tuple[Record, list[tuple[str, tuple[object, ...]]]]] = []
+    picked = None
     for record in records:
-        seen.append(record)
+        seen.append((record, deciding.take() if deciding is not None else []))
         picked = detect(record.obj)
         if picked is not None or len(seen) >= 16:
             break
     if picked is None:
-        picked = DEFAULT.name
-        report.notes.append(f"wire: {picked} (auto: no line looked like either wire; defaulting)")
+        picked = DEFAULT
+        report.notes.append(f"wire: {picked.name} (auto: no line looked like either wire; defaulting)")
     else:
-        report.notes.append(f"wire: {picked} (auto: from line {seen[-1].line})")
-    report.wire = picked
-    return itertools.chain(seen, records), picked
+        report.notes.append(f"wire: {picked.name} (auto: from line {seen[-1][0].line})")
+    report.wire = picked.name
+    if deciding is not None:
+        deciding.decide(picked.ansi)
+    return _replay(seen, records, deciding), picked.name
+
+
+def _replay(seen: list[tuple[Record, list[tuple[str, tuple[object, ...]]]]], records: Iterator[Record],
+            deciding: Deciding | None) -> Iterator[Record]:
+    for record, held in seen:
+        if deciding is not None:
+            deciding.release(held)
+        yield record
+    if deciding is not None:
+        deciding.release(deciding.take())  # what the reader said after the last line looked at
+        deciding.open()
+    yield from records

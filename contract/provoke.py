@@ -61,8 +61,9 @@ from contract.interrupts import signal_of
 from contract.progress import Progress
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Collector, Report
+from contract.wires import Live, first
 
-WIRE = "stream-json"
+WIRE = first(Live.STREAM).name  # the ttys and colour environments provoke a stream wire
 COLOUR = {"FORCE_COLOR": "1", "CLICOLOR_FORCE": "1", "TERM": "xterm-256color"}
 SLOW_PIECE = 256  # bytes per read while reading slowly
 SLOW_PAUSE = 0.01  # seconds between slow reads: a pipe page (4 KiB) frees only every 160 ms

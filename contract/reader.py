@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
 from contract import jsonline
-from contract.jsonline import Fault, parse, subagent_shaped
+from contract.jsonline import Fault, parse
 from contract.jsonvalue import escape, kind
 from contract.sink import Sink
 
@@ -74,7 +74,7 @@ def read_records(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     parse_line: Parser | None = None,
     escapes: bool = True,
-    ansi: bool | None = None,
+    ansi: bool = True,
 ) -> Iterator[Record]:
     """Yield one record per non-blank line, reporting framing faults as it goes.
 
@@ -83,10 +83,9 @@ def read_records(
     ``parse_line(body, number)`` replaces the strict parse; it must return the same value (the
     parallel checker's main process uses one that reuses its worker's verdicts). ``escapes``
     False skips the decoded-ESC check (that process reports no ``line.*`` finding).
-    ``ansi`` says whether ``line.ansi`` applies (it is stream-json's rule): True on a stream
-    known to be stream-json (every line, whatever its type), False on one known to be
-    subagent-stdio, None while the wire is not known: then a line of a subagent-stdio type is
-    exempt by its type (``is_subagent_line``, ``contract.jsonline.subagent_shaped``).
+    ``ansi`` says whether ``line.ansi`` applies: the wire's ``Wire.ansi`` (True, judging, when not
+    given: fail closed). Under ``--wire auto`` the reader judges it and its findings are held until
+    the wire is decided, then kept as that wire says (``contract.pipeline.Deciding``).
     """
     stream = as_stream(source)
     pieces = blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
@@ -119,7 +118,7 @@ class Block(NamedTuple):
 
 
 def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
-          parse_line: Parser | None, escapes: bool = True, ansi: bool | None = None) -> Iterator[Record]:
+          parse_line: Parser | None, escapes: bool = True, ansi: bool = True) -> Iterator[Record]:
     """Judge the framing of one block's lines and parse them, one record at a time."""
     emit = out.emit
     if block.overlong:
@@ -149,7 +148,7 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
                      f"expected LF as the only line terminator, found a bare CR at byte {at}")
         value, faults = parse(body) if parse_line is None else parse_line(body, number)
         for fault in faults:
-            if fault.rule != "line.ansi" or ansi or (ansi is None and not subagent_shaped(body)):
+            if ansi or fault.rule != "line.ansi":
                 emit(fault.rule, number, fault.pointer, fault.message, fault.hint)
         if value is None:
             if faults and faults[0].rule == "line.blank":
@@ -169,9 +168,8 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
             # content rule. It still takes its place in the run (a record without an object).
             yield Record(number, raw, None)
             continue
-        if (block.may_esc and escapes and ansi is not False
-                and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))
-                and (ansi or not is_subagent_line(value))):
+        if (block.may_esc and escapes and ansi
+                and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))):
             _decoded_escapes(value, number, out)
         yield Record(number, raw, value)
 
@@ -281,17 +279,6 @@ def _skip_line(readline: Any, limit: int) -> int:
         skipped += len(piece)
         if not piece or piece[-1] == 0x0A:
             return skipped
-
-
-# The subagent-stdio line types. line.ansi is a stream-json rule (its schema alone says "never
-# any ANSI escapes"; the subagent-stdio schema has no descriptions), and the reader judges lines
-# before a wire is chosen, so it tells the wires apart by type: they are disjoint by it.
-SUBAGENT_TYPES = ("subagent_status", "response", "subagent_event")
-
-
-def is_subagent_line(value: Any) -> bool:
-    """A parsed line whose type is a subagent-stdio one (never hashes the input's value)."""
-    return type(value) is dict and type(value.get("type")) is str and value["type"] in SUBAGENT_TYPES
 
 
 # C1 controls, U+0080 to U+009F: ECMA-48 §5.3 codes each C1 control function either as one 8-bit

@@ -38,7 +38,9 @@ from typing import Any
 
 from contract import goldens as goldens_module
 from contract import textsafe
-from contract.goldens import TRANSCRIPT, WIRES, Comparison, Golden, compare, emitter_version
+from contract.golden_compare import Comparison, compare
+from contract.golden_rewrite import rewrite
+from contract.goldens import TRANSCRIPT, WIRES, Golden, emitter_version
 from contract.normalize import normalize
 from contract.report import Report
 from contract.resources import installed_copy
@@ -249,5 +251,5 @@ def record(golden: Golden, output: bytes, command: Sequence[str] | None, root: P
         return Recorded(comparison, False)
     version = emitter_version(output, golden.wire) or "unknown"
     today = datetime.date.today().isoformat()
-    goldens_module.rewrite(golden, data, emitter_label(command, root), version, today)
+    rewrite(golden, data, emitter_label(command, root), version, today)
     return Recorded(comparison, True)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from contract import requirements
 from contract.catalog import CATALOG, UNJUDGED, Level, not_judged_to_the_end
 from contract.rules import BASES, Basis
+from contract.wires import WIRES, derived
 
 if TYPE_CHECKING:
     from contract.capture_coverage import Coverage
@@ -31,7 +32,13 @@ MAX_KEPT_VIOLATIONS = 100_000
 FIRST_PER_RULE = 10
 VITAL_PER_RULE = 10_000
 VITAL_PREFIXES = ("run.", "line.", "checker.")
-VITAL_RULES = frozenset({"sj.result-last", "sj.result-once"})
+VITAL_RULES: frozenset[str] = frozenset()
+
+
+@derived
+def _vital() -> None:
+    global VITAL_RULES
+    VITAL_RULES = frozenset(rule for wire in WIRES.values() for rule in wire.vital)  # each wire's (Wire.vital)
 
 
 def is_vital(rule: str) -> bool:

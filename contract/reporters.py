@@ -9,8 +9,8 @@ counted and how many it kept.
 
 Input-derived text (pointers, messages, source names, stderr) is printed through
 ``contract.textsafe``, so no control character from the input reaches a terminal or an XML
-parser raw. :func:`write_report` writes to a stream; the JSON format is written violation by
-violation, so its memory does not grow with the number of findings.
+parser raw. The JSON format can be written to a stream violation by violation (``STREAMING``),
+so its memory does not grow with the number of findings.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from contract.textsafe import counted
 
 if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load the live harness
     from contract.classify import Change
-    from contract.goldens import Comparison, Golden
+    from contract.golden_compare import Comparison
+    from contract.goldens import Golden
     from contract.scenarios import ScenarioRun
 
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
@@ -250,15 +251,6 @@ REPORTERS: dict[str, Callable[[Report], str]] = {
 STREAMING: dict[str, Callable[[Report, TextIO], None]] = {
     "json": write_json,
 }
-
-
-def write_report(report: Report, fmt: str, stream: TextIO) -> None:
-    """Write ``report`` in format ``fmt`` to ``stream`` (streamed where the format allows)."""
-    writer = STREAMING.get(fmt)
-    if writer is not None:
-        writer(report, stream)
-    else:
-        stream.write(REPORTERS[fmt](report))
 
 
 # -- the other verbs: rules, record, diff, surface --------------------------------------------

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from contract.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
 from contract.rules import BASES, Basis, Observed
-from contract.wires import DEFAULT, NAMES
+from contract.wires import DEFAULT, NAMES, WIRES, derived
 
 if TYPE_CHECKING:
     from contract.report import Report
@@ -50,9 +50,15 @@ STATUSES = (PASSED, FAILED, NOT_EXERCISED, IGNORED, OUTSIDE_BASIS)
 
 # Exercised by declaration (see the module docstring).
 CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
-# Judged by the stream-json machine's finish on every stream, an empty one included (a stream
-# with no init and no result breaks both), so no capture leaves them not exercised.
-ALWAYS_JUDGED = frozenset({"sj.init-first", "sj.result-last"})
+# Judged by a wire's machines' finish on every stream, an empty one included, so no capture
+# leaves them not exercised: each wire declares its own (Wire.always_judged).
+ALWAYS_JUDGED: frozenset[str] = frozenset()
+
+
+@derived
+def _always_judged() -> None:
+    global ALWAYS_JUDGED
+    ALWAYS_JUDGED = frozenset(rule for wire in WIRES.values() for rule in wire.always_judged)
 
 
 def framing_rules(wire: str) -> frozenset[str]:

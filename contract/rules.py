@@ -1,15 +1,23 @@
-"""What a catalog rule is: its id, level, wire, words, basis and how it is observed.
+"""What a catalog rule is (``Rule``), and where a wire's rules are declared once (``Registry``).
 
 The catalog itself (``contract.catalog``) gathers the rules from where they live: the framing,
 checker, harness and baseline rules there, each wire's own rules in its package
-(``contract/wires/<wire>/rules.py``), next to the machines that emit them.
+(``contract/wires/<wire>/rules.py``). There a wire's ``Registry`` holds each rule once: its
+metadata, which emitter emits it, and optionally the name of its breaking strategy. The wire's
+catalog rules (``Wire.rules``), each machine's declared ``rules`` and the strategies' breakers
+are derived from it, so a rule id is written once in code (docs/architecture.md, "Adding a
+rule"). A new rule's logic can sit beside it too: a ``Check`` class declared with
+``Registry.check``, which the wire's machines feed the lines of the types it names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, ClassVar, TypeVar
+
+from contract.sink import Sink
 
 
 class Level(StrEnum):
@@ -94,6 +102,10 @@ class Rule:
     # False for the findings that say the check did not finish or concern the run, the checker
     # or a baseline rather than the seed's text: --basis never drops them (fail closed).
     filterable: bool = field(default=True, kw_only=True)
+    # The name of the function in the wire's strategies module (``Wire.strategies``) that draws
+    # lines breaking this rule, or None: the strategies' breakers are derived from this field,
+    # and a rule without one shows as skipped in tests/test_rule_registry.py.
+    breaker: str | None = field(default=None, kw_only=True)
 
     def basis_for(self, wire: str) -> Basis:
         """The rule's basis on ``wire`` (a stream's wire; any other name gives the default)."""
@@ -101,6 +113,100 @@ class Rule:
             if name == wire:
                 return basis
         return self.basis
+
+
+SCHEMA_STEP = "schema"  # the emitter of a wire's schema rule: the checker's schema step (contract.pipeline)
+
+
+class Check:
+    """A rule's logic declared beside its ``Rule`` (``Registry.check``), fed by line type.
+
+    ``kinds`` names the line types (the ``type`` member) it judges; ``line`` is called on each
+    parsed object line of those types, in order, valid against the schema or not (so it must
+    tolerate any shape, as a machine does); ``finish`` once at the end. ``rule`` is the id of
+    its (first) rule and ``rules`` all of them, set by ``Registry.check``: emit with
+    ``out.emit(self.rule, ...)``, so the id stays written once. A check instance lives for one
+    stream (the wire's machines build a fresh one per stream).
+    """
+
+    kinds: ClassVar[tuple[str, ...]] = ()
+    rule: ClassVar[str] = ""
+    rules: ClassVar[frozenset[str]] = frozenset()
+
+    def line(self, obj: dict[str, Any], line: int, out: Sink) -> None:
+        raise NotImplementedError
+
+    def finish(self, out: Sink) -> None:
+        """Judge what only the end of the stream tells (nothing, by default)."""
+
+
+C = TypeVar("C", bound=type[Check])
+
+
+class Registry:
+    """One wire's rules, each declared once, in catalog order, with the emitter that emits it.
+
+    ``add(by, *rules)`` declares rules emitted by ``by`` (a machine's class name, or
+    ``SCHEMA_STEP``); ``check(*rules)`` decorates a ``Check`` class that emits them. What the
+    code reads is derived: ``rules`` (the wire's catalog rules, ``Wire.rules``), ``emitted_by``
+    (a machine's declared ``rules``), ``checks`` (the declared checks, which the wire's machines
+    run) and ``breakers`` (the strategies' rule-to-breaker table).
+    """
+
+    def __init__(self, wire: str) -> None:
+        self.wire = wire
+        self._rules: dict[str, Rule] = {}
+        self._by: dict[str, str] = {}
+        self._checks: list[type[Check]] = []
+
+    def add(self, by: str, *rules: Rule) -> None:
+        for rule in rules:
+            if rule.id in self._rules:
+                raise ValueError(f"rule {rule.id} declared twice")
+            if rule.wire != self.wire:
+                raise ValueError(f"rule {rule.id} is a {rule.wire} rule, declared for {self.wire}")
+            self._rules[rule.id] = rule
+            self._by[rule.id] = by
+
+    def check(self, *rules: Rule) -> Callable[[C], C]:
+        """Declare ``rules`` and the ``Check`` class below that emits them."""
+        if not rules:
+            raise ValueError("a check declares at least one rule")
+
+        def declare(cls: C) -> C:
+            self.add(cls.__name__, *rules)
+            cls.rule = rules[0].id
+            cls.rules = frozenset(rule.id for rule in rules)
+            self._checks.append(cls)
+            return cls
+
+        return declare
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        return tuple(self._rules.values())
+
+    def emitted_by(self, by: str) -> frozenset[str]:
+        """The ids of the rules ``by`` emits (a machine's ``rules`` declaration)."""
+        return frozenset(rule for rule, emitter in self._by.items() if emitter == by)
+
+    def emitters(self) -> frozenset[str]:
+        return frozenset(self._by.values())
+
+    def checks(self) -> tuple[type[Check], ...]:
+        return tuple(self._checks)
+
+    def breakers(self, namespace: Mapping[str, Any]) -> dict[str, Any]:
+        """Each rule with a ``breaker`` mapped to that function of ``namespace`` (a strategies
+        module's globals), in catalog order; a name it lacks raises ``LookupError``."""
+        found: dict[str, Any] = {}
+        for rule in self._rules.values():
+            if rule.breaker is None:
+                continue
+            if rule.breaker not in namespace:
+                raise LookupError(f"rule {rule.id}: its breaker {rule.breaker!r} is not defined")
+            found[rule.id] = namespace[rule.breaker]
+        return found
 
 
 SJ_SCHEMA = "stream-json schema"

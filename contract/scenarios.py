@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from contract import textsafe
 from contract.driver import record as converse
-from contract.goldens import Comparison, Golden, compare
+from contract.golden_compare import Comparison, compare
+from contract.goldens import Golden
 from contract.harness import DEFAULT_LATE_GRACE, default_command, record_stream
 from contract.recording import Recorded, project_root, record, stderr_lines
 from contract.report import Report

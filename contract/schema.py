@@ -38,7 +38,7 @@ import jsonschema_rs
 
 from contract.jsonvalue import clip, escape, quoted
 from contract.jsonvalue import pointer as pointer_of
-from contract.resources import schema_path
+from contract.wires import get
 
 MAX_ERRORS_PER_LINE = 8  # a line that fails many ways is reported by its first few
 
@@ -52,7 +52,7 @@ class SchemaError:
 
 @functools.cache
 def load(wire: str) -> dict[str, Any]:
-    with open(schema_path(wire), "rb") as handle:
+    with open(get(wire).schema_path, "rb") as handle:
         schema: dict[str, Any] = json.load(handle)
     return schema
 
@@ -64,10 +64,6 @@ def known_types(wire: str) -> frozenset[str]:
     return frozenset(_branch_consts(schema.get("oneOf", []), schema))
 
 
-# Wires whose line type is an open set by the seed's own words (see the module docstring).
-OPEN_TYPE_WIRES = frozenset({"stream-json"})
-
-
 @functools.cache
 def open_type_schema(wire: str) -> dict[str, Any]:
     """The seed without its top-level ``oneOf``: what a line of an unknown type is validated against."""
@@ -76,7 +72,7 @@ def open_type_schema(wire: str) -> dict[str, Any]:
 
 def unknown_type(wire: str, instance: Any) -> bool:
     """Whether ``instance`` is a line of an open-set wire whose string ``type`` the seed does not list."""
-    if wire not in OPEN_TYPE_WIRES or type(instance) is not dict:
+    if type(instance) is not dict or not get(wire).open_types:
         return False
     kind = instance.get("type")
     return type(kind) is str and kind not in known_types(wire)
@@ -89,7 +85,8 @@ class Engine:
         self.wire = wire
         self.schema = load(wire)
         self._closed = jsonschema_rs.validator_for(self.schema)
-        self._open = jsonschema_rs.validator_for(open_type_schema(wire)) if wire in OPEN_TYPE_WIRES else None
+        # a wire whose line type is an open set by the seed's own words (Wire.open_types)
+        self._open = jsonschema_rs.validator_for(open_type_schema(wire)) if get(wire).open_types else None
         self._closed_is_valid = self._closed.is_valid
         self._known = known_types(wire)
         self.is_valid_fast = self._closed_is_valid if self._open is None else self._is_valid_open_aware

@@ -55,7 +55,7 @@ def startup_problem(emitter: str | None, record: bool, basis: Sequence[str] | No
 
         if installed_copy():
             return ("--contract-record: this is an installed copy of milk-contract, whose goldens are inside "
-                    "site-packages; re-record from a checkout with `milk-contract record` (see README)")
+                    "site-packages; re-record from a checkout with `milk-contract record` (see docs/adr-walk.md)")
     if emitter is None:
         return None
     try:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in for a milk build written to the replay contract and to nothing else.
 
-The replay contract (README, "The replay contract a milk build must meet") is all this script
+The replay contract (docs/milk-ci.md, "The replay contract a milk build must meet") is all this script
 knows: ``MILK_CONTRACT_GOLDEN`` names the golden transcript of the scenario being run, and its
 metadata (``reproduce.exit_status``) is the ``.meta.json`` file beside it. With ``--subagent-stdio``
 among its arguments it is the subagent-stdio host: each ``subagent_status`` command read on stdin

@@ -16,11 +16,14 @@ health-checked under hypothesis' default settings in tests/test_strategies_compo
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
 
+from contract.wires import NAMES, Wire, get, registered
 from tests.depth import deep
+from tests.synthetic_wire import AUDIT_LOG
 
 settings.register_profile("dev", max_examples=10, deadline=None, print_blob=True)
 settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True)
@@ -45,3 +48,18 @@ def pytest_report_header(config: pytest.Config) -> str:
     if deep():
         return "milk-contract suite: deep run (every sweep whole, tests marked deep included)"
     return "milk-contract suite: default run (sweeps sampled; tests marked deep deselected: tox -e deep runs them)"
+
+
+# The wires a generic test runs over: every bundled one and the synthetic audit-log wire
+# (tests/synthetic_wire), which is registered only for the duration of each test that takes it.
+ANY_WIRE = (*NAMES, AUDIT_LOG.name)
+
+
+@pytest.fixture(params=ANY_WIRE)
+def any_wire(request: pytest.FixtureRequest) -> Iterator[Wire]:
+    """Each registered wire in turn, the synthetic one included (registered for the test's duration)."""
+    if request.param == AUDIT_LOG.name:
+        with registered(AUDIT_LOG):
+            yield AUDIT_LOG
+    else:
+        yield get(request.param)

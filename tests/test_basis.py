@@ -23,6 +23,7 @@ from contract.cli import run
 from contract.report import UNIGNORABLE, Report
 from contract.rules import BASES, Basis, Observed, bases
 from contract.session import ContractSession, startup_problem
+from contract.wires import NAMES
 
 INIT = '{"type":"system","subtype":"init","session_id":"sess_1","seq":1,"ts":"2025-01-01T00:00:00Z"}'
 
@@ -55,9 +56,9 @@ def _verdict(data: bytes, wire: str = "stream-json") -> dict[str, str]:
 def test_every_rule_has_one_basis_per_wire() -> None:
     for rule in CATALOG.values():
         assert isinstance(rule.basis, Basis), rule.id
-        for wire in ("stream-json", "subagent-stdio"):
+        for wire in NAMES:
             assert rule.basis_for(wire) in BASES, (rule.id, wire)
-        assert all(wire in ("stream-json", "subagent-stdio") for wire, _ in rule.basis_on), rule.id
+        assert all(wire in NAMES for wire, _ in rule.basis_on), rule.id
 
 
 def test_rules_that_mixed_two_bases_are_split() -> None:

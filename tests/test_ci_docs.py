@@ -1,9 +1,10 @@
-"""milk CI, documented so it works: the README's install lines and the example workflow (issue 13).
+"""milk CI, documented so it works: the install lines and the example workflow (issues 13, 21).
 
 The example job must install the suite without an index entry for it, run the shipped suite
-against a build with a JUnit report, and keep that report even when the suite fails; the README
-must not tell anyone to `pip install milk-contract` (it is not published) and must state the
-replay contract. The job's pytest command is run for real against the reference emitter.
+against a build with a JUnit report, and keep that report even when the suite fails; neither the
+README nor the milk CI page (docs/milk-ci.md) may tell anyone to `pip install milk-contract` (it
+is not published), and the page must state the replay contract. The job's pytest command is
+run for real against the reference emitter.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGE = (ROOT / "docs" / "milk-ci.md").read_text(encoding="utf-8")
 yaml = pytest.importorskip("yaml")  # pre-commit (the test extra) brings PyYAML
 JOB: dict[str, Any] = yaml.safe_load((ROOT / "examples" / "github-actions.yml").read_text(encoding="utf-8"))
 
@@ -29,14 +31,17 @@ def _steps() -> list[dict[str, Any]]:
     return steps
 
 
-def test_readme_never_installs_from_an_index() -> None:
-    assert not re.search(r"pip install milk-contract\s*$", README, re.MULTILINE)
+def test_the_docs_never_install_from_an_index() -> None:
+    for text in (README, PAGE):
+        assert not re.search(r"pip install milk-contract\s*$", text, re.MULTILINE)
+    assert "pip install ./milk-contract" in README
     for way in ("pip install ./milk-contract", "python -m build --wheel", "git+https://"):
-        assert way in README
+        assert way in PAGE
 
 
-def test_readme_states_the_replay_contract() -> None:
-    section = README[README.index("### The replay contract"):README.index("## After a wire change")]
+def test_the_milk_ci_page_states_the_replay_contract() -> None:
+    start = PAGE.index("## The replay contract")
+    section = PAGE[start:PAGE.index("\n## ", start + 1)]
     for term in ("MILK_CONTRACT_SCENARIO", "MILK_CONTRACT_GOLDEN", "reproduce.argv", "reproduce.exit_status",
                  "stdin", "normalised", "must match exactly", "contract/normalize.py"):
         assert term in section, term

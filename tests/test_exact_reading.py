@@ -16,7 +16,7 @@ import pytest
 import contract
 from contract.jsonline import MAX_DEPTH, exact_int, nesting, parse
 from contract.schema import engine
-from contract.wires import subagent_stdio
+from contract.wires.subagent_stdio import machines as subagent_stdio
 
 # -- the parser ------------------------------------------------------------------------------
 

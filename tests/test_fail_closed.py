@@ -22,8 +22,8 @@ from contract import cli, reporters
 from contract.reader import Record
 from contract.report import Collector, Report
 from contract.schema import Engine, engine
-from contract.wires.stream_json import StreamRules
-from contract.wires.subagent_stdio import Correlation, UniqueKeys
+from contract.wires.stream_json.machines import StreamRules
+from contract.wires.subagent_stdio.machines import Correlation, UniqueKeys
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = {
@@ -252,7 +252,7 @@ def test_an_exception_outside_every_component_is_still_a_finding(monkeypatch: py
     """The last net in ``check``: the wire detection (auto) raising, say."""
     from contract import pipeline
 
-    def broken(records: Any, report: Any) -> Any:
+    def broken(records: Any, report: Any, deciding: Any = None) -> Any:
         raise AttributeError("detect broke")
 
     monkeypatch.setattr(pipeline, "pick_wire", broken)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from contract import goldens
-from contract.goldens import ADDITIVE, BREAKING, Comparison
+from contract import golden_compare, golden_rewrite, goldens
+from contract.golden_compare import ADDITIVE, BREAKING, Comparison
 
 Lines = list[dict[str, Any]]
 
@@ -26,7 +26,7 @@ def _edit(data: bytes, change: Callable[[Lines], None]) -> bytes:
 
 def _compare(name: str, change: Callable[[Lines], None], wire: str = "stream-json") -> Comparison:
     golden = _golden(wire, name)
-    return goldens.compare(golden, _edit(golden, change), wire)
+    return golden_compare.compare(golden, _edit(golden, change), wire)
 
 
 def test_a_dropped_result_field_is_breaking_and_named() -> None:
@@ -72,7 +72,7 @@ def test_a_changed_type_is_breaking() -> None:
 def test_equal_looking_values_of_other_types_differ(before: Any, after: Any) -> None:
     golden = b'{"a":%s}\n' % json.dumps({"x": before}).encode()
     actual = b'{"a":%s}\n' % json.dumps({"x": after}).encode()
-    comparison = goldens.compare(golden, actual, "stream-json")
+    comparison = golden_compare.compare(golden, actual, "stream-json")
     assert comparison.breaking, f"{before!r} vs {after!r} compared equal"
     assert all(d.change == "type" for d in comparison.differences)
 
@@ -109,7 +109,7 @@ def test_an_extra_line_is_breaking() -> None:
 def test_an_unparsable_line_is_breaking() -> None:
     golden = _golden("stream-json", "hello")
     actual = golden.replace(b'"seq":2,', b'"seq":2,,')
-    comparison = goldens.compare(golden, actual, "stream-json")
+    comparison = golden_compare.compare(golden, actual, "stream-json")
     assert [d.change for d in comparison.differences] == ["unparsable line"]
 
 
@@ -189,7 +189,7 @@ def test_rewrite_records_the_new_transcript_and_its_provenance(tmp_path: Any) ->
     golden = goldens.find(folder / "hello.jsonl")
     new = _edit(source.data(), lambda lines: lines[-1].pop("ttft_ms"))
     assert goldens.emitter_version(new, "stream-json") == "0.42.0"
-    comparison = goldens.rewrite(golden, new, "./milk", "0.43.0", "2026-12-01")
+    comparison = golden_rewrite.rewrite(golden, new, "./milk", "0.43.0", "2026-12-01")
     assert [d.pointer for d in comparison.breaking] == ["/ttft_ms"]
     again = goldens.find(folder / "hello.jsonl")
     assert again.data() == new

@@ -128,7 +128,8 @@ def test_the_plugin_loads_lazily() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     loaded = set(done.stdout.split())
     assert "contract.plugin" in loaded  # the probe ran
-    assert loaded.isdisjoint({"contract.checker", "contract.goldens", "contract.scenarios", "deepdiff"}), loaded
+    assert loaded.isdisjoint({"contract.checker", "contract.goldens", "contract.golden_compare", "contract.scenarios",
+                             "deepdiff"}), loaded
 
 
 # What each verb may load: the CLI imports a verb's machinery when the verb runs, so `check` (every
@@ -144,7 +145,8 @@ for argv in json.loads(sys.argv[1]):
 NEVER_FOR_CHECK = {"hypothesis", "deepdiff", "jsonschema", "multiprocessing", "concurrent.futures",
                    "importlib.metadata", "contract.evolve", "contract.surface", "contract.classify",
                    "contract.gate", "contract.baseline", "contract.harness", "contract.driver", "contract.fuzz",
-                   "contract.provoke", "contract.strategies", "contract.goldens", "contract.recording",
+                   "contract.provoke", "contract.strategies", "contract.goldens", "contract.golden_compare",
+                   "contract.golden_rewrite", "contract.recording",
                    "contract.scenarios"}
 
 

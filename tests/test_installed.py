@@ -29,6 +29,7 @@ import pytest
 from contract import fuzz, plugin
 from contract.goldens import all_scenarios, goldens_dir
 from contract.scenarios import ENV_GOLDEN, ENV_SCENARIO, run_scenario
+from contract.wires import NAMES
 from tests.project_copy import ROOT
 
 pytestmark = pytest.mark.process  # starts processes (the plugin registers the marker)
@@ -80,7 +81,7 @@ def test_a_fuzzed_host_gets_no_golden(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "MILK_CONTRACT_GOLDEN is not set" in result.report.stderr
 
 
-@pytest.mark.parametrize("wire", ["stream-json", "subagent-stdio"])
+@pytest.mark.parametrize("wire", NAMES)
 def test_a_scenario_run_leaves_no_pipe_to_the_garbage_collector(wire: str) -> None:
     """Under a milk repository's ``-W error`` a ResourceWarning (an unclosed pipe) fails the test."""
     golden = next(g for g in all_scenarios() if g.wire == wire)
@@ -96,9 +97,9 @@ def test_the_documented_offline_recipe_is_the_one_tested() -> None:
     page = (ROOT / "docs" / "milk-ci.md").read_text(encoding="utf-8")
     assert "pip wheel -w wheelhouse ./milk-contract pytest-xdist" in page  # offline_venv below: the same
     assert "pip install --no-index --find-links wheelhouse milk-contract pytest-xdist" in page
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "pip download" not in readme  # it fetches no build backend: the offline install then fails
-    assert "pip install --no-index\n--find-links wheelhouse milk-contract`" in readme
+    # `pip download` fetches no build backend, so the offline install then fails: no doc recommends it
+    assert "pip download" not in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip download -d wheelhouse ./milk-contract` then" not in page
 
 
 # -- the installed suite, deep run --------------------------------------------------------------------

@@ -25,13 +25,13 @@ from typing import Any
 
 import pytest
 
-from contract import cli, goldens
+from contract import cli, golden_rewrite, goldens
 from contract.driver import converse
 from contract.harness import GRACE_SECONDS, TOKEN_VARIABLE, Interrupted, run_stream
 from contract.reader import Record
 from contract.report import Collector
-from contract.wires.stream_json import StreamRules
-from contract.wires.subagent_stdio import Correlation
+from contract.wires.stream_json.machines import StreamRules
+from contract.wires.subagent_stdio.machines import Correlation
 from tests.processes import zombie_children
 from tests.test_misbehaving_emitters import EMITTERS, HOSTS, SLACK, marker, survivors
 
@@ -325,7 +325,7 @@ def test_record_near_miss_rewrites_from_a_conformant_run(tmp_goldens: Path,
     assert code == 0, capsys.readouterr().out
     meta = json.loads((tmp_goldens / "stream-json" / "hello.meta.json").read_text())
     assert "recorded" in meta["provenance"]
-    assert not [p for p in tmp_goldens.rglob("*") if p.name.endswith(goldens.STAGING_SUFFIX)]
+    assert not [p for p in tmp_goldens.rglob("*") if p.name.endswith(golden_rewrite.STAGING_SUFFIX)]
 
 
 def test_an_interrupted_rewrite_leaves_every_file_whole(tmp_goldens: Path, monkeypatch: pytest.MonkeyPatch) -> None:

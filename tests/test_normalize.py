@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from contract import goldens
+from contract import golden_compare, goldens
 from contract.normalize import VOLATILE, Normalizer, Treatment, normalize
 
 
@@ -54,7 +54,7 @@ def _ids(lines: list[dict[str, Any]]) -> list[str]:
 def test_a_rerun_differing_only_in_volatile_values_compares_equal(golden: goldens.Golden) -> None:
     rerun = _bytes(_rerun_stream_json(_lines(golden.data())))
     assert rerun != golden.data()
-    comparison = goldens.compare(golden.data(), rerun, "stream-json")
+    comparison = golden_compare.compare(golden.data(), rerun, "stream-json")
     assert comparison.equal, comparison.summary()
 
 
@@ -64,7 +64,7 @@ def test_tool_identity_is_kept() -> None:
     results = [x for x in lines if x["type"] == "user"]
     first, second = (r["message"]["content"][0] for r in results)
     first["tool_use_id"], second["tool_use_id"] = second["tool_use_id"], first["tool_use_id"]
-    comparison = goldens.compare(golden, _bytes(lines), "stream-json")
+    comparison = golden_compare.compare(golden, _bytes(lines), "stream-json")
     pointers = {d.pointer for d in comparison.breaking}
     assert pointers == {"/message/content/0/tool_use_id"}
     assert len(comparison.breaking) == 2
@@ -108,7 +108,7 @@ def test_subagent_values_at_any_depth() -> None:
 def test_an_epoch_change_stays_visible() -> None:
     golden = goldens.load("subagent-stdio", "epoch_change").data()
     same_epoch = golden.replace(b"ep-5c7e2b18", b"ep-aa01f3c9")
-    comparison = goldens.compare(golden, same_epoch, "subagent-stdio")
+    comparison = golden_compare.compare(golden, same_epoch, "subagent-stdio")
     assert comparison.breaking
     assert all(d.pointer.endswith("/epoch") for d in comparison.differences)
 
@@ -120,7 +120,7 @@ def test_fresh_epochs_and_revisions_compare_equal() -> None:
                      (b'"revision":5', b'"revision":50'), (b'"revision":4', b'"revision":40')):
         rerun = rerun.replace(old, new)
     assert rerun != golden
-    comparison = goldens.compare(golden, rerun, "subagent-stdio")
+    comparison = golden_compare.compare(golden, rerun, "subagent-stdio")
     assert comparison.equal, comparison.summary()
 
 

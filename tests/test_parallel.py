@@ -134,7 +134,7 @@ def test_batch_run_checks_match_line_by_line() -> None:
     """StreamRules.feed_batch reports what feed reports, line for line, batch or no batch."""
     from contract.reader import Record
     from contract.report import Collector, Report
-    from contract.wires.stream_json import StreamRules
+    from contract.wires.stream_json.machines import StreamRules
 
     objs = [json.loads(line) for line in _golden_stream(3000, wreck=True).splitlines() if line.startswith(b"{")]
     objs = [o for o in objs if isinstance(o, dict)]
@@ -222,3 +222,17 @@ def test_auto_uses_one_process_when_most_lines_fail(tmp_path: Path) -> None:
     with failing.open("rb") as handle:
         assert not parallel.worth_it(handle, None, "stream-json")
         assert parallel.worth_it(handle, 2, "stream-json")  # asked for explicitly: still honoured
+
+
+def test_an_unknown_line_type_is_noted_on_both_paths(tmp_path: Path) -> None:
+    """A line of a type the schema does not list is valid (open set), so a block of such lines is
+    "clean" to the worker's C-level proof; the one-process step notes the type, so the worker must
+    not prove that block clean (found by the deep run's whole case sweep, which the sample missed)."""
+    lines = (data_dir("goldens") / "stream-json" / "hello.jsonl").read_bytes().splitlines(keepends=True)
+    unknown = lines[1].replace(b'"type":"assistant"', b'"type":"thought"', 1)
+    assert unknown != lines[1]
+    path = tmp_path / "open.jsonl"
+    path.write_bytes(lines[0] + unknown + b"".join(lines[1:]))
+    serial = _report(path, "stream-json", 1)
+    assert any("'thought', which the schema does not list" in note for note in serial["notes"])
+    assert _report(path, "stream-json", 2) == serial

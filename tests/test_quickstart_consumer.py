@@ -8,24 +8,21 @@ PATH, as a checkout with its venv active would run it.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.test_quickstarts import quickstart as readme_quickstart
+
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 ROOT = Path(__file__).resolve().parent.parent
-MARKER = "<!-- quickstart:consumer -->"
 
 
 def quickstart() -> str:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    match = re.search(re.escape(MARKER) + r"\n```sh\n(.*?)\n```", readme, re.DOTALL)
-    assert match, f"README has no fenced sh block after {MARKER}"
-    return match.group(1)
+    return readme_quickstart("consumer")
 
 
 def test_the_consumer_quick_start_runs_as_written(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import contract
-from contract import goldens
+from contract import golden_compare, goldens
 from contract.reference.stream_json_emitter import replay
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -27,7 +27,7 @@ def test_a_replay_is_fresh_conformant_and_equal_after_normalization(
     assert first["ts"] != original["ts"]
     report = contract.check(output, wire="stream-json", strict=True)
     assert report.violations == []
-    comparison = goldens.compare(golden.data(), output, "stream-json")
+    comparison = golden_compare.compare(golden.data(), output, "stream-json")
     assert comparison.equal, comparison.summary()
 
 
@@ -54,7 +54,7 @@ def test_the_module_replays_the_golden_it_is_given_with_its_exit_status() -> Non
     golden = goldens.load("stream-json", "max_turns")
     done = _run({"MILK_CONTRACT_GOLDEN": str(golden.path)}, *golden.reproduce.argv)
     assert done.returncode == golden.reproduce.exit_status == 1
-    assert goldens.compare(golden.data(), done.stdout, "stream-json").equal
+    assert golden_compare.compare(golden.data(), done.stdout, "stream-json").equal
     assert done.stderr == b""
 
 

@@ -175,7 +175,7 @@ def test_markdown_and_github_say_how_many_rules_were_exercised(capsys: pytest.Ca
 
 
 def test_a_check_that_did_not_finish_passes_no_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract.wires.stream_json import StreamRules
+    from contract.wires.stream_json.machines import StreamRules
 
     clean = check(HELLO.read_bytes())
     assert _statuses(clean)["sj.seq"] == "passed"  # near miss: a finished check earns "passed"

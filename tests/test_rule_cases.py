@@ -7,13 +7,33 @@ import pytest
 import contract
 from contract import requirements
 from contract.catalog import CATALOG, rules_for
-from tests.casefiles import Case, all_cases
+from contract.wires import registered
+from tests.casefiles import Case, all_cases, load
+from tests.synthetic_wire import AUDIT_LOG, HERE
 
 CASES = all_cases()
+# The synthetic wire's cases sit in its own folder (tests/synthetic_wire/cases), found the same way.
+SYNTHETIC = [case for path in sorted((HERE / "cases").glob("*.json")) for case in load(path)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_case(case: Case) -> None:
+    _judge(case)
+
+
+@pytest.mark.parametrize("case", SYNTHETIC, ids=[c.id for c in SYNTHETIC])
+def test_synthetic_wire_case(case: Case) -> None:
+    """The same judgement over a wire the tests register (a wire is its package plus one registry line)."""
+    with registered(AUDIT_LOG):
+        _judge(case)
+
+
+def test_every_synthetic_wire_rule_has_a_firing_case_and_a_near_miss() -> None:
+    covered = {(c.rule, c.fires) for c in SYNTHETIC}
+    assert {(rule.id, fires) for rule in AUDIT_LOG.rules for fires in (True, False)} <= covered
+
+
+def _judge(case: Case) -> None:
     report = contract.check(case.data, wire=case.wire, strict=case.strict)
     found = [v for v in report.violations if v.rule == case.rule]
     status = {v.rule.id: v.status for v in requirements.verdicts(report)}.get(case.rule)

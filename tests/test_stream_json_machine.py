@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 import contract
+from contract.jsonvalue import same_value
 from contract.reader import Record
 from contract.report import Collector, Report
-from contract.wires.stream_json import StreamRules, same_json
+from contract.wires.stream_json.machines import StreamRules
 from tests.depth import deep, sample
 
 GOLDENS = Path(__file__).resolve().parent.parent / "goldens" / "stream-json"
@@ -120,12 +121,12 @@ def test_token_counts_are_judged_by_value() -> None:
 
 
 def test_reassembly_compares_numbers_by_exact_value_and_keeps_booleans_apart() -> None:
-    assert same_json({"n": 1}, {"n": 1.0})
-    assert same_json([Decimal("1.00")], [1])
-    assert not same_json({"n": 1}, {"n": True})
-    assert not same_json([0], [False])
-    assert not same_json([Decimal("2.0000000000000001")], [2])
-    assert not same_json([1], ["1"])
+    assert same_value({"n": 1}, {"n": 1.0})
+    assert same_value([Decimal("1.00")], [1])
+    assert not same_value({"n": 1}, {"n": True})
+    assert not same_value([0], [False])
+    assert not same_value([Decimal("2.0000000000000001")], [2])
+    assert not same_value([1], ["1"])
 
 
 # -- D9: bounds emit checker.limit once, and stop the check instead of guessing ---------------

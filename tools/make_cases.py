@@ -1,8 +1,11 @@
 """Write tests/cases/{line,stream-json}/*.json from the small stream below (a dev tool, run by hand).
 
-Case files are the artifact the suite reads; this script only saves typing when a case is
-added. Each case is a base conformant stream with one edit, so a reviewer sees exactly what
-the near miss and the firing stream differ in.
+Case files are the artifact the suite reads; this script only saves typing for the cases it
+writes. Each case is a base conformant stream with one edit, so a reviewer sees exactly what
+the near miss and the firing stream differ in. A new rule needs no edit here: its cases are
+written in its own case file (docs/architecture.md, "Adding a rule"), which this script leaves
+as it is (it rewrites the files it writes, byte for byte as they are, and merges into the rest
+only the cases it names).
 """
 
 from __future__ import annotations

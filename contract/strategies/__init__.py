@@ -37,7 +37,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contract.catalog import CATALOG
+from contract.catalog import CATALOG, rules_for
 from contract.rules import Observed
 from contract.strategies import framing
 from contract.strategies._common import render
@@ -83,8 +83,9 @@ def breakable(wire: str) -> frozenset[str]:
 
 
 def _framing_rules(wire: str) -> frozenset[str]:
-    """The framing breakers whose rule applies to ``wire`` (line.ansi is stream-json's only)."""
-    return frozenset(rule for rule in framing.BREAKERS if CATALOG[rule].wire in ("line", wire))
+    """The framing breakers whose rule applies to ``wire`` (line.ansi: where ``Wire.ansi`` asks for it)."""
+    applies = {rule.id for rule in rules_for(wire)}
+    return frozenset(rule for rule in framing.BREAKERS if rule in applies)
 
 
 def broken_streams(wire: str, rule: str) -> st.SearchStrategy[bytes]:

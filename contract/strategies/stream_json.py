@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from contract.strategies import _compose
 from contract.strategies._common import count, flags, ident, ints, json_objects, json_values, pick, render, text
-from contract.wires.stream_json import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
+from contract.wires.stream_json.machines import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 
 Line = dict[str, Any]
 KNOWN_CAPABILITIES = ("stream_v1", "partial_messages_v1", "tasks_v1", "workflows_v1")

@@ -27,7 +27,8 @@ from contract.strategies.stream_json import (
     transcripts,
 )
 from contract.wires.base import Strategies
-from contract.wires.stream_json import RESULT_IS_ERROR, USAGE_KEYS
+from contract.wires.stream_json.machines import RESULT_IS_ERROR, USAGE_KEYS
+from contract.wires.stream_json.rules import REGISTRY
 
 # Rules that necessarily fire with the one broken, and why.
 ALSO: dict[str, frozenset[str]] = {
@@ -386,31 +387,8 @@ def role_form(draw: st.DrawFn) -> list[Line]:
     return insert(draw, lines, {"type": kind, "message": _text_message(role)})
 
 
-BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
-    "sj.schema": schema,
-    "sj.ts-format": ts_format,
-    "sj.init-first": init_first,
-    "sj.init-once": init_once,
-    "sj.result-once": result_once,
-    "sj.result-last": result_last,
-    "sj.subtype": subtype,
-    "sj.seq": seq,
-    "sj.seq-contiguous": seq_contiguous,
-    "sj.session": session,
-    "sj.session-constant": session_constant,
-    "sj.result-is-error": result_is_error,
-    "sj.agent-form": agent_form,
-    "sj.message-form": message_form,
-    "sj.message-present": message_present,
-    "sj.tool-result-ref": tool_result_ref,
-    "sj.parent-ref": parent_ref,
-    "sj.tool-args-reassembly": tool_args_reassembly,
-    "sj.tool-args-duplicate-key": tool_args_duplicate_key,
-    "sj.capabilities": capabilities,
-    "sj.usage-rollup": usage_rollup,
-    "sj.ts-order": ts_order,
-    "sj.role-form": role_form,
-}
+# Each rule's breaker, as its declaration in the wire's registry names it (rules.py, ``breaker``).
+BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = REGISTRY.breakers(globals())
 
 
 # What the wire descriptor's ``strategies`` names: this wire's strategies in one object.

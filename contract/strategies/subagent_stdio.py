@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from contract.strategies import _compose
 from contract.strategies._common import count, digits, flags, ints, pick, render
 from contract.strategies._schemas import DEFAULT_DEPTH
-from contract.wires.subagent_stdio import FAILED, SUCCEEDED
+from contract.wires.subagent_stdio.machines import FAILED, SUCCEEDED
 
 Line = dict[str, Any]
 WIRE = "subagent-stdio"

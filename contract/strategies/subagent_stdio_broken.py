@@ -29,6 +29,7 @@ from contract.strategies.subagent_stdio import (
     unseen_epoch,
 )
 from contract.wires.base import Strategies
+from contract.wires.subagent_stdio.rules import REGISTRY
 
 # Rules that necessarily fire with the one broken, and why. None on this wire: every breaker
 # appends or edits so that the other rules keep holding.
@@ -332,20 +333,8 @@ def unavailable(draw: st.DrawFn) -> list[Line]:
     return exchange(draw, lines, snap)
 
 
-BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = {
-    "sa.schema": schema,
-    "sa.response-correlation": response_correlation,
-    "sa.event-envelope": event_envelope,
-    "sa.revision-order": revision_order,
-    "sa.events-capability": events_capability,
-    "sa.unique-keys": unique_keys,
-    "sa.fleet-counts": fleet_counts,
-    "sa.capacity": capacity,
-    "sa.tokens-total": tokens_total,
-    "sa.node-times": node_times,
-    "sa.outcome": outcome,
-    "sa.unavailable": unavailable,
-}
+# Each rule's breaker, as its declaration in the wire's registry names it (rules.py, ``breaker``).
+BREAKERS: dict[str, Callable[[st.DrawFn], list[Line]]] = REGISTRY.breakers(globals())
 
 # What the wire descriptor's ``strategies`` names: this wire's strategies in one object.
 STRATEGIES = Strategies(streams=streams, transcripts=transcripts, sacrificial=sacrificial, breakers=BREAKERS,

@@ -10,7 +10,7 @@ import json
 import pytest
 
 import contract
-from contract import coverage, goldens
+from contract import coverage, golden_compare, goldens
 from contract.wires import Live
 
 SCENARIOS = goldens.all_scenarios()
@@ -50,7 +50,7 @@ def test_every_transcript_has_meta_and_back(wire: str) -> None:
 
 @pytest.mark.parametrize("golden", SCENARIOS, ids=IDS)
 def test_golden_compares_equal_to_itself(golden: goldens.Golden) -> None:
-    comparison = goldens.compare(golden.data(), golden.data(), golden.wire)
+    comparison = golden_compare.compare(golden.data(), golden.data(), golden.wire)
     assert comparison.equal, comparison.summary()
 
 

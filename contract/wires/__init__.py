@@ -6,15 +6,45 @@ Each wire is one package under ``contract/wires/`` declaring one ``Wire`` descri
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
 
-from contract.wires.base import BatchMachine, Coverage, Live, Machine, Strategies, Wire
+from contract.wires.base import BatchMachine, Coverage, Dialogue, Evidence, Live, Machine, Strategies, Wire
 from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
 WIRES: dict[str, Wire] = {wire.name: wire for wire in (STREAM_JSON, SUBAGENT_STDIO)}
-NAMES = tuple(WIRES)
-DEFAULT = STREAM_JSON  # what --wire defaults to, and what auto falls back to when no line decides
+
+
+class _Names(Sequence[str]):
+    """The registered wires' names in registry order, read live (a wire registered later shows)."""
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return tuple(WIRES)[index]
+
+    def __len__(self) -> int:
+        return len(WIRES)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in WIRES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(WIRES))
+
+    def __repr__(self) -> str:
+        return repr(tuple(WIRES))
+
+
+NAMES: Sequence[str] = _Names()
+# What --wire defaults to, and what auto falls back to when no line decides: the registry's first.
+DEFAULT = next(iter(WIRES.values()))
 AUTO = "auto"  # --wire auto: the wire is picked from the first line that looks like one
 
 
@@ -31,28 +61,78 @@ def resolve(wire: Wire | str) -> Wire:
     return wire if isinstance(wire, Wire) else get(wire)
 
 
+# Tables other modules derive from the registry (the catalog, the vital and always-judged rules,
+# the schema step's rules): each rebuilt when the registry changes (``registered``).
+_DERIVED: list[Callable[[], None]] = []
+
+
+def derived(rebuild: Callable[[], None]) -> Callable[[], None]:
+    """Declare ``rebuild`` as recomputing a table derived from ``WIRES``; it runs now and whenever
+    the registry changes. (A decorator: the deriving module keeps its table a module global.)"""
+    _DERIVED.append(rebuild)
+    rebuild()
+    return rebuild
+
+
+@contextlib.contextmanager
+def registered(wire: Wire) -> Iterator[Wire]:
+    """``wire`` in the registry for the duration, after the bundled ones, with every derived table
+    following: how the tests hold a synthetic wire to the claim that a wire is its package plus
+    one registry line (tests/synthetic_wire/)."""
+    if wire.name in WIRES or is_auto(wire.name):
+        raise ValueError(f"a wire named {wire.name!r} is already registered")
+    WIRES[wire.name] = wire
+    try:
+        for rebuild in _DERIVED:
+            rebuild()
+        yield wire
+    finally:
+        del WIRES[wire.name]
+        for rebuild in _DERIVED:
+            rebuild()
+
+
 def is_auto(name: str) -> bool:
     """Whether a --wire value asks for detection rather than naming a wire."""
     return name == AUTO
 
 
-def ansi_for(name: str) -> bool | None:
-    """The reader's ``ansi`` setting for a --wire value (``contract.reader.read_records``):
-    the wire's own when it is known, None (decided per line by its type) under auto."""
-    return None if is_auto(name) else get(name).ansi
+def ansi_for(name: str) -> bool:
+    """The reader's ``ansi`` setting for a --wire value (``contract.reader.read_records``): the
+    wire's own when it is known; True under auto, where every line.ansi finding is held until the
+    wire is decided and then kept only if that wire's ``ansi`` says so (``contract.pipeline.pick_wire``),
+    so auto judges each line exactly as the decided wire does."""
+    return True if is_auto(name) else get(name).ansi
 
 
-def detect(obj: dict[str, Any] | None) -> str | None:
-    """The wire a first line belongs to, or None when it looks like neither."""
+def candidates(obj: dict[str, Any]) -> list[Wire]:
+    """The wires ``obj`` (a first object line) looks like, surest first (each by its own evidence;
+    wires as sure as each other keep their registry order)."""
+    sure = [(wire.detect(obj), index, wire) for index, wire in enumerate(WIRES.values())]
+    return [wire for evidence, _, wire in sorted(sure, key=lambda s: (-s[0], s[1])) if evidence > Evidence.NONE]
+
+
+def detect(obj: dict[str, Any] | None) -> Wire | None:
+    """The wire a first object line belongs to (the surest), or None when it looks like none."""
     if obj is None:
         return None
-    for wire in sorted(WIRES.values(), key=lambda w: w.detect_rank):
-        if wire.detect(obj):
-            return wire.name
-    return None
+    found = candidates(obj)
+    return found[0] if found else None
+
+
+def first(live: Live) -> Wire:
+    """The registry's first wire whose live mode is ``live``: what a verb made for that mode
+    (``run --provoke``, ``feed``; the conversation driver, the fuzzer) holds by default."""
+    return next(wire for wire in WIRES.values() if wire.live is live)
+
+
+def conversation() -> Wire:
+    """The registry's first conversation wire (``Live.CONVERSATION``, with its ``dialogue``)."""
+    return next(wire for wire in WIRES.values() if wire.live is Live.CONVERSATION and wire.dialogue is not None)
 
 
 __all__ = [
-    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Live", "Machine", "Strategies", "Wire",
-    "ansi_for", "detect", "get", "is_auto", "resolve",
+    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Dialogue", "Evidence", "Live", "Machine",
+    "Strategies", "Wire", "ansi_for", "candidates", "conversation", "derived", "detect", "first", "get", "is_auto",
+    "registered", "resolve",
 ]

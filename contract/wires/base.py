@@ -18,10 +18,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import Enum, IntEnum, StrEnum
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from contract.reader import Record
+from contract.resources import data_dir
 from contract.rules import Rule
 from contract.sink import Sink
 
@@ -117,6 +119,34 @@ class Strategies:
     also: Mapping[str, frozenset[str]]
 
 
+class Evidence(IntEnum):
+    """How sure a wire is, from a first object line alone, that the line is its own (``Wire.detect``).
+
+    Each wire judges by its own evidence; ``--wire auto`` takes the surest (``contract.wires.detect``),
+    so no global order of wires decides, and a wire added later cannot be shadowed by one that
+    happens to be tried first.
+    """
+
+    NONE = 0  # nothing of this wire's
+    MEMBER = 1  # a member this wire's lines carry, but that other wires may carry too (``seq``)
+    TYPE = 2  # a line type this wire's schema names: the wire's own word
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    """The line types of a conversation wire (``Live.CONVERSATION``) and how to write a command.
+
+    ``command``: the type of the client's lines; ``response``: the type of the host's answer to
+    one command (the n-th answers the n-th); ``event``: the type of a line the host pushes
+    unasked; ``build``: a command line, with ``id`` when one is given (None: no id member).
+    """
+
+    command: str
+    response: str
+    event: str | None
+    build: Callable[[str | None], Line]
+
+
 @dataclass(frozen=True)
 class Wire:
     """One wire, completely: everything milk-contract needs to check, run, record and generate it."""
@@ -126,8 +156,9 @@ class Wire:
     schema_rule: str  # the catalog rule a schema failure is reported as
     rules: tuple[Rule, ...]  # the wire's own catalog rules (framing, harness rules are common)
     machines: Callable[[], list[Machine]]  # a fresh set of rule machines per stream
-    detect: Callable[[Line], bool]  # does a first line look like this wire?
-    detect_rank: int  # --wire auto tries wires by ascending rank (the more specific test first)
+    # How sure this wire is, from its own evidence, that a first object line is one of its own:
+    # ``--wire auto`` takes the surest wire (``contract.wires.detect``), never a global rank.
+    detect: Callable[[Line], Evidence]
     volatile: tuple[Volatile, ...]  # per-run fields, normalized before a golden comparison
     coverage: Coverage
     live: Live
@@ -138,13 +169,31 @@ class Wire:
     # by ``load_strategies`` (so hypothesis stays out of ``check``, and no import cycle arises).
     strategies: str
     # Whether line.ansi applies to every line of this wire (its schema says "never any ANSI
-    # escapes"); under --wire auto the reader exempts subagent-typed lines by their type.
+    # escapes"). Under --wire auto the wire is decided first and every line judged by its setting.
     ansi: bool = False
+    # Whether the line type is an open set by the seed's own words: a line of a type the top-level
+    # ``oneOf`` does not list is judged by the schema without that ``oneOf`` (``contract.schema``).
+    open_types: bool = False
+    # Rules the wire's machines judge on every stream, an empty one included (their finish
+    # decides them), so no capture leaves them not exercised (``contract.requirements``).
+    always_judged: frozenset[str] = frozenset()
+    # Rules whose findings explain a failure wherever they are (the terminal-line ones): kept past
+    # the report's general cap like the run, framing and checker rules (``contract.report``).
+    vital: frozenset[str] = frozenset()
+    # The conversation's line types and command builder (None for a ``Live.STREAM`` wire).
+    dialogue: Dialogue | None = None
     # The order in which to compare a transcript's lines with a golden's, from their parsed
     # values (None for a line that is not an object): what timing decides is not behaviour.
     canonical: Callable[[list[Line | None]], list[int]] | None = None
     # The emitter version a transcript reports about itself, if the wire carries one.
     version: Callable[[bytes], str | None] | None = None
+
+    @property
+    def schema_path(self) -> Path:
+        """The seed schema's file: ``schema_file`` under the bundled ``schemas/`` (an absolute
+        ``schema_file`` is taken as it is: a wire registered by a test keeps its schema beside it)."""
+        given = Path(self.schema_file)
+        return given if given.is_absolute() else data_dir("schemas") / given
 
     def load_strategies(self) -> Strategies:
         """The wire's hypothesis strategies (imports hypothesis)."""

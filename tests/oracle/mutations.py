@@ -121,15 +121,6 @@ def insert_member(data: bytes, kind: str, line_no: int, member: str) -> Mutation
     return kind, join(lines)
 
 
-def replace_in_line(data: bytes, kind: str, line_no: int, old: str, new: str) -> Mutation | None:
-    lines = [line.decode() for line in lines_of(data)]
-    i = line_no % len(lines)
-    if old not in lines[i]:
-        return None
-    lines[i] = lines[i].replace(old, new, 1)
-    return kind, join([line.encode() for line in lines])
-
-
 def replace_first(data: bytes, kind: str, old: str, new: str) -> Mutation | None:
     text = data.decode()
     if old not in text:

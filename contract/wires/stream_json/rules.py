@@ -1,23 +1,31 @@
 """The stream-json rules of the catalog, with the seed words each stands on.
 
-They sit beside the machine that emits them (``machines.StreamRules``); the schema rule
-``sj.schema`` is emitted by the checker's schema step for this wire.
+Each rule is declared once, in ``REGISTRY``: its metadata, the emitter that emits it (the
+schema step for ``sj.schema``, ``machines.StreamRules`` for the rest) and its breaking strategy
+(a function of ``contract.strategies.stream_json_broken``). ``RULES`` (the wire's catalog
+rules), ``StreamRules.rules`` and the breakers are derived from it. A new rule may carry its
+logic here as a ``Check`` (``REGISTRY.check``), which ``StreamRules`` runs from its single
+dispatch by line type (docs/architecture.md, "Adding a rule").
 """
 
 from __future__ import annotations
 
+from contract.rules import SCHEMA_STEP, Basis, Level, Registry, Rule
 from contract.rules import SJ_SCHEMA as _SJ
-from contract.rules import Basis, Level, Rule
 
 _W, _D, _P = Basis.WRITTEN, Basis.DERIVED, Basis.POLICY
 
-RULES: tuple[Rule, ...] = (
-    # -- stream-json, MUST ---------------------------------------------------------------
-    # Each source quotes the seed words the rule stands on; ``basis`` says whether those words
-    # say it (written), it follows from the seed's structure or a stated purpose (derived), or it
-    # is our choice where the seed is silent (policy). A rule that mixed two is split (issue 23):
-    # sj.seq / sj.seq-contiguous, sj.session / sj.session-constant, sj.tool-args-reassembly /
-    # sj.tool-args-duplicate-key.
+REGISTRY = Registry("stream-json")
+
+# -- stream-json, MUST ---------------------------------------------------------------
+# Each source quotes the seed words the rule stands on; ``basis`` says whether those words
+# say it (written), it follows from the seed's structure or a stated purpose (derived), or it
+# is our choice where the seed is silent (policy). A rule that mixed two is split (issue 23):
+# sj.seq / sj.seq-contiguous, sj.session / sj.session-constant, sj.tool-args-reassembly /
+# sj.tool-args-duplicate-key.
+
+REGISTRY.add(
+    SCHEMA_STEP,
     Rule("sj.schema", Level.MUST, "stream-json",
          "each line validates against the stream-json schema; a line of an unknown type against the common "
          "envelope only (the schema without its top-level oneOf: type is an open set)",
@@ -27,35 +35,40 @@ RULES: tuple[Rule, ...] = (
          "oneOf names: properties.type.description 'open set: ignore unknown values' and the top-level "
          "'open-set enums everywhere', so such a line is validated against every keyword but that oneOf "
          "(required type/session_id/seq/ts, additionalProperties: false, every property schema), and the "
-         "report says so in a note", basis=_W),
+         "report says so in a note", basis=_W, breaker="schema"),
+)
+
+# Judged by machines.StreamRules (sj.schema above is the schema step's).
+REGISTRY.add(
+    "StreamRules",
     Rule("sj.ts-format", Level.MUST, "stream-json",
          "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC",
          f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written); the leap-second placement is '
          "RFC 3339 §5.7 read as JSON-Schema-Test-Suite's date-time cases read it (the standard the seed names)",
-         basis=_W),
+         basis=_W, breaker="ts_format"),
     Rule("sj.init-first", Level.MUST, "stream-json", "the first line is system/init",
          f'{_SJ}, description: "system/init first"; oneOf[0].description: "system/init first" (written)',
-         basis=_W),
+         basis=_W, breaker="init_first"),
     Rule("sj.init-once", Level.MUST, "stream-json", "system/init appears once per run",
          f'{_SJ}, description: "system/init first" (inferred: the words do not say "once"; a second '
-         "system/init is not first, so it breaks the run's framing)", basis=_D),
+         "system/init is not first, so it breaks the run's framing)", basis=_D, breaker="init_once"),
     Rule("sj.result-once", Level.MUST, "stream-json",
          "at most one result line per run: a second result is this rule (a missing one is sj.result-last)",
          f'{_SJ}, description: "exactly one terminal result last"; oneOf[4].description: "exactly one '
-         'terminal line per run" (written)', basis=_W),
+         'terminal line per run" (written)', basis=_W, breaker="result_once"),
     Rule("sj.result-last", Level.MUST, "stream-json",
          "the result line is the last line; a missing result is a truncated run (this rule, not sj.result-once)",
          f'{_SJ}, description: "exactly one terminal result last" (written); a run with no result ends '
          "without its terminal line, so the last line is not the result. An unreadable line after the "
          "result is a line after it, whatever it holds; an unreadable last line with no result before "
          "it may be the result: the finding says so (not 'ending without one'), and still fires, since "
-         "the run is not shown to end with its result (issue 20)", basis=_W),
+         "the run is not shown to end with its result (issue 20)", basis=_W, breaker="result_last"),
     Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
          # The seed words in single quotes: a new rule's double-quoted words would enter the wire
          # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
          f"{_SJ}, description: 'a type discriminator per line plus subtype for the system/result "
          "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)",
-         basis=_W),
+         basis=_W, breaker="subtype"),
     Rule("sj.seq", Level.MUST, "stream-json",
          "seq never goes back within a run (monotonic), judged by value",
          f'{_SJ}, description: "monotonic seq per run" (written: a seq below the one before is not monotonic; '
@@ -63,7 +76,8 @@ RULES: tuple[Rule, ...] = (
          "counts up); the same sentence's properties.seq.description: \"gap-tolerant consumers can detect "
          "dropped lines on relays\" is the purpose sj.seq-contiguous (derived) stands on, not this rule. "
          "Numbers by value per JSON Schema (1.0 is 1; 2.0000000000000001 is no integer); a line rejected by "
-         "framing stands for one step; a seq beyond 4300 digits is checker.limit for that line", basis=_W),
+         "framing stands for one step; a seq beyond 4300 digits is checker.limit for that line",
+         basis=_W, breaker="seq"),
     Rule("sj.seq-contiguous", Level.MUST, "stream-json",
          "seq has no gap and no repeat: each line's seq is the previous line's plus one",
          f"{_SJ}, properties.seq.description: 'monotonic per run (gap-tolerant consumers can detect dropped "
@@ -71,19 +85,19 @@ RULES: tuple[Rule, ...] = (
          "seq reveals drops only if every line takes the next number, so a gap is a dropped line and the run as "
          "captured is incomplete, and a repeat would hide a drop or a duplicated line). "
          "Judged by value, a framing-rejected line standing for one step, as "
-         "sj.seq", basis=_D),
+         "sj.seq", basis=_D, breaker="seq_contiguous"),
     Rule("sj.session", Level.MUST, "stream-json", "the run's session_id has the milk session id form sess_...",
          f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
-         'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W),
+         'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W, breaker="session"),
     Rule("sj.session-constant", Level.MUST, "stream-json", "one session_id for the whole run",
          f"{_SJ}, properties.session_id.description: 'milk session id' on every line (required), and "
          "'monotonic seq per run': derived from the structure (seq and the stream are per run of one "
-         "session, so a second id on one stream is a second session's line)", basis=_D),
+         "session, so a second id on one stream is a second session's line)", basis=_D, breaker="session_constant"),
     Rule("sj.result-is-error", Level.MUST, "stream-json",
          "is_error is present on every result line and matches the known subtype (a non-boolean is sj.schema's)",
          f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '
          '(execution error, max turns, interruption); present on every result line"; description: '
-         '"a refusal is a completed turn and reports is_error false" (written)', basis=_W),
+         '"a refusal is a completed turn and reports is_error false" (written)', basis=_W, breaker="result_is_error"),
     Rule("sj.agent-form", Level.MUST, "stream-json",
          "agent, where present, is an object on system/init and a string on assistant/user (any label)",
          f'{_SJ}, properties.agent.description: "dual-form: the AgentInfo object on system/init lines; '
@@ -91,7 +105,8 @@ RULES: tuple[Rule, ...] = (
          "present, the one reading of every dual-form sentence, as sj.message-form; a missing agent is no "
          "finding on any line type); "
          'description: "open-set enums everywhere — this schema documents known values in descriptions but '
-         'does not constrain them", so primary | escalation are known labels, not the only ones', basis=_W),
+         'does not constrain them", so primary | escalation are known labels, not the only ones',
+         basis=_W, breaker="agent_form"),
     Rule("sj.message-form", Level.MUST, "stream-json",
          "message, where present, is a string on system/error and a Message object on assistant/user",
          f'{_SJ}, properties.message.description: "dual-form: a string on system/error lines; the '
@@ -99,25 +114,25 @@ RULES: tuple[Rule, ...] = (
          "for every dual-form sentence (agent too) and every line type it names: the sentence gives the "
          "form where the member is present; it does not make it present, which the seed says with "
          "'present' where it means it: is_error, 'present on every result line'. A missing message on "
-         "assistant/user is sj.message-present's, derived from other words)", basis=_W),
+         "assistant/user is sj.message-present's, derived from other words)", basis=_W, breaker="message_form"),
     Rule("sj.message-present", Level.MUST, "stream-json",
          "assistant and user lines carry a message",
          f"{_SJ}, oneOf[2].description 'completed assistant message blocks (text | thinking | tool_use)' and "
          "oneOf[3].description 'tool_result blocks + tool_use_result summary' (derived: those lines are "
          "described by the message blocks they carry, so one without a message carries nothing they are "
          "for; the dual-form sentence alone does not require it, and nothing requires agent on any line or "
-         "message on system/error)", basis=_D),
+         "message on system/error)", basis=_D, breaker="message_present"),
     Rule("sj.tool-result-ref", Level.MUST, "stream-json",
          "a tool_result (on any line) names an earlier tool_use",
          f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id (structure-derived '
          "MUST: the member is named tool_use_id, and a value that names no earlier tool_use is not a "
-         'tool_use id)', basis=_D),
+         'tool_use id)', basis=_D, breaker="tool_result_ref"),
     Rule("sj.parent-ref", Level.MUST, "stream-json", "parent_tool_use_id names an earlier tool_use",
          f'{_SJ}, properties.parent_tool_use_id.description: "present exactly when the actor is nested '
          '... makes F3/F4-style tree views reconstructable" (structure-derived MUST: the member is named '
          "parent_tool_use_id, and a tree is reconstructable only if the parent exists; "
          '"present exactly when the actor is nested" has no rule, since a stream does not say which '
-         'actor is nested other than by this field)', basis=_D),
+         'actor is nested other than by this field)', basis=_D, breaker="parent_ref"),
     Rule("sj.tool-args-reassembly", Level.MUST, "stream-json",
          "concatenated tool_args_delta fragments are one JSON text, equal to the input of the tool_use "
          "that completes them; no fragment after it; none left without one in a run "
@@ -135,25 +150,31 @@ RULES: tuple[Rule, ...] = (
          "fragments that no tool_use completes are the arguments of no call, unless the run failed: "
          "properties.is_error.description: 'true when the run failed (execution error, max turns, "
          "interruption)' (a failed run may stop mid-call: not judged, a note says so; nor a run with no "
-         "result, which sj.result-last reports; nor a call that only streamed empty fragments)", basis=_D),
+         "result, which sj.result-last reports; nor a call that only streamed empty fragments)",
+         basis=_D, breaker="tool_args_reassembly"),
     Rule("sj.tool-args-duplicate-key", Level.MUST, "stream-json",
          "the concatenated tool_args_delta fragments repeat no member name",
          "policy, as line.duplicate-key: the seed is silent on member names in the reassembly; RFC 8259 §4 "
          "says names SHOULD be unique and parsers disagree on which duplicate wins, so a consumer's reading "
-         "of the arguments would depend on its parser", basis=_P),
+         "of the arguments would depend on its parser", basis=_P, breaker="tool_args_duplicate_key"),
     # -- stream-json, SHOULD -------------------------------------------------------------
     Rule("sj.capabilities", Level.SHOULD, "stream-json",
          "stream_event lines need partial_messages_v1 advertised on init; task lines need tasks_v1",
          f'inferred from {_SJ}, oneOf[1].description: "partial deltas (partial_messages_v1)" and '
-         'properties.capabilities.description (known: stream_v1, partial_messages_v1, tasks_v1)', basis=_D),
+         'properties.capabilities.description (known: stream_v1, partial_messages_v1, tasks_v1)',
+         basis=_D, breaker="capabilities"),
     Rule("sj.usage-rollup", Level.SHOULD, "stream-json",
          "model_usage sums to usage on the result line (counts by value)",
          f'inferred from {_SJ}: usage is "aggregate per-run token accounting", model_usage '
-         '"per-model token rollups"', basis=_D),
+         '"per-model token rollups"', basis=_D, breaker="usage_rollup"),
     Rule("sj.ts-order", Level.SHOULD, "stream-json", "ts never goes back within a run (leap seconds included)",
-         f"inferred: {_SJ} orders lines by seq; timestamps that go back suggest a relay reordered lines", basis=_D),
+         f"inferred: {_SJ} orders lines by seq; timestamps that go back suggest a relay reordered lines",
+         basis=_D, breaker="ts_order"),
     Rule("sj.role-form", Level.SHOULD, "stream-json",
          "message.role matches the line type (assistant on assistant, user on user)",
          f'inferred from {_SJ}: oneOf[2] "completed assistant message blocks", oneOf[3] "tool_result blocks"',
-         basis=_D),
+         basis=_D, breaker="role_form"),
 )
+
+# The wire's catalog rules, in declaration order (contract.catalog); declare new rules above.
+RULES: tuple[Rule, ...] = REGISTRY.rules

@@ -1,0 +1,74 @@
+"""docs/architecture.md's worked example of "Adding a rule", executed on a copy of the project.
+
+The section's Python block is put where it says (the wire's rules module, above the closing
+``RULES = REGISTRY.rules``), its JSON block becomes the case file it names, and the copy then
+runs the rule tests: the new rule is in the catalog and its machine's declaration, fires on the
+doc's case and holds on its near miss. Only those two files changed in the copy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.project_copy import ROOT, copy_project, git, run_in
+
+DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+RULES_MODULE = Path("contract/wires/stream_json/rules.py")
+ANCHOR = "RULES: tuple[Rule, ...] = REGISTRY.rules"
+
+_PROBE = """
+import sys
+import contract
+from contract.catalog import CATALOG
+from contract.wires.stream_json.machines import StreamRules
+rule = sys.argv[1]
+assert rule in CATALOG and CATALOG[rule].level.value == "SHOULD", sorted(CATALOG)
+assert rule in StreamRules.rules
+ids = list(CATALOG)
+assert ids.index(rule) == ids.index("sj.role-form") + 1, ids  # after the wire's other rules
+print("ok")
+"""
+
+
+def _section(title: str) -> str:
+    start = DOC.index(f"## {title}\n")
+    end = DOC.index("\n## ", start + 1)
+    return DOC[start:end]
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+
+
+@pytest.mark.process
+def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
+    section = _section("Adding a rule")
+    [code] = _blocks(section, "python")
+    [case_text] = _blocks(section, "json")
+    cases = json.loads(case_text)
+    rule, wire = cases["rule"], cases["wire"]
+    assert f"tests/cases/{wire}/{rule}.json" in section  # the doc names the file it fills
+
+    copy = copy_project(tmp_path / "copy")
+    module = copy / RULES_MODULE
+    source = module.read_text(encoding="utf-8")
+    assert source.count(ANCHOR) == 1
+    module.write_text(source.replace(ANCHOR, f"{code}\n\n{ANCHOR}"), encoding="utf-8")
+    (copy / "tests" / "cases" / wire / f"{rule}.json").write_text(case_text, encoding="utf-8")
+
+    changed = sorted(line[3:] for line in git(copy, "status", "--porcelain", "-uall").splitlines())
+    assert changed == [str(RULES_MODULE), f"tests/cases/{wire}/{rule}.json"]
+
+    probe = run_in(copy, "-c", _PROBE, rule)
+    assert probe.returncode == 0, probe.stderr
+    done = run_in(copy, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/test_rule_emitters.py",
+                  "tests/test_rule_cases.py", "tests/test_rule_registry.py")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    # the example's own cases ran and passed: the firing one, the near miss and the idle one
+    own = [line for line in done.stdout.splitlines() if f"[{rule}[" in line]
+    assert len(own) == 3, own
+    assert all("PASSED" in line for line in own), own
