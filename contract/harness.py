@@ -117,12 +117,29 @@ def _stat(pid: int) -> tuple[int, int] | None:
         return None
 
 
-def _carries(pid: int, marker: bytes) -> bool:
+# While a process execs, /proc/PID/environ reads empty for a moment (seen in CI: a setsid
+# grandchild caught between writing a file and its exec). An orphan reparented to us (we are its
+# subreaper) that reads empty is asked again for a bounded while, so it is not missed for that.
+EXEC_RETRIES, EXEC_PAUSE = 10, 0.005
+
+
+def _environ(pid: int) -> bytes | None:
     try:
         with open(f"/proc/{pid}/environ", "rb") as environ:
-            return marker in b"\0" + environ.read()
+            return environ.read()
     except OSError:  # gone, or another user's process: not one of ours
-        return False
+        return None
+
+
+def _carries(pid: int, marker: bytes, patient: bool = False) -> bool:
+    """Whether ``pid``'s environment holds ``marker``; ``patient``: read an empty one again (an exec)."""
+    data = _environ(pid)
+    for _ in range(EXEC_RETRIES if patient else 0):
+        if data != b"":
+            break
+        time.sleep(EXEC_PAUSE)
+        data = _environ(pid)
+    return data is not None and marker in b"\0" + data
 
 
 def identity(fd: int) -> tuple[int, int] | None:
@@ -169,7 +186,8 @@ def _descendants(token: str, group: int) -> set[int]:
     marker = f"\0{TOKEN_VARIABLE}={token}\0".encode()
     me = os.getpid()
     stats = {pid: stat for pid in _proc_pids() if pid != me and (stat := _stat(pid)) is not None}
-    found = {pid for pid, (_, pgrp) in stats.items() if pgrp == group or _carries(pid, marker)}
+    found = {pid for pid, (parent, pgrp) in stats.items()
+             if pgrp == group or _carries(pid, marker, patient=parent == me)}
     grew = True
     while grew:
         more = {pid for pid, (parent, _) in stats.items() if parent in found and pid not in found}

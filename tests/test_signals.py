@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from contract import goldens
+from contract import goldens, harness
 from contract.harness import TOKEN_VARIABLE
 from contract.interrupts import Signalled, as_interrupts
 from tests.test_live_fail_closed import RECORD_SHIM, _snapshot
@@ -55,11 +55,18 @@ def carrying(token: str) -> list[int]:
     return found
 
 
-def _token_of(pid: int) -> str:
-    for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-        if item.startswith(f"{TOKEN_VARIABLE}=".encode()):
-            return item.split(b"=", 1)[1].decode()
-    raise AssertionError(f"process {pid} carries no {TOKEN_VARIABLE}")
+def _token_of(pid: int, seconds: float = 10.0) -> str:
+    """The run token in ``pid``'s environment. The grandchild writes its pid file just before it
+    execs, and while an exec is under way /proc/PID/environ reads empty (seen once in CI): so read
+    again until the token shows, for a bounded while."""
+    until = time.monotonic() + seconds
+    while True:
+        for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+            if item.startswith(f"{TOKEN_VARIABLE}=".encode()):
+                return item.split(b"=", 1)[1].decode()
+        if time.monotonic() >= until:
+            raise AssertionError(f"process {pid} carries no {TOKEN_VARIABLE}")
+        time.sleep(0.01)
 
 
 def _grandchild(pidfile: Path, proc: subprocess.Popen[bytes], other_than: int | None = None,
@@ -252,3 +259,13 @@ def test_a_child_forked_under_as_interrupts_dies_by_the_signal() -> None:
         _, status = os.waitpid(pid, 0)
     assert os.WIFSIGNALED(status), status
     assert os.WTERMSIG(status) == signal.SIGTERM
+
+
+def test_an_orphan_caught_mid_exec_is_still_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a process execs its environment reads empty for a moment; an orphan reparented to the
+    harness (its subreaper) that reads empty is asked again, so the token finds it (CI saw the race)."""
+    reads = iter([b"", b"", b"PATH=/bin\0MILK_CONTRACT_RUN=abc\0"])
+    monkeypatch.setattr(harness, "_environ", lambda pid: next(reads))
+    assert harness._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0", patient=True)
+    reads = iter([b""])
+    assert not harness._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0")  # a zombie, a kernel thread: asked once
