@@ -72,3 +72,37 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
     own = [line for line in done.stdout.splitlines() if f"[{rule}[" in line]
     assert len(own) == 3, own
     assert all("PASSED" in line for line in own), own
+
+
+def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
+    """The "Adding a wire" block, executed: the machine and the descriptor it declares, with the
+    synthetic wire's rules and schema (tests/synthetic_wire) standing in for the files steps 1 and 2
+    create, registered for the test: the golden passes with al.seq exercised, a gap fires al.seq."""
+    import dataclasses
+    import textwrap
+    from types import SimpleNamespace
+    from typing import ClassVar
+
+    import contract
+    from contract.reader import Record
+    from contract.requirements import verdicts
+    from contract.sink import Sink
+    from contract.wires import registered
+    from contract.wires.base import Coverage, Evidence, Live, Wire
+    from tests.synthetic_wire import GOLDEN, HERE, RULES
+
+    # the block stands inside a list item, indented: as written, then dedented
+    [code] = re.findall(r"^ *```python\n(.*?)^ *```$", _section("Adding a wire"), re.MULTILINE | re.DOTALL)
+    namespace = {"ClassVar": ClassVar, "Record": Record, "Sink": Sink, "Wire": Wire, "Coverage": Coverage,
+                 "Evidence": Evidence, "Live": Live, "RULES": RULES, "VOLATILE": (),
+                 "coverage": SimpleNamespace(EDGES=())}
+    exec(compile(textwrap.dedent(code), "docs/architecture.md", "exec"), namespace)
+    wire = dataclasses.replace(namespace["AUDIT_LOG"], schema_file=str(HERE / "audit-log.schema.json"),
+                               reference="tests.synthetic_wire.emitter")
+    with registered(wire):
+        report = contract.check(GOLDEN, wire="audit-log")
+        assert report.conformant, report.violations
+        assert {r.rule.id: r.status for r in verdicts(report)}["al.seq"] == "passed"
+        gap = GOLDEN.read_bytes().replace(b'"seq":2', b'"seq":5')
+        found = contract.check(gap, wire="audit-log").violations
+        assert [(v.rule, v.line, v.message) for v in found] == [("al.seq", 2, "expected seq 2, found 5")]
