@@ -565,8 +565,8 @@ def cmd_feed(args: argparse.Namespace) -> int:
             return feed.feed_stream(command, goldens, pty=args.pty, **options)
     try:
         result = run_feed()
-    except Interrupted as exc:
-        return _emit(exc.report, args.format)
+    except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, exit 128 + the signal
+        return _emit(exc.report, args.format, exc.signum)
     if result.failures and args.transcript:
         try:
             with open(args.transcript, "wb") as handle:

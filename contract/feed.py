@@ -39,6 +39,7 @@ import orjson
 
 from contract import textsafe
 from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, internal, interrupted
+from contract.interrupts import signal_of
 from contract.jsonvalue import clip
 from contract.report import Collector, Report
 from contract.wires import Live, first, get
@@ -488,9 +489,10 @@ def feed_stream(
                                          findings))
             if future and not findings:
                 _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
-    except KeyboardInterrupt:
-        interrupted(report, "the consumer")
-        raise Interrupted(report) from None
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+        signum = signal_of(exc)
+        interrupted(report, "the consumer", signum)
+        raise Interrupted(report, signum=signum) from None
     except Exception as exc:  # a fault of the feeder is a finding, never a pass (and never a traceback)
         internal(report, "consumer feeder", exc)
         return result

@@ -63,6 +63,7 @@ from contract.harness import (
     internal,
     interrupted,
 )
+from contract.interrupts import signal_of
 from contract.jsonvalue import clip
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.report import Collector, Report
@@ -366,9 +367,10 @@ def feed_client(
                 note_failure(out, result.failures[-1])
             elif future:
                 _search(result, out, golden.name, script, hold, examples, shrink_seconds)
-    except KeyboardInterrupt:
-        interrupted(report, "the client")
-        raise Interrupted(report) from None
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+        signum = signal_of(exc)
+        interrupted(report, "the client", signum)
+        raise Interrupted(report, signum=signum) from None
     except Exception as exc:  # a fault of the host double is a finding, never a pass
         internal(report, f"{WIRE} host double", exc)
         return result

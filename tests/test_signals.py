@@ -269,3 +269,17 @@ def test_an_orphan_caught_mid_exec_is_still_found(monkeypatch: pytest.MonkeyPatc
     assert harness._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0", patient=True)
     reads = iter([b""])
     assert not harness._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0")  # a zombie, a kernel thread: asked once
+
+
+@pytest.mark.parametrize(("signum", "name", "code"), [(signal.SIGTERM, "SIGTERM", 143), (signal.SIGHUP, "SIGHUP", 129)])
+def test_a_signal_during_feed(signum: int, name: str, code: int, marker: str, tmp_path: Path) -> None:
+    """feed too takes Ctrl-C's path with the signal's own name and status (it said SIGINT, 130)."""
+    pidfile = tmp_path / "pid"
+    status, out, err, token = _signal([PY, "-m", "contract", "feed", "--scenario", "hello", "--timeout", "60",
+                                       "--format", "json", "--", PY, HANGS, marker, str(pidfile), "quiet"],
+                                      pidfile, signum)
+    assert status == code, err
+    assert "Traceback" not in err
+    report = json.loads(out)
+    _interrupted([v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"], name)
+    _no_process_left(token)
