@@ -90,6 +90,11 @@ def project_root(root: str | None) -> Path:
     """The checkout to evolve: ``--root``, the package's own checkout, or the one around the cwd."""
     from contract.recording import other_checkout, source_tree
 
+    if installed_copy():  # its data is its own bundled copy, not the checkout's it is about to change
+        sys.stderr.write("warning: this milk-contract is an installed (non-editable) copy: it judges with its own "
+                         "bundled schemas and goldens, not the checkout's, so its check and scenario will not see "
+                         "this change; for an ADR walk install the checkout editable (pip install -e .) or run "
+                         "python -m contract from it\n")
     if root is not None:
         folder = Path(root)
     elif not installed_copy():

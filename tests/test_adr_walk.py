@@ -409,3 +409,21 @@ def test_evolve_inside_another_checkout_warns(tmp_path: Path, capsys: pytest.Cap
     monkeypatch.chdir(ROOT)  # near miss: from its own checkout, no warning
     assert cli.run(["evolve", "--dry-run", "--wire", "stream-json", str(ROOT / SCHEMA)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_evolve_from_an_installed_copy_warns_that_it_will_not_see_the_change(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A non-editable install judges with its bundled schemas: the README's own first command
+    installs one, and its scenario then failed on the field evolve had just added, with no word of
+    why (an outside review found it). evolve says so first."""
+    from contract import evolve
+
+    monkeypatch.setattr(evolve, "installed_copy", lambda: True)
+    capsys.readouterr()
+    assert cli.run(["evolve", "--dry-run", "--root", str(ROOT), "--wire", "stream-json", str(ROOT / SCHEMA)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: this milk-contract is an installed (non-editable) copy")
+    assert "pip install -e ." in err
+    monkeypatch.setattr(evolve, "installed_copy", lambda: False)  # near miss: the checkout's own package
+    assert cli.run(["evolve", "--dry-run", "--root", str(ROOT), "--wire", "stream-json", str(ROOT / SCHEMA)]) == 0
+    assert capsys.readouterr().err == ""
