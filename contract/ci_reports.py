@@ -155,6 +155,11 @@ def render_text_many(reports: list[Report]) -> str:
             out.append(f"  {textsafe.text(r.coverage.text_lines()[0])}")
     if any(not r.conformant for r in reports):
         out.append(f"# details: {TOOL} check FILE (one file) or --format json")
+    # the wire note of pipeline.wire_hint, said once for the lot (a folder of mixed captures, say)
+    other = [r for r in reports if any(note.startswith("wire: checked as ") for note in r.notes)]
+    if other:
+        out.append(f"# {counted(len(other), 'file')} (first: {textsafe.text(other[0].source)}) looked like another "
+                   "wire than the one checked: pass --wire auto to pick the wire per file")
     out.append(_totals(reports))
     return "\n".join(out) + "\n"
 

@@ -242,7 +242,9 @@ def _version() -> str:
 
 
 def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str], baseline: bool = True) -> None:
-    parser.add_argument("--wire", choices=wires, default=DEFAULT.name)  # the registry's first
+    parser.add_argument("--wire", choices=wires, default=DEFAULT.name,  # the registry's first
+                        help=f"the wire to judge by (default {DEFAULT.name}"
+                             + ("; auto: picked per file from its first object lines)" if AUTO in wires else ")"))
     parser.add_argument("--format", choices=FORMAT_NAMES, default="text",
                         help="text (people), json (tools), junit, github (workflow annotations), "
                              "sarif (code scanning), markdown (a step summary)")

@@ -288,3 +288,20 @@ def test_the_strategies_still_take_their_arguments() -> None:
     assert "sj.seq" in strategies.breakable("stream-json")
     with pytest.raises(ValueError, match="depth"):
         strategies.lines("subagent-stdio", depth=-1)
+
+
+def test_many_files_say_once_that_some_looked_like_another_wire(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """`check goldens/` judged the subagent goldens as stream-json with no word why (an outside
+    review); the many-file text now says it once, and auto (the near miss) judges them right."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(HELLO.read_bytes())
+    (folder / "b.jsonl").write_bytes(SUBAGENT.read_bytes())
+    code, out, _ = _run(["check", str(folder)], capsys)
+    assert code == 1
+    assert "# 1 file (first: " in out
+    assert "pass --wire auto" in out
+    code, out, _ = _run(["check", "--wire", "auto", str(folder)], capsys)
+    assert code == 0
+    assert "looked like another wire" not in out
