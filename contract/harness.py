@@ -107,14 +107,20 @@ def _proc_pids() -> list[int]:
         return []
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, process group) from ``/proc/<pid>/stat``; a zombie still has both."""
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """(parent pid, process group, session) from ``/proc/<pid>/stat``; a zombie still has them."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()  # the command name may hold spaces and ')'
-        return int(fields[1]), int(fields[2])
+        return int(fields[1]), int(fields[2]), int(fields[3])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _our_children() -> frozenset[int]:
+    """The processes whose parent is this one, now (what a run's adopted orphans are told apart from)."""
+    me = os.getpid()
+    return frozenset(pid for pid in _proc_pids() if (stat := _stat(pid)) is not None and stat[0] == me)
 
 
 # While a process execs, /proc/PID/environ reads empty for a moment (seen in CI: a setsid
@@ -175,22 +181,31 @@ def _command_name(pid: int) -> str:
         return "?"
 
 
-def _descendants(token: str, group: int) -> set[int]:
+def _descendants(token: str, group: int, before: frozenset[int] = frozenset()) -> set[int]:
     """Processes started by the run: in its process group, carrying its token, or their descendants.
 
     The token is in the environment every child inherits, so a ``setsid`` one is found while it
     lives; a descendant that cleared its environment is still found while its parent is found
     (by walking parent links). A zombie shows no environment but keeps its group: call this
     before killing, and again after, to reap what was killed.
+
+    One more kind is found: a descendant that both left the session (``setsid``) and cleared its
+    environment, once its parents exited. It is then an orphan adopted by us (the subreaper):
+    a child of ours, in a session not ours, that was not our child before the run started
+    (``before``) and carries no run token at all. Our own children stay in our session (the
+    emitters, in sessions of their own, carry their tokens), so none of them is taken for one.
     """
     marker = f"\0{TOKEN_VARIABLE}={token}\0".encode()
+    any_token = f"\0{TOKEN_VARIABLE}=".encode()
     me = os.getpid()
+    session = os.getsid(0)
     stats = {pid: stat for pid in _proc_pids() if pid != me and (stat := _stat(pid)) is not None}
-    found = {pid for pid, (parent, pgrp) in stats.items()
-             if pgrp == group or _carries(pid, marker, patient=parent == me)}
+    found = {pid for pid, (parent, pgrp, sid) in stats.items()
+             if pgrp == group or _carries(pid, marker, patient=parent == me)
+             or (parent == me and sid != session and pid not in before and not _carries(pid, any_token))}
     grew = True
     while grew:
-        more = {pid for pid, (parent, _) in stats.items() if parent in found and pid not in found}
+        more = {pid for pid, (parent, _, _) in stats.items() if parent in found and pid not in found}
         found |= more
         grew = bool(more)
     return found
@@ -219,6 +234,7 @@ class Process:
         environ[TOKEN_VARIABLE] = self.token
         SUBREAPER.__enter__()
         self._closed = False
+        self._before = _our_children()  # adopted orphans of this run are the children that come later
         try:
             self.popen = subprocess.Popen(
                 list(argv),
@@ -294,7 +310,7 @@ class Process:
         self._stderr_thread.join(GRACE_SECONDS)
 
     def _found(self) -> set[int]:
-        return _descendants(self.token, self.popen.pid) - {self.popen.pid}
+        return _descendants(self.token, self.popen.pid, self._before) - {self.popen.pid}
 
     def holders(self, output: tuple[int, int] | None) -> list[str]:
         """The descendants that hold ``output`` (an :func:`identity`) open, as ``pid (name)``.

@@ -248,3 +248,19 @@ def test_cli_run_late_grace(grace: str, code: int, rule: str | None, marker: str
         return
     [held] = [v for v in json.loads(captured.out)["violations"] if v["rule"] == rule]
     assert f"within {grace}s of its exit" in held["message"]
+
+
+def test_a_setsid_descendant_with_no_environment_is_reaped(marker: str, tmp_path: Path) -> None:
+    """Out of the group and the session, no run token, stdout let go: the one descendant neither the
+    group nor the token finds once its parents exited. It is then our adopted orphan, and reaped
+    (an outside review left `env -i setsid sleep` running after a conformant run). The ``marker``
+    fixture fails if it is still alive."""
+    pidfile = tmp_path / "pid"
+    report = run_stream([sys.executable, str(EMITTERS / "anonymous_orphan.py"), marker, str(pidfile)], timeout=20,
+                        late_grace=0.2)
+    assert report.conformant, report.violations
+    orphan = int(pidfile.read_text())
+    deadline = time.monotonic() + 1.0
+    while orphan in survivors(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert orphan not in survivors(marker)
