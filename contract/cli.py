@@ -727,6 +727,8 @@ def _adr(text: str) -> str:
 
 def _command(argv: Sequence[str]) -> list[str]:
     command = list(argv)
+    if command == ["--"]:  # `-- ` and nothing: a command was meant and is missing (not the default)
+        raise UsageError("-- must be followed by a command (leave out -- for the bundled reference)")
     return command[1:] if command[:1] == ["--"] else command
 
 

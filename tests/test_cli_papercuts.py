@@ -305,3 +305,13 @@ def test_many_files_say_once_that_some_looked_like_another_wire(tmp_path: Path,
     code, out, _ = _run(["check", "--wire", "auto", str(folder)], capsys)
     assert code == 0
     assert "looked like another wire" not in out
+
+
+@pytest.mark.parametrize("verb", ["run", "fuzz", "record", "feed"])
+def test_a_double_dash_with_no_command_is_misuse(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`run --` ran the bundled reference and said conformant (an outside review): a command was
+    meant and is missing."""
+    code, _, err = _run([verb, "--"], capsys)
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "-- must be followed by a command" in err
