@@ -31,7 +31,7 @@ import select
 import termios
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -387,6 +387,48 @@ class FeedResult:
     streams: int = 0  # consumer runs in all
 
 
+class Feed:
+    """What every feed loop shares (a consumer's streams, a client's conversations): the report and
+    its collector, the result, how a party that cannot start, an interruption and a fault of the
+    feeder end it, and which rules a loop that ran to its end judged."""
+
+    def __init__(self, argv: Sequence[str], seed: int | None, wire: str) -> None:
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
+        self.report = Report(wire=wire, source=" ".join(argv))
+        self.out = Collector(self.report)
+        self.out.exercised("run.start")
+        self.result = FeedResult(self.report, self.seed)
+        self.started = False  # a party ran: the loop's rules judged something
+        self.faulted = False
+
+    def cannot_start(self, error: str, who: str) -> FeedResult:
+        self.out.emit("run.start", None, None, f"expected a {who} that starts, found: {error}",
+                      "check the command and PATH")
+        return self.result
+
+    @contextlib.contextmanager
+    def guarded(self, who: str, feeder: str) -> Iterator[None]:
+        """Ctrl-C, SIGTERM or SIGHUP: ``run.interrupted`` naming the signal, then
+        :class:`contract.harness.Interrupted`; any other fault of the feeder is ``checker.internal``
+        (never a pass, never a traceback) and ends the loop."""
+        try:
+            yield
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+            signum = signal_of(exc)
+            interrupted(self.report, f"the {who}", signum)
+            raise Interrupted(self.report, signum=signum) from None
+        except Exception as exc:
+            internal(self.report, feeder, exc)
+            self.faulted = True
+
+    def end(self, *judged: str) -> FeedResult:
+        """The result; a loop that ran to its end judged these rules, and ``judged`` too."""
+        if self.started and not self.faulted:
+            for rule in ("consumer.crash", "consumer.hang", "run.interrupted", *judged):
+                self.out.exercised(rule)
+        return self.result
+
+
 class ShrinkSpent(BaseException):
     """Ends hypothesis' search once the shrink budget is spent (contract.fuzz says why a BaseException)."""
 
@@ -464,44 +506,26 @@ def feed_stream(
     goldens = list(goldens)
     if not goldens:  # feeding nothing is never a pass
         raise ValueError("no golden to feed")
-    seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
-    report = Report(wire=WIRE, source=" ".join(argv))
-    out = Collector(report)
-    out.exercised("run.start")
-    result = FeedResult(report, seed)
+    feed = Feed(argv, seed, WIRE)
+    result, out = feed.result, feed.out
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
-    started = False
-    try:
+    with feed.guarded("consumer", "consumer feeder"):
         for golden in goldens:
             data = golden.data()
             outcome = hold(argv, data, **options)
             result.streams += 1
-            report.lines += outcome.lines
+            feed.report.lines += outcome.lines
             if outcome.start_error is not None:
-                out.emit("run.start", None, None, f"expected a consumer that starts, found: {outcome.start_error}",
-                         "check the command and PATH")
-                return result
-            started = True
-            report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
+                return feed.cannot_start(outcome.start_error, "consumer")
+            feed.started = True
+            feed.report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
             label = f"the golden {textsafe.text(golden.name)}"
             findings = judge(outcome, data, expect, label)
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
             if future and not findings:
                 _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
-        signum = signal_of(exc)
-        interrupted(report, "the consumer", signum)
-        raise Interrupted(report, signum=signum) from None
-    except Exception as exc:  # a fault of the feeder is a finding, never a pass (and never a traceback)
-        internal(report, "consumer feeder", exc)
-        return result
-    if started:
-        for rule in ("consumer.crash", "consumer.hang", "run.interrupted"):
-            out.exercised(rule)
-        if expect.given:
-            out.exercised("consumer.output")
-    return result
+    return feed.end(*(("consumer.output",) if expect.given else ()))
 
 
 def _record(result: FeedResult, out: Collector, failure: Failure) -> None:

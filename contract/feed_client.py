@@ -46,6 +46,7 @@ from contract.feed import (
     DEFAULT_SHRINK_SECONDS,
     DEFAULT_TIMEOUT,
     Failure,
+    Feed,
     FeedResult,
     Finding,
     Outcome,
@@ -55,18 +56,15 @@ from contract.feed import (
 )
 from contract.harness import (
     GRACE_SECONDS,
-    Interrupted,
     LimitedStream,
     Process,
     StartError,
     describe_status,
     internal,
-    interrupted,
 )
-from contract.interrupts import signal_of
 from contract.jsonvalue import clip
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import Collector, Report
+from contract.report import Collector
 from contract.rules import Level
 from contract.wires import conversation, get
 
@@ -332,13 +330,9 @@ def feed_client(
     goldens = list(goldens)
     if not goldens:  # feeding nothing is never a pass
         raise ValueError("no golden conversation to play")
-    seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
-    report = Report(wire=WIRE, source=" ".join(argv))
-    out = Collector(report)
-    out.exercised("run.start")
-    result = FeedResult(report, seed)
+    feed = Feed(argv, seed, WIRE)
+    report, out, result = feed.report, feed.out, feed.result
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "max_output_bytes": max_output_bytes}
-    started = False
 
     def hold(script: HostScript) -> tuple[Outcome, bytes, list[tuple[str, int | None, str | None, str, str | None]]]:
         outcome, transcript = converse(argv, script, **options)
@@ -350,15 +344,13 @@ def feed_client(
                               else f"{script.name} ({clip(script.changes, 400)})")
         return outcome, transcript, judge(outcome, transcript, label, exercised=report.exercised)
 
-    try:
+    with feed.guarded("client", f"{WIRE} host double"):
         for golden in goldens:
             script = script_from(golden.name, golden.data())
             outcome, transcript, found = hold(script)
             if outcome.start_error is not None:
-                out.emit("run.start", None, None, f"expected a client that starts, found: {outcome.start_error}",
-                         "check the command and PATH")
-                return result
-            started = True
+                return feed.cannot_start(outcome.start_error, "client")
+            feed.started = True
             report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
             _emit(out, found)
             if found:
@@ -367,17 +359,7 @@ def feed_client(
                 note_failure(out, result.failures[-1])
             elif future:
                 _search(result, out, golden.name, script, hold, examples, shrink_seconds)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
-        signum = signal_of(exc)
-        interrupted(report, "the client", signum)
-        raise Interrupted(report, signum=signum) from None
-    except Exception as exc:  # a fault of the host double is a finding, never a pass
-        internal(report, f"{WIRE} host double", exc)
-        return result
-    if started:
-        for rule in ("consumer.crash", "consumer.hang", "run.interrupted"):
-            out.exercised(rule)
-    return result
+    return feed.end()
 
 
 def _emit(out: Collector, found: list[tuple[str, int | None, str | None, str, str | None]]) -> None:
