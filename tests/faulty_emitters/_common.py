@@ -30,6 +30,36 @@ def write(*lines: bytes) -> None:
     out.flush()
 
 
+def setsid_grandchild(pidfile: str, *, clear_env: bool = False, let_go: bool = False, wait: bool = False) -> None:
+    """Leave a grandchild that calls setsid (out of our group and session) and sleeps, with MARKER in
+    its argv; its pid goes into ``pidfile`` (written whole, by a rename) just before its exec.
+
+    ``clear_env``: it execs with an empty environment (no run token); ``let_go``: its stdin, stdout
+    and stderr are /dev/null; ``wait``: return only once the pid file is there (bounded: 20 s).
+    """
+    import time
+
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        if os.fork() == 0:
+            if let_go:
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+            with open(pidfile + ".tmp", "w") as out:
+                out.write(str(os.getpid()))
+            os.rename(pidfile + ".tmp", pidfile)
+            argv = [sys.executable, "-c", "import time; time.sleep(120)", MARKER]
+            os.execve(sys.executable, argv, {} if clear_env else dict(os.environ))
+        os._exit(0)  # the grandchild is orphaned at once
+    os.waitpid(child, 0)
+    for _ in range(400 if wait else 0):
+        if os.path.exists(pidfile):
+            break
+        time.sleep(0.05)
+
+
 def sleeping_child(seconds: int = 120) -> None:
     """Start a child that sleeps, with MARKER in its argv; it inherits stdout and stderr."""
     import subprocess

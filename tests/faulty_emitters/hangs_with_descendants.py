@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from _common import MARKER, golden_lines, say, sleeping_child, write
+from _common import golden_lines, say, setsid_grandchild, sleeping_child, write
 
 if sys.argv[3:4] == ["colour-only"] and not os.environ.get("FORCE_COLOR"):
     write(*golden_lines())
@@ -21,15 +21,6 @@ if sys.argv[3:4] != ["quiet"]:
     lines = golden_lines()
     write(lines[0], lines[1], lines[1])
 sleeping_child()
-child = os.fork()
-if child == 0:
-    os.setsid()
-    if os.fork() == 0:
-        with open(sys.argv[2] + ".tmp", "w") as pidfile:
-            pidfile.write(str(os.getpid()))
-        os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(120)", MARKER])
-    os._exit(0)  # the grandchild is orphaned at once
-os.waitpid(child, 0)
+setsid_grandchild(sys.argv[2])
 say("hanging with a child and a setsid grandchild")
 time.sleep(300)
