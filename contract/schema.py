@@ -41,6 +41,9 @@ from contract.jsonvalue import pointer as pointer_of
 from contract.wires import get
 
 MAX_ERRORS_PER_LINE = 8  # a line that fails many ways is reported by its first few
+# An object with members additionalProperties refuses: one finding, naming this many by their
+# pointers and counting the rest ("and N more"): member names are hostile input.
+MAX_MEMBERS_NAMED = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +148,13 @@ class Engine:
         found: list[SchemaError] = []
         for e in self._fast_for(instance).iter_errors(instance):
             keyword = str(e.schema_path[-1]) if e.schema_path else ""
-            message = e.message if len(e.message) <= 200 else e.message[:199] + "…"  # it quotes values
-            found.append(SchemaError(pointer_of(e.instance_path), keyword, message))
+            if keyword == "additionalProperties" and isinstance(e.instance, dict):
+                # the same words as the reference engine's: every unknown member, by its pointer
+                found.append(unknown_members(pointer_of(e.instance_path), keyword, e.instance,
+                                             [str(k) for k in e.kind.unexpected]))
+            else:
+                message = e.message if len(e.message) <= 200 else e.message[:199] + "…"  # it quotes values
+                found.append(SchemaError(pointer_of(e.instance_path), keyword, message))
             if len(found) >= MAX_ERRORS_PER_LINE:
                 break
         return found
@@ -297,10 +305,7 @@ def _describe(error: Any) -> SchemaError:
     if keyword in ("additionalProperties", "unevaluatedProperties"):
         allowed = set(error.schema.get("properties", {}))
         extra = [k for k in instance if k not in allowed] if isinstance(instance, dict) else []
-        name = extra[0] if extra else "?"
-        return SchemaError(f"{pointer}/{escape(name)}", keyword,
-                           f"expected no member {quoted(name)} (additionalProperties is false here), "
-                           f"found {_short(instance.get(name) if isinstance(instance, dict) else None)}")
+        return unknown_members(pointer, keyword, instance, extra)
     expected = {
         "type": lambda: f"type {value if isinstance(value, str) else ' or '.join(value)}",
         "const": lambda: f"the constant {_short(value)}",
@@ -320,6 +325,28 @@ def _describe(error: Any) -> SchemaError:
     else:
         found = _short(instance)
     return SchemaError(pointer, keyword, f"expected {expected}, found {found}")
+
+
+def unknown_members(pointer: str, keyword: str, instance: Any, extra: list[str]) -> SchemaError:
+    """One finding for an object's members that ``additionalProperties: false`` refuses, naming each.
+
+    The finding sits at the first unknown member (its pointer, as baselines match it) and its
+    message lists the JSON pointer of every unknown member of the object, up to
+    ``MAX_MEMBERS_NAMED`` (each clipped), then says how many more: member names are the input's,
+    so an object of 100,000 of them gives a message of a bounded size that still counts them all.
+    """
+    name = extra[0] if extra else "?"
+    found = _short(instance.get(name) if isinstance(instance, dict) else None)
+    message = f"expected no member {quoted(name)} (additionalProperties is false here), found {found}"
+    if len(extra) > 1:
+        named = ", ".join(clip(f"{pointer}/{escape(k)}", 80) for k in extra[:MAX_MEMBERS_NAMED])
+        if len(extra) <= MAX_MEMBERS_NAMED:
+            message += f"; all {len(extra)} unknown members of this object: {named}"
+        else:
+            message += (f"; {len(extra):,} unknown members in this object, the first {MAX_MEMBERS_NAMED}: "
+                        f"{named}, and {len(extra) - MAX_MEMBERS_NAMED:,} more "
+                        f"(at most {MAX_MEMBERS_NAMED} named per object)")
+    return SchemaError(f"{pointer}/{escape(name)}", keyword, message)
 
 
 def _short(value: Any, limit: int = 60) -> str:
