@@ -655,12 +655,9 @@ def cmd_record(args: argparse.Namespace) -> int:
         folder = recording.target(args.goldens)
     except recording.RecordingError as exc:
         raise UsageError(str(exc)) from None
-    elsewhere = recording.other_checkout(recording.project_root(folder)) if args.goldens is None else None
-    if elsewhere is not None:  # an editable install of one clone run inside another: git diff here shows nothing
-        sys.stderr.write(f"warning: recording into {textsafe.text(str(folder.resolve()))}, the goldens of the checkout "
-                         f"this milk-contract runs from, not of {textsafe.text(str(elsewhere))}, the checkout the "
-                         f"working directory is in (for that one: --goldens {textsafe.text(str(elsewhere / 'goldens'))}"
-                         ", or its own milk-contract)\n")
+    warning = recording.other_checkout_warning(folder) if args.goldens is None else None
+    if warning is not None:  # an editable install of one clone run inside another: git diff here shows nothing
+        sys.stderr.write(warning + "\n")
     goldens = [g for g in recording.all_in(folder)
                if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
     unknown = set(args.scenario) - {g.name for g in goldens}

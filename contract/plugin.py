@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # loaded only once a live run was interrupted
 SESSION = pytest.StashKey[ContractSession]()
 SIGNALLED = pytest.StashKey[int]()  # the SIGTERM or SIGHUP that stopped a live test
 INTERRUPTED: pytest.StashKey[Report] = pytest.StashKey()  # the report of the live run an interruption stopped
+# --contract-record run inside another checkout than the one it writes (recording.other_checkout_warning)
+RECORD_WARNING = pytest.StashKey[str]()
 ENV_EMITTER = "MILK_CONTRACT_EMITTER"
 # Every marker contract/tests uses (tests/test_installed.py derives the list from the sources and
 # holds this to it).
@@ -93,6 +95,13 @@ def pytest_configure(config: pytest.Config) -> None:
         basis=config.getoption("--contract-basis"),
     )
     config.pluginmanager.register(_Observer(session), "milk-contract-observer")
+    if session.record:  # the `record` verb's warning, in the header and again in the summary
+        from contract import recording
+        from contract.goldens import goldens_dir
+
+        warning = recording.other_checkout_warning(goldens_dir(), "milk-contract record --goldens")
+        if warning is not None:
+            config.stash[RECORD_WARNING] = warning
 
 
 class _Observer:
@@ -106,7 +115,7 @@ class _Observer:
             self.session.observe(list(report.user_properties), report.passed)
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
     session = config.stash.get(SESSION, None)
     if session is None:
         return None
@@ -114,14 +123,19 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     fuzzing = (f"{fuzz} generated conversations with the subagent-stdio host" if fuzz > 0
                else "off (--contract-fuzz N)")
     provoke = "on" if config.getoption("--contract-provoke") else "off (--contract-provoke)"
-    return (f"milk-contract: golden scenarios through {textsafe.text(session.emitter_name)}; "
-            f"fuzzing: {fuzzing}; provoke: {provoke}")
+    lines = [f"milk-contract: golden scenarios through {textsafe.text(session.emitter_name)}; "
+             f"fuzzing: {fuzzing}; provoke: {provoke}"]
+    warning = config.stash.get(RECORD_WARNING, None)
+    return lines if warning is None else [*lines, warning]
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     session = config.stash.get(SESSION, None)
     if session is None:
         return
+    warning = config.stash.get(RECORD_WARNING, None)
+    if warning is not None:  # again at the end: the header is not shown under -q
+        terminalreporter.write_line(warning)
     for line in session.summary_lines():
         terminalreporter.write_line(line)
     interrupted = config.stash.get(INTERRUPTED, None)

@@ -9,7 +9,7 @@
   goldens are inside site-packages: writing there would be invisible to git and lost on
   reinstall, so without a checkout :func:`target` raises :class:`RecordingError` (exit 2).
   An editable install run from inside *another* checkout still writes its own; the verbs name
-  the folder and warn (:func:`other_checkout`), since ``git diff`` in the working directory
+  the folder and warn (:func:`other_checkout_warning`), since ``git diff`` in the working directory
   would show nothing.
 * **Idempotent.** A golden whose normalised content equals the run's is not touched (neither the
   transcript nor its meta). A changed golden keeps, line by line, the stored bytes of every line
@@ -98,6 +98,23 @@ def other_checkout(root: Path) -> Path | None:
     """The checkout the working directory is in, when it is not ``root`` (the one being written)."""
     here = source_tree()
     return here if here is not None and here != root.resolve() else None
+
+
+def other_checkout_warning(folder: Path, goldens_option: str = "--goldens") -> str | None:
+    """The warning when a recording into ``folder`` is not into the checkout the working directory is in.
+
+    One line (no newline), or None. The ``record`` verb and the plugin's ``--contract-record``
+    both print it: an editable install of one clone run inside another writes its own goldens,
+    and ``git diff`` in the working directory would show nothing. ``goldens_option`` is how the
+    caller's user would record into that other checkout instead.
+    """
+    elsewhere = other_checkout(project_root(folder))
+    if elsewhere is None:
+        return None
+    return (f"warning: recording into {textsafe.text(str(folder.resolve()))}, the goldens of the checkout this "
+            f"milk-contract runs from, not of {textsafe.text(str(elsewhere))}, the checkout the working directory "
+            f"is in (for that one: {goldens_option} {textsafe.text(str(elsewhere / 'goldens'))}, or its own "
+            "milk-contract)")
 
 
 def project_root(goldens: Path) -> Path:

@@ -62,8 +62,8 @@ def test_the_plugin_registers_every_marker_the_shipped_tests_use(tmp_path: Path)
 
 def test_the_header_says_fuzzing_and_provoking_are_off(pytestconfig: pytest.Config) -> None:
     header = plugin.pytest_report_header(pytestconfig)
-    assert header == ("milk-contract: golden scenarios through bundled reference emitters; "
-                      "fuzzing: off (--contract-fuzz N); provoke: off (--contract-provoke)")
+    assert header == ["milk-contract: golden scenarios through bundled reference emitters; "
+                      "fuzzing: off (--contract-fuzz N); provoke: off (--contract-provoke)"]
 
 
 def test_a_fuzzed_host_gets_no_golden(monkeypatch: pytest.MonkeyPatch) -> None:

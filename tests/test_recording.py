@@ -137,6 +137,38 @@ def test_record_run_inside_its_own_checkout_does_not_warn(checkout: Path) -> Non
     assert f"goldens: {(checkout / 'goldens').resolve()}; review with git diff -- goldens/," in done.stdout
 
 
+def _plugin_record(cwd: Path, pythonpath: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pytest --contract-record`` on one scenario, the package imported from ``pythonpath``."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    env.pop("MILK_CONTRACT_EMITTER", None)
+    return subprocess.run([PY, "-m", "pytest", "--pyargs", "contract.tests.test_emitter", "-p", "no:cacheprovider",
+                           "-p", "no:randomly", "-k", "stream-json and hello", "--contract-record", *args],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_plugin_record_inside_another_checkout_warns_as_the_verb_does(checkout: Path, tmp_path: Path) -> None:
+    """`pytest --contract-record` writes the goldens of the checkout it is imported from: run inside
+    another clone, it says so with the verb's own warning, before recording and again at the end
+    (the header is not shown under -q). From its own checkout it does not."""
+    other = _fake_checkout(tmp_path / "other-clone")
+    done = _plugin_record(other, checkout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    goldens = (checkout / "goldens").resolve()
+    shown, again = [line for line in done.stdout.splitlines() if line.startswith("warning: recording into")]
+    assert shown == again
+    assert done.stdout.index(shown) < done.stdout.index("collected")  # in the header, before any scenario
+    assert shown.startswith(f"warning: recording into {goldens}, the goldens of the checkout this milk-contract "
+                            f"runs from, not of {other.resolve()}, the checkout the working directory is in ")
+    assert f"(for that one: milk-contract record --goldens {other.resolve() / 'goldens'}, or its own" in shown
+    assert "milk-contract: re-recorded stream-json/hello: no differences" in done.stdout
+    assert [line for line in _plugin_record(other, checkout, "-q").stdout.splitlines()
+            if line.startswith("warning: ")] == [shown]  # under -q: in the summary
+    near_miss = _plugin_record(checkout, checkout)
+    assert near_miss.returncode == 0, near_miss.stdout + near_miss.stderr
+    assert "warning" not in near_miss.stdout + near_miss.stderr
+    assert _git(checkout, "status", "--porcelain") == ""
+
+
 def test_goldens_option_must_be_a_folder(tmp_path: Path) -> None:
     with pytest.raises(recording.RecordingError, match="not a folder"):
         recording.target(tmp_path / "absent")
