@@ -14,13 +14,20 @@ The plugin registers the markers the shipped suite (``contract/tests``) uses: th
 milk's repository (``pytest --pyargs contract``), whose pytest configuration knows nothing of them,
 and under ``--strict-markers`` or ``-W error`` an unknown marker stops the run with zero tests.
 Its header line says what the run will do: which emitter the golden scenarios go through, and
-whether fuzzing and provoking are on (both are opt-in: docs/milk-ci.md says what they ask).
+whether fuzzing and provoking are on (both are opt-in: docs/milk-ci.md says what they ask). The
+plugin is loaded in every pytest run where milk-contract is installed, so the line is shown only
+when the run is a contract run (:func:`uses_the_suite`): a ``--contract-…`` option differs from
+its default (or ``MILK_CONTRACT_EMITTER`` names an emitter), or the run's arguments reach the
+shipped suite (``--pyargs contract``, ``contract.tests…``, or a path in or above ``contract/tests``
+that pytest would recurse into). The header is written before collection, so the arguments are
+what it can know.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -42,6 +49,14 @@ ENV_EMITTER = "MILK_CONTRACT_EMITTER"
 MARKERS = {
     "process": "starts a process (an emitter, a host, a worker, pytester); -m 'not process' runs the fast half",
 }
+SUITE = Path(__file__).resolve().parent / "tests"  # the shipped suite (contract.tests)
+# Every --contract-* option but --contract-emitter (whose default is the environment's) with its
+# default: one that differs makes the run a contract run (uses_the_suite).
+DEFAULTS: dict[str, object] = {
+    "--contract-timeout": 60.0, "--contract-late-grace": LATE_GRACE, "--contract-record": False,
+    "--contract-strict": False, "--contract-basis": None, "--contract-fuzz": 0, "--contract-consumer": None,
+    "--contract-consumer-examples": None, "--contract-provoke": False,
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,29 +64,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--contract-emitter", metavar="CMD", default=os.environ.get(ENV_EMITTER),
                     help=f"run every golden scenario through this emitter command (env {ENV_EMITTER}); "
                          "default: the bundled reference emitters")
-    group.addoption("--contract-timeout", metavar="SECONDS", type=float, default=60.0,
+    group.addoption("--contract-timeout", metavar="SECONDS", type=float, default=DEFAULTS["--contract-timeout"],
                     help="per-scenario timeout for the emitter (default 60)")
-    group.addoption("--contract-late-grace", metavar="SECONDS", type=float, default=LATE_GRACE,
+    group.addoption("--contract-late-grace", metavar="SECONDS", type=float,
+                    default=DEFAULTS["--contract-late-grace"],
                     help="after the emitter exits, how long its descendants may still hold stdout open "
                          "(what they write is judged; one still holding it then is run.stdout-held; default 2)")
-    group.addoption("--contract-record", action="store_true", default=False,
+    group.addoption("--contract-record", action="store_true", default=DEFAULTS["--contract-record"],
                     help="re-record the goldens from the emitter's output and report each change "
                          "as additive or breaking")
-    group.addoption("--contract-strict", action="store_true", default=False,
+    group.addoption("--contract-strict", action="store_true", default=DEFAULTS["--contract-strict"],
                     help="SHOULD findings fail emitter scenarios too")
-    group.addoption("--contract-basis", metavar="BASIS", action="append", default=None,
+    group.addoption("--contract-basis", metavar="BASIS", action="append", default=DEFAULTS["--contract-basis"],
                     help="judge only findings of rules of this basis: written, derived or policy (repeatable, "
                          "cumulative; default all); the others are listed, not failing, and checker, run, "
                          "baseline and line.limit findings always fail (docs/rules.md)")
-    group.addoption("--contract-fuzz", metavar="N", type=int, default=0,
+    group.addoption("--contract-fuzz", metavar="N", type=int, default=DEFAULTS["--contract-fuzz"],
                     help="also hold N generated conversations with the subagent-stdio host (contract.fuzz); "
                          "off by default: it asks more than the replay contract (docs/milk-ci.md)")
-    group.addoption("--contract-consumer", metavar="CMD", default=None,
+    group.addoption("--contract-consumer", metavar="CMD", default=DEFAULTS["--contract-consumer"],
                     help="feed this stream-json consumer every golden and its future variants "
                          "(milk-contract feed --future); it must exit 0 on each")
-    group.addoption("--contract-consumer-examples", metavar="N", type=int, default=None,
+    group.addoption("--contract-consumer-examples", metavar="N", type=int,
+                    default=DEFAULTS["--contract-consumer-examples"],
                     help="future variants per golden for --contract-consumer (default 10)")
-    group.addoption("--contract-provoke", action="store_true", default=False,
+    group.addoption("--contract-provoke", action="store_true", default=DEFAULTS["--contract-provoke"],
                     help="run each stream-json scenario again under a pty, with colour forced and under a "
                          "slow reader (contract.provoke)")
 
@@ -115,9 +132,46 @@ class _Observer:
             self.session.observe(list(report.user_properties), report.passed)
 
 
+def uses_the_suite(config: pytest.Config) -> bool:
+    """Whether this pytest run is a contract run: a ``--contract-…`` option set, or the suite named.
+
+    Cheap: option values and the run's arguments, a few path comparisons; nothing is imported.
+    """
+    if config.getoption("--contract-emitter") is not None:
+        return True
+    if any(config.getoption(name) != default for name, default in DEFAULTS.items()):
+        return True
+    pyargs = bool(config.getoption("pyargs"))
+    here = config.invocation_params.dir
+
+    def ignored(folder: Path) -> bool:  # pytest's own rule (venvs, norecursedirs, --ignore, collect_ignore)
+        return config.hook.pytest_ignore_collect(collection_path=folder, config=config) is True
+
+    return any(names_the_suite(str(arg), here, pyargs, ignored) for arg in config.args)
+
+
+def names_the_suite(arg: str, here: Path, pyargs: bool, ignored: Callable[[Path], bool],
+                    suite: Path = SUITE) -> bool:
+    """Whether one pytest argument reaches ``suite``: its module (``--pyargs``) or a path in or above it."""
+    target = arg.split("::", 1)[0]
+    if pyargs and (target in ("contract", "contract.tests") or target.startswith("contract.tests.")):
+        return True
+    path = (here / target).resolve()
+    if path == suite or suite in path.parents:
+        return True
+    if path not in suite.parents:
+        return False
+    folder = path  # above the suite: pytest reaches it unless it skips a folder on the way
+    for part in suite.relative_to(path).parts:
+        folder = folder / part
+        if ignored(folder):
+            return False
+    return True
+
+
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     session = config.stash.get(SESSION, None)
-    if session is None:
+    if session is None or not uses_the_suite(config):
         return None
     fuzz = config.getoption("--contract-fuzz")
     fuzzing = (f"{fuzz} generated conversations with the subagent-stdio host" if fuzz > 0

@@ -60,7 +60,10 @@ def test_the_plugin_registers_every_marker_the_shipped_tests_use(tmp_path: Path)
     assert used <= set(plugin.MARKERS)
 
 
-def test_the_header_says_fuzzing_and_provoking_are_off(pytestconfig: pytest.Config) -> None:
+def test_the_header_says_fuzzing_and_provoking_are_off(pytestconfig: pytest.Config,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # a contract run (the header shows only then: tests/test_plugin.py), however this one was started
+    monkeypatch.setattr(pytestconfig, "args", [str(plugin.SUITE)])
     header = plugin.pytest_report_header(pytestconfig)
     assert header == ["milk-contract: golden scenarios through bundled reference emitters; "
                       "fuzzing: off (--contract-fuzz N); provoke: off (--contract-provoke)"]

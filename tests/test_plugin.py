@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from contract import plugin
 from contract.session import startup_problem
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -57,6 +58,58 @@ def dropped_num_turns(tmp_path_factory: pytest.TempPathFactory) -> subprocess.Co
     emitter = shlex.join([sys.executable, str(EMITTERS / "drop_result_field.py"), "num_turns"])
     env = {**os.environ, "MILK_CONTRACT_EMITTER": emitter}
     return run_suite(tmp_path_factory.mktemp("dropped"), "-k", "stream-json and hello", env=env)
+
+
+HEADER = "milk-contract: golden scenarios through"
+
+
+def _pytest_in(folder: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """pytest in ``folder`` (no -q: the header is shown), its output."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *LEAN, *args], cwd=folder,
+                          capture_output=True, text=True, timeout=300, check=False, env=env)
+    return done.stdout + done.stderr
+
+
+def test_the_header_shows_only_in_a_contract_run(tmp_path: Path) -> None:
+    """The plugin is loaded by every pytest run where milk-contract is installed: another project's
+    run gets no milk-contract header; a run with a --contract-* option, or that names the suite, does."""
+    (tmp_path / "test_other.py").write_text("def test_other():\n    assert True\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "MILK_CONTRACT_EMITTER"}
+    other = _pytest_in(tmp_path, env=env)
+    assert "1 passed" in other
+    assert HEADER not in other
+    assert "milk-contract:" not in other
+    suite = Path(plugin.__file__).parent / "tests"
+    for args, extra in [(("--contract-timeout", "30"), {}), (("--contract-provoke", "--co"), {}),
+                        ((), {"MILK_CONTRACT_EMITTER": f"{sys.executable} -V"}),
+                        (("--co", "--pyargs", "contract.tests.test_goldens"), {}),
+                        (("--co", f"{suite / 'test_goldens.py'}::test_nothing_here"), {})]:
+        shown = _pytest_in(tmp_path, *args, env={**env, **extra})
+        assert HEADER in shown, (args, extra, shown)
+
+
+def test_an_argument_names_the_suite_in_it_or_above_it_unless_pytest_skips_a_folder_on_the_way(
+        tmp_path: Path, pytestconfig: pytest.Config) -> None:
+    """Above the suite, pytest's own rule decides (here: a virtualenv is not recursed into), as a
+    milk repository with milk-contract installed in its .venv runs `pytest` with no arguments."""
+    def ignored(folder: Path) -> bool:
+        return pytestconfig.hook.pytest_ignore_collect(collection_path=folder, config=pytestconfig) is True
+
+    venv = tmp_path / "proj" / ".venv"
+    in_venv = venv / "lib" / "site-packages" / "contract" / "tests"
+    vendored = tmp_path / "proj" / "vendor" / "contract" / "tests"
+    for folder in (in_venv, vendored):
+        folder.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    assert not plugin.names_the_suite("proj", tmp_path, False, ignored, suite=in_venv)
+    assert plugin.names_the_suite("proj", tmp_path, False, ignored, suite=vendored)
+    assert plugin.names_the_suite(f"{in_venv}/test_x.py::test_y", tmp_path, False, ignored, suite=in_venv)
+    assert plugin.names_the_suite(str(in_venv), tmp_path, False, ignored, suite=in_venv)
+    assert not plugin.names_the_suite("proj/vendor/other", tmp_path, False, ignored, suite=vendored)
+    for name, named in [("contract", True), ("contract.tests", True), ("contract.tests.test_emitter::x", True),
+                        ("contract.testsuite", False), ("contractual", False), ("other.contract.tests", False)]:
+        assert plugin.names_the_suite(name, tmp_path, True, ignored, suite=vendored) is named, name
+    assert not plugin.names_the_suite("contract", tmp_path, False, ignored, suite=vendored)  # a path then
 
 
 def test_dropped_result_field_fails_and_names_it(dropped_num_turns: subprocess.CompletedProcess[str]) -> None:
