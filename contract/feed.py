@@ -102,12 +102,21 @@ class Outcome:
     stdout: bytes  # kept up to the bound
     stdout_bytes: int  # written in all
     stderr: str
-    fed: int  # lines written
+    fed: int  # lines written (taken by its stdin pipe or terminal: not necessarily read)
     lines: int  # lines in the stream
     elapsed: float
     start_error: str | None = None
     notes: list[str] = field(default_factory=list)
     flooded: str | None = None  # why a conversation was cut (contract.feed_client): never a pass
+    # What is known of how far a consumer found hanging had read (``hold``): whether the end of
+    # input was written after the lines, and, when its stdin pipe could be looked into, how many
+    # of the lines written it had read whole and how many bytes written it had not read (None
+    # when not known: a terminal, or a pipe it no longer holds as its stdin).
+    ended: bool = False
+    written: int = 0  # bytes written
+    read: int | None = None
+    unread: int | None = None
+    through: str = "stdin"  # what the stream was written to: "stdin" (a pipe) or "terminal" (a pty)
 
     @property
     def overflowed(self) -> bool:
@@ -138,20 +147,50 @@ def _pty() -> tuple[int, int]:
     return master, slave
 
 
-def _write_fd(fd: int, data: bytes, deadline: float, stop: threading.Event) -> bool:
-    """Write all of ``data`` to a non-blocking ``fd`` before ``deadline``, in short slices so that
-    ``stop`` is seen at once; False when it could not (the reader stopped reading, or went away)."""
+def _write_fd(fd: int, data: bytes, deadline: float, stop: threading.Event) -> int:
+    """Write ``data`` to a non-blocking ``fd`` before ``deadline``, in short slices so that ``stop``
+    is seen at once; the bytes written, fewer than ``len(data)`` when it could not write them all
+    (the reader stopped reading, or went away: EPIPE, or EIO on a pty)."""
     view = memoryview(data)
-    while view:
+    written = 0
+    while written < len(data):
         if stop.is_set() or time.monotonic() >= deadline:
-            return False
+            break
         if not select.select([], [fd], [], 0.05)[1]:
             continue
         try:
-            view = view[os.write(fd, view):]
+            written += os.write(fd, view[written:])
         except BlockingIOError:
             continue
-    return True
+        except OSError:
+            break
+    return written
+
+
+def _unread_in_stdin(pid: int, pipe: int) -> int | None:
+    """The bytes waiting unread in process ``pid``'s stdin, when it is still the pipe of inode ``pipe``.
+
+    Linux: the pipe is opened again through ``/proc/PID/fd/0`` (read-only, non-blocking, never
+    read from) and asked FIONREAD. None when that cannot be known (no /proc, another stdin).
+    """
+    import fcntl
+    import stat
+    import struct
+
+    try:
+        fd = os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISFIFO(info.st_mode) or info.st_ino != pipe:
+            return None
+        answer: int = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        return answer
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class _Drain:
@@ -210,13 +249,21 @@ def hold(
     if slave is not None:
         os.close(slave)  # the consumer holds it now
     deadline = began + timeout
-    fed = [0]
+    # written to the pty's master, or straight to the stdin pipe's fd (non-blocking): every byte
+    # written is counted, so a consumer found hanging is told how much of it it had read
+    target = master if master is not None else proc.popen.stdin.fileno() if proc.popen.stdin else -1
+    pipe = None
+    if master is None and target >= 0:
+        os.set_blocking(target, False)
+        pipe = os.fstat(target).st_ino
+    fed, written, ends = [0], [0], list[int]()
+    ended = [False]
     stop = threading.Event()  # set before the pty is closed: the writer must not touch a reused fd
 
-    def put(line: bytes) -> bool:
-        if master is None:
-            return proc.write(line, timeout=max(deadline - time.monotonic(), 0.0))
-        return _write_fd(master, line, deadline, stop)
+    def put(data: bytes) -> bool:
+        sent = _write_fd(target, data, deadline, stop)
+        written[0] += sent
+        return sent == len(data)
 
     def write() -> None:
         try:
@@ -224,12 +271,14 @@ def hold(
                 if not put(line):
                     return
                 fed[0] += 1
+                ends.append(written[0])
                 if pace:
                     time.sleep(pace)
             if master is not None:  # VEOF (^D) after the last LF: the consumer's read returns 0 bytes
-                put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
+                ended[0] = put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
             else:
                 proc.close_stdin()
+                ended[0] = True
         except (OSError, ValueError):  # the consumer went away (EIO on a pty, a closed pipe): stop writing
             return
 
@@ -240,7 +289,14 @@ def hold(
             writer.start()
             status = proc.wait(deadline - time.monotonic())
             hung = status is None
+            read = unread = None
             if hung:
+                stop.set()  # the writer stops first, so what was written is counted before the pipe is looked into
+                writer.join(GRACE_SECONDS)
+                if pipe is not None and not writer.is_alive():
+                    unread = _unread_in_stdin(proc.popen.pid, pipe)
+                    if unread is not None:
+                        read = sum(1 for end in ends if end <= written[0] - unread)
                 proc.kill()
                 status = proc.popen.returncode
             else:
@@ -257,7 +313,27 @@ def hold(
     if drain.thread.is_alive():
         notes.append("the consumer's stdout was still open after it exited and its group was killed")
     return Outcome(status, hung, bytes(drain.kept), drain.total, proc.stderr_tail(), fed[0], len(lines),
-                   time.monotonic() - began, notes=notes)
+                   time.monotonic() - began, notes=notes, ended=ended[0], written=written[0], read=read,
+                   unread=unread,
+                   through="stdin" if master is None else "terminal")
+
+
+def hang_detail(outcome: Outcome) -> str:
+    """What is known of how far a consumer found hanging got: lines written, and read when known."""
+    whole = (f"all {outcome.lines} lines" if outcome.fed == outcome.lines and outcome.lines != 1
+             else f"{outcome.fed} of {outcome.lines} lines")
+    written = f"{whole}{' and the end of input' if outcome.ended else ''} written to its {outcome.through}"
+    if not outcome.written:
+        return written
+    if outcome.read is None or outcome.unread is None:
+        return f"{written}; how much of it it read is not known"
+    taken = outcome.written - outcome.unread
+    if taken <= 0:
+        return f"{written}; it had read none of it (all {outcome.written} bytes waiting unread)"
+    if outcome.unread == 0:
+        return f"{written}; it had read all of it"
+    return (f"{written}; it had read {taken} of the {outcome.written} bytes "
+            f"({textsafe.counted(outcome.read or 0, 'line')} whole)")
 
 
 def _pointer(document: Any, pointer: str) -> Any:
@@ -310,7 +386,7 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
         findings.append(Finding(
             "consumer.hang",
             f"expected the consumer to exit on {label}, found it still running after {outcome.elapsed:.3g}s "
-            f"({outcome.fed} of {outcome.lines} lines read); killed it and its process group{said}",
+            f"({hang_detail(outcome)}); killed it and its process group{said}",
             "a consumer exits at the end of its input (or after the result line), whatever else it saw"))
         return findings
     if outcome.status != 0:

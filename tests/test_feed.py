@@ -117,6 +117,49 @@ def test_a_consumer_that_never_exits_is_killed(capsys: pytest.CaptureFixture[str
     assert report["counts"] == {"consumer.hang": 1}
 
 
+def _hang_message(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    code, report, _ = _json(capsys, "--scenario", "hello", "--timeout", "1", *args)
+    assert code == 1
+    assert report["counts"] == {"consumer.hang": 1}
+    [finding] = report["violations"]  # type: ignore[misc]
+    message: str = finding["message"]
+    assert "lines read" not in message  # lines written are not lines read
+    return message
+
+
+HELLO_BYTES = len(load("stream-json", "hello").data())
+SLEEPS = [sys.executable, "-c", "import time; time.sleep(60)"]
+
+
+def test_a_hang_says_what_the_consumer_read_as_far_as_it_is_known(capsys: pytest.CaptureFixture[str]) -> None:
+    """consumer.hang once said "3 of 3 lines read" of a consumer that never read: its pipe had taken
+    them. Now: what was written, and what its stdin pipe says it read (none, some, all), or that it
+    is not known (a terminal)."""
+    written = "all 3 lines and the end of input written to its stdin"
+    assert f"({written}; it had read none of it (all {HELLO_BYTES} bytes waiting unread))" in _hang_message(
+        capsys, "--", *SLEEPS)
+    assert f"({written}; it had read all of it)" in _hang_message(capsys, "--", *_consumer("hangs"))
+    some = [sys.executable, "-c", "import os, time; os.read(0, 100); time.sleep(60)"]
+    assert f"({written}; it had read 100 of the {HELLO_BYTES} bytes (0 lines whole))" in _hang_message(
+        capsys, "--", *some)
+    assert ("(all 3 lines and the end of input written to its terminal; how much of it it read is not known)"
+            in _hang_message(capsys, "--pty", "--", *SLEEPS))
+
+
+def test_a_hang_on_a_full_pipe_says_how_many_lines_were_written() -> None:
+    """A consumer that never reads a stream longer than its pipe holds: the lines written are fewer
+    than the stream's, no end of input was written, and it read none of what was."""
+    data = b"".join(b'{"n": %d, "pad": "%s"}\n' % (i, b"x" * 1000) for i in range(500))
+    outcome = feed.hold(SLEEPS, data, timeout=1, pace=0)
+    assert outcome.hung
+    assert 0 < outcome.fed < 500
+    assert not outcome.ended
+    detail = feed.hang_detail(outcome)
+    assert detail == (f"{outcome.fed} of 500 lines written to its stdin; it had read none of it "
+                      f"(all {outcome.written} bytes waiting unread)")
+    assert outcome.written >= outcome.fed * 1020  # a line cut short by the full pipe counts as written too
+
+
 def test_expectations_of_output(capsys: pytest.CaptureFixture[str], tmp_path: Path, result_contract: Path) -> None:
     hello = load("stream-json", "hello").data().split(b"\n")
     result = json.loads(hello[-2])
