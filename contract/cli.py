@@ -15,11 +15,12 @@ surface, evolve, the live harness or hypothesis (tests/test_imports.py holds thi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from contract import textsafe
@@ -484,6 +485,29 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
                       late_grace=args.late_grace)
 
 
+@contextlib.contextmanager
+def _hypothesis_storage_apart() -> Iterator[None]:
+    """Hypothesis' storage in a temporary folder, removed after, for a verb that draws with it.
+
+    The verbs use no example database (``database=None``: ``--seed`` is how a run is found again),
+    but hypothesis also caches the constants it collects from local modules in its storage
+    folder, ``.hypothesis/`` in the working directory, and a command line writes nothing there
+    unasked. The cache only saves re-reading sources: what is drawn from a seed is the same.
+    The previous storage folder is restored (the tests call verbs in their own process).
+    """
+    import tempfile
+
+    from hypothesis import configuration
+
+    previous = configuration.storage_directory(intent_to_write=False).home_directory
+    with tempfile.TemporaryDirectory(prefix="milk-contract-hypothesis-") as home:
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(previous)
+
+
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Fuzz a live host; a failure is printed with its shrunk conversation and the seed."""
     _check_ignores(args.ignore)
@@ -500,7 +524,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.shrink_seconds is not None:
         options["shrink_seconds"] = args.shrink_seconds
     try:
-        result = fuzz.fuzz_host(command or None, **options)
+        with _hypothesis_storage_apart():
+            result = fuzz.fuzz_host(command or None, **options)
     except Interrupted as exc:
         return _emit(exc.report, args.format, exc.signum)
     if result.failed and args.transcript:
@@ -566,7 +591,8 @@ def cmd_feed(args: argparse.Namespace) -> int:
         def run_feed() -> feed.FeedResult:
             return feed.feed_stream(command, goldens, pty=args.pty, **options)
     try:
-        result = run_feed()
+        with _hypothesis_storage_apart() if args.future else contextlib.nullcontext():
+            result = run_feed()
     except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, exit 128 + the signal
         return _emit(exc.report, args.format, exc.signum)
     if result.failures and args.transcript:
@@ -625,7 +651,8 @@ def cmd_vectors_export(args: argparse.Namespace) -> int:
     if os.path.exists(args.folder) and not os.path.isdir(args.folder):
         raise UsageError(f"{args.folder} exists and is not a folder")
     try:
-        counts = vectors.export(args.folder)
+        with _hypothesis_storage_apart():
+            counts = vectors.export(args.folder)
     except OSError as exc:
         raise UsageError(f"cannot write {args.folder}: {exc.strerror or exc}") from None
     except vectors.VectorError as exc:  # a bug: a vector would state a verdict check does not give
