@@ -55,6 +55,8 @@ MAX_SHRINK_RUNS = 200
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024  # the consumer's stdout kept for comparison
 PTY_LINE_BYTES = 4095  # a terminal's canonical line discipline holds at most this much of a line
 STDERR_SHOWN = 300
+SHOWN_LINES = 200  # of a failing stream, after a text report (--transcript FILE saves the first one whole)
+SHOWN_LINE_CHARS = 300  # of each of those lines
 
 
 class ExpectationError(ValueError):
@@ -609,15 +611,21 @@ def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
         out.emit(finding.rule, None, None, finding.message, finding.hint)
     if failure.findings:
         result.failures.append(failure)
-        note_failure(out, failure)
+        note_failure(out, failure, saved=len(result.failures) == 1)
 
 
-def note_failure(out: Collector, failure: Failure) -> None:
-    """Say in the report itself (every format) which stream failed and where to see it whole."""
+def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
+    """Say in the report itself (every format) which stream failed and where to see it.
+
+    ``saved``: it is the first failing stream, the one ``--transcript FILE`` writes (the CLI saves
+    that one only); a later one is shown, not saved.
+    """
     lines = failure.data.count(b"\n")
+    where = ("saved whole by --transcript FILE" if saved
+             else "not saved by --transcript FILE, which saves the first failing stream")
     out.note(f"failing stream {textsafe.text(failure.variant)} ({lines} lines): "
-             f"{textsafe.text(clip(failure.changes, 400))}; shown whole after a text report (on stderr for "
-             "the other formats), saved by --transcript FILE")
+             f"{textsafe.text(clip(failure.changes, 400))}; shown after a text report (on stderr for "
+             f"the other formats; up to {SHOWN_LINES} lines of up to {SHOWN_LINE_CHARS} characters), {where}")
 
 
 def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: Any, data: bytes,
@@ -674,27 +682,40 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
                 if search.shrink_cut else ""))
 
 
-def describe(result: FeedResult, replay: str, max_line_chars: int = 300) -> str:
+def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_CHARS) -> str:
     """Each failing stream as text: the variant, its changes, the stream fed, how to find it again."""
     if not result.failures:
         return ""
     out: list[str] = []
-    for failure in result.failures:
-        wire = result.report.wire
-        what = ("stream fed (replay it with `milk-contract check FILE`; the suite's own side is conformant "
-                "under --strict):" if get(wire).live is Live.STREAM else
-                f"conversation, both directions in order (replay it with `milk-contract check --wire {wire} FILE`):")
+    for number, failure in enumerate(result.failures):
         out += ["", f"failing stream: {textsafe.text(failure.variant)}",
-                f"changes: {textsafe.text(clip(failure.changes, 2000))}", what]
+                f"changes: {textsafe.text(clip(failure.changes, 2000))}",
+                _heading(result.report.wire, saved=number == 0, max_line_chars=max_line_chars)]
         lines = failure.data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
-        for number, raw in enumerate(lines[:200], 1):
-            out.append(f"{number:>4} {textsafe.text(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
-        if len(lines) > 200:
-            out.append(f"     … {len(lines) - 200} more lines not shown")
+        for index, raw in enumerate(lines[:SHOWN_LINES], 1):
+            out.append(f"{index:>4} {textsafe.text(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
+        if len(lines) > SHOWN_LINES:
+            out.append(f"     … {len(lines) - SHOWN_LINES} more lines not shown")
     out += ["", f"seed: {result.seed}; find it again with: {replay}"]
     return "\n".join(out) + "\n"
+
+
+def _heading(wire: str, saved: bool, max_line_chars: int) -> str:
+    """What the lines below are, and what ``--transcript FILE`` holds and how to use it (first failure only)."""
+    clipped = f"each line shown up to {max_line_chars} characters"
+    if get(wire).live is Live.STREAM:
+        if not saved:
+            return f"stream fed ({clipped}; --transcript FILE saves the first failing stream, not this one):"
+        return (f"stream fed ({clipped}; --transcript FILE saves it whole, byte for byte as fed: "
+                "`milk-contract check --strict FILE` finds it conformant, and `CONSUMER < FILE` feeds it again):")
+    if not saved:
+        return (f"conversation, both directions in order ({clipped}; --transcript FILE saves the first failing "
+                "conversation, not this one):")
+    return (f"conversation, both directions in order ({clipped}; --transcript FILE saves it whole: "
+            f"`milk-contract check --wire {wire} FILE` gives its {wire} findings again; how the client ended "
+            "is not in it):")
 
 
 __all__ = ["DEFAULT_EXAMPLES", "Expectation", "ExpectationError", "FeedResult", "Outcome", "describe", "feed_stream",

@@ -356,7 +356,7 @@ def feed_client(
             if found:
                 result.failures.append(Failure(golden.name, golden.name, script.changes, transcript, outcome,
                                                _findings_of(found)))
-                note_failure(out, result.failures[-1])
+                note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
             elif future:
                 _search(result, out, golden.name, script, hold, examples, shrink_seconds)
     return feed.end()
@@ -423,7 +423,7 @@ def _search(result: FeedResult, out: Collector, name: str, script: HostScript, h
     _emit(out, found)
     result.failures.append(Failure(name, f"{name}+future", candidate.script.changes, outcome.stdout, outcome,
                                    _findings_of(found), search.shrink_runs, search.shrink_cut))
-    note_failure(out, result.failures[-1])
+    note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
     out.note(f"{name}: a failing future host variant found within {search.searched} generated ones (seed "
              f"{result.seed}), shrunk to {len(candidate.changes)} change(s) in {search.shrink_runs} more "
              "conversations" + (" (shrinking stopped at its budget)" if search.shrink_cut else ""))

@@ -102,6 +102,45 @@ def test_the_failing_stream_is_printed_and_saved(capsys: pytest.CaptureFixture[s
     assert contract.check(saved.read_bytes(), "stream-json", strict=True).conformant  # a stream milk may write
 
 
+def test_the_saved_stream_is_what_was_fed_and_feeding_it_again_gives_the_same_verdict(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """--transcript FILE holds the failing variant byte for byte: shown line by line in the text,
+    the consumer fails on it again when fed the file, and the heading says what the file is for."""
+    import subprocess
+
+    saved = tmp_path / "failing.jsonl"
+    code = cli.run(["feed", "--future", "--scenario", "hello", *BUDGET, "--transcript", str(saved), "--", *STRICT])
+    out = capsys.readouterr().out
+    assert code == 1
+    data = saved.read_bytes()
+    shown = [line[5:] for line in out.split("stream fed (", 1)[1].splitlines()[1:] if line[:4].strip().isdigit()]
+    from contract import textsafe
+    from contract.jsonvalue import clip
+
+    assert shown == [textsafe.text(clip(raw.decode(), feed.SHOWN_LINE_CHARS)) for raw in data.splitlines()]
+    assert ("--transcript FILE saves it whole, byte for byte as fed: `milk-contract check --strict FILE` finds it "
+            "conformant, and `CONSUMER < FILE` feeds it again):") in out
+    again = subprocess.run(STRICT, input=data, capture_output=True, timeout=60, check=False)
+    assert again.returncode == 1  # the verdict of the run: exit status 1
+    assert "found exit status 1" in out
+    assert subprocess.run(REFERENCE, input=data, capture_output=True, timeout=60, check=False).returncode == 0
+
+
+def test_only_the_first_failing_stream_is_said_to_be_saved(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    saved = tmp_path / "failing.jsonl"
+    code, report, err = _json(capsys, "--scenario", "hello", "--scenario", "tool_calls", "--transcript", str(saved),
+                              "--", sys.executable, "-c", "import sys; sys.stdin.buffer.read(); sys.exit(3)")
+    assert code == 1
+    assert saved.read_bytes() == load("stream-json", "hello").data()  # the first failing stream, as fed
+    notes = [str(note) for note in report["notes"]]  # type: ignore[attr-defined]
+    hello, tool_calls = (next(n for n in notes if n.startswith(f"failing stream {name} (")) for name in
+                         ("hello", "tool_calls"))
+    assert hello.endswith("saved whole by --transcript FILE")
+    assert tool_calls.endswith("not saved by --transcript FILE, which saves the first failing stream")
+    assert "shown whole" not in hello  # lines are shown clipped: the file is the whole stream
+    assert "--transcript FILE saves the first failing stream, not this one" in err
+
+
 def test_a_consumer_that_crashes_on_a_golden(capsys: pytest.CaptureFixture[str]) -> None:
     code, report, _ = _json(capsys, "--scenario", "hello", "--", sys.executable, "-c", "import sys; sys.exit(3)")
     assert code == 1
