@@ -148,10 +148,12 @@ class Engine:
         found: list[SchemaError] = []
         for e in self._fast_for(instance).iter_errors(instance):
             keyword = str(e.schema_path[-1]) if e.schema_path else ""
-            if keyword == "additionalProperties" and isinstance(e.instance, dict):
+            unexpected = getattr(getattr(e, "kind", None), "unexpected", None)  # read defensively:
+            refused = getattr(e, "instance", None)  # older jsonschema-rs releases may lack either
+            if keyword == "additionalProperties" and isinstance(refused, dict) and isinstance(unexpected, list):
                 # the same words as the reference engine's: every unknown member, by its pointer
-                found.append(unknown_members(pointer_of(e.instance_path), keyword, e.instance,
-                                             [str(k) for k in e.kind.unexpected]))
+                found.append(unknown_members(pointer_of(e.instance_path), keyword, refused,
+                                             [str(k) for k in unexpected]))
             else:
                 message = e.message if len(e.message) <= 200 else e.message[:199] + "…"  # it quotes values
                 found.append(SchemaError(pointer_of(e.instance_path), keyword, message))
