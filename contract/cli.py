@@ -508,6 +508,23 @@ def _hypothesis_storage_apart() -> Iterator[None]:
             configuration.set_hypothesis_home_dir(previous)
 
 
+def _save_transcript(path: str | None, data: bytes | None) -> None:
+    """Write ``--transcript FILE`` (the first failure's bytes); with nothing failed, say on stderr
+    that nothing was written, so a file left there by an earlier run is not taken for this one's."""
+    if path is None:
+        return
+    if data is None:
+        before = " (the file there is from before this run)" if os.path.lexists(path) else ""
+        print(f"{PROG}: --transcript {textsafe.text(path)}: nothing failed, so nothing was written{before}",
+              file=sys.stderr)
+        return
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise UsageError(f"--transcript: cannot write {path}: {exc.strerror or exc}") from None
+
+
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Fuzz a live host; a failure is printed with its shrunk conversation and the seed."""
     _check_ignores(args.ignore)
@@ -528,12 +545,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             result = fuzz.fuzz_host(command or None, **options)
     except Interrupted as exc:
         return _emit(exc.report, args.format, exc.signum)
-    if result.failed and args.transcript:
-        try:
-            with open(args.transcript, "wb") as handle:
-                handle.write(result.transcript)
-        except OSError as exc:
-            raise UsageError(f"--transcript: cannot write {args.transcript}: {exc.strerror or exc}") from None
+    _save_transcript(args.transcript, result.transcript if result.failed else None)
     code = _emit(result.report, args.format)
     import shlex
 
@@ -595,12 +607,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
             result = run_feed()
     except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, exit 128 + the signal
         return _emit(exc.report, args.format, exc.signum)
-    if result.failures and args.transcript:
-        try:
-            with open(args.transcript, "wb") as handle:
-                handle.write(result.failures[0].data)
-        except OSError as exc:
-            raise UsageError(f"--transcript: cannot write {args.transcript}: {exc.strerror or exc}") from None
+    _save_transcript(args.transcript, result.failures[0].data if result.failures else None)
     code = _emit(result.report, args.format)
     import shlex
 

@@ -141,6 +141,20 @@ def test_only_the_first_failing_stream_is_said_to_be_saved(capsys: pytest.Captur
     assert "--transcript FILE saves the first failing stream, not this one" in err
 
 
+def test_with_nothing_failed_the_transcript_is_not_written_and_that_is_said(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A file left at the path by an earlier run must not pass for this run's failing stream."""
+    saved = tmp_path / "failing.jsonl"
+    code, _, err = _json(capsys, "--scenario", "hello", "--transcript", str(saved), "--", *REFERENCE)
+    assert code == 0 and not saved.exists()
+    assert "--transcript" in err and "nothing failed, so nothing was written" in err
+    assert "from before this run" not in err
+    saved.write_bytes(b"earlier\n")
+    code, _, err = _json(capsys, "--scenario", "hello", "--transcript", str(saved), "--", *REFERENCE)
+    assert code == 0 and saved.read_bytes() == b"earlier\n"
+    assert "nothing was written (the file there is from before this run)" in err
+
+
 def test_a_consumer_that_crashes_on_a_golden(capsys: pytest.CaptureFixture[str]) -> None:
     code, report, _ = _json(capsys, "--scenario", "hello", "--", sys.executable, "-c", "import sys; sys.exit(3)")
     assert code == 1
