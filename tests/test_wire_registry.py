@@ -130,6 +130,43 @@ def test_the_synthetic_wire_rules_fire_and_hold(rule: str, stream: bytes, fires:
             assert (rule in contract.check(stream, wire).rules()) is fires, wire
 
 
+def test_every_wire_keeps_its_goldens_where_its_descriptor_says(any_wire: Wire) -> None:
+    """One convention for every wire, the synthetic one included: ``goldens/<name>/`` under its data
+    root (``Wire.goldens_dir``), found by ``contract.goldens`` and each conformant under --strict."""
+    from contract.goldens import all_scenarios, scenarios
+
+    found = scenarios(any_wire.name)
+    assert len(found) >= max(1, any_wire.coverage.goldens)
+    assert {golden.path.parent for golden in found} == {any_wire.goldens_dir}
+    assert {golden.name for golden in found} <= {g.name for g in all_scenarios() if g.wire == any_wire.name}
+    for golden in found:
+        assert contract.check(golden.data(), any_wire.name, strict=True).conformant, golden.name
+
+
+def test_the_synthetic_golden_is_the_one_its_data_root_holds() -> None:
+    from contract.goldens import scenarios
+
+    with registered(AUDIT_LOG):
+        [golden] = scenarios(AUDIT_LOG.name)
+    assert golden.path == GOLDEN
+    assert golden.path.is_relative_to(AUDIT_LOG.data_root)  # not the bundled goldens/
+
+
+@pytest.mark.process
+def test_the_synthetic_scenario_runs_live_through_the_scenario_harness() -> None:
+    """The plugin's path for a golden (contract.scenarios): the wire's reference emitter started with
+    the golden named in its environment, checked live and compared with the golden."""
+    from contract.goldens import scenarios
+    from contract.scenarios import run_scenario
+
+    with registered(AUDIT_LOG):
+        [golden] = scenarios(AUDIT_LOG.name)
+        run = run_scenario(golden, timeout=30)
+    assert run.report.conformant, run.explain()
+    assert run.comparison.equal, run.explain()
+    assert run.report.lines == len(golden.data().splitlines())
+
+
 @pytest.mark.process
 def test_the_synthetic_reference_emitter_replays_its_golden_live() -> None:
     from contract.harness import default_command, run_stream

@@ -126,6 +126,12 @@ def first(live: Live) -> Wire:
     return next(wire for wire in WIRES.values() if wire.live is live)
 
 
+def named(live: Live) -> str:
+    """The registered wires of live mode ``live`` by name, for prose (help texts, misuse messages):
+    ``"a"``, ``"a, b"``, in registry order."""
+    return ", ".join(wire.name for wire in WIRES.values() if wire.live is live)
+
+
 def conversation() -> Wire:
     """The registry's first conversation wire (``Live.CONVERSATION``, with its ``dialogue``)."""
     return next(wire for wire in WIRES.values() if wire.live is Live.CONVERSATION and wire.dialogue is not None)
@@ -134,5 +140,5 @@ def conversation() -> Wire:
 __all__ = [
     "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Dialogue", "Evidence", "Live", "Machine",
     "Strategies", "Wire", "ansi_for", "candidates", "conversation", "derived", "detect", "first", "get", "is_auto",
-    "registered", "resolve",
+    "named", "registered", "resolve",
 ]

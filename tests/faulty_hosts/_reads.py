@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from contract.reference.subagent_host import Host, Line, _command, script_from
+from contract.wires.subagent_stdio.host import Host, Line, _command, script_from
 
 
 def serve_reads(on_batch: Callable[[Host, list[Line]], None], host: type[Host] = Host) -> int:

@@ -4,7 +4,7 @@ import sys
 
 from _reads import serve_reads
 
-from contract.reference.subagent_host import Host, Line
+from contract.wires.subagent_stdio.host import Host, Line
 
 
 def on_batch(host: Host, batch: list[Line]) -> None:

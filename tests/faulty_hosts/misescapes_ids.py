@@ -3,7 +3,7 @@
 import json
 import sys
 
-from contract.reference.subagent_host import Host, Line, main
+from contract.wires.subagent_stdio.host import Host, Line, main
 
 
 class Misescaping(Host):

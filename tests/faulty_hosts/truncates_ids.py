@@ -2,7 +2,7 @@
 
 import sys
 
-from contract.reference.subagent_host import Host, Line, main
+from contract.wires.subagent_stdio.host import Host, Line, main
 
 
 class Truncating(Host):

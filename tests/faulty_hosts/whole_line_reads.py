@@ -9,7 +9,7 @@ answered in order, so any client that writes whole lines in one write sees nothi
 import os
 import sys
 
-from contract.reference.subagent_host import Host, _command, script_from
+from contract.wires.subagent_stdio.host import Host, _command, script_from
 
 server = Host(script_from(None), sys.stdout.buffer)
 try:
