@@ -10,7 +10,18 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
-from contract.wires.base import BatchMachine, Coverage, Dialogue, Evidence, Live, Machine, Strategies, Wire
+from contract.wires.base import (
+    BatchMachine,
+    Cites,
+    Coverage,
+    Dialogue,
+    Evidence,
+    Future,
+    Live,
+    Machine,
+    Strategies,
+    Wire,
+)
 from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
@@ -138,7 +149,8 @@ def conversation() -> Wire:
 
 
 __all__ = [
-    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Dialogue", "Evidence", "Live", "Machine",
+    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Cites", "Coverage", "Dialogue", "Evidence", "Future", "Live",
+    "Machine",
     "Strategies", "Wire", "ansi_for", "candidates", "conversation", "derived", "detect", "first", "get", "is_auto",
     "named", "registered", "resolve",
 ]

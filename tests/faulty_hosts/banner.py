@@ -2,7 +2,7 @@
 
 import sys
 
-from contract.wires.subagent_stdio.host import main
+from _reference import main
 
 sys.stdout.write("subagent host v1 ready\n")
 sys.stdout.flush()

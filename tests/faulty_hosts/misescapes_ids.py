@@ -3,7 +3,7 @@
 import json
 import sys
 
-from contract.wires.subagent_stdio.host import Host, Line, main
+from _reference import Host, Line, main
 
 
 class Misescaping(Host):

@@ -2,7 +2,7 @@
 
 import sys
 
-from contract.wires.subagent_stdio.host import Host, Line, main
+from _reference import Host, Line, main
 
 
 class Truncating(Host):
