@@ -18,67 +18,85 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from contract.rules import SA_SCHEMA, SJ_SCHEMA, Basis, Level, Observed, Rule, Unjudged
-from contract.wires import WIRES, derived
+from contract.rules import Basis, Level, Observed, Rule, Unjudged
+from contract.wires import WIRES, Live, derived, named
 
-_SJ, _SA = SJ_SCHEMA, SA_SCHEMA
-_FRAMING = (
-    f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on stdout"'
-    "; subagent-stdio: policy (its schema has no descriptions, and nothing in it says how its JSON "
-    "objects are framed on stdio): JSONL lines of objects whose $defs are line types, the same framing "
-    "as its sibling wire"
-)
-# Written in the stream-json seed; policy on subagent-stdio, whose seed has no descriptions and
-# states no framing (the title's "stdio" says where, not how): we choose its sibling's.
-_ON_SA = (("subagent-stdio", Basis.POLICY),)
-# The checker, harness and baseline rules, and line.limit: policy, and never dropped by --basis
-# (filterable=False). A finding that says the check did not finish, or concerns the run, the
-# checker or a baseline rather than the seed's text, cannot be filtered into a pass (fail closed).
+# The common rules' sources cite each registered wire's seed through its descriptor (``Wire.cites``),
+# in registry order; a wire whose seed has nothing to add to a rule adds nothing to its source.
+
+
+def _cited(clause: str) -> list[str]:
+    return [text for wire in WIRES.values() if (text := getattr(wire.cites, clause)) is not None]
+
+
+def _framing_source() -> str:
+    return "; ".join(_cited("framing"))
+
+
+def _framing_basis_on() -> tuple[tuple[str, Basis], ...]:
+    # Written where the seed says it; each wire whose framing is policy (or derived) says so.
+    return tuple((wire.name, wire.cites.framing_basis) for wire in WIRES.values()
+                 if wire.cites.framing is not None and wire.cites.framing_basis is not Basis.WRITTEN)
+
 
 # A line that fails framing (line.utf8, line.json, line.object, line.duplicate-key, line.limit) is
 # opaque: no schema or content rule judges it, but it keeps its place in the stream (it counts as
-# a line for sj.init-first, sj.result-last and, as one step, for sj.seq). Lead's decision, issue 12.
-_OPAQUE = ("a line that fails it is opaque: no schema or content rule judges it, but it keeps its place in the "
-           "stream (sj.init-first, sj.result-last, one step of sj.seq)")
+# a line for the wires' positional rules, each wire naming its own). Lead's decision, issue 12.
+def _opaque() -> str:
+    places = "; ".join(_cited("opaque"))
+    return ("a line that fails it is opaque: no schema or content rule judges it, but it keeps its place in the "
+            "stream" + (f" ({places})" if places else ""))
 
 
-FRAMING: tuple[Rule, ...] = (
-    # -- framing, both wires ------------------------------------------------------------
-    Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", _FRAMING,
-         basis=Basis.WRITTEN, basis_on=_ON_SA),
-    Rule("line.newline", Level.MUST, "line",
-         "each line ends in exactly one LF, with no CR, and the stream ends with LF", _FRAMING,
-         basis=Basis.WRITTEN, basis_on=_ON_SA),
-    Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", _FRAMING,
-         basis=Basis.WRITTEN, basis_on=_ON_SA),
-    Rule("line.json", Level.MUST, "line",
-         "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
-         f"{_FRAMING}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
-         "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
-         f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {_OPAQUE}",
-         basis=Basis.WRITTEN, basis_on=_ON_SA),
-    Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", _FRAMING,
-         basis=Basis.WRITTEN, basis_on=_ON_SA),
-    Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
-         f"{_FRAMING}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
-         f"so neither first-wins nor last-wins is judged: {_OPAQUE}", basis=Basis.POLICY),
-    Rule("line.ansi", Level.MUST, "stream-json",
-         "no ANSI escapes: no raw ESC byte, no ESC (U+001B) or C1 control (U+0080-U+009F, CSI U+009B included) "
-         "in any decoded string or member name, payloads included",
-         f'{_SJ}, description: "never any ANSI escapes" (written, with no exception: free-form payloads such '
-         "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too). "
-         "The C1 controls by ECMA-48 §5.3: each C1 control function is coded either as one 8-bit character or, "
-         "in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is ESC ]); every ESC "
-         "is an ANSI escape, so is the same function in its one-character coding, raw (C2 9B) or escaped "
-         "(\\u009b). BEL, DEL and other C0 controls are no escape. Stream-json only: the "
-         f"{_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding",
-         basis=Basis.WRITTEN),
-    Rule("line.limit", Level.MUST, "line",
-         "a line stays within the checker's limits (length, nesting depth, integer digits)",
-         "checker limit: a line the checker cannot judge cannot be declared conformant; "
-         f"raise the limit with --max-line-bytes where the line is legitimate; {_OPAQUE}",
-         basis=Basis.POLICY, filterable=False),
-)
+def _ansi_wire() -> str:
+    """The wire line.ansi is listed under (its ``wire`` column): the first whose seed says it."""
+    return next((wire.name for wire in WIRES.values() if wire.ansi), "line")
+
+
+def _ansi_source() -> str:
+    says = [wire.cites.ansi for wire in WIRES.values() if wire.ansi and wire.cites.ansi is not None]
+    silent = [wire.cites.ansi for wire in WIRES.values() if not wire.ansi and wire.cites.ansi is not None]
+    applies = ", ".join(wire.name for wire in WIRES.values() if wire.ansi)
+    ecma = ("The C1 controls by ECMA-48 §5.3: each C1 control function is coded either as one 8-bit character or, "
+            "in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is ESC ]); every ESC "
+            "is an ANSI escape, so is the same function in its one-character coding, raw (C2 9B) or escaped "
+            "(\\u009b). BEL, DEL and other C0 controls are no escape.")
+    only = f" {applies[:1].upper()}{applies[1:]} only: {'; '.join(silent)}" if silent else ""
+    return " ".join([*says, ecma]) + only
+
+
+def _framing_rules() -> tuple[Rule, ...]:
+    framing, on, opaque = _framing_source(), _framing_basis_on(), _opaque()
+    return (
+        # -- framing, both wires ------------------------------------------------------------
+        Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", framing,
+             basis=Basis.WRITTEN, basis_on=on),
+        Rule("line.newline", Level.MUST, "line",
+             "each line ends in exactly one LF, with no CR, and the stream ends with LF", framing,
+             basis=Basis.WRITTEN, basis_on=on),
+        Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", framing,
+             basis=Basis.WRITTEN, basis_on=on),
+        Rule("line.json", Level.MUST, "line",
+             "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
+             f"{framing}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
+             "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
+             f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {opaque}",
+             basis=Basis.WRITTEN, basis_on=on),
+        Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", framing,
+             basis=Basis.WRITTEN, basis_on=on),
+        Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
+             f"{framing}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
+             f"so neither first-wins nor last-wins is judged: {opaque}", basis=Basis.POLICY),
+        Rule("line.ansi", Level.MUST, _ansi_wire(),
+             "no ANSI escapes: no raw ESC byte, no ESC (U+001B) or C1 control (U+0080-U+009F, CSI U+009B included) "
+             "in any decoded string or member name, payloads included", _ansi_source(), basis=Basis.WRITTEN),
+        Rule("line.limit", Level.MUST, "line",
+             "a line stays within the checker's limits (length, nesting depth, integer digits)",
+             "checker limit: a line the checker cannot judge cannot be declared conformant; "
+             f"raise the limit with --max-line-bytes where the line is legitimate; {opaque}",
+             basis=Basis.POLICY, filterable=False),
+    )
+
 
 CHECKER: tuple[Rule, ...] = (
     # -- the checker's own integrity, both wires -------------------------------------------
@@ -94,62 +112,63 @@ CHECKER: tuple[Rule, ...] = (
          observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
 )
 
-HARNESS: tuple[Rule, ...] = (
-    # -- live runs -----------------------------------------------------------------------
-    Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
-         "harness: a hung emitter is killed with its process group",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
-    Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
-         "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
-         "did not finish its run: that finding is not judged to the end, so no --ignore or baseline drops it)",
-         observed=Observed.PROCESS, unjudged=Unjudged.KILLED, basis=Basis.POLICY, filterable=False),
-    Rule("run.start", Level.MUST, "run", "the emitter command can be started",
-         "harness: the command must exist and be executable",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
-    Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
-         "harness, subagent-stdio: a read-only request gets a response",
-         observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
-    Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
-         "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
-    Rule("run.interrupted", Level.MUST, "run",
-         "the run is not interrupted (Ctrl-C, SIGINT; SIGTERM; SIGHUP) before it ends",
-         "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
-         "process group and descendants are killed and the findings seen so far are reported (exit 128 + "
-         "the signal: 130, 143, 129)",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
-    Rule("run.stdout-held", Level.MUST, "run",
-         "no descendant of the emitter holds its stdout open past --late-grace after the emitter exits",
-         # the seed's words are paraphrased, not quoted: the framing rules quote them already, and a
-         # quote here would be a new surface item (contract/framing.py), breaking for emitters
-         f"harness; {_SJ}: its framing rules ask for exactly one terminal result last and nothing else on "
-         "stdout; a consumer reading the pipe waits for its end, and whatever a descendant still holding it "
-         "writes comes after the result (what it writes within the grace is judged as part of the stream); "
-         "subagent-stdio: inferred, as its framing is (after the host exits, its stdout ends); the holder is "
-         "killed at the grace, so what it would still have written was not seen (not judged to the end)",
-         observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
-)
+def _harness_rules() -> tuple[Rule, ...]:
+    return (
+        # -- live runs -----------------------------------------------------------------------
+        Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
+             "harness: a hung emitter is killed with its process group",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
+             "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
+             "did not finish its run: that finding is not judged to the end, so no --ignore or baseline drops it)",
+             observed=Observed.PROCESS, unjudged=Unjudged.KILLED, basis=Basis.POLICY, filterable=False),
+        Rule("run.start", Level.MUST, "run", "the emitter command can be started",
+             "harness: the command must exist and be executable",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
+             f"harness, {named(Live.CONVERSATION)}: a read-only request gets a response",
+             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
+        Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
+             "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.interrupted", Level.MUST, "run",
+             "the run is not interrupted (Ctrl-C, SIGINT; SIGTERM; SIGHUP) before it ends",
+             "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
+             "process group and descendants are killed and the findings seen so far are reported (exit 128 + "
+             "the signal: 130, 143, 129)",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.stdout-held", Level.MUST, "run",
+             "no descendant of the emitter holds its stdout open past --late-grace after the emitter exits",
+             # the seed's words are paraphrased, not quoted: the framing rules quote them already, and a
+             # quote here would be a new surface item (contract/framing.py), breaking for emitters
+             "; ".join(["harness", *_cited("stdout_held"), "the holder is killed at the grace, so what it would "
+                                                            "still have written was not seen (not judged to the end)"]),
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+    )
 
-CONSUMER: tuple[Rule, ...] = (
-    # -- consumers fed streams (milk-contract feed) -----------------------------------------
-    # The seed's words are cited without double quotes: a quoted rule joins the surface's cited
-    # rules (contract.framing), which hold emitters to those words; this one holds consumers.
-    Rule("consumer.crash", Level.MUST, "consumer",
-         "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
-         f"{_SJ}, description: open-set enums everywhere … consumers must ignore values they don't "
-         "recognize; every stream fed is conformant under check --strict, so a conformant milk may write it",
-         observed=Observed.CONSUMER, basis=Basis.WRITTEN, filterable=False),
-    Rule("consumer.hang", Level.MUST, "consumer",
-         "a consumer fed a conformant stream exits within --timeout (its group is killed otherwise)",
-         "harness: a consumer that never ends on a stream a conformant milk may write is as broken as one that "
-         "crashes; every stream fed ends (stdin is closed after the last line)",
-         observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
-    Rule("consumer.output", Level.MUST, "consumer",
-         "a consumer's stdout meets the expectation given (--expect-stdout, --expect-json)",
-         "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
-         "does not change when a producer adds what the seed lets it add",
-         observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
-)
+
+def _consumer_rules() -> tuple[Rule, ...]:
+    return (
+        # -- consumers fed streams (milk-contract feed) -----------------------------------------
+        # The seed's words are cited without double quotes: a quoted rule joins the surface's cited
+        # rules (contract.framing), which hold emitters to those words; this one holds consumers.
+        Rule("consumer.crash", Level.MUST, "consumer",
+             "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
+             "; ".join([*_cited("consumer"), "every stream fed is conformant under check --strict, so a conformant "
+                                             "milk may write it"]),
+             observed=Observed.CONSUMER, basis=Basis.WRITTEN, filterable=False),
+        Rule("consumer.hang", Level.MUST, "consumer",
+             "a consumer fed a conformant stream exits within --timeout (its group is killed otherwise)",
+             "harness: a consumer that never ends on a stream a conformant milk may write is as broken as one that "
+             "crashes; every stream fed ends (stdin is closed after the last line)",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.output", Level.MUST, "consumer",
+             "a consumer's stdout meets the expectation given (--expect-stdout, --expect-json)",
+             "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
+             "does not change when a producer adds what the seed lets it add",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+    )
+
 
 BASELINE: tuple[Rule, ...] = (
     Rule("baseline.stale", Level.MUST, "line",
@@ -166,8 +185,8 @@ CATALOG: dict[str, Rule] = {}
 def _catalog() -> None:
     """The common rules plus each registered wire's, in registry order (rebuilt if the registry changes)."""
     global _RULES
-    _RULES = (*FRAMING, *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules), *HARNESS, *CONSUMER,
-              *BASELINE)
+    _RULES = (*_framing_rules(), *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules),
+              *_harness_rules(), *_consumer_rules(), *BASELINE)
     CATALOG.clear()  # the same dict: every module that imported it sees the change
     CATALOG.update((rule.id, rule) for rule in _RULES)
 

@@ -27,7 +27,7 @@ from contract import textsafe
 from contract.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
 from contract.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, exit_interrupted
 from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.wires import AUTO, DEFAULT, NAMES, WIRES, Live, get
+from contract.wires import AUTO, DEFAULT, NAMES, WIRES, Live, get, named
 
 if TYPE_CHECKING:
     from contract.report import Report
@@ -50,8 +50,26 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+# Why each live mode's flood limit is what it is (the --max-output-bytes help lists every wire's).
+_FLOOD_WHY = {Live.STREAM: "which is checked as it streams",
+              Live.CONVERSATION: "whose conversation is kept to be judged whole"}
+
+
+def _size(count: int) -> str:
+    """A byte count as the help text says it: 1 GiB, 64 MiB (in the largest unit that divides it)."""
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if count % size == 0:
+            return f"{count // size} {unit}"
+    return f"{count} bytes"
+
+
+def _flood_limits() -> str:
+    return "; ".join(f"{_size(wire.max_output_bytes)} for {wire.name}, {_FLOOD_WHY[wire.live]}"
+                     for wire in WIRES.values())
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Contract checks for milk's stream-json and subagent-stdio wires.")
+    parser = _Parser(prog=PROG, description=f"Contract checks for milk's {' and '.join(NAMES)} wires.")
     parser.add_argument("--version", action=_VersionAction)
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
 
@@ -76,9 +94,7 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="the exit status a conformant run ends with, 0 to 255 (default 0); a run ended by a "
                           "signal did not finish and is never conformant")
     run.add_argument("--max-output-bytes", type=_positive_int, default=None, metavar="N",
-                     help="stop a flooding emitter after this much output (default: 1 GiB for stream-json, "
-                          "which is checked as it streams; 64 MiB for subagent-stdio, whose conversation "
-                          "is kept to be judged whole)")
+                     help=f"stop a flooding emitter after this much output (default: {_flood_limits()})")
     run.add_argument("--late-grace", type=_seconds, default=LATE_GRACE, metavar="SECONDS",
                      help="after the emitter exits, how long its descendants may still hold stdout open: what "
                           "they write is judged as part of the stream, one still holding it then is "
@@ -87,14 +103,15 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="the emitter command; without one, the bundled reference emitter")
 
     run.add_argument("--provoke", action="store_true",
-                     help="stream-json: run the emitter again under a pseudo-terminal, with colour forced, "
+                     help=f"{named(Live.STREAM)}: run the emitter again under a pseudo-terminal, with colour "
+                          "forced, "
                           "and under a slow reader (contract.provoke)")
     chk.set_defaults(handler=cmd_check)
     run.set_defaults(handler=cmd_run)
 
     # fuzzing holds conversations: the wires whose live mode is one
     conversations = tuple(name for name, wire in WIRES.items() if wire.live is Live.CONVERSATION)
-    fuzz = verbs.add_parser("fuzz", help="hold generated conversations with a live subagent-stdio host")
+    fuzz = verbs.add_parser("fuzz", help=f"hold generated conversations with a live {named(Live.CONVERSATION)} host")
     _report_options(fuzz, wires=conversations, baseline=False)  # every conversation must be conformant
     fuzz.set_defaults(wire=conversations[0], handler=cmd_fuzz)
     fuzz.add_argument("--examples", type=_positive_int, default=None, metavar="N",
@@ -111,8 +128,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     feed = verbs.add_parser("feed", help="feed a consumer the goldens (and --future variants) and judge how it copes")
     feed.add_argument("--wire", choices=NAMES, default=DEFAULT.name,
-                      help="stream-json: the consumer reads a run on stdin; subagent-stdio: the consumer is a "
-                           "client, and milk-contract plays the host")
+                      help=f"{named(Live.STREAM)}: the consumer reads a run on stdin; {named(Live.CONVERSATION)}: "
+                           "the consumer is a client, and milk-contract plays the host")
     feed.add_argument("--format", choices=FORMAT_NAMES, default="text")
     feed.add_argument("--scenario", action="append", default=[], metavar="NAME",
                       help="only this golden scenario (repeatable; default: every one of the wire)")
@@ -129,7 +146,7 @@ def _build_parser() -> argparse.ArgumentParser:
     feed.add_argument("--pace", type=_pace, default=None, metavar="SECONDS",
                       help="pause between lines, as a live emitter writes (default 0.002)")
     feed.add_argument("--pty", action="store_true",
-                      help="stream-json: the consumer's stdin is a pseudo-terminal instead of a pipe")
+                      help=f"{named(Live.STREAM)}: the consumer's stdin is a pseudo-terminal instead of a pipe")
     feed.add_argument("--expect-stdout", metavar="FILE", default=None,
                       help="the consumer's stdout must be exactly FILE's bytes (one --scenario)")
     feed.add_argument("--expect-json", metavar="FILE", default=None,
@@ -211,7 +228,8 @@ def _build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("--root", default=None, metavar="DIR",
                           help="the checkout (default: found as record finds it)")
     scenario.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
-                          help="the emitter to record from (stream-json); it runs with MILK_CONTRACT_SCENARIO=NAME "
+                          help=f"the emitter to record from ({named(Live.STREAM)}); it runs with "
+                               "MILK_CONTRACT_SCENARIO=NAME "
                                "and without MILK_CONTRACT_GOLDEN (the golden does not exist yet)")
     scenario.set_defaults(handler=cmd_scenario)
     return parser
@@ -464,7 +482,8 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
     max_output_bytes = args.max_output_bytes or wire.max_output_bytes
     if args.provoke:
         if wire.live is not Live.STREAM:
-            raise UsageError("--provoke runs stream-json emitters (subagent-stdio hosts: use the fuzz verb)")
+            raise UsageError(f"--provoke runs {named(Live.STREAM)} emitters ({named(Live.CONVERSATION)} hosts: "
+                             "use the fuzz verb)")
         from contract.provoke import provoke
 
         return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
@@ -590,9 +609,10 @@ def cmd_feed(args: argparse.Namespace) -> int:
             options[name] = getattr(args, name)
     if wire_live(args.wire) is Live.CONVERSATION:
         if args.pty:
-            raise UsageError("--pty feeds stream-json consumers (a subagent-stdio client talks over pipes)")
+            raise UsageError(f"--pty feeds {named(Live.STREAM)} consumers (a {named(Live.CONVERSATION)} client "
+                             "talks over pipes)")
         if expect.given:
-            raise UsageError("--expect-stdout and --expect-json judge stream-json consumers")
+            raise UsageError(f"--expect-stdout and --expect-json judge {named(Live.STREAM)} consumers")
         from contract import feed_client
 
         options.pop("expect")

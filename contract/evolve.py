@@ -324,7 +324,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     if get(wire).live is Live.CONVERSATION:  # the client's commands are part of the transcript
         stdin: Any = {"from": "transcript"}
         if command:
-            raise EvolveError("a subagent-stdio scenario is authored (--transcript): its commands come from it")
+            raise EvolveError(f"a {wire} scenario is authored (--transcript): its commands come from it")
     else:
         stdin = None
     today = datetime.date.today().isoformat()

@@ -11,7 +11,7 @@ with ``pty``, a pseudo-terminal), and judges how it ended:
   passed the capture bound, so it could not be compared: fail closed).
 
 With ``future``, each golden is also transformed the ways the seed lets a producer change a stream
-without a new ADR (``contract.strategies.future``), drawn by hypothesis; the first failing variant
+without a new ADR (the wire's ``Wire.future``), drawn by hypothesis; the first failing variant
 of a golden is shrunk to the fewest, simplest changes that still fail, and reported with its
 changes and its stream. Every variant is conformant under ``check --strict`` (tests hold it), so
 a consumer that fails one fails on a stream a conformant milk may write.
@@ -633,11 +633,13 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
-    from contract.strategies.future import variants
-
+    future = golden.descriptor.load_future()
+    if future is None:
+        out.note(f"{golden.name}: the {golden.wire} wire has no future variants (Wire.future)")
+        return
     golden_lines = [orjson.loads(raw) for raw in data.split(b"\n") if raw.strip()]
     try:
-        strategy = variants(golden.name, golden_lines)
+        strategy = future.variants(golden.name, golden_lines)
     except ValueError as exc:
         out.note(f"{golden.name}: {exc}")
         return

@@ -15,7 +15,7 @@ refuses (no ``version``, an unknown member, an id over 128 characters) fails wit
 killed with its process group and descendants, ``contract.harness.Process``).
 
 With ``future``, the host's side of each golden is also transformed the ways the subagent-stdio
-seed allows (``contract.strategies.future_hosts``): optional members it models added where the
+seed allows (the wire's ``Wire.future``): optional members it models added where the
 golden has none, and events the client did not ask about. The seed states no open set (the node
 status is an ``enum``, every object ``additionalProperties: false``), so no unknown value is sent:
 a host that sent one would not be conformant (docs/consumers.md).
@@ -384,10 +384,12 @@ def _search(result: FeedResult, out: Collector, name: str, script: HostScript, h
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
-    from contract.strategies.future_hosts import variants
-
+    future = get(WIRE).load_future()
+    if future is None:
+        out.note(f"{name}: the {WIRE} wire has no future variants (Wire.future)")
+        return
     try:
-        strategy = variants(host_lines(script)).map(
+        strategy = future.variants(host_lines(script)).map(
             lambda drawn: _Candidate(from_host_lines(name, drawn[0], "; ".join(drawn[1])), tuple(drawn[1])))
     except ValueError as exc:
         out.note(f"{name}: {exc}")

@@ -1,6 +1,7 @@
 """The golden corpus: the scenarios of each wire, loaded from ``goldens/<wire>/``.
 
-A golden is ``goldens/<wire>/<scenario>.jsonl`` (the transcript, valid wire data) with
+A golden is ``goldens/<wire>/<scenario>.jsonl`` under the wire's data root (``Wire.goldens_dir``:
+the bundled ``goldens/`` for a bundled wire), the transcript, valid wire data, with
 ``<scenario>.meta.json`` beside it (description, how to reproduce, provenance; its format is
 ``schemas/golden-meta.schema.json``). :func:`scenarios` lists them as frozen dataclasses.
 
@@ -116,13 +117,13 @@ def _line_type(body: bytes) -> Any:
 
 
 def goldens_dir() -> Path:
+    """The bundled goldens (a wire's own are ``Wire.goldens_dir``: ``goldens/<wire>/`` under its data root)."""
     return data_dir("goldens")
 
 
 def scenarios(wire: str) -> list[Golden]:
     """Every golden of a wire, sorted by name."""
-    get(wire)  # ValueError for an unknown wire
-    folder = goldens_dir() / wire
+    folder = get(wire).goldens_dir  # ValueError for an unknown wire
     paths = sorted(folder.glob("*" + TRANSCRIPT)) if folder.is_dir() else []
     return [load(wire, path.name[: -len(TRANSCRIPT)]) for path in paths]
 
@@ -133,7 +134,7 @@ def all_scenarios() -> list[Golden]:
 
 def load(wire: str, name: str) -> Golden:
     """One golden by wire and scenario name (raises FileNotFoundError when absent)."""
-    path = goldens_dir() / wire / (name + TRANSCRIPT)
+    path = get(wire).goldens_dir / (name + TRANSCRIPT)
     if not path.is_file():
         raise FileNotFoundError(f"no golden {wire}/{name} (looked for {path})")
     meta = read_meta(path.with_name(name + META))

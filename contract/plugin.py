@@ -80,16 +80,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "cumulative; default all); the others are listed, not failing, and checker, run, "
                          "baseline and line.limit findings always fail (docs/rules.md)")
     group.addoption("--contract-fuzz", metavar="N", type=int, default=DEFAULTS["--contract-fuzz"],
-                    help="also hold N generated conversations with the subagent-stdio host (contract.fuzz); "
+                    help="also hold N generated conversations with the host of the conversation wire (contract.fuzz); "
                          "off by default: it asks more than the replay contract (docs/milk-ci.md)")
     group.addoption("--contract-consumer", metavar="CMD", default=DEFAULTS["--contract-consumer"],
-                    help="feed this stream-json consumer every golden and its future variants "
+                    help="feed this consumer of a stream wire every golden and its future variants "
                          "(milk-contract feed --future); it must exit 0 on each")
     group.addoption("--contract-consumer-examples", metavar="N", type=int,
                     default=DEFAULTS["--contract-consumer-examples"],
                     help="future variants per golden for --contract-consumer (default 10)")
     group.addoption("--contract-provoke", action="store_true", default=DEFAULTS["--contract-provoke"],
-                    help="run each stream-json scenario again under a pty, with colour forced and under a "
+                    help="run each scenario of a stream wire again under a pty, with colour forced and under a "
                          "slow reader (contract.provoke)")
 
 
@@ -174,8 +174,11 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if session is None or not uses_the_suite(config):
         return None
     fuzz = config.getoption("--contract-fuzz")
-    fuzzing = (f"{fuzz} generated conversations with the subagent-stdio host" if fuzz > 0
-               else "off (--contract-fuzz N)")
+    fuzzing = "off (--contract-fuzz N)"
+    if fuzz > 0:  # only then is the registry worth loading at a pytest start: fuzzing runs
+        from contract.wires import conversation
+
+        fuzzing = f"{fuzz} generated conversations with the {conversation().name} host"
     provoke = "on" if config.getoption("--contract-provoke") else "off (--contract-provoke)"
     lines = [f"milk-contract: golden scenarios through {textsafe.text(session.emitter_name)}; "
              f"fuzzing: {fuzzing}; provoke: {provoke}"]

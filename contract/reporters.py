@@ -271,6 +271,18 @@ def render_rules(rules: list[Rule], fmt: str) -> str:
                    for r in rules)
 
 
+def rules_table(rules: list[Rule]) -> str:
+    """The rules as a Markdown table (rule, level, basis, title): docs/rules.md's, which
+    tools/rules_doc.py writes from the catalog, so a rule's row comes from its declaration."""
+    rows = ["| rule | level | basis | title |", "| --- | --- | --- | --- |"]
+    for rule in rules:
+        others = "".join(f" ({basis.value} on {wire})" for wire, basis in rule.basis_on)
+        always = ", always judged" if not rule.filterable else ""
+        title = rule.title.replace("|", "\\|")  # a pipe in a title would end its cell
+        rows.append(f"| `{rule.id}` | {rule.level.value} | {rule.basis.value}{others}{always} | {title} |")
+    return "\n".join(rows) + "\n"
+
+
 def _basis_cell(rule: Rule) -> str:
     """The basis column of ``rules``: one word, with the per-wire override and --basis exemption said."""
     others = "".join(f" ({basis.value} on {wire})" for wire, basis in rule.basis_on)

@@ -208,6 +208,3 @@ class Registry:
             found[rule.id] = namespace[rule.breaker]
         return found
 
-
-SJ_SCHEMA = "stream-json schema"
-SA_SCHEMA = "subagent-stdio schema"

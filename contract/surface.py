@@ -18,7 +18,7 @@ Path notation: ``a.b`` for a member, ``a[]`` for array items, ``a{}`` for the va
 (``event.snapshot.runs[].key``); stream-json kinds share one object, so its paths have no prefix.
 
 Policy on the schema quirks docs/architecture.md lists ("Pitfalls") (also stored in every surface under ``policy``, so a
-reviewer reads it next to the data it governs): see :data:`POLICY`.
+reviewer reads it next to the data it governs): see :func:`policy`.
 """
 
 from __future__ import annotations
@@ -32,31 +32,21 @@ from typing import Any
 from contract.jsonvalue import type_name
 from contract.resources import data_dir
 from contract.wires import NAMES, get
+from contract.wires import WIRES as WIRES_BY_NAME
 
 FORMAT = "milk-contract-surface/1"
 WIRES = NAMES
 
-POLICY: dict[str, str] = {
+_SCHEMAS: dict[str, str] = {
     "additional-properties": (
         "The schemas close their objects (additionalProperties: false). The surface reads that as "
         "'emitters send only modeled fields'. Consumers must ignore what they do not recognise, so "
         "a new optional field is additive even though a validator built from the older schema "
         "rejects it; emitters are always checked against the current schema."
     ),
-    "line-kinds": (
-        "The stream-json top-level oneOf lists the type consts, and the type description calls "
-        "the set open: the checker validates a line of an unlisted type against the schema without "
-        "that oneOf (every other keyword still holds). The surface records the listed kinds "
-        "(line_kinds) and the documented open set (open_set on the type field) separately. Removing "
-        "a kind is breaking for both sides; adding one is additive, because consumers must ignore "
-        "unknown types."
-    ),
-    "unreferenced-defs": (
-        "Definitions that nothing reaches from the root (stream-json $defs/event) validate "
-        "nothing, so their content is not part of the surface. They are listed by name under "
-        "unreferenced_defs, with whether they still mirror the top-level object, so an edit that "
-        "makes them drift is visible in review without counting as a wire change."
-    ),
+}
+# after the wires' notes (the order the surface has always printed them in)
+_RULES_AND_SETS: dict[str, str] = {
     "open-sets": (
         "Values a description documents as an open set (\"open set\", \"known: ...\") are recorded "
         "as open_set (and, for the top-level description, under rules.known_values). Adding one is "
@@ -72,6 +62,17 @@ POLICY: dict[str, str] = {
         "sentence a rule quotes is breaking until an ADR accepts it; the change names the rule."
     ),
 }
+
+
+def policy() -> dict[str, str]:
+    """The surface's policy notes: on every schema, then each registered wire's on its seed's quirks
+    (``Wire.surface_policy``, in registry order), then on open sets and the words rules stand on."""
+    notes = dict(_SCHEMAS)
+    for wire in WIRES_BY_NAME.values():
+        notes.update(wire.surface_policy)
+    notes.update(_RULES_AND_SETS)
+    return notes
+
 
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
            "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
@@ -352,7 +353,7 @@ def surface_of(schema: Mapping[str, Any], wire: str | None = None,
     from contract.framing import rules_surface  # imported here: framing classifies with contract.classify
 
     part = schema_surface(schema)
-    out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": dict(POLICY), "schema": part,
+    out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": policy(), "schema": part,
                            "rules": rules_surface(schema)}
     if wire is not None and with_corpus:
         out["corpus"] = corpus_surface(wire, part, goldens)

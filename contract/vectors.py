@@ -8,7 +8,7 @@ ids of its findings with each rule's level, words and basis, and why it is in it
 - ``not-conformant``: for every rule a stream can break, a stream that breaks it
   (``contract.strategies.broken_streams``; the findings are exactly the rules listed);
 - ``future-compatible``: goldens transformed the ways the seed lets a producer change them
-  (``contract.strategies.future``, ``future_hosts``): conformant, and a consumer must accept them.
+  (each wire's ``Wire.future``, as ``feed --future`` draws them): conformant, and a consumer must accept them.
 
 Vectors are drawn deterministically (a fixed seed per vector), so two exports of one version are
 identical. Every vector is checked as it is written: one whose ``check`` verdict or rules differ
@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from contract.catalog import CATALOG
 from contract.resources import data_dir
 
@@ -38,10 +36,6 @@ SCHEMA_FILE = "vector.schema.json"
 GROUPS = ("conformant", "not-conformant", "future-compatible")
 FUTURE_PER_GOLDEN = 3
 BROKEN_PER_RULE = 1
-_OBLIGATION = ('stream-json schema, description: "open-set enums everywhere — this schema documents known values '
-               'in descriptions but does not constrain them, and consumers must ignore values they don\'t recognize"')
-_HOST_OBLIGATION = ("subagent-stdio schema: a member it models but does not require may be present, and a host that "
-                    "advertises capabilities.events may push events between responses; a client must accept both")
 
 
 class VectorError(Exception):
@@ -117,43 +111,22 @@ def _broken() -> Iterator[Vector]:
 
 
 def _future() -> Iterator[Vector]:
-    from hypothesis import strategies as st
-
     from contract.goldens import scenarios
-    from contract.strategies import future, future_hosts
+    from contract.wires import WIRES
 
-    for golden in scenarios("stream-json"):
-        lines = [orjson.loads(raw) for raw in golden.data().split(b"\n") if raw.strip()]
-        strategy = future.variants(golden.name, lines)
-        for number in range(FUTURE_PER_GOLDEN):
-            variant = _first(strategy, seed=number)
-            yield Vector("stream-json", "future-compatible", f"{golden.name}-{number + 1}",
-                         f"{variant.describe()}; {_OBLIGATION}", variant.data)
-    for golden in scenarios("subagent-stdio"):
-        from contract.feed_client import from_host_lines, host_lines, script_from
-
-        script = script_from(golden.name, golden.data())
-        try:
-            drawn: st.SearchStrategy[Any] = future_hosts.variants(host_lines(script))
-        except ValueError:
-            continue  # no place for a change (a host that is unavailable throughout)
-        for number in range(FUTURE_PER_GOLDEN):
-            lines, changes = _first(drawn, seed=number)
-            data = conversation(from_host_lines(golden.name, lines, ""))
-            yield Vector("subagent-stdio", "future-compatible", f"{golden.name}-{number + 1}",
-                         f"{'; '.join(changes)}; {_HOST_OBLIGATION}", data)
-
-
-def conversation(script: Any) -> bytes:
-    """A client polling once per answer, each command with the id its response carries."""
-    out = b""
-    for response, events in script.answers:
-        command: dict[str, Any] = {"type": "subagent_status", "version": 1}
-        if "id" in response:
-            command["id"] = response["id"]
-        out += orjson.dumps(command) + b"\n" + orjson.dumps(response) + b"\n"
-        out += b"".join(orjson.dumps(event) + b"\n" for event in events)
-    return out
+    for wire in WIRES.values():
+        future = wire.load_future()
+        if future is None:
+            continue  # a wire with no future variants has no future-compatible vectors
+        for golden in scenarios(wire.name):
+            try:
+                strategy = future.vector(golden.name, golden.data())
+            except ValueError:
+                continue  # no place for a change (a host that is unavailable throughout, say)
+            for number in range(FUTURE_PER_GOLDEN):
+                changes, data = _first(strategy, seed=number)
+                yield Vector(wire.name, "future-compatible", f"{golden.name}-{number + 1}",
+                             f"{changes}; {future.obligation}", data)
 
 
 EXPECTED = {"conformant": "conformant", "future-compatible": "conformant", "not-conformant": "not-conformant"}
@@ -206,4 +179,4 @@ def stream_of(document: dict[str, Any]) -> bytes:
     return base64.b64decode(document["stream_base64"], validate=True)
 
 
-__all__ = ["GROUPS", "SCHEMA_FILE", "Vector", "VectorError", "conversation", "export", "stream_of", "vectors"]
+__all__ = ["GROUPS", "SCHEMA_FILE", "Vector", "VectorError", "export", "stream_of", "vectors"]

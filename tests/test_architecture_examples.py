@@ -1,9 +1,10 @@
 """docs/architecture.md's worked example of "Adding a rule", executed on a copy of the project.
 
 The section's Python block is put where it says (the wire's rules module, above the closing
-``RULES = REGISTRY.rules``), its JSON block becomes the case file it names, and the copy then
-runs the rule tests: the new rule is in the catalog and its machine's declaration, fires on the
-doc's case and holds on its near miss. Only those two files changed in the copy.
+``RULES = REGISTRY.rules``), its JSON block becomes the case file it names, the one command the
+section names regenerates docs/rules.md's table, and the copy then runs the rule tests: the new
+rule is in the catalog and its machine's declaration, fires on the doc's case and holds on its
+near miss. Only those two files were written and the table gained the rule's row alone.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from tests.project_copy import ROOT, copy_project, git, run_in
 
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 RULES_MODULE = Path("contract/wires/stream_json/rules.py")
+RULES_PAGE = Path("docs/rules.md")
+REGENERATE = "python tools/rules_doc.py"  # the command the section names
 ANCHOR = "RULES: tuple[Rule, ...] = REGISTRY.rules"
 
 _PROBE = """
@@ -59,14 +62,20 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
     assert source.count(ANCHOR) == 1
     module.write_text(source.replace(ANCHOR, f"{code}\n\n{ANCHOR}"), encoding="utf-8")
     (copy / "tests" / "cases" / wire / f"{rule}.json").write_text(case_text, encoding="utf-8")
+    assert f"`{REGENERATE}`" in section
+    regenerated = run_in(copy, REGENERATE.split()[1])
+    assert regenerated.returncode == 0, regenerated.stderr
 
     changed = sorted(line[3:] for line in git(copy, "status", "--porcelain", "-uall").splitlines())
-    assert changed == [str(RULES_MODULE), f"tests/cases/{wire}/{rule}.json"]
+    assert changed == sorted([str(RULES_MODULE), str(RULES_PAGE), f"tests/cases/{wire}/{rule}.json"])
+    table = [line for line in git(copy, "diff", "-U0", "--", str(RULES_PAGE)).splitlines()
+             if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert table == [f"+| `{rule}` | SHOULD | derived | a tool_use id is used once per run |"], table
 
     probe = run_in(copy, "-c", _PROBE, rule)
     assert probe.returncode == 0, probe.stderr
     done = run_in(copy, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/test_rule_emitters.py",
-                  "tests/test_rule_cases.py", "tests/test_rule_registry.py")
+                  "tests/test_rule_cases.py", "tests/test_rule_registry.py", "tests/test_docs.py")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     # the example's own cases ran and passed: the firing one, the near miss and the idle one
     own = [line for line in done.stdout.splitlines() if f"[{rule}[" in line]

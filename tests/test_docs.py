@@ -26,6 +26,19 @@ def test_the_rules_page_names_every_rule() -> None:
         assert f"`{family}." in README, family
 
 
+def test_the_rules_table_is_the_one_generated_from_the_catalog() -> None:
+    """docs/rules.md's table is written from the rules' declarations (tools/rules_doc.py): a rule
+    added, retitled or rebased in its wire's rules.py makes it stale until the tool runs again."""
+    import runpy
+
+    tool = runpy.run_path(str(ROOT / "tools" / "rules_doc.py"))
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert tool["rewritten"](page) == page, "the rules table is stale: run python tools/rules_doc.py"
+    edited = page.replace("| no empty or whitespace-only lines |", "| no blank lines |")  # a row edited by hand
+    assert edited != page
+    assert tool["rewritten"](edited) == page  # is stale: the tool puts the declaration's words back
+
+
 VERBS = sorted(set(re.findall(r"(?:^|[\s`/|])milk-contract ([a-z]+)\b", README, re.MULTILINE)))
 
 

@@ -311,14 +311,16 @@ def test_feeding_nothing_is_never_a_pass() -> None:
 
 
 def test_a_search_that_breaks_is_checker_internal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract.strategies import future
+    import dataclasses
+
+    from contract.wires.stream_json import future
 
     def broken(*_: object, **__: object) -> object:
         from hypothesis import strategies as st
 
         return st.nothing()  # hypothesis cannot draw from it: the search fails, never passes
 
-    monkeypatch.setattr(future, "variants", broken)
+    monkeypatch.setattr(future, "FUTURE", dataclasses.replace(future.FUTURE, variants=broken))  # what feed loads
     result = feed.feed_stream(REFERENCE, [load("stream-json", "hello")], future=True, examples=2, seed=1)
     assert "checker.internal" in result.report.counts
     assert not result.report.conformant

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 import contract
 from contract.feed_client import from_host_lines, host_lines, script_from
 from contract.goldens import Golden, load, scenarios
-from contract.strategies import future, future_hosts
-from contract.vectors import conversation
+from contract.wires.stream_json import future
+from contract.wires.subagent_stdio import future as future_hosts
+from contract.wires.subagent_stdio.future import conversation
 from tests.depth import deep
 
 STREAM_GOLDENS = scenarios("stream-json")

@@ -11,7 +11,7 @@ import pytest
 
 import contract
 from contract import golden_compare, goldens
-from contract.reference.stream_json_emitter import replay
+from contract.wires.stream_json.emitter import replay
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 

@@ -14,9 +14,9 @@ import pytest
 import contract
 from contract.catalog import CATALOG
 from contract.reader import Record
-from contract.reference.subagent_host import Host, default_script
 from contract.report import Collector, Report
 from contract.wires import subagent_stdio
+from contract.wires.subagent_stdio.host import Host, default_script
 from contract.wires.subagent_stdio.machines import HOST_OUTPUT_ONLY_NOTE
 
 WIRE = "subagent-stdio"

@@ -20,28 +20,22 @@ from tests.synthetic_wire import AUDIT_LOG
 
 ROOT = Path(__file__).resolve().parent.parent / "contract"
 
-# Modules that name a wire, each with why. A module listed here that names none fails too.
+# Modules that name a wire, each with why. A module listed here that names none fails too. Beside
+# the registry, only public aliases: one-line programs at a path the docs tell users to type,
+# running a wire's own program (its logic stays in the wire's package).
+_ALIAS = "a public alias ({where}: python -m contract.reference.{name}) running contract/wires/{wire}/{module}.py"
 ALLOWED: dict[str, str] = {
     "wires/__init__.py": "the registry: one import and one entry per wire",
-    "catalog.py": "rule sources cite each seed by name (prose), and line.ansi keeps stream-json as its "
-                  "display wire (the rules listing); its reach is Wire.ansi (rules_for)",
-    "rules.py": "the seed-citation prefixes (SJ_SCHEMA, SA_SCHEMA) the wires' rules.py import: prose",
-    "cli.py": "help texts and misuse messages that name the bundled wires to people (prose)",
-    "plugin.py": "help texts naming the bundled wires (prose)",
-    "evolve.py": "a misuse message naming the conversation wire (prose)",
-    "surface.py": "the surface's policy notes on the stream-json seed's quirks (prose)",
-    "vectors.py": "the future-compatible test vectors are built per bundled wire (not yet a descriptor field)",
-    "strategies/stream_json.py": "a wire's strategies, found by the descriptor's ``strategies`` module name",
-    "strategies/stream_json_broken.py": "a wire's strategies (breakers by rule id), named by ``Wire.strategies``",
-    "strategies/subagent_stdio.py": "a wire's strategies, found by the descriptor's ``strategies`` module name",
-    "strategies/subagent_stdio_broken.py": "a wire's strategies (breakers by rule id), named by ``Wire.strategies``",
-    "strategies/future.py": "future-compatible stream-json variants (the vectors' generator)",
-    "strategies/future_hosts.py": "future-compatible subagent-stdio host variants (the vectors' generator)",
-    "reference/stream_json_emitter.py": "a wire's reference emitter, named by ``Wire.reference``",
-    "reference/subagent_host.py": "a wire's reference host, named by ``Wire.reference``",
-    "reference/subagent_client.py": "the reference client of the conversation wire (milk-contract feed)",
-    "tests/test_consumer.py": "the shipped suite feeds the stream-json goldens to a consumer",
-    "tests/test_goldens.py": "the shipped suite's floor on each bundled wire's goldens",
+    "reference/stream_json_emitter.py": _ALIAS.format(where="README, docs/milk-ci.md; Wire.reference",
+                                                      name="stream_json_emitter", wire="stream_json", module="emitter"),
+    "reference/stream_json_consumer.py": _ALIAS.format(where="README, docs/consumers.md", name="stream_json_consumer",
+                                                       wire="stream_json", module="consumer"),
+    "reference/strict_consumer.py": _ALIAS.format(where="README, docs/consumers.md", name="strict_consumer",
+                                                  wire="stream_json", module="strict_consumer"),
+    "reference/subagent_host.py": _ALIAS.format(where="docs/milk-ci.md; Wire.reference", name="subagent_host",
+                                                wire="subagent_stdio", module="host"),
+    "reference/subagent_client.py": _ALIAS.format(where="README, docs/consumers.md", name="subagent_client",
+                                                  wire="subagent_stdio", module="client"),
 }
 
 
@@ -92,6 +86,21 @@ def test_no_module_outside_a_wire_package_names_a_wire() -> None:
     assert not unexplained, unexplained
     stale = sorted(set(ALLOWED) - set(named))
     assert not stale, f"allowed but naming no wire any more (remove): {stale}"
+
+
+def test_each_alias_is_a_one_line_program_running_its_wire_module() -> None:
+    """An allowed alias holds no logic: its code (past the docstring) is the runpy call of the file it
+    says, and that file is in the wire's package."""
+    for module in (m for m in ALLOWED if m.startswith("reference/")):
+        tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+        code = [node for node in tree.body[1:] if not isinstance(node, ast.Import | ast.ImportFrom)]
+        assert len(code) == 2, module  # the program's path, and the __main__ guard running it
+        assert isinstance(code[1], ast.If), module
+        program = next(part for part in ALLOWED[module].split() if part.startswith("contract/wires/"))
+        text = (ROOT / module).read_text(encoding="utf-8")
+        wire, name = program.split("/")[2], program.split("/")[3]
+        assert f'"{wire}" / "{name}"' in text, module
+        assert (ROOT.parent / program).is_file(), program
 
 
 def test_nothing_in_the_package_names_the_synthetic_wire() -> None:

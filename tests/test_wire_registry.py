@@ -130,6 +130,43 @@ def test_the_synthetic_wire_rules_fire_and_hold(rule: str, stream: bytes, fires:
             assert (rule in contract.check(stream, wire).rules()) is fires, wire
 
 
+def test_every_wire_keeps_its_goldens_where_its_descriptor_says(any_wire: Wire) -> None:
+    """One convention for every wire, the synthetic one included: ``goldens/<name>/`` under its data
+    root (``Wire.goldens_dir``), found by ``contract.goldens`` and each conformant under --strict."""
+    from contract.goldens import all_scenarios, scenarios
+
+    found = scenarios(any_wire.name)
+    assert len(found) >= max(1, any_wire.coverage.goldens)
+    assert {golden.path.parent for golden in found} == {any_wire.goldens_dir}
+    assert {golden.name for golden in found} <= {g.name for g in all_scenarios() if g.wire == any_wire.name}
+    for golden in found:
+        assert contract.check(golden.data(), any_wire.name, strict=True).conformant, golden.name
+
+
+def test_the_synthetic_golden_is_the_one_its_data_root_holds() -> None:
+    from contract.goldens import scenarios
+
+    with registered(AUDIT_LOG):
+        [golden] = scenarios(AUDIT_LOG.name)
+    assert golden.path == GOLDEN
+    assert golden.path.is_relative_to(AUDIT_LOG.data_root)  # not the bundled goldens/
+
+
+@pytest.mark.process
+def test_the_synthetic_scenario_runs_live_through_the_scenario_harness() -> None:
+    """The plugin's path for a golden (contract.scenarios): the wire's reference emitter started with
+    the golden named in its environment, checked live and compared with the golden."""
+    from contract.goldens import scenarios
+    from contract.scenarios import run_scenario
+
+    with registered(AUDIT_LOG):
+        [golden] = scenarios(AUDIT_LOG.name)
+        run = run_scenario(golden, timeout=30)
+    assert run.report.conformant, run.explain()
+    assert run.comparison.equal, run.explain()
+    assert run.report.lines == len(golden.data().splitlines())
+
+
 @pytest.mark.process
 def test_the_synthetic_reference_emitter_replays_its_golden_live() -> None:
     from contract.harness import default_command, run_stream
@@ -201,3 +238,62 @@ def test_auto_holds_a_bounded_number_of_findings_and_still_reports_as_the_named_
         assert auto.counts["line.ansi"] == own.counts["line.ansi"] == 50
         assert _without_wire_notes(auto.to_json()) == _without_wire_notes(own.to_json())
     assert max(seen) <= 5 + 1  # the bound, plus one count entry for the rule past it
+
+
+def test_the_common_rules_cite_each_registered_wire_s_seed_through_its_descriptor() -> None:
+    """The framing, line.ansi, harness and consumer rules' sources are composed from each wire's
+    ``Wire.cites``: a wire registered with its own words adds them, and takes them away again."""
+    import dataclasses
+
+    from contract.catalog import CATALOG
+    from contract.rules import Basis
+    from contract.wires import Cites
+
+    before = {rule: CATALOG[rule].source for rule in ("line.utf8", "line.json", "line.ansi", "run.stdout-held",
+                                                        "consumer.crash")}
+    cited = dataclasses.replace(AUDIT_LOG, cites=Cites(
+        framing="audit-log schema: one object a line", framing_basis=Basis.POLICY, opaque="al.seq",
+        ansi="audit-log schema: no escapes", stdout_held="audit-log: its stdout ends", consumer="audit-log: ignore"))
+    with registered(cited):
+        assert CATALOG["line.utf8"].source == before["line.utf8"] + "; audit-log schema: one object a line"
+        assert ("audit-log", Basis.POLICY) in CATALOG["line.utf8"].basis_on
+        assert CATALOG["line.json"].source.endswith("; al.seq)")
+        assert "no escapes" in CATALOG["line.ansi"].source
+        assert CATALOG["line.ansi"].wire == "stream-json"  # listed under the registry's first wire that says it
+        assert "audit-log: its stdout ends" in CATALOG["run.stdout-held"].source
+        assert CATALOG["consumer.crash"].source.count("audit-log: ignore") == 1
+    assert {rule: CATALOG[rule].source for rule in before} == before
+
+
+def test_help_texts_list_the_registered_wires() -> None:
+    """What lists wires to people reads the registry: a wire registered shows in --help."""
+    with registered(AUDIT_LOG):
+        text = " ".join(_help(["run", "--help"]).split())
+    assert "1 MiB for audit-log, which is checked as it streams" in text
+    assert "audit-log" not in " ".join(_help(["run", "--help"]).split())
+
+
+def _help(argv: list[str]) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.run(argv) == 0
+    return out.getvalue()
+
+
+@pytest.mark.process
+def test_feeding_future_variants_of_a_wire_without_any_says_so() -> None:
+    """``feed --future`` reads the variants from the descriptor (``Wire.future``): the synthetic wire
+    has none, so its golden is fed as it is and the report says no variant was drawn."""
+    import sys
+
+    from contract import feed
+    from contract.goldens import scenarios
+
+    assert AUDIT_LOG.future is None
+    with registered(AUDIT_LOG):
+        [golden] = scenarios(AUDIT_LOG.name)
+        result = feed.feed_stream([sys.executable, "-c", "import sys; sys.stdin.buffer.read()"], [golden],
+                                  future=True, examples=2, seed=1)
+    assert result.report.conformant, result.report.violations
+    assert result.streams == 1  # the golden, and no variant
+    assert any("has no future variants" in note for note in result.report.notes), result.report.notes

@@ -1,6 +1,6 @@
 """A consumer under test: ``--contract-consumer CMD`` feeds it every golden and its future variants.
 
-The consumer (a program reading a stream-json run on stdin) must exit 0 on each golden and on each
+The consumer (a program reading a run of the first stream wire on stdin) must exit 0 on each golden and on each
 variant the seed lets a producer write (``milk-contract feed --future``); a failure shows the
 shrunk variant, its stream and the seed that finds it again. Without the option the test is
 skipped: the bundled reference consumer is fed by the suite's own tests.
@@ -14,10 +14,11 @@ import pytest
 
 from contract.goldens import Golden, scenarios
 from contract.reporters import render_text
+from contract.wires import Live, first
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-GOLDENS = scenarios("stream-json")
+GOLDENS = scenarios(first(Live.STREAM).name)  # the wire feed takes by default (the replay command names none)
 
 
 @pytest.mark.parametrize("golden", GOLDENS, ids=[g.name for g in GOLDENS])

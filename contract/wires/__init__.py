@@ -10,7 +10,18 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
-from contract.wires.base import BatchMachine, Coverage, Dialogue, Evidence, Live, Machine, Strategies, Wire
+from contract.wires.base import (
+    BatchMachine,
+    Cites,
+    Coverage,
+    Dialogue,
+    Evidence,
+    Future,
+    Live,
+    Machine,
+    Strategies,
+    Wire,
+)
 from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
@@ -126,13 +137,20 @@ def first(live: Live) -> Wire:
     return next(wire for wire in WIRES.values() if wire.live is live)
 
 
+def named(live: Live) -> str:
+    """The registered wires of live mode ``live`` by name, for prose (help texts, misuse messages):
+    ``"a"``, ``"a, b"``, in registry order."""
+    return ", ".join(wire.name for wire in WIRES.values() if wire.live is live)
+
+
 def conversation() -> Wire:
     """The registry's first conversation wire (``Live.CONVERSATION``, with its ``dialogue``)."""
     return next(wire for wire in WIRES.values() if wire.live is Live.CONVERSATION and wire.dialogue is not None)
 
 
 __all__ = [
-    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Coverage", "Dialogue", "Evidence", "Live", "Machine",
+    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Cites", "Coverage", "Dialogue", "Evidence", "Future", "Live",
+    "Machine",
     "Strategies", "Wire", "ansi_for", "candidates", "conversation", "derived", "detect", "first", "get", "is_auto",
-    "registered", "resolve",
+    "named", "registered", "resolve",
 ]

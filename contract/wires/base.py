@@ -24,7 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from contract.reader import Record
 from contract.resources import data_dir
-from contract.rules import Rule
+from contract.rules import Basis, Rule
 from contract.sink import Sink
 
 Line = dict[str, Any]
@@ -101,6 +101,9 @@ class Coverage:
     known_sets: tuple[tuple[str, str, int], ...] = ()
     edges: Mapping[str, Edge] = field(default_factory=dict)
     values: Callable[[str, Line], Iterable[str]] | None = None
+    # How many goldens the wire ships at least: the shipped suite's floor (contract/tests), so a
+    # corpus that lost scenarios (a wheel without them, say) fails rather than covers less.
+    goldens: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,41 @@ class Strategies:
     sacrificial: Any
     breakers: Mapping[str, Callable[..., list[Line]]]
     also: Mapping[str, frozenset[str]]
+
+
+@dataclass(frozen=True)
+class Cites:
+    """What a wire's seed says on the rules every wire shares (framing, line.ansi, the harness and
+    consumer rules): the catalog composes those rules' ``source`` from each registered wire's words
+    here, in registry order (``contract.catalog``), so no common rule names a wire.
+
+    Each is the wire's clause of that rule's source, or None where its seed has nothing to add.
+    """
+
+    framing: str | None = None  # the seed's framing words, or the policy standing in for them
+    framing_basis: Basis = Basis.WRITTEN  # how the framing rules stand on this seed
+    opaque: str | None = None  # the wire's rules in which a line failing framing keeps its place
+    ansi: str | None = None  # why line.ansi applies to the wire (Wire.ansi) or why it does not
+    stdout_held: str | None = None  # what the seed's framing makes of a descendant holding stdout
+    consumer: str | None = None  # the obligation the seed puts on consumers
+
+
+@dataclass(frozen=True)
+class Future:
+    """A wire's future-compatible variants: what a conformant producer may send that no golden
+    shows, and a consumer must accept (built by the module ``Wire.future`` names, so hypothesis
+    loads lazily).
+
+    ``variants``: the wire's own drawing, for the feeder of its live mode (``contract.feed`` for a
+    stream wire, ``contract.feed_client`` for a conversation); ``vector(name, data)``: a strategy
+    drawing ``(changes, stream)`` from the golden ``name`` whose transcript is ``data`` (ValueError
+    when the golden has no place for a change); ``obligation``: the seed's words a consumer of the
+    variants is held to (``contract.vectors``).
+    """
+
+    variants: Callable[..., Any]
+    vector: Callable[[str, bytes], Any]
+    obligation: str
 
 
 class Evidence(IntEnum):
@@ -187,6 +225,18 @@ class Wire:
     canonical: Callable[[list[Line | None]], list[int]] | None = None
     # The emitter version a transcript reports about itself, if the wire carries one.
     version: Callable[[bytes], str | None] | None = None
+    # The surface's policy notes on the wire's seed's own quirks (name, note), printed in its
+    # ``policy`` beside the notes on every schema (``contract.surface.policy``).
+    surface_policy: tuple[tuple[str, str], ...] = ()
+    # What the wire's seed says on the rules every wire shares (the catalog composes their sources).
+    cites: Cites = Cites()
+    # The folder holding the wire's data, its goldens in ``goldens/<name>/`` (``goldens_dir``): the
+    # bundled data (``contract.resources.data_dir``) when empty; a wire registered by a test keeps
+    # its own beside it (an absolute path).
+    data_root: str = ""
+    # The module whose ``FUTURE`` is the wire's future-compatible variants (``Future``), if it has
+    # any: a name, imported only by ``load_future`` (hypothesis), as ``strategies`` is.
+    future: str | None = None
 
     @property
     def schema_path(self) -> Path:
@@ -195,9 +245,25 @@ class Wire:
         given = Path(self.schema_file)
         return given if given.is_absolute() else data_dir("schemas") / given
 
+    @property
+    def goldens_dir(self) -> Path:
+        """The wire's goldens: ``goldens/<name>/`` under its ``data_root`` (the bundled ``goldens/``
+        by default). Every wire's are found here, by ``contract.goldens`` and everything above it."""
+        root = Path(self.data_root) / "goldens" if self.data_root else data_dir("goldens")
+        return root / self.name
+
     def load_strategies(self) -> Strategies:
         """The wire's hypothesis strategies (imports hypothesis)."""
         found = importlib.import_module(self.strategies).STRATEGIES
         if not isinstance(found, Strategies):
             raise TypeError(f"{self.strategies}.STRATEGIES is not a Strategies")
+        return found
+
+    def load_future(self) -> Future | None:
+        """The wire's future-compatible variants (imports hypothesis), or None when it has none."""
+        if self.future is None:
+            return None
+        found = importlib.import_module(self.future).FUTURE
+        if not isinstance(found, Future):
+            raise TypeError(f"{self.future}.FUTURE is not a Future")
         return found

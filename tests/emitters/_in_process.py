@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import sys
 
-from contract.reference import stream_json_emitter as reference
+from contract.wires.stream_json import emitter as reference
 
 
 def reference_output(argv: list[str]) -> tuple[bytes, int]:

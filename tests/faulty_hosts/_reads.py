@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from contract.reference.subagent_host import Host, Line, _command, script_from
+from _reference import Host, Line, parse_command, script_from
 
 
 def serve_reads(on_batch: Callable[[Host, list[Line]], None], host: type[Host] = Host) -> int:
@@ -22,7 +22,7 @@ def serve_reads(on_batch: Callable[[Host, list[Line]], None], host: type[Host] =
         while chunk := os.read(0, 65536):
             pending += chunk
             *whole, pending = pending.split(b"\n")
-            batch = [c for raw in whole if (c := _command(raw + b"\n")) is not None]
+            batch = [c for raw in whole if (c := parse_command(raw + b"\n")) is not None]
             if batch:
                 on_batch(server, batch)
     except BrokenPipeError:  # the client went away

@@ -2,7 +2,7 @@
 
 import sys
 
-from contract.reference.subagent_host import main
+from _reference import main
 
 sys.stdout.write("subagent host v1 ready\n")
 sys.stdout.flush()

@@ -4,7 +4,7 @@ import os
 import sys
 from typing import Any
 
-from contract.reference.subagent_host import Host, main
+from _reference import Host, main
 
 
 class Dies(Host):

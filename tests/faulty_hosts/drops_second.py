@@ -3,8 +3,7 @@
 import sys
 
 from _reads import serve_reads
-
-from contract.reference.subagent_host import Host, Line
+from _reference import Host, Line
 
 
 def on_batch(host: Host, batch: list[Line]) -> None:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from contract.reference.subagent_host import main
+from _reference import main
 
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
 sys.stderr.write(f"child {child.pid}\n")

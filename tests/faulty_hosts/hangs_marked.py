@@ -4,7 +4,7 @@ import os
 import sys
 import time
 
-from contract.reference.subagent_host import main
+from _reference import main
 
 MARKER = sys.argv[1]
 child = os.fork()

@@ -5,7 +5,7 @@ import signal
 import sys
 from typing import Any
 
-from contract.reference.subagent_host import Host, main
+from _reference import Host, main
 
 
 class Killed(Host):

@@ -5,7 +5,7 @@ import os
 import sys
 import time
 
-from contract.reference.subagent_host import main
+from _reference import main
 
 what = sys.argv.pop(1)
 status = main()

@@ -7,7 +7,7 @@ running; after the late grace the child still holding stdout is ``run.stdout-hel
 import subprocess
 import sys
 
-from contract.reference.subagent_host import main
+from _reference import main
 
 sys.stderr.write("faulty-host leaves_child: leaving a child holding stdout\n")
 sys.stderr.flush()

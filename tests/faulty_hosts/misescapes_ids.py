@@ -3,7 +3,7 @@
 import json
 import sys
 
-from contract.reference.subagent_host import Host, Line, main
+from _reference import Host, Line, main
 
 
 class Misescaping(Host):

@@ -2,7 +2,7 @@
 
 import sys
 
-from contract.reference.subagent_host import Host, Line, main
+from _reference import Host, Line, main
 
 
 class Truncating(Host):

@@ -3,7 +3,7 @@
 import sys
 from typing import Any
 
-from contract.reference.subagent_host import Host, main
+from _reference import Host, main
 
 
 class NoEventsAdvertised(Host):

@@ -9,13 +9,13 @@ answered in order, so any client that writes whole lines in one write sees nothi
 import os
 import sys
 
-from contract.reference.subagent_host import Host, _command, script_from
+from _reference import Host, parse_command, script_from
 
 server = Host(script_from(None), sys.stdout.buffer)
 try:
     while chunk := os.read(0, 65536):
         for raw in chunk.split(b"\n"):
-            if raw.strip() and (command := _command(raw + b"\n")) is not None:
+            if raw.strip() and (command := parse_command(raw + b"\n")) is not None:
                 server.on_command(command)
 except BrokenPipeError:  # the client went away
     pass

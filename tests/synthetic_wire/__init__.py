@@ -20,7 +20,7 @@ from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
 
 HERE = Path(__file__).resolve().parent
 NAME = "audit-log"
-GOLDEN = HERE / "golden.jsonl"
+GOLDEN = HERE / "goldens" / NAME / "hello.jsonl"  # goldens/<name>/ under its data root, as every wire's
 _SOURCE = "audit-log schema (synthetic, tests/synthetic_wire)"
 
 RULES: tuple[Rule, ...] = (
@@ -60,7 +60,7 @@ def _detect(obj: dict[str, Any]) -> Evidence:
 
 AUDIT_LOG = Wire(
     name=NAME, schema_file=str(HERE / "audit-log.schema.json"), schema_rule="al.schema", rules=RULES,
-    machines=_machines, detect=_detect, volatile=(), coverage=Coverage(), live=Live.STREAM,
+    machines=_machines, detect=_detect, volatile=(), coverage=Coverage(goldens=1), live=Live.STREAM,
     reference="tests.synthetic_wire.emitter", max_output_bytes=1024**2, batch=False,
-    strategies="tests.synthetic_wire.strategies", ansi=True,
+    strategies="tests.synthetic_wire.strategies", ansi=True, data_root=str(HERE),
 )

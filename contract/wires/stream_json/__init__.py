@@ -3,9 +3,11 @@
 The batch output stream of ``milk "prompt" --output-format stream-json``: one run, one stream.
 Its rules are ``rules.py`` (each declared once, with the seed words it stands on), the machine
 that emits them ``machines.py``, what its goldens must show ``coverage.py``, its per-run fields
-``volatile.py``; this module holds the descriptor. Its hypothesis strategies live in
-``contract.strategies`` and load only when ``STREAM_JSON.strategies()`` is called, so ``check``
-never imports hypothesis.
+``volatile.py``; this module holds the descriptor. Its hypothesis strategies (``strategies.py``,
+``broken.py``) and future-compatible variants (``future.py``) load only when asked
+(``Wire.load_strategies``, ``Wire.load_future``), so ``check`` never imports hypothesis; its
+reference programs are ``emitter.py``, ``consumer.py`` and ``strict_consumer.py`` (run by the
+paths ``contract/reference/`` gives them).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from contract.jsonline import parse
 from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
 from contract.wires.stream_json import coverage
 from contract.wires.stream_json.machines import StreamRules
-from contract.wires.stream_json.rules import RULES
+from contract.wires.stream_json.rules import CITES, RULES
 from contract.wires.stream_json.volatile import VOLATILE
 
 # -- the descriptor ---------------------------------------------------------------------------
@@ -45,25 +47,48 @@ def _version(data: bytes) -> str | None:
     return None
 
 
+# The surface's notes on this seed's quirks (contract.surface.policy): an open set its oneOf
+# closes, and a definition nothing references.
+SURFACE_POLICY = (
+    ("line-kinds", (
+        "The stream-json top-level oneOf lists the type consts, and the type description calls "
+        "the set open: the checker validates a line of an unlisted type against the schema without "
+        "that oneOf (every other keyword still holds). The surface records the listed kinds "
+        "(line_kinds) and the documented open set (open_set on the type field) separately. Removing "
+        "a kind is breaking for both sides; adding one is additive, because consumers must ignore "
+        "unknown types."
+    )),
+    ("unreferenced-defs", (
+        "Definitions that nothing reaches from the root (stream-json $defs/event) validate "
+        "nothing, so their content is not part of the surface. They are listed by name under "
+        "unreferenced_defs, with whether they still mirror the top-level object, so an edit that "
+        "makes them drift is visible in review without counting as a wire change."
+    )),
+)
+
+
 STREAM_JSON = Wire(
     name="stream-json",
     schema_file="stream-json.schema.json",
     schema_rule="sj.schema",
     rules=RULES,
+    cites=CITES,  # its words on the framing, line.ansi, harness and consumer rules
     machines=_machines,
     detect=_detect,  # its own line types; a bare "seq" is weaker evidence
     volatile=VOLATILE,
     coverage=Coverage(exempt=coverage.EXEMPT, known_sets=coverage.KNOWN_SETS, edges=coverage.EDGES,
-                      values=coverage.values),
+                      values=coverage.values, goldens=8),
     live=Live.STREAM,
     reference="contract.reference.stream_json_emitter",
     max_output_bytes=1024**3,  # checked as it streams: memory stays flat however long the run
     batch=True,  # two processes measured faster (BENCHMARKS.md)
-    strategies="contract.strategies.stream_json_broken",
+    strategies="contract.wires.stream_json.broken",
     version=_version,
+    future="contract.wires.stream_json.future",  # what a producer may add: feed --future, the vectors
     ansi=True,  # "never any ANSI escapes", written with no exception (free-form payloads included)
     open_types=True,  # "open set: ignore unknown values", though its oneOf lists the types (contract.schema)
     # judged by the machine's finish on every stream: a stream with no init and no result breaks both
     always_judged=frozenset({"sj.init-first", "sj.result-last"}),
     vital=frozenset({"sj.result-last", "sj.result-once"}),  # the terminal-line rules
+    surface_policy=SURFACE_POLICY,
 )

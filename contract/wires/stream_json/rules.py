@@ -2,7 +2,7 @@
 
 Each rule is declared once, in ``REGISTRY``: its metadata, the emitter that emits it (the
 schema step for ``sj.schema``, ``machines.StreamRules`` for the rest) and its breaking strategy
-(a function of ``contract.strategies.stream_json_broken``). ``RULES`` (the wire's catalog
+(a function of ``contract.wires.stream_json.broken``). ``RULES`` (the wire's catalog
 rules), ``StreamRules.rules`` and the breakers are derived from it. A new rule may carry its
 logic here as a ``Check`` (``REGISTRY.check``), which ``StreamRules`` runs from its single
 dispatch by line type (docs/architecture.md, "Adding a rule").
@@ -11,9 +11,23 @@ dispatch by line type (docs/architecture.md, "Adding a rule").
 from __future__ import annotations
 
 from contract.rules import SCHEMA_STEP, Basis, Level, Registry, Rule
-from contract.rules import SJ_SCHEMA as _SJ
+from contract.wires.base import Cites
 
 _W, _D, _P = Basis.WRITTEN, Basis.DERIVED, Basis.POLICY
+_SJ = "stream-json schema"  # how a rule's source cites the seed
+
+# The seed's words on the rules every wire shares (their sources: contract.catalog).
+CITES = Cites(
+    framing=f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on '
+            'stdout"',
+    opaque="sj.init-first, sj.result-last, one step of sj.seq",
+    ansi=f'{_SJ}, description: "never any ANSI escapes" (written, with no exception: free-form payloads such '
+         "as tool_use.input, tool_result content, tool_use_result, task, extension and _meta are scanned too).",
+    stdout_held=f"{_SJ}: its framing rules ask for exactly one terminal result last and nothing else on stdout; "
+                "a consumer reading the pipe waits for its end, and whatever a descendant still holding it writes "
+                "comes after the result (what it writes within the grace is judged as part of the stream)",
+    consumer=f"{_SJ}, description: open-set enums everywhere … consumers must ignore values they don't recognize",
+)
 
 REGISTRY = Registry("stream-json")
 

@@ -4,8 +4,10 @@ Read-only subagent stdio observability v1: ``subagent_status`` commands in, ``re
 ``subagent_event`` lines out, judged as one conversation. Its rules are ``rules.py`` (each
 declared once, with the schema structure it stands on), the machines that emit them
 ``machines.py``, what its goldens must show ``coverage.py``, its per-run fields
-``volatile.py``; this module holds the descriptor. Its hypothesis strategies live in
-``contract.strategies`` and load only when ``SUBAGENT_STDIO.strategies()`` is called.
+``volatile.py``; this module holds the descriptor. Its hypothesis strategies (``strategies.py``,
+``broken.py``) and future-compatible host variants (``future.py``) load only when asked
+(``Wire.load_strategies``, ``Wire.load_future``); its reference programs are ``host.py`` and
+``client.py`` (run by the paths ``contract/reference/`` gives them).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from contract.wires.subagent_stdio.machines import (
     Revisions,
     UniqueKeys,
 )
-from contract.wires.subagent_stdio.rules import REGISTRY, RULES
+from contract.wires.subagent_stdio.rules import CITES, REGISTRY, RULES
 from contract.wires.subagent_stdio.volatile import VOLATILE
 
 # -- the descriptor ---------------------------------------------------------------------------
@@ -67,15 +69,17 @@ SUBAGENT_STDIO = Wire(
     schema_file="subagent-stdio.schema.json",
     schema_rule="sa.schema",
     rules=RULES,
+    cites=CITES,  # its words on the framing, line.ansi, harness and consumer rules
     machines=_machines,
     detect=_detect,  # its own line types, or nothing
     volatile=VOLATILE,
-    coverage=Coverage(exempt_enums=coverage.EXEMPT_ENUMS, edges=coverage.EDGES),
+    coverage=Coverage(exempt_enums=coverage.EXEMPT_ENUMS, edges=coverage.EDGES, goldens=5),
     live=Live.CONVERSATION,
     reference="contract.reference.subagent_host",
     max_output_bytes=64 * 1024**2,  # the conversation is kept to be judged whole
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
-    strategies="contract.strategies.subagent_stdio_broken",
+    strategies="contract.wires.subagent_stdio.broken",
     canonical=_canonical,
+    future="contract.wires.subagent_stdio.future",  # what a host may send unasked: feed --future, the vectors
     dialogue=dialogue.DIALOGUE,
 )

@@ -2,7 +2,7 @@
 
 Each rule is declared once, in ``REGISTRY``: its metadata, the emitter that emits it (the
 schema step for ``sa.schema``, a machine of ``machines`` for the rest) and its breaking strategy
-(a function of ``contract.strategies.subagent_stdio_broken``). ``RULES`` (the wire's catalog
+(a function of ``contract.wires.subagent_stdio.broken``). ``RULES`` (the wire's catalog
 rules), each machine's ``rules`` and the breakers are derived from it. A new rule may carry its
 logic here as a ``Check`` (``REGISTRY.check``), which the wire's machines run by line type
 (docs/architecture.md, "Adding a rule").
@@ -10,8 +10,21 @@ logic here as a ``Check`` (``REGISTRY.check``), which the wire's machines run by
 
 from __future__ import annotations
 
-from contract.rules import SA_SCHEMA as _SA
 from contract.rules import SCHEMA_STEP, Basis, Level, Registry, Rule
+from contract.wires.base import Cites
+
+_SA = "subagent-stdio schema"  # how a rule's source cites the seed
+
+# The seed's words on the rules every wire shares (their sources: contract.catalog): it has none
+# on framing, so ours stands in (policy), and none on ANSI escapes.
+CITES = Cites(
+    framing="subagent-stdio: policy (its schema has no descriptions, and nothing in it says how its JSON objects "
+            "are framed on stdio): JSONL lines of objects whose $defs are line types, the same framing as its "
+            "sibling wire",
+    framing_basis=Basis.POLICY,
+    ansi=f"the {_SA} has no such words, no descriptions at all, so ESC in a subagent-stdio string is not a finding",
+    stdout_held="subagent-stdio: inferred, as its framing is (after the host exits, its stdout ends)",
+)
 
 # Every cross-line rule here is derived (issue 23): the seed has no descriptions, so no words say
 # any of them; each stands on what the schema's structure repeats, scopes or names. Only the

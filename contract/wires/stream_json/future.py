@@ -35,9 +35,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import orjson
 from hypothesis import strategies as st
 
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
+from contract.wires.base import Future
 
 Line = dict[str, Any]
 WIRE = "stream-json"
@@ -295,4 +297,14 @@ def variants(scenario: str, golden: list[Line], max_changes: int = 4) -> st.Sear
     return _variant(scenario, tuple(golden), kinds, max_changes)
 
 
-__all__ = ["KINDS", "Change", "Variant", "available", "known", "unknown", "variants"]
+def vector(scenario: str, data: bytes) -> st.SearchStrategy[tuple[str, bytes]]:
+    """The variants of the golden ``scenario`` (its transcript ``data``) as (changes, stream), for the vectors."""
+    golden = [orjson.loads(raw) for raw in data.split(b"\n") if raw.strip()]
+    return variants(scenario, golden).map(lambda variant: (variant.describe(), variant.data))
+
+
+OBLIGATION = ('stream-json schema, description: "open-set enums everywhere — this schema documents known values '
+              'in descriptions but does not constrain them, and consumers must ignore values they don\'t recognize"')
+FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION)
+
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "Change", "Variant", "available", "known", "unknown", "variants", "vector"]

@@ -23,9 +23,12 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 from hypothesis import strategies as st
 
 from contract.strategies._common import ints
+from contract.wires.base import Future
+from contract.wires.subagent_stdio.dialogue import command
 
 Line = dict[str, Any]
 WIRE = "subagent-stdio"
@@ -160,4 +163,29 @@ def variants(host: list[Line], max_changes: int = 3) -> st.SearchStrategy[tuple[
     return _variant(tuple(host), kinds, max_changes)
 
 
-__all__ = ["KINDS", "available", "variants"]
+def conversation(script: Any) -> bytes:
+    """A client polling once per answer of ``script`` (a ``contract.feed_client.HostScript``), each
+    command with the id its response carries."""
+    out = b""
+    for response, events in script.answers:
+        out += orjson.dumps(command(response.get("id"))) + b"\n"
+        out += orjson.dumps(response) + b"\n"
+        out += b"".join(orjson.dumps(event) + b"\n" for event in events)
+    return out
+
+
+def vector(name: str, data: bytes) -> st.SearchStrategy[tuple[str, bytes]]:
+    """The host-side variants of the golden ``name`` (its conversation ``data``) as (changes,
+    conversation): a client polling once per answer, for the vectors."""
+    from contract.feed_client import from_host_lines, host_lines, script_from
+
+    script = script_from(name, data)
+    return variants(host_lines(script)).map(
+        lambda drawn: ("; ".join(drawn[1]), conversation(from_host_lines(name, drawn[0], ""))))
+
+
+OBLIGATION = ("subagent-stdio schema: a member it models but does not require may be present, and a host that "
+              "advertises capabilities.events may push events between responses; a client must accept both")
+FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION)
+
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "available", "conversation", "variants", "vector"]

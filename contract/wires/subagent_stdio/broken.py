@@ -15,7 +15,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contract.strategies.subagent_stdio import (
+from contract.wires.base import Strategies
+from contract.wires.subagent_stdio.rules import REGISTRY
+from contract.wires.subagent_stdio.strategies import (
     Line,
     command,
     entry,
@@ -28,8 +30,6 @@ from contract.strategies.subagent_stdio import (
     transcripts,
     unseen_epoch,
 )
-from contract.wires.base import Strategies
-from contract.wires.subagent_stdio.rules import REGISTRY
 
 # Rules that necessarily fire with the one broken, and why. None on this wire: every breaker
 # appends or edits so that the other rules keep holding.

@@ -1,0 +1,22 @@
+"""The reference host's names for its faulty variants, loaded from its file, not imported as a module.
+
+Each variant is a process of its own. Importing ``contract.wires.subagent_stdio.host`` would load
+the wire registry first (about 60 ms of CPU a start, for names this stand-alone program does not
+need), so its file is run here once, as its public alias runs it (``contract.reference.subagent_host``),
+and the variants take its names from this module.
+"""
+
+from __future__ import annotations
+
+import runpy
+from typing import Any
+
+from contract.reference.subagent_host import PROGRAM
+
+_HOST: dict[str, Any] = runpy.run_path(str(PROGRAM), run_name="reference_host")
+
+Host = _HOST["Host"]
+Line = _HOST["Line"]
+main = _HOST["main"]
+script_from = _HOST["script_from"]
+parse_command = _HOST["_command"]  # a command line parsed, or None
