@@ -37,6 +37,7 @@ from contract.report import Collector, Report, Violation, ignore_problem
 from contract.resources import data_dir
 from contract.rules import Observed
 from contract.textsafe import counted
+from contract.userfiles import read_whole
 
 VERSION = 1
 RULES = frozenset({"baseline.stale"})  # the one catalog rule this module emits
@@ -127,7 +128,7 @@ def _refuse_unjudged(entries: Iterable[Entry], where: str) -> None:
 
 def load(path: str | Path) -> Baseline:
     try:
-        text = Path(path).read_text("utf-8")
+        text = read_whole(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BaselineError(f"cannot read baseline {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:

@@ -44,6 +44,7 @@ from contract.exitcodes import EXIT_OK, EXIT_VIOLATIONS
 from contract.gate import ACCEPTED_NAME, AcceptedBreaksError, load_accepted
 from contract.resources import installed_copy
 from contract.surface import as_surface
+from contract.userfiles import read_whole
 from contract.wires import Live, get
 
 PINS = "pins.json"
@@ -122,7 +123,7 @@ def project_root(root: str | None) -> Path:
 
 def _load_schema(path: Path) -> tuple[bytes, dict[str, Any]]:
     try:
-        data = path.read_bytes()
+        data = read_whole(path)
     except OSError as exc:
         raise EvolveError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
@@ -332,15 +333,15 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     if args.like:  # the reproduction of an existing scenario (its arguments, env, stdin, exit status)
         like = folder / (args.like + META)
         try:
-            reproduce = json.loads(like.read_text(encoding="utf-8"))["reproduce"]
-        except (OSError, ValueError, KeyError, TypeError):
+            reproduce = json.loads(read_whole(like))["reproduce"]
+        except (OSError, ValueError, RecursionError, KeyError, TypeError):
             raise EvolveError(f"--like: no readable scenario {wire}/{args.like}") from None
         if args.arg:
             reproduce["argv"] = list(args.arg)
     meta: dict[str, Any] = {"description": args.description, "reproduce": reproduce}
     if args.transcript:
         try:
-            data = Path(args.transcript).read_bytes()
+            data = read_whole(args.transcript)
         except OSError as exc:
             raise EvolveError(f"cannot read {args.transcript}: {exc.strerror or exc}") from None
         meta["provenance"] = {"authored": f"to the schema, {today}"}

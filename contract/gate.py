@@ -27,6 +27,7 @@ import jsonschema_rs
 
 from contract.classify import BREAKING, Change, classify
 from contract.resources import data_dir
+from contract.userfiles import read_whole
 
 ROOT_ENV = "MILK_CONTRACT_SURFACE_ROOT"  # a folder with schemas/, goldens/, accepted-breaks.json
 ACCEPTED_NAME = "accepted-breaks.json"
@@ -81,9 +82,10 @@ def load_accepted(path: Path) -> list[Accepted]:
     if not path.exists():
         return []
     try:
-        with open(path, "rb") as handle:
-            document = json.load(handle)
-    except (OSError, ValueError) as error:
+        document = json.loads(read_whole(path))
+    except OSError as error:
+        raise AcceptedBreaksError(f"{path}: {error.strerror or error}") from None
+    except (ValueError, RecursionError) as error:
         raise AcceptedBreaksError(f"{path}: {error}") from None
     _validate(document, path)
     return [Accepted(e["wire"], e["path"], e["code"], e["adr"], e.get("note", ""))
