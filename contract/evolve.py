@@ -139,7 +139,22 @@ def _load_schema(path: Path) -> tuple[bytes, dict[str, Any]]:
         Draft202012Validator.check_schema(document)
     except SchemaError as exc:
         raise EvolveError(f"{path} is not a valid JSON Schema: {exc.message}") from None
+    except RecursionError:  # the metaschema check recurses once per level of nesting
+        raise EvolveError(f"{path}: nested too deeply to be checked as a JSON Schema") from None
     return data, document
+
+
+def _classified(current: dict[str, Any], new: dict[str, Any], path: str) -> list[Change]:
+    """The changes from the current schema to the new one, as ``diff`` finds them.
+
+    A schema can pass the metaschema and still be no wire's schema (``{"$ref": "#"}``, a ``$ref``
+    to a place or a document that is not there): that is an unusable input, one line, exit 2.
+    """
+    old_surface = as_surface(current)
+    try:
+        return classify(old_surface, as_surface(new))
+    except Exception as error:  # any malformed schema shape ends here, as diff's does, never as a traceback
+        raise EvolveError(f"{path}: not a usable JSON Schema or surface ({error})") from None
 
 
 def _refusal(wire: str, refused: list[Change], adr: str | None) -> str:
@@ -260,7 +275,7 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     current_path = root / "schemas" / f"{wire}.schema.json"
     new_data, new_schema = _load_schema(Path(args.schema))
     _, current = _load_schema(current_path)
-    changes = classify(as_surface(current), as_surface(new_schema))
+    changes = _classified(current, new_schema, args.schema)
     try:
         accepted = [e for e in load_accepted(root / ACCEPTED_NAME) if e.wire == wire]
     except AcceptedBreaksError as exc:
@@ -305,6 +320,32 @@ def cmd_evolve(args: argparse.Namespace) -> int:
 # -- scenario ------------------------------------------------------------------------------------
 
 
+MAX_NAME_BYTES = 100  # a scenario name, in UTF-8: NAME.meta.json stays far inside any file system's 255
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a scenario, or None: a plain, printable file name within a bound.
+
+    It becomes two file names (``NAME.jsonl``, ``NAME.meta.json``), ``MILK_CONTRACT_SCENARIO``'s
+    value and a line of every report about the golden: no separator, no leading dot, nothing
+    that is not printable (controls, bidirectional and other format characters, line
+    separators: ``str.isprintable``), and at most :data:`MAX_NAME_BYTES` bytes.
+    """
+    if not name:
+        return "it is empty"
+    if name.startswith("."):
+        return "it starts with a dot"
+    if "/" in name or "\\" in name:
+        return "it holds a path separator"
+    if not name.isprintable():
+        unprintable = next(ch for ch in name if not ch.isprintable())
+        return f"it holds U+{ord(unprintable):04X}, which is not printable"
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:
+        return f"{size} bytes long, at most {MAX_NAME_BYTES}"
+    return None
+
+
 def cmd_scenario(args: argparse.Namespace) -> int:
     from contract.checker import check
     from contract.goldens import META, TRANSCRIPT, meta_errors
@@ -313,8 +354,10 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     root = project_root(args.root)
     wire: str = args.wire
     name: str = args.name
-    if not name or any(ch in name for ch in "/\\\r\n\0") or name.startswith("."):
-        raise EvolveError(f"scenario name {name!r}: a plain file name is needed")
+    problem = name_problem(name)
+    if problem is not None:
+        shown = name if len(name) <= MAX_NAME_BYTES else f"{name[:MAX_NAME_BYTES]}…({len(name) - MAX_NAME_BYTES} more)"
+        raise EvolveError(f"scenario name '{shown}': a plain file name is needed ({problem})")  # run() escapes it
     folder = root / "goldens" / wire
     transcript, meta_path = folder / (name + TRANSCRIPT), folder / (name + META)
     if transcript.exists() or meta_path.exists():
@@ -376,7 +419,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     if not report.conformant or not data:
         sys.stdout.write("".join(f"  line {v.line}: {v.rule}: {textsafe.text(v.message)}\n"
                                  for v in report.failing()[:20]))
-        sys.stdout.write(f"{wire}/{name}: the transcript is not conformant (strict); nothing written\n")
+        sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
         return EXIT_REFUSED
     folder.mkdir(parents=True, exist_ok=True)
     _write(transcript, data)
@@ -385,5 +428,6 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     if not ok:
         sys.stdout.write(said + "\n")
         raise EvolveError(f"{wire}/{name}: golden written, but the surface snapshot did not update (see above)")
-    sys.stdout.write(f"{wire}/{name}: golden and meta written to goldens/{wire}/, surface snapshot updated\n")
+    sys.stdout.write(f"{wire}/{textsafe.text(name)}: golden and meta written to goldens/{wire}/, surface snapshot "
+                     "updated\n")
     return EXIT_OK

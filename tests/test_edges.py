@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from contract import cli, userfiles
+from contract import cli, textsafe, userfiles
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "goldens" / "stream-json" / "hello.jsonl"
@@ -91,3 +91,67 @@ def test_a_fifo_that_writes_too_much_is_refused(tmp_path: Path, monkeypatch: pyt
     code, _, err = _run(["surface", str(fifo)], capsys)
     writer.join()
     assert code == 2 and "more than 1 KiB" in err, err
+
+
+# -- unusable schemas, scenario names --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("schema", ['{"$ref": "#"}', '{"$ref": "#/nope"}', '{"$ref": "https://example.com/x.json"}',
+                                    '{"not": ' * 600 + "{}" + "}" * 600])
+def test_evolve_of_an_unusable_schema_is_one_line_and_exit_2(schema: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """It passes (or cannot be put through) the metaschema and is still no wire's schema: as diff says."""
+    path = tmp_path / "r.json"
+    path.write_text(schema, encoding="utf-8")
+    code, out, err = _run(["evolve", "--wire", "stream-json", "--dry-run", str(path)], capsys)
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"milk-contract: error: {path}"), err
+
+
+@pytest.fixture
+def bare_root(tmp_path: Path) -> Path:
+    """The least a checkout needs for ``scenario --root`` (it refuses before it writes or tests)."""
+    root = tmp_path / "root"
+    for folder in ("schemas", "goldens/stream-json", "contract/tests"):
+        (root / folder).mkdir(parents=True)
+    (root / "contract" / "tests" / "test_surface.py").write_text("", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("L" * 300, "300 bytes long, at most 100"),
+    ("é" * 51, "102 bytes long, at most 100"),  # bytes, not characters: the file system counts bytes
+    ("b\u202eidi\x07", "U+202E, which is not printable"),
+    ("e\x1b[31m", "U+001B, which is not printable"),
+    ("zero\u200bwidth", "U+200B, which is not printable"),
+    ("line\u2028break", "U+2028, which is not printable"),
+    ("a/b", "path separator"),
+    ("a\\b", "path separator"),
+    (".hidden", "starts with a dot"),
+])
+def test_a_scenario_name_is_a_plain_printable_file_name(name: str, why: str, bare_root: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    before = sorted(bare_root.rglob("*"))
+    code, out, err = _run(["scenario", "--wire", "stream-json", "--root", str(bare_root), "--name", name,
+                           "--description", "x", "--transcript", str(HELLO)], capsys)
+    assert (code, out) == (2, ""), (out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "a plain file name is needed" in err and why in err, err
+    assert textsafe.UNSAFE.search(err[:-1]) is None, err  # the name is echoed escaped
+    assert "\\u005c" not in err, err  # and escaped once (no repr under the escaping)
+    assert sorted(bare_root.rglob("*")) == before  # nothing written
+
+
+def test_a_long_refused_name_is_shown_clipped(bare_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(["scenario", "--wire", "stream-json", "--root", str(bare_root), "--name", "L" * 5000,
+                         "--description", "x", "--transcript", str(HELLO)], capsys)
+    assert code == 2 and len(err) < 400 and "(4900 more)" in err, err
+
+
+@pytest.mark.parametrize("name", ["hello_again", "ünïcode-name", "with space", "L" * 100])
+def test_a_plain_name_is_taken(name: str) -> None:
+    """Near miss: printable names, non-ASCII ones and one of exactly the bound are plain."""
+    from contract.evolve import name_problem
+
+    assert name_problem(name) is None
