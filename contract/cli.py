@@ -1,7 +1,8 @@
 """The ``milk-contract`` command line. ``run(argv) -> int`` is the core; ``main`` only exits.
 
 Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harness error, or a
-reporter that failed while writing (the report is then incomplete: never exit 0), 128 + the signal
+reporter or a stdout that failed while writing (any verb's, ``--help`` too: the output is then
+incomplete, never exit 0), 128 + the signal
 when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: a live run still reports what it saw, as
 ``run.interrupted``; contract.interrupts turns SIGTERM and SIGHUP into Ctrl-C for every verb).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
@@ -20,8 +21,8 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from contract import textsafe
 from contract.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
@@ -386,6 +387,8 @@ def _write(fmt: str, write: Callable[[], object]) -> bool:
     except BrokenPipeError:
         raise
     except Exception as exc:
+        if output_failed(exc):  # stdout itself failed, not the reporter: run() says so, for every verb alike
+            raise
         from contract.failsafe import describe
 
         sys.stderr.write(f"{PROG}: error: the {fmt} reporter failed ({textsafe.text(describe(exc))}); "
@@ -830,8 +833,83 @@ def _surface_file(path: str) -> dict[str, Any]:
         raise UsageError(f"{path}: not a usable JSON Schema or surface ({error})") from None
 
 
+class _Output:
+    """stdout for the length of one :func:`run`, remembering the first write that failed.
+
+    A full disk (``> /dev/full``), a closed terminal, a quota: any verb's output can fail to be
+    written, inside a reporter, in argparse's ``--help`` (which swallows the error and exits 0)
+    or in the final flush. What failed is stdout, and only this wrapper can tell that apart
+    from an OSError of the verb's own work, so :func:`run` turns it into one line and exit 2
+    for every verb: output that was not written is never a success, and a verdict that was
+    not written is no verdict. A reader that left (``| head``) is a BrokenPipeError, which is
+    not our failure and stays run()'s own case.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.failed: OSError | None = None
+
+    def write(self, text: str) -> int:
+        return self._guard(lambda: self.stream.write(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        self._guard(lambda: self.stream.writelines(lines))
+
+    def flush(self) -> None:
+        self._guard(self.stream.flush)
+
+    def _guard(self, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            if self.failed is None:
+                self.failed = exc
+            raise
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, buffer…: the stream's own
+        return getattr(self.stream, name)
+
+
+def output_failed(exc: BaseException) -> bool:
+    """True when ``exc`` is the failure to write stdout during this run (a reporter lets it through)."""
+    output = sys.stdout
+    return isinstance(output, _Output) and output.failed is not None and exc is output.failed
+
+
+def _output_failure(output: _Output) -> int:
+    failed = output.failed
+    why = (failed.strerror or str(failed)) if failed is not None else "unknown"
+    sys.stderr.write(f"{PROG}: error: cannot write to stdout ({textsafe.text(why)}); the output is incomplete, "
+                     "so no result or verdict was given\n")
+    if output.stream is sys.__stdout__:  # what is still buffered would fail again at exit, as a traceback
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, output.stream.fileno())
+            os.close(devnull)
+    return EXIT_USAGE
+
+
 def run(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run the verb; returns the exit code."""
+    """Parse ``argv`` and run the verb; returns the exit code (a stdout that failed: :class:`_Output`)."""
+    output = _Output(sys.stdout)
+    sys.stdout = output  # type: ignore[assignment]  # a TextIO in all it is asked for
+    code = EXIT_USAGE
+    try:
+        code = _run(argv)
+        if output.failed is None:
+            with contextlib.suppress(OSError):  # recorded by the wrapper when it is stdout's
+                output.flush()
+    except OSError as exc:
+        if exc is not output.failed:
+            raise
+    finally:
+        sys.stdout = output.stream
+    return code if output.failed is None else _output_failure(output)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     from contract.interrupts import as_interrupts, signal_of
     from contract.interrupts import name as signal_name
 

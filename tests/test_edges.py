@@ -15,7 +15,11 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -155,3 +159,67 @@ def test_a_plain_name_is_taken(name: str) -> None:
     from contract.evolve import name_problem
 
     assert name_problem(name) is None
+
+
+# -- a stdout that cannot be written ---------------------------------------------------------------
+
+
+class _Full(io.StringIO):
+    """A stdout on a full disk: every write fails (ENOSPC), as ``> /dev/full`` does."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+OUTPUT_VERBS = [
+    ["rules"],
+    ["surface", "--wire", "stream-json"],
+    ["diff", str(SCHEMA), str(SCHEMA)],
+    ["record", "--dry-run", "--scenario", "hello"],
+    ["--version"],
+    ["--help"],
+    ["check", "--help"],
+    ["check", str(HELLO)],
+    ["check", "--format", "json", str(HELLO)],
+]
+
+
+@pytest.mark.parametrize("argv", OUTPUT_VERBS, ids=" ".join)
+def test_a_stdout_that_cannot_be_written_is_one_line_and_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdout", _Full())
+    code = cli.run(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err == ("milk-contract: error: cannot write to stdout (No space left on device); the output is "
+                   "incomplete, so no result or verdict was given\n"), err
+
+
+def test_vectors_export_to_a_full_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdout", _Full())
+    assert cli.run(["vectors", "export", str(tmp_path / "vectors")]) == 2
+    assert capsys.readouterr().err.startswith("milk-contract: error: cannot write to stdout")
+
+
+def test_an_oserror_of_the_verbs_own_is_not_taken_for_stdouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near miss: only stdout's own failure is reported as one; anything else stays what it is."""
+    def broken(args: object) -> int:
+        raise OSError(errno.EIO, "the verb's own")
+
+    monkeypatch.setattr(cli, "cmd_rules", broken)
+    with pytest.raises(OSError, match="the verb's own"):
+        cli.run(["rules"])
+
+
+@pytest.mark.process
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [["rules"], ["--help"], ["--version"]], ids=" ".join)
+def test_dev_full_in_a_real_process(argv: list[str]) -> None:
+    """The real stdout: what is still buffered is not flushed again at exit (no 'Exception ignored')."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "contract", *argv], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60, check=False, cwd=ROOT)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("milk-contract: error: cannot write to stdout") and done.stderr.count("\n") == 1, \
+        done.stderr
