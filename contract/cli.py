@@ -691,11 +691,10 @@ def cmd_record(args: argparse.Namespace) -> int:
     Where it writes, and why an unchanged golden is not touched: contract/recording.py.
     """
     from contract import recording
-    from contract.golden_compare import compare
     from contract.harness import Interrupted
     from contract.progress import Progress
     from contract.reporters import render_record
-    from contract.scenarios import ScenarioRun, emitter_argv, rerecord_run, run_scenario
+    from contract.scenarios import rerecord_run, run_scenario
 
     command = _command(args.command)
     try:
@@ -712,35 +711,47 @@ def cmd_record(args: argparse.Namespace) -> int:
         raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
     results: list[Any] = []
     failed = False
-    stopped: int | None = None  # the signal that interrupted a scenario
     progress = Progress("record")  # on a terminal stderr only; erased before the report is written
     for number, golden in enumerate(goldens, 1):
         progress.update(f"scenario {number} of {len(goldens)}: {golden.wire}/{golden.name}")
         try:
             run_ = run_scenario(golden, command or None, timeout=args.timeout, late_grace=args.late_grace)
-        except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: report what was seen, keep this golden, start no other
-            stopped = exc.signum
-            run_ = ScenarioRun(golden, tuple(emitter_argv(command or None, golden)), exc.report,
-                               exc.transcript, compare(golden.data(), exc.transcript, golden.wire))
-        harness = recording.harness_failure(run_.report)
-        if harness is not None:  # the emitter never really ran: a harness error, not a diff
+        except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: keep this golden, start no other
             progress.close()
-            sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
-            sys.stderr.write("".join(line + "\n" for line in recording.stderr_lines(run_.report)))
-            raise UsageError(f"{golden.wire}/{golden.name}: {harness}; golden kept, no further scenario run")
+            return _record_stopped(golden, exc.report, results, args, folder, exc.signum)
+        if "run.interrupted" in run_.report.counts or recording.harness_failure(run_.report) is not None:
+            progress.close()  # the emitter never really ran, or was stopped: a harness error, not a diff
+            return _record_stopped(golden, run_.report, results, args, folder, signal.SIGINT)
         # a golden is rewritten only from a complete, conformant run (rerecord_run checks both)
         recorded = None if args.dry_run else rerecord_run(run_, command or None)
         comparison = run_.comparison if args.dry_run else (recorded.comparison if recorded else None)
         failed |= comparison is None or bool(comparison.breaking)
         results.append((golden, run_, comparison, recorded is not None and recorded.written))
-        if "run.interrupted" in run_.report.counts:  # interrupted: no further scenario starts
-            stopped = signal.SIGINT if stopped is None else stopped
-            break
     progress.close()
     sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
-    if stopped is not None:
-        return exit_interrupted(stopped)
     return EXIT_VIOLATIONS if failed else EXIT_OK
+
+
+def _record_stopped(golden: Any, report: Report, results: list[Any], args: argparse.Namespace, folder: Any,
+                    signum: int) -> int:
+    """A scenario whose run was not a run (it did not start, hung, …) or was interrupted.
+
+    The scenarios before it as usual, the emitter's stderr tail, then one line naming the rule,
+    with no diff (a partial output's "missing lines" say nothing about the emitter), under
+    ``--dry-run`` too: exit 2, or 128 + the signal for ``run.interrupted``.
+    """
+    from contract import recording
+    from contract.reporters import render_record
+
+    stopped = next((v for v in report.violations if v.rule == "run.interrupted"), None)
+    harness = f"{stopped.rule}: {stopped.message}" if stopped is not None else recording.harness_failure(report)
+    sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
+    sys.stderr.write("".join(line + "\n" for line in recording.stderr_lines(report)))
+    failure = f"{golden.wire}/{golden.name}: {harness or 'run.interrupted'}; golden kept, no further scenario run"
+    if stopped is None and harness is not None:
+        raise UsageError(failure)
+    sys.stderr.write(f"{PROG}: error: {textsafe.text(failure)}\n")  # as run() says misuse, but exit 128 + signal
+    return exit_interrupted(signum)
 
 
 def cmd_evolve(args: argparse.Namespace) -> int:

@@ -509,7 +509,8 @@ def interrupted(report: Report, what: str, signum: int = signal.SIGINT) -> None:
     ignorable: the run did not finish)."""
     Collector(report).emit(
         "run.interrupted", None, None,
-        f"expected the run to finish, found it interrupted ({interrupts.name(signum)}) after {report.lines} lines; "
+        f"expected the run to finish, found it interrupted ({interrupts.name(signum)}) after "
+        f"{textsafe.counted(report.lines, 'line')}; "
         f"killed {what}, its process group and its descendants; the findings before it are kept",
         "an interrupted run is never conformant: run it again to the end")
 

@@ -18,9 +18,12 @@ from __future__ import annotations
 import errno
 import io
 import os
+import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -223,3 +226,64 @@ def test_dev_full_in_a_real_process(argv: list[str]) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("milk-contract: error: cannot write to stdout") and done.stderr.count("\n") == 1, \
         done.stderr
+
+
+# -- an interrupted record -------------------------------------------------------------------------
+
+
+def _interrupted_scenario(signum: int) -> Any:
+    """A ``run_scenario`` stopped by ``signum`` after the golden's first line, as the harness raises it."""
+    from contract import harness
+    from contract.report import Report
+
+    def run_scenario(golden: Any, *args: Any, **kwargs: Any) -> Any:
+        report = Report(golden.wire, lines=1)
+        harness.interrupted(report, "the emitter", signum)
+        raise harness.Interrupted(report, golden.data().split(b"\n")[0] + b"\n", signum)
+
+    return run_scenario
+
+
+@pytest.mark.parametrize("dry", [True, False], ids=["dry-run", "record"])
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_an_interrupted_record_is_one_line_and_no_diff(dry: bool, signum: int, status: int, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract import scenarios
+    from contract.goldens import goldens_dir
+
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    monkeypatch.setattr(scenarios, "run_scenario", _interrupted_scenario(signum))
+    code, out, err = _run(["record", "--goldens", str(folder), "--scenario", "hello",
+                           *(["--dry-run"] if dry else [])], capsys)
+    assert code == status, err
+    assert out == "", out  # no "would change … missing line", no "review with git diff"
+    assert err.count("\n") == 1, err
+    name = signal.Signals(signum).name
+    assert err.startswith("milk-contract: error: stream-json/hello: run.interrupted: ") and \
+        f"interrupted ({name}) after 1 line;" in err and "golden kept" in err, err
+    assert {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()} == before
+
+
+def test_record_reports_the_scenarios_before_the_interrupted_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near miss: what finished before the interruption is still reported, as before a harness failure."""
+    from contract import scenarios
+    from contract.goldens import goldens_dir
+
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    real, stop = scenarios.run_scenario, _interrupted_scenario(signal.SIGINT)
+    calls: list[str] = []
+
+    def second_interrupted(golden: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(golden.name)
+        return (real if len(calls) == 1 else stop)(golden, *args, **kwargs)
+
+    monkeypatch.setattr(scenarios, "run_scenario", second_interrupted)
+    code, out, err = _run(["record", "--goldens", str(folder), "--wire", "stream-json", "--dry-run"], capsys)
+    assert code == 130, err
+    assert out.startswith(f"stream-json/{calls[0]}: nothing would change\n1 scenario, "), out
+    assert f"stream-json/{calls[1]}: run.interrupted" in err
