@@ -327,23 +327,25 @@ def _exit_status(text: str) -> int:
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, found {text!r}")
-    return value
+    return _checked_seconds(text, zero=False)
 
 
 def _seconds(text: str) -> float:
     """Zero or more seconds (a grace that may be none)."""
+    return _checked_seconds(text, zero=True)
+
+
+def _checked_seconds(text: str, zero: bool) -> float:
+    """Seconds as the plugin's options take them too (contract.options: the one check)."""
+    from contract.options import seconds_problem
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected zero or more seconds, found {text!r}")
+        raise argparse.ArgumentTypeError(f"expected seconds, found '{text}'") from None  # run() escapes it
+    problem = seconds_problem(value, zero=zero)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{problem}, found '{text}'")
     return value
 
 

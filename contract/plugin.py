@@ -98,7 +98,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {meaning}")
     # fail fast: an emitter that cannot start, or a recording with nowhere to go, is one usage
     # error (exit 4) now, not a failure per golden scenario later
-    problem = (option_problem(config.getoption("--contract-fuzz"), config.getoption("--contract-timeout"))
+    problem = (option_problem(config.getoption("--contract-fuzz"), config.getoption("--contract-timeout"),
+                              config.getoption("--contract-late-grace"))
                or startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"),
                                   config.getoption("--contract-basis")))
     if problem:

@@ -9,7 +9,6 @@ and the summary is written by the controller.
 
 from __future__ import annotations
 
-import math
 import shlex
 import shutil
 from collections.abc import Sequence
@@ -17,22 +16,26 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from contract import textsafe
+from contract.options import seconds_problem
 
 if TYPE_CHECKING:  # loaded when a scenario runs: the plugin imports this module at every pytest start
     from contract.goldens import Golden
     from contract.scenarios import ScenarioRun
 
 
-def option_problem(fuzz: int | None, timeout: float) -> str | None:
+def option_problem(fuzz: int | None, timeout: float, late_grace: float) -> str | None:
     """What is wrong with the plugin's numeric options, in one line (None when nothing is).
 
-    argparse has made numbers of them already; a negative count or a timeout that is not a
-    positive, finite number of seconds could only misbehave later (a negative count ran nothing).
+    argparse has made numbers of them already; a negative count, or seconds the CLI's
+    ``--timeout`` and ``--late-grace`` would refuse (contract.options), could only misbehave
+    later (a negative count ran nothing, a NaN grace waited unboundedly).
     """
     if fuzz is not None and fuzz < 0:
         return f"--contract-fuzz: expected 0 (off) or a positive count of conversations, found {fuzz}"
-    if not 0 < timeout < math.inf:  # nan fails both comparisons
-        return f"--contract-timeout: expected a positive number of seconds, found {timeout}"
+    for option, value, zero in (("--contract-timeout", timeout, False), ("--contract-late-grace", late_grace, True)):
+        problem = seconds_problem(value, zero=zero)
+        if problem is not None:
+            return f"{option}: {problem}, found {value}"
     return None
 
 

@@ -287,3 +287,34 @@ def test_record_reports_the_scenarios_before_the_interrupted_one(tmp_path: Path,
     assert code == 130, err
     assert out.startswith(f"stream-json/{calls[0]}: nothing would change\n1 scenario, "), out
     assert f"stream-json/{calls[1]}: run.interrupted" in err
+
+
+# -- the plugin's seconds, as the CLI's ------------------------------------------------------------
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+def test_the_plugin_refuses_a_late_grace_the_cli_refuses(value: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q",
+                           "--contract-late-grace", value, "test_nothing.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error, as for --contract-timeout nan
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "--contract-late-grace: expected zero or more seconds" in lines[0], lines
+    # the CLI's --late-grace refuses the same value, in the same words
+    assert cli.run(["run", "--late-grace", value]) == 2
+    assert "expected zero or more seconds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("timeout", "grace", "said"), [
+    (60.0, 0.0, None), (60.0, 2.0, None),
+    (60.0, -1.0, "--contract-late-grace"), (60.0, float("nan"), "--contract-late-grace"),
+    (float("nan"), 2.0, "--contract-timeout"), (0.0, 2.0, "--contract-timeout"),
+])
+def test_option_problem_checks_both_seconds(timeout: float, grace: float, said: str | None) -> None:
+    from contract.session import option_problem
+
+    problem = option_problem(0, timeout, grace)
+    assert (problem is None) if said is None else (problem is not None and problem.startswith(said)), problem
