@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.catalog import CATALOG, UNJUDGED, not_judged_to_the_end
+from contract.jsonvalue import shown
 from contract.report import Collector, Report, Violation, ignore_problem
 from contract.resources import data_dir
 from contract.rules import Observed
@@ -108,12 +109,12 @@ def parse(data: Any, where: str = "baseline") -> Baseline:
                     for e in data["entries"])
     unknown = [e.rule for e in entries if e.rule not in CATALOG]
     if unknown:
-        raise BaselineError(f"{where}: unknown rule {unknown[0]!r} (see `milk-contract rules`)")
+        raise BaselineError(f"{where}: unknown rule {shown(unknown[0])} (see `milk-contract rules`)")
     _refuse_unjudged(entries, where)
     seen: set[Key] = set()
     for entry in entries:
         if entry.key in seen:
-            raise BaselineError(f"{where}: {entry.rule} at {entry.pointer!r} is listed twice")
+            raise BaselineError(f"{where}: {entry.rule} at {shown(entry.pointer)} is listed twice")
         seen.add(entry.key)
     return Baseline(entries, data.get("wire"), data.get("source"))
 

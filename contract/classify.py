@@ -27,7 +27,7 @@ from contract.changes import BREAKING_CODES as BREAKING_CODES
 from contract.changes import Change as Change
 from contract.changes import Found as Found
 from contract.changes import Region as Region
-from contract.jsonvalue import canonical_text, clip, same_text
+from contract.jsonvalue import canonical_text, clip, same_text, shown
 from contract.surface import as_surface
 
 _NARROW_UP = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
@@ -119,10 +119,10 @@ def _open_set(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iter
     after = set(new.get("open_set", []))
     for value in sorted(after - before):
         yield _additive(path, "open-set-value-added",
-                        f"open-set value {value!r} documented (consumers ignore unknown values)")
+                        f"open-set value {shown(value)} documented (consumers ignore unknown values)")
     for value in sorted(before - after):  # see POLICY["open-sets"] in contract/surface.py
         yield _breaking(path, "known-value-removed",
-                        f"known value {value!r} no longer documented: its documented meaning is "
+                        f"known value {shown(value)} no longer documented: its documented meaning is "
                         "withdrawn (consumers must ignore only values they don't recognize)", "consumers")
 
 
@@ -158,11 +158,11 @@ def _pattern(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Itera
     if same_text(a, b):
         return
     if a is None:
-        yield _breaking(path, "pattern-added", f"pattern {b!r} added", "emitters")
+        yield _breaking(path, "pattern-added", f"pattern {shown(b)} added", "emitters")
     elif b is None:
-        yield _breaking(path, "pattern-removed", f"pattern {a!r} removed", "consumers")
+        yield _breaking(path, "pattern-removed", f"pattern {shown(a)} removed", "consumers")
     else:
-        yield _breaking(path, "pattern-changed", f"pattern changed from {a!r} to {b!r}", "both")
+        yield _breaking(path, "pattern-changed", f"pattern changed from {shown(a)} to {shown(b)}", "both")
 
 
 def _extra(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Change]:
@@ -300,16 +300,16 @@ def _kind_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     before, after = old["line_kinds"], new["line_kinds"]
     for name in sorted(set(before) - set(after)):
         yield ("line_kinds", name), _breaking(f"kind:{name}", "line-kind-removed",
-                                              f"line kind {name!r} removed", "both")
+                                              f"line kind {shown(name)} removed", "both")
     for name in sorted(set(after) - set(before)):
         yield ("line_kinds", name), _additive(
-            f"kind:{name}", "line-kind-added", f"line kind {name!r} added (consumers ignore "
+            f"kind:{name}", "line-kind-added", f"line kind {shown(name)} added (consumers ignore "
             "unknown types; a validator built from the older schema rejects it)")
     for name in sorted(set(before) & set(after)):
         a, b = before[name], after[name]
         region: Region = ("line_kinds", name)
         if not same_text(a.get("type"), b.get("type")):
-            yield region, _breaking(f"kind:{name}", "const-changed", f"line kind {name!r} type "
+            yield region, _breaking(f"kind:{name}", "const-changed", f"line kind {shown(name)} type "
                                     f"changed from {_show(a.get('type'))} to "
                                     f"{_show(b.get('type'))}", "both")
         for change in (*_open_set(f"kind:{name}", a, b), *_description(f"kind:{name}", a, b)):
@@ -323,11 +323,11 @@ def _corpus_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
                                       f"{old.get('goldens')} → {new.get('goldens')}")
     for name in sorted(set(before) - set(after)):
         yield ("kinds", name), _breaking(f"corpus:{name}", "kind-no-longer-seen",
-                                         f"no golden line of kind {name!r} any more",
+                                         f"no golden line of kind {shown(name)} any more",
                                          "consumers")
     for name in sorted(set(after) - set(before)):
         yield ("kinds", name), _additive(f"corpus:{name}", "kind-seen",
-                                         f"goldens now show {name!r} lines")
+                                         f"goldens now show {shown(name)} lines")
     for name in sorted(set(before) & set(after)):
         for path in sorted(set(before[name]) - set(after[name])):
             yield ("kinds", name), _breaking(f"corpus:{name}:{path}", "field-no-longer-seen",
@@ -342,7 +342,7 @@ def _text_changes(section: str, old: Mapping[str, Any], new: Mapping[str, Any]) 
     for key in sorted(set(old) | set(new)):
         if not same_text(old.get(key), new.get(key)):
             yield (key,), _additive(f"{section}:{key}", f"{section}-edited",
-                                    f"{section} {key!r} edited (no shape change)")
+                                    f"{section} {shown(key)} edited (no shape change)")
 
 
 # -- the whole surface --------------------------------------------------------------------------

@@ -22,11 +22,12 @@ import re
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from contract import textsafe
 from contract.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
 from contract.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, exit_interrupted
+from contract.jsonvalue import quoted
 from contract.reader import DEFAULT_MAX_LINE_BYTES
 from contract.userfiles import read_whole
 from contract.userfiles import size_text as _size
@@ -292,7 +293,7 @@ def _basis(text: str) -> str:
     names = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [name for name in names if name not in BASIS_NAMES]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"expected {', '.join(BASIS_NAMES)}, found {textsafe.text(text)!r}")
+        raise argparse.ArgumentTypeError(f"expected {', '.join(BASIS_NAMES)}, found {quoted(text)}")
     return ",".join(names)
 
 
@@ -308,9 +309,9 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {quoted(text)}") from None
     if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, found {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive number, found {quoted(text)}")
     return value
 
 
@@ -319,10 +320,11 @@ def _exit_status(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {quoted(text)}") from None
     if not 0 <= value <= 255:
         raise argparse.ArgumentTypeError(
-            f"expected an exit status from 0 to 255, found {text!r} (a run ended by a signal is never conformant)")
+            f"expected an exit status from 0 to 255, found {quoted(text)} (a run ended by a signal is never "
+            "conformant)")
     return value
 
 
@@ -342,10 +344,10 @@ def _checked_seconds(text: str, zero: bool) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, found '{text}'") from None  # run() escapes it
+        raise argparse.ArgumentTypeError(f"expected seconds, found {quoted(text)}") from None  # run() escapes it
     problem = seconds_problem(value, zero=zero)
     if problem is not None:
-        raise argparse.ArgumentTypeError(f"{problem}, found '{text}'")
+        raise argparse.ArgumentTypeError(f"{problem}, found {quoted(text)}")
     return value
 
 
@@ -353,9 +355,9 @@ def _seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {quoted(text)}") from None
     if not 0 <= value < 2**64:
-        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, found {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, found {quoted(text)}")
     return value
 
 
@@ -580,9 +582,9 @@ def _pace(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected seconds, found {quoted(text)}") from None
     if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected 0 to 1 seconds between lines, found {text!r}")
+        raise argparse.ArgumentTypeError(f"expected 0 to 1 seconds between lines, found {quoted(text)}")
     return value
 
 
@@ -598,7 +600,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
     goldens = [g for g in scenarios(args.wire) if not args.scenario or g.name in args.scenario]
     unknown = sorted(set(args.scenario) - {g.name for g in goldens})
     if unknown:
-        raise UsageError(f"--scenario: no {args.wire} golden named {textsafe.text(unknown[0])!r} (see goldens/)")
+        raise UsageError(f"--scenario: no {args.wire} golden named {quoted(unknown[0])} (see goldens/)")
     if not goldens:
         raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
     expect = _expectation(args, len(goldens))
@@ -710,7 +712,7 @@ def cmd_record(args: argparse.Namespace) -> int:
                if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
     unknown = set(args.scenario) - {g.name for g in goldens}
     if unknown:
-        raise UsageError(f"--scenario: no golden named {sorted(unknown)[0]!r} (see goldens/)")
+        raise UsageError(f"--scenario: no golden named {quoted(sorted(unknown)[0])} (see goldens/)")
     results: list[Any] = []
     failed = False
     progress = Progress("record")  # on a terminal stderr only; erased before the report is written
@@ -778,7 +780,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 def _adr(text: str) -> str:
     if not re.fullmatch(r"ADR-[0-9]{4,}", text):
-        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {text!r}")  # run() escapes the message
+        raise argparse.ArgumentTypeError(f"expected ADR-NNNN, found {quoted(text)}")  # run() escapes the message
     return text
 
 
@@ -805,13 +807,14 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     """Classify the changes between two schemas or surfaces: exit 1 when any is breaking."""
     from contract.classify import classify, is_breaking
+    from contract.failsafe import describe
     from contract.reporters import render_diff
 
     old, new = _surface_file(args.old), _surface_file(args.new)
     try:
         changes = classify(old, new)
     except Exception as error:  # a hand-edited surface of the wrong shape, say
-        raise UsageError(f"cannot compare {args.old} with {args.new}: {error!r}") from None
+        raise UsageError(f"cannot compare {args.old} with {args.new}: {describe(error)}") from None
     sys.stdout.write(render_diff(args.old, args.new, changes, args.format))
     return EXIT_VIOLATIONS if is_breaking(changes) else EXIT_OK
 
@@ -846,6 +849,9 @@ def _surface_file(path: str) -> dict[str, Any]:
         raise UsageError(f"{path}: not a usable JSON Schema or surface ({error})") from None
 
 
+_T = TypeVar("_T")
+
+
 class _Output:
     """stdout for the length of one :func:`run`, remembering the first write that failed.
 
@@ -871,7 +877,7 @@ class _Output:
     def flush(self) -> None:
         self._guard(self.stream.flush)
 
-    def _guard(self, call: Callable[[], Any]) -> Any:
+    def _guard(self, call: Callable[[], _T]) -> _T:
         try:
             return call()
         except BrokenPipeError:
@@ -907,7 +913,7 @@ def _output_failure(output: _Output) -> int:
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the verb; returns the exit code (a stdout that failed: :class:`_Output`)."""
     output = _Output(sys.stdout)
-    sys.stdout = output  # type: ignore[assignment]  # a TextIO in all it is asked for
+    sys.stdout = output  # a TextIO in all it is asked for
     code = EXIT_USAGE
     try:
         code = _run(argv)

@@ -40,7 +40,7 @@ import orjson
 from contract import textsafe
 from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, internal, interrupted
 from contract.interrupts import signal_of
-from contract.jsonvalue import clip
+from contract.jsonvalue import clip, quoted, shown
 from contract.report import Collector, Report
 from contract.wires import Live, first, get
 
@@ -90,8 +90,8 @@ def load_members(document: Any) -> dict[str, str]:
         raise ExpectationError("expected at least one member")
     for name, pointer in members.items():
         if not isinstance(pointer, str) or not (pointer == "" or pointer.startswith("/")):
-            raise ExpectationError(f"member {textsafe.text(clip(name))!r}: expected a JSON pointer, "
-                                   f"found {textsafe.text(clip(repr(pointer)))}")
+            raise ExpectationError(f"member {quoted(clip(name))}: expected a JSON pointer, "  # the CLI escapes it
+                                   f"found {clip(shown(pointer))}")
     return dict(members)
 
 

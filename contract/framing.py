@@ -36,6 +36,7 @@ from typing import Any
 
 from contract.catalog import CATALOG, Rule
 from contract.changes import BREAKING, Change, Found
+from contract.jsonvalue import shown
 
 _QUOTE = re.compile(r'(?:((?:[\w$]+(?:\[\d+\])?\.)*description):\s*)?"([^"]+)"')
 _BOUNDARY = re.compile(r"[.;:](?=\s)")
@@ -256,14 +257,14 @@ def _framing_changes(old: list[Any], new: list[Any]) -> Found:
             right.remove(best[1])
             how = _moved(clause, best[1])
             yield (), _change(f"framing:{clause}", f"framing-rule-{how}",
-                              f"framing rule {how}: {clause!r} -> {best[1]!r}"
+                              f"framing rule {how}: {shown(clause)} -> {shown(best[1])}"
                               + _named(sorted({*rules_a.get(clause, []), *rules_b.get(best[1], [])})))
         for clause in left:
             yield (), _change(f"framing:{clause}", "framing-rule-removed",
-                              f"framing rule removed: {clause!r}" + _named(rules_a.get(clause, [])))
+                              f"framing rule removed: {shown(clause)}" + _named(rules_a.get(clause, [])))
         for clause in right:
             yield (), _change(f"framing:{clause}", "framing-rule-added",
-                              f"framing rule added: {clause!r}" + _named(rules_b.get(clause, [])))
+                              f"framing rule added: {shown(clause)}" + _named(rules_b.get(clause, [])))
 
 
 def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> Iterator[Change]:
@@ -279,18 +280,18 @@ def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, An
             near = b.get("near") if b else None
             if not near:
                 yield _change(path, "rule-words-removed",
-                              f"{rule} stands on {words!r} at {at}, which the schema no longer says")
+                              f"{rule} stands on {shown(words)} at {at}, which the schema no longer says")
             else:
                 how = _moved(words, near)
-                yield _change(path, f"rule-words-{how}", f"{rule} stands on {words!r} at {at}; it now says "
-                                                          f"{near!r} ({how}): review the rule")
+                yield _change(path, f"rule-words-{how}", f"{rule} stands on {shown(words)} at {at}; it now says "
+                                                          f"{shown(near)} ({how}): review the rule")
         elif now and not was:
-            yield _change(path, "rule-words-added", f"{rule}'s words {words!r} at {at} are now in the schema "
+            yield _change(path, "rule-words-added", f"{rule}'s words {shown(words)} at {at} are now in the schema "
                                                     "(a rule the checker enforces is now grounded there)")
         elif was and now and a is not None and b is not None and a.get("sentence") != b.get("sentence"):
             yield _change(path, "rule-sentence-edited",
-                          f"the sentence {rule} quotes at {at} changed: {a.get('sentence')!r} -> "
-                          f"{b.get('sentence')!r}; review the rule, then accept the change by ADR")
+                          f"the sentence {rule} quotes at {at} changed: {shown(a.get('sentence'))} -> "
+                          f"{shown(b.get('sentence'))}; review the rule, then accept the change by ADR")
 
 
 def _known_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
@@ -298,11 +299,11 @@ def _known_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
         a = set((old.get(where) or {}).get("values", []))
         b = set((new.get(where) or {}).get("values", []))
         for value in sorted(b - a):
-            yield (), Change("additive", f"known:{where}", f"known value {value!r} documented (consumers "
+            yield (), Change("additive", f"known:{where}", f"known value {shown(value)} documented (consumers "
                              "must ignore values they don't recognize)", None, "known-value-added")
         for value in sorted(a - b):
             yield (), _change(f"known:{where}", "known-value-removed",
-                              f"known value {value!r} no longer documented in the {where}: its documented "
+                              f"known value {shown(value)} no longer documented in the {where}: its documented "
                               "meaning is withdrawn (rules read it)")
 
 

@@ -30,7 +30,7 @@ from deepdiff import DeepDiff
 
 from contract import textsafe
 from contract.jsonline import parse
-from contract.jsonvalue import clip, type_name
+from contract.jsonvalue import clip, shown, type_name
 from contract.jsonvalue import pointer as pointer_of
 from contract.normalize import normalize
 from contract.schemawalk import walker
@@ -254,12 +254,12 @@ def _added(path: list[Any], new: _Line, wire: str, diff: Callable[[str, str, str
         return diff(BREAKING, "added", "unexpected addition")
     if key in walk.required(new.value, parent):
         return diff(BREAKING, "added",
-                    f"member {key!r} is required there: the golden lacked a required member")
+                    f"member {shown(key)} is required there: the golden lacked a required member")
     if walk.modelled(new.value, parent, key):
         return diff(ADDITIVE, "added",
-                    f"new optional member {key!r}")
+                    f"new optional member {shown(key)}")
     return diff(ADDITIVE, "added",
-                f"new member {key!r}, not modelled by the schema (check reports it)")
+                f"new member {shown(key)}, not modelled by the schema (check reports it)")
 
 
 def _identical(a: Any, b: Any) -> bool:

@@ -39,6 +39,17 @@ def quoted(text: str) -> str:
     return quote + text + quote
 
 
+def shown(value: Any) -> str:
+    """Any JSON value for a message: a string :func:`quoted` (raw, escaped once by the reporter),
+    anything else as its JSON text (``1``, ``true``, ``null``), never ``repr``."""
+    if isinstance(value, str):
+        return quoted(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError, RecursionError):  # a value JSON cannot write: its own text
+        return str(value)
+
+
 def escape(token: str) -> str:
     """Escape one JSON pointer reference token (RFC 6901)."""
     return token.replace("~", "~0").replace("/", "~1")

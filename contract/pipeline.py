@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import orjson
 
 from contract import capture_coverage, failsafe, requirements
-from contract.jsonvalue import clip
+from contract.jsonvalue import clip, shown
 from contract.reader import Block, Record, Source, as_stream, blocks, frame, read_records
 from contract.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
 from contract.schema import Engine, SchemaError, engine, known_types
@@ -319,7 +319,7 @@ class SchemaStep:
             return
         listed = " | ".join(sorted(self._known))
         self._out.note(
-            f"{self._rule}: line {line} has type {clip(kind, 60)!r}, which the schema does not list ({listed}): "
+            f"{self._rule}: line {line} has type {shown(clip(kind, 60))}, which the schema does not list ({listed}): "
             "judged by the common envelope only, the schema without its top-level oneOf (open set: the seed "
             "says 'open set: ignore unknown values' and 'open-set enums everywhere')")
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from contract import requirements
 from contract.catalog import CATALOG, UNJUDGED, Level, not_judged_to_the_end
+from contract.jsonvalue import shown
 from contract.rules import BASES, Basis
 from contract.wires import WIRES, derived
 
@@ -204,10 +205,10 @@ def ignore_problem(rules: Iterable[str]) -> str | None:
     rules = tuple(rules)
     unknown = [rule for rule in rules if rule not in CATALOG]
     if unknown:
-        return f"unknown rule {unknown[0]!r}"
+        return f"unknown rule {shown(unknown[0])}"
     refused = sorted(UNJUDGED.intersection(rules))
     if refused:
-        return (f"{refused[0]!r} cannot be ignored: a finding of it says the check or the run was not "
+        return (f"{shown(refused[0])} cannot be ignored: a finding of it says the check or the run was not "
                 "judged to the end")
     return None
 

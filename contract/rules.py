@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, TypeVar
 
+from contract.jsonvalue import shown
 from contract.sink import Sink
 
 
@@ -80,7 +81,7 @@ def bases(names: Iterable[str] | None) -> tuple[Basis, ...]:
     wanted = {part.strip() for name in names for part in name.split(",") if part.strip()}
     unknown = sorted(wanted - {basis.value for basis in BASES})
     if unknown:
-        raise ValueError(f"unknown basis {unknown[0]!r}; expected one of {', '.join(b.value for b in BASES)}")
+        raise ValueError(f"unknown basis {shown(unknown[0])}; expected one of {', '.join(b.value for b in BASES)}")
     return tuple(basis for basis in BASES if basis.value in wanted) or BASES
 
 

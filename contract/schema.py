@@ -36,7 +36,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from contract.jsonvalue import clip, escape, quoted
+from contract.jsonvalue import clip, escape, quoted, shown
 from contract.jsonvalue import pointer as pointer_of
 from contract.wires import get
 
@@ -201,7 +201,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
     from jsonschema.exceptions import ValidationError
 
     if isinstance(instance, str) and not _compiled(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield ValidationError(f"{shown(instance)} does not match {shown(pattern)}")
 
 
 @functools.cache

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from contract import textsafe
+from contract.jsonvalue import quoted
 from contract.options import seconds_problem
 
 if TYPE_CHECKING:  # loaded when a scenario runs: the plugin imports this module at every pytest start
@@ -64,11 +65,11 @@ def startup_problem(emitter: str | None, record: bool, basis: Sequence[str] | No
     try:
         argv = shlex.split(emitter)
     except ValueError as exc:
-        return f"--contract-emitter: cannot parse {textsafe.text(emitter)!r} ({exc})"
+        return f"--contract-emitter: cannot parse {quoted(textsafe.text(emitter))} ({exc})"
     if not argv:
         return "--contract-emitter: empty command"
     if shutil.which(argv[0]) is None:
-        return (f"--contract-emitter: cannot start {textsafe.text(argv[0])!r}: not found on PATH or not an "
+        return (f"--contract-emitter: cannot start {quoted(textsafe.text(argv[0]))}: not found on PATH or not an "
                 "executable file")
     return None
 

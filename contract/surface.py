@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from contract.jsonvalue import type_name
+from contract.jsonvalue import shown, type_name
 from contract.resources import data_dir
 from contract.wires import NAMES, get
 from contract.wires import WIRES as WIRES_BY_NAME
@@ -91,12 +91,12 @@ class _Walker:
 
     def resolve(self, ref: str) -> Mapping[str, Any]:
         if not ref.startswith("#"):
-            raise ValueError(f"only local $ref is supported, found {ref!r}")
+            raise ValueError(f"only local $ref is supported, found {shown(ref)}")
         node: Any = self.document
         for part in ref[1:].split("/")[1:]:
             node = node[part.replace("~1", "/").replace("~0", "~")]
         if not isinstance(node, Mapping):
-            raise ValueError(f"$ref {ref!r} does not name a schema object")
+            raise ValueError(f"$ref {shown(ref)} does not name a schema object")
         return node
 
     def walk(self, node: Mapping[str, Any], path: str, required: bool | None,

@@ -15,8 +15,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
+import json
 import os
 import shutil
 import signal
@@ -63,8 +65,10 @@ def test_a_file_that_never_ends_is_one_line_and_exit_2(argv: list[str], capsys: 
     monkeypatch.setattr(userfiles, "MAX_FILE_BYTES", 4096)  # the bound, lowered: read 4 KiB, not 64 MiB
     code, out, err = _run(argv, capsys)
     assert code == 2, (out, err)
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert "more than 4 KiB" in err and "docs/limits.md" in err, err
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err, err
+    assert "more than 4 KiB" in err, err
+    assert "docs/limits.md" in err, err
 
 
 def test_a_file_of_exactly_the_bound_is_read_and_one_byte_more_is_not(tmp_path: Path,
@@ -87,17 +91,16 @@ def test_a_fifo_that_writes_too_much_is_refused(tmp_path: Path, monkeypatch: pyt
     os.mkfifo(fifo)
 
     def write() -> None:
-        with open(fifo, "wb") as handle:
-            try:
-                handle.write(b"{" * 4096)
-            except BrokenPipeError:  # the reader stopped at the bound and closed its end
-                pass
+        # BrokenPipeError: the reader stopped at the bound and closed its end
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as handle:
+            handle.write(b"{" * 4096)
 
     writer = threading.Thread(target=write)
     writer.start()
     code, _, err = _run(["surface", str(fifo)], capsys)
     writer.join()
-    assert code == 2 and "more than 1 KiB" in err, err
+    assert code == 2, err
+    assert "more than 1 KiB" in err, err
 
 
 # -- unusable schemas, scenario names --------------------------------------------------------------
@@ -112,7 +115,8 @@ def test_evolve_of_an_unusable_schema_is_one_line_and_exit_2(schema: str, tmp_pa
     path.write_text(schema, encoding="utf-8")
     code, out, err = _run(["evolve", "--wire", "stream-json", "--dry-run", str(path)], capsys)
     assert (code, out) == (2, ""), err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err, err
     assert err.startswith(f"milk-contract: error: {path}"), err
 
 
@@ -143,8 +147,10 @@ def test_a_scenario_name_is_a_plain_printable_file_name(name: str, why: str, bar
     code, out, err = _run(["scenario", "--wire", "stream-json", "--root", str(bare_root), "--name", name,
                            "--description", "x", "--transcript", str(HELLO)], capsys)
     assert (code, out) == (2, ""), (out, err)
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert "a plain file name is needed" in err and why in err, err
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err, err
+    assert "a plain file name is needed" in err, err
+    assert why in err, err
     assert textsafe.UNSAFE.search(err[:-1]) is None, err  # the name is echoed escaped
     assert "\\u005c" not in err, err  # and escaped once (no repr under the escaping)
     assert sorted(bare_root.rglob("*")) == before  # nothing written
@@ -153,7 +159,9 @@ def test_a_scenario_name_is_a_plain_printable_file_name(name: str, why: str, bar
 def test_a_long_refused_name_is_shown_clipped(bare_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(["scenario", "--wire", "stream-json", "--root", str(bare_root), "--name", "L" * 5000,
                          "--description", "x", "--transcript", str(HELLO)], capsys)
-    assert code == 2 and len(err) < 400 and "(4900 more)" in err, err
+    assert code == 2, err
+    assert len(err) < 400, err
+    assert "(4900 more)" in err, err
 
 
 @pytest.mark.parametrize("name", ["hello_again", "ünïcode-name", "with space", "L" * 100])
@@ -224,8 +232,8 @@ def test_dev_full_in_a_real_process(argv: list[str]) -> None:
         done = subprocess.run([sys.executable, "-m", "contract", *argv], stdout=full, stderr=subprocess.PIPE,
                               text=True, timeout=60, check=False, cwd=ROOT)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("milk-contract: error: cannot write to stdout") and done.stderr.count("\n") == 1, \
-        done.stderr
+    assert done.stderr.startswith("milk-contract: error: cannot write to stdout"), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
 
 
 # -- an interrupted record -------------------------------------------------------------------------
@@ -262,8 +270,9 @@ def test_an_interrupted_record_is_one_line_and_no_diff(dry: bool, signum: int, s
     assert out == "", out  # no "would change … missing line", no "review with git diff"
     assert err.count("\n") == 1, err
     name = signal.Signals(signum).name
-    assert err.startswith("milk-contract: error: stream-json/hello: run.interrupted: ") and \
-        f"interrupted ({name}) after 1 line;" in err and "golden kept" in err, err
+    assert err.startswith("milk-contract: error: stream-json/hello: run.interrupted: "), err
+    assert f"interrupted ({name}) after 1 line;" in err, err
+    assert "golden kept" in err, err
     assert {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()} == before
 
 
@@ -302,7 +311,8 @@ def test_the_plugin_refuses_a_late_grace_the_cli_refuses(value: str, tmp_path: P
                           cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error, as for --contract-timeout nan
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    assert len(lines) == 1 and "--contract-late-grace: expected zero or more seconds" in lines[0], lines
+    assert len(lines) == 1, lines
+    assert "--contract-late-grace: expected zero or more seconds" in lines[0], lines
     # the CLI's --late-grace refuses the same value, in the same words
     assert cli.run(["run", "--late-grace", value]) == 2
     assert "expected zero or more seconds" in capsys.readouterr().err
@@ -317,4 +327,59 @@ def test_option_problem_checks_both_seconds(timeout: float, grace: float, said: 
     from contract.session import option_problem
 
     problem = option_problem(0, timeout, grace)
-    assert (problem is None) if said is None else (problem is not None and problem.startswith(said)), problem
+    if said is None:
+        assert problem is None, problem
+    else:
+        assert problem is not None
+        assert problem.startswith(said), problem
+
+
+# -- quoting with the one escaping, not repr -------------------------------------------------------
+
+HOSTILE = "\x1b[31mRED\u202eevil\u2066\x00"
+ESCAPED = "'\\u001b[31mRED\\u202eevil\\u2066\\u0000'"  # textsafe's form, once
+
+
+def test_the_schema_note_quotes_a_hostile_type_as_every_report_does(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    lines = HELLO.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    capture = tmp_path / "hostile.jsonl"
+    capture.write_text("\n".join([lines[0], json.dumps({**first, "type": HOSTILE, "seq": 1}), *lines[1:]]) + "\n",
+                       encoding="utf-8")
+    _, out, _ = _run(["check", str(capture)], capsys)
+    note = out.splitlines()[0]
+    assert note.startswith(f"# sj.schema: line 2 has type {ESCAPED}, which the schema does not list"), note
+    assert "\\x1b" not in out
+    assert "\\u005c" not in out
+
+
+def test_a_diff_reason_quotes_a_hostile_value_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A schema's own strings (here a pattern) are input too: quoted raw, escaped once by the reporter."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"type": "object", "properties": {"x": {"type": "string"}}}), encoding="utf-8")
+    new.write_text(json.dumps({"type": "object", "properties": {"x": {"type": "string", "pattern": HOSTILE}}}),
+                   encoding="utf-8")
+    code, out, _ = _run(["diff", str(old), str(new)], capsys)
+    assert code == 1
+    assert f"pattern {ESCAPED} added" in out, out
+    assert "\\x1b" not in out
+
+
+@pytest.mark.parametrize("argv", [["run", "--timeout", HOSTILE], ["fuzz", "--seed", HOSTILE],
+                                  ["check", "--basis", HOSTILE, str(HELLO)],
+                                  ["feed", "--scenario", HOSTILE, "--", "true"]])
+def test_a_refused_option_value_is_quoted_with_the_one_escaping(argv: list[str],
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(argv, capsys)
+    assert code == 2
+    assert ESCAPED in err, err
+    assert "\\x1b" not in err
+    assert "\\u005c" not in err
+
+
+def test_shown_is_quoted_for_strings_and_json_for_the_rest() -> None:
+    from contract.jsonvalue import shown
+
+    assert [shown("a"), shown("it's"), shown(1), shown(True), shown(None), shown([1, "x"])] == \
+        ["'a'", '"it\'s"', "1", "true", "null", '[1, "x"]']

@@ -146,12 +146,15 @@ def test_with_nothing_failed_the_transcript_is_not_written_and_that_is_said(
     """A file left at the path by an earlier run must not pass for this run's failing stream."""
     saved = tmp_path / "failing.jsonl"
     code, _, err = _json(capsys, "--scenario", "hello", "--transcript", str(saved), "--", *REFERENCE)
-    assert code == 0 and not saved.exists()
-    assert "--transcript" in err and "nothing failed, so nothing was written" in err
+    assert code == 0
+    assert not saved.exists()
+    assert "--transcript" in err
+    assert "nothing failed, so nothing was written" in err
     assert "from before this run" not in err
     saved.write_bytes(b"earlier\n")
     code, _, err = _json(capsys, "--scenario", "hello", "--transcript", str(saved), "--", *REFERENCE)
-    assert code == 0 and saved.read_bytes() == b"earlier\n"
+    assert code == 0
+    assert saved.read_bytes() == b"earlier\n"
     assert "nothing was written (the file there is from before this run)" in err
 
 

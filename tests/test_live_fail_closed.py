@@ -354,7 +354,8 @@ def test_ctrl_c_mid_record(marker: str, tmp_path: Path) -> None:
     assert "Traceback" not in err
     assert out == ""  # no diff of the partial output: one line naming the rule (docs/adr-walk.md)
     last = err.splitlines()[-1]
-    assert "run.interrupted" in last and "golden kept" in last, err
+    assert "run.interrupted" in last, err
+    assert "golden kept" in last, err
     assert _snapshot(folder) == before
     assert not survivors(marker)
 

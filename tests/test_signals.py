@@ -143,7 +143,9 @@ def test_sigterm_during_record_keeps_the_golden(marker: str, tmp_path: Path) -> 
     assert "Traceback" not in err
     assert out == ""  # no diff of the partial output: one line naming the rule (docs/adr-walk.md)
     last = err.splitlines()[-1]
-    assert "run.interrupted" in last and "interrupted (SIGTERM)" in last and "golden kept" in last, err
+    assert "run.interrupted" in last, err
+    assert "interrupted (SIGTERM)" in last, err
+    assert "golden kept" in last, err
     assert _snapshot(folder) == before
     _no_process_left(token)
 

@@ -38,6 +38,7 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
+from contract.jsonvalue import shown
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
 from contract.wires.base import Future
 
@@ -217,13 +218,13 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
         if draw(st.booleans()):
             line["extension"] = draw(json_objects())
         lines.insert(at, line)
-        return f"an unknown line type {value!r} before line {at + 1}"
+        return f"an unknown line type {shown(value)} before line {at + 1}"
     if kind == "system-subtype":
         value = draw(unknown("system subtype"))
         line = _envelope(lines, at, "system")
         line["subtype"] = value
         lines.insert(at, line)
-        return f"a system line of unknown subtype {value!r} before line {at + 1}"
+        return f"a system line of unknown subtype {shown(value)} before line {at + 1}"
     if kind in ("delta-type", "event-type"):
         if kind == "delta-type":
             value = draw(unknown("delta type"))
@@ -234,7 +235,7 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
         line = _envelope(lines, at, "stream_event")
         line["event"] = event
         lines.insert(at, line)
-        return f"a stream_event of unknown {kind.split('-')[0]} type {value!r} before line {at + 1}"
+        return f"a stream_event of unknown {kind.split('-')[0]} type {shown(value)} before line {at + 1}"
     if kind == "block-type":
         messages = list(_messages(lines))
         number, content = messages[draw(ints(0, len(messages) - 1))]
@@ -244,28 +245,28 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
         if draw(st.booleans()):
             block["_meta"] = draw(json_objects())
         content.insert(index, block)
-        return f"an unknown content block {value!r} at line {number + 1} block {index}"
+        return f"an unknown content block {shown(value)} at line {number + 1} block {index}"
     if kind == "payload-member":
         objects = _free_objects(lines)
         where, target = objects[draw(ints(0, len(objects) - 1))]
         name = draw(text(min_size=1, max_size=8))
         target[name] = draw(json_values())
-        return f"an unknown member {name!r} in {where}"
+        return f"an unknown member {shown(name)} in {where}"
     if kind == "optional-member":
         homes = _member_homes(lines)
         where, target, name = homes[draw(ints(0, len(homes) - 1))]
         target[name] = draw(st.floats(0, 100, allow_nan=False)) if name == "total_cost_usd" else draw(json_objects())
-        return f"the optional member {name!r} added to {where}"
+        return f"the optional member {shown(name)} added to {where}"
     sites = _open_values(lines)
     group, member, line = sites[draw(ints(0, len(sites) - 1))]
     value = draw(unknown(group))
     if group == "capability":
         line[member].append(value)
-        return f"an unknown capability {value!r} advertised"
+        return f"an unknown capability {shown(value)} advertised"
     old = line.get(member)
     line[member] = value
-    return f"the {group} {old!r} replaced by the unknown {value!r}" if old is not None else \
-        f"an unknown {group} {value!r} added"
+    return f"the {group} {shown(old)} replaced by the unknown {shown(value)}" if old is not None else \
+        f"an unknown {group} {shown(value)} added"
 
 
 def _renumber(lines: list[Line]) -> None:

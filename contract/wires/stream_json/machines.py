@@ -17,7 +17,7 @@ from itertools import repeat
 from typing import Any, ClassVar
 
 from contract.jsonline import MAX_INT_DIGITS, parse
-from contract.jsonvalue import clip, quoted, same_value
+from contract.jsonvalue import clip, quoted, same_value, shown
 from contract.jsonvalue import kind as json_kind
 from contract.reader import Record
 from contract.rules import Check
@@ -622,7 +622,7 @@ class StreamRules:
             self.pending_bytes -= call.size + self.ENTRY_OVERHEAD * len(call.pieces)
             call.stop()
             out.emit("checker.limit", line, "/event/partial_json",
-                     f"sj.tool-args-reassembly stopped for {clip(ref)!r}: its tool_args_delta fragments "
+                     f"sj.tool-args-reassembly stopped for {shown(clip(ref))}: its tool_args_delta fragments "
                      f"reached {self.MAX_CALL_BYTES} bytes; that call's reassembly is not judged")
             return
         self.pending_bytes += len(fragment) + self.ENTRY_OVERHEAD
@@ -634,8 +634,8 @@ class StreamRules:
         if not fragment:  # an empty piece changes no concatenation: it contradicts nothing
             return
         out.emit("sj.tool-args-reassembly", line, "/event/partial_json",
-                 f"expected no tool_args_delta for {clip(ref)!r} after its tool_use completed its input, "
-                 f"found the fragment {clip(fragment)!r}",
+                 f"expected no tool_args_delta for {shown(clip(ref))} after its tool_use completed its input, "
+                 f"found the fragment {shown(clip(fragment))}",
                  "fragments stream a call's arguments before the assistant line that completes it")
 
     def _unfinished_calls(self, out: Sink) -> None:
@@ -658,9 +658,9 @@ class StreamRules:
         out.exercised("sj.tool-args-reassembly")
         for ref, call in waiting:
             out.emit("sj.tool-args-reassembly", call.first_line, "/event/partial_json",
-                     f"expected a tool_use with id {clip(ref)!r} to complete the {len(call.pieces)} "
+                     f"expected a tool_use with id {shown(clip(ref))} to complete the {len(call.pieces)} "
                      f"tool_args_delta fragment(s) from line {call.first_line} "
-                     f"(concatenated: {clip(''.join(call.pieces))!r}), found the run ending without one, "
+                     f"(concatenated: {shown(clip(''.join(call.pieces)))}), found the run ending without one, "
                      "and a result that does not say it failed",
                      "a call whose arguments were streamed completes in an assistant tool_use block, "
                      "unless the run failed (is_error true)")
@@ -685,7 +685,7 @@ class StreamRules:
         if "line.limit" in rules:
             why = next(f.message for f in faults if f.rule == "line.limit")
             out.emit("checker.limit", line, f"{where}/input",
-                     f"sj.tool-args-reassembly stopped for {clip(ref)!r}: its reassembled arguments are "
+                     f"sj.tool-args-reassembly stopped for {shown(clip(ref))}: its reassembled arguments are "
                      f"beyond the checker's limits ({clip(why, 120)})")
             return
         out.exercised("sj.tool-args-reassembly")
@@ -694,21 +694,21 @@ class StreamRules:
             fault = next(f for f in faults if f.rule == "line.duplicate-key")
             found = fault.message.removeprefix("expected unique member names, found ")
             out.emit("sj.tool-args-duplicate-key", line, f"{where}/input",
-                     f"expected the {len(pieces)} tool_args_delta fragments of {clip(ref)!r} to concatenate "
-                     f"to JSON with unique member names, found {found} at {clip(fault.pointer or '', 80)!r} "
+                     f"expected the {len(pieces)} tool_args_delta fragments of {shown(clip(ref))} to concatenate "
+                     f"to JSON with unique member names, found {found} at {shown(clip(fault.pointer or '', 80))} "
                      "of the reassembly",
                      "parsers disagree on which duplicate wins; a consumer's reading would depend on its parser")
             return
         if faults:  # not one JSON text (parse gives a value only with no fault or a duplicate)
             why = f" ({clip(faults[0].message, 120)})"
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
-                     f"expected the {len(pieces)} tool_args_delta fragments of {clip(ref)!r} to "
-                     f"concatenate to one JSON text with unique member names, found {clip(text)!r}{why}")
+                     f"expected the {len(pieces)} tool_args_delta fragments of {shown(clip(ref))} to "
+                     f"concatenate to one JSON text with unique member names, found {shown(clip(text))}{why}")
             return
         if not same_value(args, block.get("input")):
             out.emit("sj.tool-args-reassembly", line, f"{where}/input",
-                     f"expected input equal to its reassembled fragments {clip(text)!r}, "
-                     f"found {clip(_dumps(block.get('input')))!r}")
+                     f"expected input equal to its reassembled fragments {shown(clip(text))}, "
+                     f"found {shown(clip(_dumps(block.get('input'))))}")
 
 
 Handler = Callable[[dict[str, Any], int, Sink], None]

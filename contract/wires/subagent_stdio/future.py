@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
+from contract.jsonvalue import shown
 from contract.strategies._common import ints
 from contract.wires.base import Future
 from contract.wires.subagent_stdio.dialogue import command
@@ -124,7 +125,7 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
         if member == "processTerminal" and isinstance(value, dict):
             value.pop("observedAt", None)  # sa.node-times orders it after the node's start
         target[member] = value
-        return f"the optional member {member!r} added ({location})"
+        return f"the optional member {shown(member)} added ({location})"
     sites = [at for at in range(len(lines)) if _events_on(lines, at)]
     at = sites[draw(ints(0, len(sites) - 1))]
     epoch = _revision(lines[at])[0]
