@@ -109,7 +109,7 @@ def _build_parser() -> argparse.ArgumentParser:
     conversations = tuple(name for name, wire in WIRES.items() if wire.live is Live.CONVERSATION)
     fuzz = verbs.add_parser("fuzz", help=f"hold generated conversations with a live {named(Live.CONVERSATION)} host")
     _report_options(fuzz, wires=conversations, baseline=False)  # every conversation must be conformant
-    fuzz.set_defaults(wire=conversations[0], handler=cmd_fuzz)
+    fuzz.set_defaults(handler=cmd_fuzz)
     fuzz.add_argument("--examples", type=_positive_int, default=None, metavar="N",
                       help="generated conversations, at most (default 30), one host process each")
     fuzz.add_argument("--seed", type=_seed, default=None, metavar="S", help="find the same conversations again")
@@ -257,8 +257,9 @@ def _version() -> str:
 
 
 def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str], baseline: bool = True) -> None:
-    parser.add_argument("--wire", choices=wires, default=DEFAULT.name,  # the registry's first
-                        help=f"the wire to judge by (default {DEFAULT.name}"
+    default = DEFAULT.name if DEFAULT.name in wires else wires[0]  # the registry's first, if the verb takes it
+    parser.add_argument("--wire", choices=wires, default=default,
+                        help=f"the wire to judge by (default {default}"
                              + ("; auto: picked per file from its first object lines)" if AUTO in wires else ")"))
     parser.add_argument("--format", choices=FORMAT_NAMES, default="text",
                         help="text (people), json (tools), junit, github (workflow annotations), "
@@ -603,7 +604,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
         raise UsageError(f"--scenario: no {args.wire} golden named {quoted(unknown[0])} (see goldens/)")
     if not goldens:
         raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
-    expect = _expectation(args, len(goldens))
+    expect = _expectation(args, goldens)
     options: dict[str, Any] = {"future": args.future, "seed": args.seed, "expect": expect}
     for name in ("examples", "timeout", "pace", "max_output_bytes", "shrink_seconds"):
         if getattr(args, name) is not None:
@@ -645,12 +646,12 @@ def wire_live(name: str) -> Live:
     return get(name).live
 
 
-def _expectation(args: argparse.Namespace, scenarios: int) -> Any:
-    from contract.feed import Expectation, ExpectationError, load_members
+def _expectation(args: argparse.Namespace, goldens: Sequence[Any]) -> Any:
+    from contract.feed import Expectation, ExpectationError, load_members, members_problem
 
     stdout = members = None
     if args.expect_stdout is not None:
-        if scenarios != 1:
+        if len(goldens) != 1:
             raise UsageError("--expect-stdout compares one scenario's output: pick it with --scenario NAME")
         try:
             stdout = read_whole(args.expect_stdout)
@@ -665,6 +666,9 @@ def _expectation(args: argparse.Namespace, scenarios: int) -> Any:
             raise UsageError(f"--expect-json: cannot read {args.expect_json}: {exc.strerror or exc}") from None
         except (ValueError, RecursionError, ExpectationError) as exc:
             raise UsageError(f"--expect-json: {args.expect_json}: {exc}") from None
+        problem = members_problem(members, goldens) if wire_live(args.wire) is Live.STREAM else None
+        if problem is not None:  # (a conversation wire refuses --expect-json itself, below)
+            raise UsageError(f"--expect-json: {args.expect_json}: {problem}")
     return Expectation(stdout, members)
 
 

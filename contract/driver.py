@@ -30,6 +30,7 @@ from __future__ import annotations
 import fcntl
 import json
 import queue
+import shlex
 import sys
 import termios
 import threading
@@ -297,6 +298,7 @@ class _Session:
     lines: int = 0  # lines in the transcript (LF-terminated)
     sent: list[tuple[int, float]] = field(default_factory=list)  # (line, time) per command sent
     answered: int = 0
+    steps_done: int = 0  # steps completed (each sent and answered): what an interruption leaves
     eof: bool = False
     findings: list[_Finding] = field(default_factory=list)
     inbox: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
@@ -580,7 +582,7 @@ def record(
     (the module docstring says why the verdict is the same); the report then says where.
     """
     argv = list(argv)
-    report = Report(wire=wire.name, strict=strict, source=" ".join(argv))
+    report = Report(wire=wire.name, strict=strict, source=shlex.join(argv))
     out = Collector(report, ignore)
     out.exercised("run.start")
     try:
@@ -644,9 +646,11 @@ def record(
     report.exit_status = status
     report.stderr = proc.stderr_tail()
     total = sum(len(step.commands) for step in steps)
+    done = done if stopped is None else session.steps_done  # stopped mid-step: what completed before
+    during = f"; interrupted in step {done + 1}" if isinstance(stopped, KeyboardInterrupt) else ""
     report.notes.append(
         f"conversation: sent {len(session.sent)} of {total} commands in {done} of {len(steps)} "
-        f"steps, read {session.answered} responses")
+        f"steps, read {session.answered} responses{during}")
     if isinstance(stopped, KeyboardInterrupt):
         raise Interrupted(report, transcript, signal_of(stopped))
     return Conversation(report, transcript)
@@ -685,6 +689,7 @@ def _converse(session: _Session, steps: Sequence[Step]) -> int:
             return done
         if not session.send(step) or not session.await_answers():
             return done
+        session.steps_done = done + 1
     return len(steps)
 
 

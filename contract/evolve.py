@@ -417,8 +417,8 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))
     report = check(data, wire, strict=True)
     if not report.conformant or not data:
-        sys.stdout.write("".join(f"  line {v.line}: {v.rule}: {textsafe.text(v.message)}\n"
-                                 for v in report.failing()[:20]))
+        sys.stdout.write("".join(f"  {'' if v.line is None else f'line {v.line}: '}{v.rule}: "
+                                 f"{textsafe.text(v.message)}\n" for v in report.failing()[:20]))
         sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
         return EXIT_REFUSED
     folder.mkdir(parents=True, exist_ok=True)

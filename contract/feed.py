@@ -28,6 +28,7 @@ import json
 import os
 import random
 import select
+import shlex
 import termios
 import threading
 import time
@@ -93,6 +94,25 @@ def load_members(document: Any) -> dict[str, str]:
             raise ExpectationError(f"member {quoted(clip(name))}: expected a JSON pointer, "  # the CLI escapes it
                                    f"found {clip(shown(pointer))}")
     return dict(members)
+
+
+def members_problem(members: Mapping[str, str], goldens: Sequence[Any]) -> str | None:
+    """Why an ``--expect-json`` contract cannot hold on these goldens (None when it can).
+
+    A pointer finds nothing in a result line that lacks its member, and then expects ``null``
+    (an error run's result has no ``/result``: a consumer reports none). A pointer that finds
+    nothing in the result line of any golden fed expects ``null`` of every stream, so a typo
+    such as ``/reslt`` would pass a consumer that reports nothing and fail a correct one: that
+    is misuse, said before anything is fed.
+    """
+    results = [(golden.name, _result_line(golden.data())) for golden in goldens]
+    for name, pointer in members.items():
+        if not any(result is not None and _found(result, pointer) for _, result in results):
+            where = f"golden {results[0][0]}" if len(results) == 1 else f"any of the {len(results)} goldens fed"
+            return (f"member {quoted(clip(name))}: {quoted(clip(pointer))} finds nothing in the result line of "
+                    f"{where}, so it could only ever expect null (a pointer into the stream's result line, "
+                    "such as /result or /is_error, is needed)")
+    return None
 
 
 @dataclass
@@ -340,17 +360,25 @@ def hang_detail(outcome: Outcome) -> str:
 
 def _pointer(document: Any, pointer: str) -> Any:
     """RFC 6901; None when the pointer finds nothing (the expectation is then null)."""
-    if pointer == "":
-        return document
-    for token in pointer[1:].split("/"):
+    return _walk(document, pointer)[1]
+
+
+def _found(document: Any, pointer: str) -> bool:
+    """Whether ``pointer`` finds a value in ``document`` (a null it finds is found)."""
+    return _walk(document, pointer)[0]
+
+
+def _walk(document: Any, pointer: str) -> tuple[bool, Any]:
+    """RFC 6901: (found, the value found or None)."""
+    for token in pointer[1:].split("/") if pointer else ():
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(document, dict) and token in document:
             document = document[token]
         elif isinstance(document, list) and token.isdigit() and int(token) < len(document):
             document = document[int(token)]
         else:
-            return None
-    return document
+            return False, None
+    return True, document
 
 
 def _result_line(data: bytes) -> Any:
@@ -472,12 +500,13 @@ class Feed:
 
     def __init__(self, argv: Sequence[str], seed: int | None, wire: str) -> None:
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
-        self.report = Report(wire=wire, source=" ".join(argv))
+        self.report = Report(wire=wire, source=shlex.join(argv))
         self.out = Collector(self.report)
         self.out.exercised("run.start")
         self.result = FeedResult(self.report, self.seed)
         self.started = False  # a party ran: the loop's rules judged something
         self.faulted = False
+        self.doing = ""  # what the loop is feeding now (a scenario, its future variants): an interruption says it
 
     def cannot_start(self, error: str, who: str) -> FeedResult:
         self.out.emit("run.start", None, None, f"expected a {who} that starts, found: {error}",
@@ -494,6 +523,9 @@ class Feed:
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
             signum = signal_of(exc)
             interrupted(self.report, f"the {who}", signum)
+            doing = f" while feeding {self.doing}" if self.doing else ""
+            self.report.notes.append(f"feed: interrupted{doing} (seed {self.seed}: --seed {self.seed} feeds the "
+                                     "same variants again)")
             raise Interrupted(self.report, signum=signum) from None
         except Exception as exc:
             internal(self.report, feeder, exc)
@@ -589,6 +621,7 @@ def feed_stream(
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
     with feed.guarded("consumer", "consumer feeder"):
         for golden in goldens:
+            feed.doing = f"the golden {golden.name}"
             data = golden.data()
             outcome = hold(argv, data, **options)
             result.streams += 1
@@ -602,6 +635,7 @@ def feed_stream(
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
             if future and not findings:
+                feed.doing = f"the future variants of {golden.name}"
                 _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
     return feed.end(*(("consumer.output",) if expect.given else ()))
 

@@ -346,6 +346,7 @@ def feed_client(
 
     with feed.guarded("client", f"{WIRE} host double"):
         for golden in goldens:
+            feed.doing = f"the golden {golden.name}"
             script = script_from(golden.name, golden.data())
             outcome, transcript, found = hold(script)
             if outcome.start_error is not None:
@@ -358,6 +359,7 @@ def feed_client(
                                                _findings_of(found)))
                 note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
             elif future:
+                feed.doing = f"the future variants of {golden.name}"
                 _search(result, out, golden.name, script, hold, examples, shrink_seconds)
     return feed.end()
 

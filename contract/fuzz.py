@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shlex
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -276,12 +277,8 @@ class _Search:
                 self.shrink_cut = True
                 return None  # no new run: what was found so far stands
             self.shrink_runs += 1
-        if self.shrink_until is None:
-            self.progress.update(f"conversation {self.searched} of {self.examples}")
-        else:
-            left = max(self.shrink_until - time.monotonic(), 0.0)
-            self.progress.update(f"shrinking the failure of conversation {self.searched}: candidate "
-                                 f"{self.shrink_runs} of at most {MAX_SHRINK_RUNS}, {left:.0f}s left")
+        self.progress.update(self.doing() if self.shrink_until is None else
+                             f"{self.doing()}, {max(self.shrink_until - time.monotonic(), 0.0):.0f}s left")
         options = dict(self.options)
         if self.shrink_until is not None:
             low, high = SHRINK_RESPONSE_TIMEOUT
@@ -302,6 +299,13 @@ class _Search:
             self.first = (plan, conversation)
         self._keep(plan, conversation)
         return True
+
+    def doing(self) -> str:
+        """The conversation being held now, as the progress line and an interruption's note say it."""
+        if self.shrink_until is None:
+            return f"conversation {self.searched} of {self.examples}"
+        return (f"shrinking the failure of conversation {self.searched}: candidate {self.shrink_runs} of at most "
+                f"{MAX_SHRINK_RUNS}")
 
     def _keep(self, plan: tuple[Step, ...], conversation: Conversation) -> None:
         self.failures[_key(plan)] = (plan, conversation)
@@ -366,12 +370,16 @@ def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed:
     trouble: Exception | None = None
     try:
         answer = find(conversations(), search, settings=shape, random=random.Random(seed))
+    except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: say which conversation it stopped, and the seed
+        exc.report.notes.append(f"fuzz: interrupted while holding {search.doing()} (seed {seed}: --seed {seed} "
+                                "generates the same conversations again)")
+        raise
     except (NoSuchExample, _ShrinkSpent):
         pass
     except Exception as exc:  # hypothesis gave up (flaky, unsatisfiable…): what was held still counts
         trouble = exc
     elapsed = time.monotonic() - began
-    source = " ".join(command_argv)
+    source = shlex.join(command_argv)
     if search.fatal is not None:
         report = search.fatal.report
         return FuzzResult(report, seed, search.searched, 0, elapsed)

@@ -23,6 +23,7 @@ import ctypes
 import io
 import os
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -581,7 +582,7 @@ def record_stream(
     ``exit_status`` is how the emitter process itself ended: its exit status, or a negative signal
     number when it was killed (``-9`` when the harness killed it at a timeout or flood).
     """
-    source = " ".join(argv)
+    source = shlex.join(argv)
     report = Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
     out.exercised("run.start")

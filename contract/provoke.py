@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import threading
 import time
 from collections import deque
@@ -161,7 +162,7 @@ def _capture(
 ) -> Report:
     """Run the emitter once in ``environment`` and judge its stdout as ``check`` would."""
     ignore = tuple(ignore)
-    source = " ".join(argv)
+    source = shlex.join(argv)
     terminals: dict[str, tuple[int, int]] = {}  # stream name -> (master, slave) of its own pty
     try:
         for stream, wanted in (("stdout", environment.pty), ("stdin", environment.stdin_tty),

@@ -383,3 +383,123 @@ def test_shown_is_quoted_for_strings_and_json_for_the_rest() -> None:
 
     assert [shown("a"), shown("it's"), shown(1), shown(True), shown(None), shown([1, "x"])] == \
         ["'a'", '"it\'s"', "1", "true", "null", '[1, "x"]']
+
+
+# -- papercuts -------------------------------------------------------------------------------------
+
+
+def test_fuzz_help_shows_its_own_default_wire(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["fuzz", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--wire {subagent-stdio} the wire to judge by (default subagent-stdio)" in out, out
+
+
+def test_a_command_label_is_shell_quoted() -> None:
+    """`run -- python3 -c … "say hi"` is labelled as it could be typed again, not as `… say hi`."""
+    import shlex
+
+    from contract.harness import run_stream
+
+    argv = [sys.executable, "-c", f"import sys; sys.stdout.write(open({str(HELLO)!r}).read())", "say hi"]
+    report = run_stream(argv, wire="stream-json", timeout=30)
+    assert report.source == shlex.join(argv)
+    assert report.source.endswith(" 'say hi'")
+
+
+def test_an_interrupted_conversation_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract import driver
+    from contract.harness import Interrupted, default_command
+
+    calls = []
+    real = driver._Session.await_answers
+
+    def stopped_at_the_second(self: Any) -> bool:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(driver._Session, "await_answers", stopped_at_the_second)
+    plan = tuple(driver.Step((driver.command(ident),)) for ident in ("a", "b", None))
+    with pytest.raises(Interrupted) as caught:
+        driver.record(default_command("subagent-stdio"), timeout=10, plan=plan)
+    note = caught.value.report.notes[-1]
+    assert "in 1 of 3 steps" in note, note
+    assert note.endswith("; interrupted in step 2"), note
+    message = next(v.message for v in caught.value.report.violations if v.rule == "run.interrupted")
+    assert " 1 lines" not in message, message
+
+
+def test_an_interrupted_fuzz_names_the_conversation_and_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract import driver, fuzz
+    from contract.harness import Interrupted, interrupted
+    from contract.report import Report
+
+    real, calls = driver.record, []
+
+    def second_interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            report = Report("subagent-stdio")
+            interrupted(report, "the host", signal.SIGTERM)
+            raise Interrupted(report, b"", signal.SIGTERM)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(driver, "record", second_interrupted)
+    with pytest.raises(Interrupted) as caught:
+        fuzz.fuzz_host(seed=7, examples=5)
+    assert "fuzz: interrupted while holding conversation 2 of 5 (seed 7" in caught.value.report.notes[-1]
+
+
+@pytest.mark.parametrize("future", [False, True])
+def test_an_interrupted_feed_names_the_scenario_and_the_seed(future: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract import feed
+    from contract.goldens import scenarios
+    from contract.harness import Interrupted
+
+    goldens = scenarios("stream-json")[:2]
+    real, calls = feed.hold, []
+
+    def interrupted_second(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(feed, "hold", interrupted_second)
+    with pytest.raises(Interrupted) as caught:
+        feed.feed_stream(["cat"], goldens, seed=11, future=future, examples=2)
+    doing = f"the future variants of {goldens[0].name}" if future else f"the golden {goldens[1].name}"
+    assert f"feed: interrupted while feeding {doing} (seed 11" in caught.value.report.notes[-1], \
+        caught.value.report.notes
+
+
+def test_an_empty_transcript_is_refused_without_line_none(bare_root: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    code, out, _ = _run(["scenario", "--wire", "stream-json", "--root", str(bare_root), "--name", "nothing",
+                         "--description", "x", "--transcript", str(empty)], capsys)
+    assert code == 1
+    assert "not conformant" in out
+    assert "line None" not in out
+    assert "  sj.result-last: " in out, out
+
+
+def test_an_expect_json_pointer_no_golden_has_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expect = tmp_path / "expect.json"
+    expect.write_text('{"members": {"x": "/nonexistent"}}', encoding="utf-8")
+    code, out, err = _run(["feed", "--scenario", "hello", "--expect-json", str(expect), "--", "cat"], capsys)
+    assert (code, out) == (2, "")
+    assert "'/nonexistent' finds nothing in the result line of golden hello" in err, err
+    assert err.count("\n") == 1
+
+
+def test_a_pointer_some_goldens_have_is_taken() -> None:
+    """Near miss: an error run's result has no /result, another's has: null is a real expectation there."""
+    from contract.feed import members_problem
+    from contract.goldens import scenarios
+
+    goldens = scenarios("stream-json")
+    assert members_problem({"text": "/result", "is_error": "/is_error"}, goldens) is None
+    assert members_problem({"x": "/reslt"}, goldens) is not None

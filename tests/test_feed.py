@@ -229,10 +229,13 @@ def test_expectations_of_output(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert code == 1
     assert report["counts"] == {"consumer.output": 1}
     wrong = tmp_path / "wrong.json"
-    wrong.write_text(json.dumps({"members": {"is_error": "/subtype", "missing": "/no/such"}}))
+    wrong.write_text(json.dumps({"members": {"is_error": "/subtype", "missing": "/is_error"}}))
     code, report, _ = _json(capsys, "--scenario", "hello", "--expect-json", str(wrong), "--", *REFERENCE)
     assert code == 1
     assert report["counts"] == {"consumer.output": 2}
+    # a pointer the golden's result line does not have could only expect null: misuse (tests/test_edges.py)
+    wrong.write_text(json.dumps({"members": {"is_error": "/subtype", "missing": "/no/such"}}))
+    assert cli.run(["feed", "--scenario", "hello", "--expect-json", str(wrong), "--", *REFERENCE]) == 2
 
 
 def test_a_consumer_that_misreads_an_unknown_block(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
