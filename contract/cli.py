@@ -712,8 +712,14 @@ def cmd_record(args: argparse.Namespace) -> int:
     warning = recording.other_checkout_warning(folder) if args.goldens is None else None
     if warning is not None:  # an editable install of one clone run inside another: git diff here shows nothing
         sys.stderr.write(warning + "\n")
-    goldens = [g for g in recording.all_in(folder)
-               if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
+    try:  # a goldens folder given with --goldens is input: a meta or transcript that cannot be read is misuse
+        goldens = [g for g in recording.all_in(folder)
+                   if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
+        for golden in goldens:
+            golden.data()
+    except (OSError, ValueError, RecursionError) as exc:
+        why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"--goldens {folder}: {why}") from None
     unknown = set(args.scenario) - {g.name for g in goldens}
     if unknown:
         raise UsageError(f"--scenario: no golden named {quoted(sorted(unknown)[0])} (see goldens/)")

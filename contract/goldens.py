@@ -22,6 +22,7 @@ import jsonschema_rs
 from contract.jsonline import parse
 from contract.jsonvalue import pointer as pointer_of
 from contract.resources import data_dir
+from contract.userfiles import read_whole
 from contract.wires import NAMES, Wire, get, resolve
 
 WIRES = NAMES  # the wires with goldens: every registered wire
@@ -78,7 +79,7 @@ class Golden:
         return self.path.with_name(self.name + META)
 
     def data(self) -> bytes:
-        return self.path.read_bytes()
+        return read_whole(self.path)  # a --goldens folder is the user's: bounded as every file read whole
 
     def commands(self) -> list[bytes]:
         """The client's lines of a conversation (each with its LF), in order (none on a stream wire)."""
@@ -156,7 +157,10 @@ def find(path: Path | str) -> Golden:
 
 def read_meta(path: Path) -> dict[str, Any]:
     """A metadata file, checked against the metadata schema (ValueError naming the fault)."""
-    meta = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        meta = json.loads(read_whole(path))
+    except (ValueError, RecursionError) as exc:  # not JSON: say which file
+        raise ValueError(f"{path}: not JSON: {exc}") from None
     errors = meta_errors(meta)
     if errors:
         raise ValueError(f"{path}: " + "; ".join(errors))

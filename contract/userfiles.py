@@ -36,7 +36,7 @@ def read_whole(path: str | os.PathLike[str]) -> bytes:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise FileTooLarge(errno.EFBIG, f"more than {size_text(limit)}, the most milk-contract reads of a file "
-                                        "it is given to read whole (docs/limits.md)")
+                                        "it is given to read whole (docs/limits.md)", os.fspath(path))
     return data
 
 

@@ -503,3 +503,33 @@ def test_a_pointer_some_goldens_have_is_taken() -> None:
     goldens = scenarios("stream-json")
     assert members_problem({"text": "/result", "is_error": "/is_error"}, goldens) is None
     assert members_problem({"x": "/reslt"}, goldens) is not None
+
+
+@pytest.mark.skipif(not os.path.exists(ENDLESS), reason="needs /dev/zero")
+@pytest.mark.parametrize("which", ["hello.meta.json", "hello.jsonl"])
+def test_a_goldens_folder_file_that_never_ends_is_misuse(which: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``record --goldens DIR`` reads the user's folder: its metas and transcripts are bounded too."""
+    from contract.goldens import goldens_dir
+
+    monkeypatch.setattr(userfiles, "MAX_FILE_BYTES", 64 * 1024)  # above any bundled golden, far below /dev/zero
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    (folder / "stream-json" / which).unlink()
+    (folder / "stream-json" / which).symlink_to(ENDLESS)
+    code, out, err = _run(["record", "--dry-run", "--goldens", str(folder), "--scenario", "hello"], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"milk-contract: error: --goldens {folder}: {folder / 'stream-json' / which}: more than"), err
+
+
+def test_a_goldens_folder_meta_that_is_not_json_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from contract.goldens import goldens_dir
+
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    (folder / "stream-json" / "hello.meta.json").write_text("{", encoding="utf-8")
+    code, _, err = _run(["record", "--dry-run", "--goldens", str(folder), "--scenario", "hello"], capsys)
+    assert code == 2
+    assert "hello.meta.json: not JSON" in err, err
+    assert err.count("\n") == 1
