@@ -290,7 +290,8 @@ def _basis_option(parser: argparse.ArgumentParser) -> None:
                         help="judge only the findings of rules of this basis (repeatable, cumulative; default all): "
                              "written (the seed's words say it), derived (its structure or a stated purpose), "
                              "policy (our choice where it is silent). The others are listed, not failing; "
-                             "checker, run, baseline and line.limit findings always fail (docs/rules.md)")
+                             "checker, run and baseline findings, unreadable lines and runs not whole always "
+                             "fail (docs/rules.md)")
 
 
 def _basis(text: str) -> str:
