@@ -166,6 +166,14 @@ def _consumer_rules() -> tuple[Rule, ...]:
              "harness: a consumer that never ends on a stream a conformant milk may write is as broken as one that "
              "crashes; every stream fed ends (stdin is closed after the last line)",
              observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.early-exit", Level.MUST, "consumer",
+             "a consumer exits 0 only after taking in what it is fed: a stream consumer reads the whole stream "
+             "(when that can be known), a client sends at least one command",
+             "harness: a consumer that exits 0 without reading the stream fed (or a client that sends no command) "
+             "exercised none (or not all) of the wire, so its exit status says nothing of how it reads it; "
+             "checking nothing is never reported as conformant. Through a pipe the bytes it left unread are "
+             "known (the suite holds the pipe); through a terminal only those never written to it",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
         Rule("consumer.output", Level.MUST, "consumer",
              "a consumer's stdout meets the expectation given (--expect-stdout, --expect-json)",
              "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
@@ -267,5 +275,5 @@ def rules_for(wire: str) -> Iterator[Rule]:
             yield rule
 
 
-__all__ = ["CATALOG", "UNJUDGED", "Level", "Observed", "Rule", "Unjudged", "always_judged", "never_silenced", "not_judged_to_the_end",
-           "rules_for", "silence_refusal", "unsilenceable"]
+__all__ = ["CATALOG", "UNJUDGED", "Level", "Observed", "Rule", "Unjudged", "always_judged", "never_silenced",
+           "not_judged_to_the_end", "rules_for", "silence_refusal", "unsilenceable"]
