@@ -120,7 +120,9 @@ def _harness_rules() -> tuple[Rule, ...]:
     return (
         # -- live runs -----------------------------------------------------------------------
         Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
-             "harness: a hung emitter is killed with its process group",
+             "harness: a hung emitter is killed with its process group; a conversation whose --timeout ends it "
+             "before its plan is done (a command not yet sent, a response wait cut short of the response timeout) "
+             "is this rule too, never run.no-response: the suite stopped it, so it was not judged to the end",
              observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
         Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
              "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
