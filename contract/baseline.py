@@ -12,9 +12,10 @@ Applied to a report (``--baseline FILE``):
 * an entry that occurs fewer times than it says is reported as ``baseline.stale`` (MUST), so
   a fixed finding must leave the file: a baseline only ever shrinks, honestly;
 * a finding that says the check or run was not judged to the end (``checker.*``, ``run.timeout``,
-  a killed run's ``run.exit-status``...: ``catalog.not_judged_to_the_end``, docs/unjudged.md)
-  is never accepted: a file naming one of the ``UNJUDGED`` rules is refused (BaselineError, so
-  misuse), and ``--baseline-write`` never writes one.
+  a killed run's ``run.exit-status``...: ``catalog.not_judged_to_the_end``, docs/unjudged.md),
+  or that the stream does not show a whole run (``sj.init-first``, ``sj.result-last``:
+  ``Rule.silenceable``), is never accepted: a file naming one of those rules is refused
+  (BaselineError, so misuse: ``catalog.silence_refusal``), and ``--baseline-write`` never writes one.
 
 ``--baseline-write FILE`` writes one from the current findings. Together with ``--baseline OLD``
 it writes only what OLD listed and still occurs (counts lowered to what occurs): rewriting can
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.catalog import CATALOG, UNJUDGED, not_judged_to_the_end
+from contract.catalog import CATALOG, never_silenced, silence_refusal
 from contract.jsonvalue import shown
 from contract.report import Collector, Report, Violation, ignore_problem
 from contract.resources import data_dir
@@ -120,11 +121,11 @@ def parse(data: Any, where: str = "baseline") -> Baseline:
 
 
 def _refuse_unjudged(entries: Iterable[Entry], where: str) -> None:
-    """A baseline naming a rule whose findings say "not judged to the end" is misuse, however it was made."""
-    refused = next((entry.rule for entry in entries if entry.rule in UNJUDGED), None)
+    """A baseline naming a rule whose findings say "not judged to the end", or that the stream
+    does not show a whole run, is misuse, however it was made."""
+    refused = next((entry.rule for entry in entries if silence_refusal(entry.rule) is not None), None)
     if refused is not None:
-        raise BaselineError(f"{where}: {refused} cannot be baselined: a finding of it says the check or the run "
-                            "was not judged to the end (remove the entry)")
+        raise BaselineError(f"{where}: {refused} cannot be baselined: {silence_refusal(refused)} (remove the entry)")
 
 
 def load(path: str | Path) -> Baseline:
@@ -156,7 +157,7 @@ def from_report(report: Report, only: Baseline | None = None) -> Baseline:
     for violation in report.violations:
         if CATALOG[violation.rule].observed is Observed.BASELINE:  # a baseline never lists its own findings
             continue
-        if not_judged_to_the_end(violation.rule, report.exit_status):  # nor one it could never accept
+        if never_silenced(violation.rule, report.exit_status):  # nor one it could never accept
             continue
         groups.setdefault((violation.rule, violation.pointer), []).append(violation)
     allowed = {entry.key: entry for entry in only.entries} if only is not None else None
@@ -184,7 +185,7 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
     for violation in report.violations:
         key = (violation.rule, violation.pointer)
         limit = limits.get(key, 0)  # absent: accepts nothing; None: accepts any number
-        if key in limits and not_judged_to_the_end(violation.rule, report.exit_status):
+        if key in limits and never_silenced(violation.rule, report.exit_status):
             refused[key] += 1
             kept.append(violation)
         elif key in limits and (limit is None or used[key] < limit):
@@ -241,11 +242,12 @@ def settle(report: Report, *, baseline: str | None, write_to: str | None, ignore
     if write_to:
         new = from_report(report, only=old)
         write(new, write_to)
-        unwritten = sorted({v.rule for v in report.violations if not_judged_to_the_end(v.rule, report.exit_status)})
+        unwritten = sorted({v.rule for v in report.violations if never_silenced(v.rule, report.exit_status)})
         if unwritten:
             report = dataclasses.replace(report, notes=[*report.notes, (
                 f"baseline: {', '.join(unwritten)} not written to {write_to}: a finding that says the check or "
-                "the run was not judged to the end cannot be baselined")])
+                "the run was not judged to the end, or that the stream does not show a whole run, cannot be "
+                "baselined")])
         if old is None:  # writing records the findings; only --baseline accepts them
             result = dataclasses.replace(report, notes=list(report.notes))
             result.notes.append(f"baseline: wrote {len(new.entries)} entries to {write_to}; the findings are "

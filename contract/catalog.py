@@ -69,8 +69,12 @@ def _framing_rules() -> tuple[Rule, ...]:
     framing, on, opaque = _framing_source(), _framing_basis_on(), _opaque()
     return (
         # -- framing, both wires ------------------------------------------------------------
+        # line.utf8, line.json and line.object: a line the checker could not read, judged under
+        # any --basis (fail closed: an unreadable line cannot pass because its rule's basis was
+        # left out). line.newline stays filterable: a last line without LF that parses as an object
+        # holds the whole object (one cut inside it is not JSON: line.json fails it too).
         Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", framing,
-             basis=Basis.WRITTEN, basis_on=on),
+             basis=Basis.WRITTEN, basis_on=on, filterable=False),
         Rule("line.newline", Level.MUST, "line",
              "each line ends in exactly one LF, with no CR, and the stream ends with LF", framing,
              basis=Basis.WRITTEN, basis_on=on),
@@ -81,9 +85,9 @@ def _framing_rules() -> tuple[Rule, ...]:
              f"{framing}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
              "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
              f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {opaque}",
-             basis=Basis.WRITTEN, basis_on=on),
+             basis=Basis.WRITTEN, basis_on=on, filterable=False),
         Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", framing,
-             basis=Basis.WRITTEN, basis_on=on),
+             basis=Basis.WRITTEN, basis_on=on, filterable=False),
         Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
              f"{framing}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
              f"so neither first-wins nor last-wins is judged: {opaque}", basis=Basis.POLICY),
@@ -116,7 +120,9 @@ def _harness_rules() -> tuple[Rule, ...]:
     return (
         # -- live runs -----------------------------------------------------------------------
         Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
-             "harness: a hung emitter is killed with its process group",
+             "harness: a hung emitter is killed with its process group; a conversation whose --timeout ends it "
+             "before its plan is done (a command not yet sent, a response wait cut short of the response timeout) "
+             "is this rule too, never run.no-response: the suite stopped it, so it was not judged to the end",
              observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
         Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
              "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
@@ -162,6 +168,14 @@ def _consumer_rules() -> tuple[Rule, ...]:
              "harness: a consumer that never ends on a stream a conformant milk may write is as broken as one that "
              "crashes; every stream fed ends (stdin is closed after the last line)",
              observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.early-exit", Level.MUST, "consumer",
+             "a consumer exits 0 only after taking in what it is fed: a stream consumer reads the whole stream "
+             "(when that can be known), a client sends at least one command",
+             "harness: a consumer that exits 0 without reading the stream fed (or a client that sends no command) "
+             "exercised none (or not all) of the wire, so its exit status says nothing of how it reads it; "
+             "checking nothing is never reported as conformant. Through a pipe the bytes it left unread are "
+             "known (the suite holds the pipe); through a terminal only those never written to it",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
         Rule("consumer.output", Level.MUST, "consumer",
              "a consumer's stdout meets the expectation given (--expect-stdout, --expect-json)",
              "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
@@ -211,6 +225,45 @@ def not_judged_to_the_end(rule: str, exit_status: int | None = None) -> bool:
     return unjudged is Unjudged.ALWAYS
 
 
+# What no ignore list or baseline may silence: the unjudged rules above, and the rules declared
+# ``silenceable=False`` (a finding of them says the stream does not show a whole run: sj.init-first,
+# sj.result-last). Read from the catalog when asked, so a wire registered later counts too.
+NOT_WHOLE = "a finding of it says the stream does not show a whole run"
+UNFINISHED = "a finding of it says the check or the run was not judged to the end"
+
+
+def silence_refusal(rule: str) -> str | None:
+    """Why ``rule`` can be neither ignored nor baselined (None when it can, or is not catalogued)."""
+    entry = CATALOG.get(rule)
+    if entry is None:
+        return None
+    if entry.unjudged is Unjudged.ALWAYS:
+        return UNFINISHED
+    if not entry.silenceable:
+        return NOT_WHOLE
+    return None
+
+
+def unsilenceable() -> frozenset[str]:
+    """Every rule no ignore list or baseline may name (``silence_refusal`` says why)."""
+    return frozenset(rule for rule in CATALOG if silence_refusal(rule) is not None)
+
+
+def never_silenced(rule: str, exit_status: int | None = None) -> bool:
+    """Is a finding of ``rule`` (in a run that ended with ``exit_status``) kept whatever an ignore
+    list or a baseline says? Every unsilenceable rule, and a killed run's ``run.exit-status``."""
+    return not CATALOG[rule].silenceable or not_judged_to_the_end(rule, exit_status)
+
+
+def always_judged(wire: str | None = None, *, verb: str = "always judged") -> str:
+    """What --basis never leaves out, in words, from the catalog (on ``wire``; every wire for None):
+    the checker's, the harness', the consumers' and the baselines' findings, and the stream rules
+    that are not filterable (a line that could not be read, a run that is not whole, line.limit)."""
+    rules = _RULES if wire is None else tuple(rules_for(wire))
+    named = [rule.id for rule in rules if not rule.filterable and rule.observed is Observed.STREAM]
+    return f"checker, run, consumer and baseline findings and {', '.join(named)} {verb}"
+
+
 def rules_for(wire: str) -> Iterator[Rule]:
     """The rules that apply to ``wire``: framing, the wire's own, the harness and consumer rules.
 
@@ -224,4 +277,5 @@ def rules_for(wire: str) -> Iterator[Rule]:
             yield rule
 
 
-__all__ = ["CATALOG", "UNJUDGED", "Level", "Observed", "Rule", "Unjudged", "not_judged_to_the_end", "rules_for"]
+__all__ = ["CATALOG", "UNJUDGED", "Level", "Observed", "Rule", "Unjudged", "always_judged", "never_silenced",
+           "not_judged_to_the_end", "rules_for", "silence_refusal", "unsilenceable"]

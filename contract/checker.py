@@ -51,7 +51,8 @@ def check(
 
     ``basis``: the bases whose findings fail the report (``"written"``, ``"derived"``,
     ``"policy"``; default all). Findings of the others are still counted and listed; the
-    checker's, harness' and baseline rules and ``line.limit`` always fail (fail closed). An
+    checker's, harness' and baseline rules, an unreadable line, ``line.limit`` and a run that is
+    not whole (the rules that are not filterable: ``catalog.always_judged``) always fail. An
     unknown name raises ``ValueError``.
     """
     _check_types(data, wire, strict, max_line_bytes, source, jobs, coverage)

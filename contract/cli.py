@@ -287,7 +287,8 @@ def _basis_option(parser: argparse.ArgumentParser) -> None:
                         help="judge only the findings of rules of this basis (repeatable, cumulative; default all): "
                              "written (the seed's words say it), derived (its structure or a stated purpose), "
                              "policy (our choice where it is silent). The others are listed, not failing; "
-                             "checker, run, baseline and line.limit findings always fail (docs/rules.md)")
+                             "checker, run and baseline findings, unreadable lines and runs not whole always "
+                             "fail (docs/rules.md)")
 
 
 def _basis(text: str) -> str:
@@ -436,6 +437,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
                        max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage, basis=args.basis)
+        _refuse_nothing([report])
         return _emit(_baseline(report, args), args.format)
     from contract import manyfiles
 
@@ -443,6 +445,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         if len(paths) == 1 and not os.path.isdir(paths[0]):  # one file: the single-file report
             report = _judge_bases(manyfiles.check_path(paths[0], options, jobs=args.jobs), args)
+            _refuse_nothing([report])
             return _emit(_baseline(report, args), args.format)
         if args.baseline or args.baseline_write:
             raise UsageError("--baseline and --baseline-write take one transcript file (a baseline is per emitter)")
@@ -450,10 +453,30 @@ def cmd_check(args: argparse.Namespace) -> int:
         reports = [_judge_bases(r, args) for r in found]
     except manyfiles.PathError as exc:
         raise UsageError(str(exc)) from None
+    _refuse_nothing(reports)
     from contract.ci_reports import FORMATS
     if not _write(args.format, lambda: sys.stdout.write(FORMATS[args.format].many(reports))):
         return EXIT_USAGE
     return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS
+
+
+SHOWN_EMPTY = 5  # empty files named in the misuse line; the rest are counted
+
+
+def _refuse_nothing(reports: Sequence[Report]) -> None:
+    """Misuse (one line, exit 2) when an input held no line at all and its wire's rules found
+    nothing in that: checking nothing is never reported as conformant, as for a directory with
+    no *.jsonl (contract.manyfiles). A wire that judges emptiness (stream-json: sj.init-first)
+    keeps its findings, and the report stands."""
+    empty = [r.source for r in reports if r.lines == 0 and not r.counts]
+    if not empty:
+        return
+    why = "checking nothing is never reported as conformant"
+    if len(reports) == 1:
+        raise UsageError(f"{empty[0]}: no line to check (an empty input, judged {reports[0].wire}): {why}")
+    named = ", ".join(empty[:SHOWN_EMPTY]) + (f" and {len(empty) - SHOWN_EMPTY} more" if len(empty) > SHOWN_EMPTY
+                                             else "")
+    raise UsageError(f"no line to check in {len(empty)} of {len(reports)} files ({named}): {why}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -723,6 +746,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     unknown = set(args.scenario) - {g.name for g in goldens}
     if unknown:
         raise UsageError(f"--scenario: no golden named {quoted(sorted(unknown)[0])} (see goldens/)")
+    if not goldens:  # re-recording nothing is never reported as done
+        wire = "" if args.wire == "all" else f" of the {args.wire} wire"
+        raise UsageError(f"{folder}: no golden{wire} to record in this folder (nothing to run)")
     results: list[Any] = []
     failed = False
     progress = Progress("record")  # on a terminal stderr only; erased before the report is written

@@ -7,8 +7,11 @@ to each with a deadline, then closes stdin and expects a clean exit. Every line 
 every line it read goes, in order, into one transcript, which is judged by exactly the same
 reader and rule machines as ``milk-contract check --wire subagent-stdio``: a recorded and a
 live conversation get the same verdict. What only a live run can show is reported with the
-``run.*`` rules: no response before the deadline (``run.no-response``), no exit
-(``run.timeout``), a bad exit status (``run.exit-status``), a command that cannot start
+``run.*`` rules: no response within the response timeout, or a host that exited or stopped
+reading (``run.no-response``), a conversation its deadline cut, or no exit (``run.timeout``: when
+the conversation's ``timeout`` ends a wait before the host's response timeout did, or before the
+plan was sent, the suite stopped the conversation, not the host, so it was not judged to the end),
+a bad exit status (``run.exit-status``), a command that cannot start
 (``run.start``), a flood (``run.output-limit``), a descendant still holding stdout a late grace
 after the host exited (``run.stdout-held``; what it wrote meanwhile is in the transcript) and
 Ctrl-C, SIGTERM or SIGHUP (``run.interrupted``, with what was read so far). A fault in the
@@ -310,6 +313,8 @@ class _Session:
     held: tuple[str, ...] = ()  # the descendants that still held it then (run.stdout-held)
     response: str = dialogue(WIRE).response  # the type of the host's answer to one command
     exited: bool = False  # the host exited by itself after stdin closed (so run.stdout-held was judged)
+    timeout: float = 0.0  # the conversation's --timeout (its deadline is this after the start)
+    unsent: int = 0  # commands of the plan the deadline cut off (said in run.timeout)
 
     @property
     def halted(self) -> bool:
@@ -386,12 +391,17 @@ class _Session:
         pieces = writes(step)
         data = b"".join(pieces)
         if not self._write(pieces, step.split.pause if step.split is not None else 0.0):
+            if self.proc.popen.poll() is None and time.monotonic() >= self.deadline:
+                # the host still runs and had its time: the suite's deadline stopped the conversation
+                self.cut(f"after {counted(len(self.sent), 'command')} written")
+                return False
             self.findings.append(_Finding(
                 "run.no-response", None,
                 f"expected the host to read {counted(len(step.commands), 'more command')}, "
                 f"found its stdin closed or unread after {len(self.sent)} (did it exit, or stop reading?)"))
             return False
         now = time.monotonic()
+        self.unsent = max(self.unsent - len(step.commands), 0)
         for _ in step.commands:
             self.lines += 1
             self.sent.append((self.lines, now))
@@ -415,7 +425,10 @@ class _Session:
         thread still empties the pipe, so the host never blocks on its stdout).
         """
         for number, piece in enumerate(pieces):
-            if not self.proc.write(piece, timeout=max(self.deadline - time.monotonic(), 0.0)):
+            # a host that takes none of it within the response timeout has stopped reading
+            # (run.no-response); one cut short by the conversation's deadline has not (run.timeout)
+            left = min(self.response_timeout, self.deadline - time.monotonic())
+            if not self.proc.write(piece, timeout=max(left, 0.0)):
                 return False
             if number == 0 and len(pieces) > 1:
                 self._until_read(min(time.monotonic() + self.response_timeout, self.deadline))
@@ -452,7 +465,12 @@ class _Session:
             if time.monotonic() >= until:
                 self.drain()  # an answer read just in time, but not yet taken, still counts
                 if self.answered < len(self.sent) and not self.eof:
-                    self._unanswered(f"found none within {until - at:.3g}s")
+                    if until < at + self.response_timeout:  # the deadline came first: the host's time was cut
+                        line = self.sent[self.answered][0]
+                        self.cut(f"{until - at:.3g}s after the command on line {line} was sent, before its "
+                                 f"response came (a response may take up to {self.response_timeout:g}s)")
+                    else:
+                        self._unanswered(f"found none within {until - at:.3g}s")
                     return False
                 continue
             self.take(until)
@@ -464,6 +482,15 @@ class _Session:
                 "run.no-response", line,
                 f"expected a response to the command on line {line}, {why}",
                 f"a host answers every {dialogue(WIRE).command} command, in order"))
+
+    def cut(self, when: str) -> None:
+        """The conversation's deadline stopped it, not the host: run.timeout (not judged to the end)."""
+        unsent = f", {counted(self.unsent, 'command')} of the plan unsent" if self.unsent else ""
+        self.findings.append(_Finding(
+            "run.timeout", None,
+            f"expected the conversation to end within {self.timeout:g}s, found its deadline reached {when}"
+            f"{unsent}; the host was still running: the conversation was cut there, not judged to the end",
+            "raise --timeout if the host is only slow"))
 
     # -- ending ----------------------------------------------------------------------------
 
@@ -593,6 +620,7 @@ def record(
         return Conversation(report, b"")
     session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
                        max_line_bytes, max_output_bytes)
+    session.timeout = timeout
     session.exit_grace = max(exit_grace, 0.0)
     session.late_grace = max(late_grace, 0.0)
     session.response = dialogue(wire).response
@@ -679,6 +707,11 @@ def _converse(session: _Session, steps: Sequence[Step]) -> int:
         if step.pause:
             _pause(session, step.pause)
         if session.halted:
+            return done
+        session.unsent = sum(len(s.commands) for s in steps[done:])
+        if time.monotonic() >= session.deadline and session.proc.popen.poll() is None and not session.eof:
+            # the plan is not done and the host still runs: the suite's deadline ends it, not the host
+            session.cut(f"after {counted(done, 'step')} of {len(steps)}")
             return done
         if session.eof:
             left = sum(len(s.commands) for s in steps[done:])

@@ -7,6 +7,9 @@ with ``pty``, a pseudo-terminal), and judges how it ended:
 - ``consumer.crash``: it exited with a status other than 0, or was killed by a signal;
 - ``consumer.hang``: it was still running ``timeout`` seconds after it started (its process group
   and descendants are killed, as ``contract.harness.Process`` kills an emitter's);
+- ``consumer.early-exit``: it exited 0 with some of the stream unread (through a pipe the suite holds
+  a copy of the read end, so what is left in it is known; through a terminal only what was never
+  written);
 - ``consumer.output``: an expectation was given and its stdout does not meet it (or its stdout
   passed the capture bound, so it could not be compared: fail closed).
 
@@ -45,8 +48,8 @@ from contract.jsonvalue import clip, quoted, shown
 from contract.report import Collector, Report
 from contract.wires import Live, first, get
 
-RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.output", "run.start", "run.interrupted",
-                   "checker.internal"})
+RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "consumer.output", "run.start",
+                   "run.interrupted", "checker.internal"})
 WIRE = first(Live.STREAM).name  # the default wire fed (--wire); a conversation wire plays the host
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_PACE = 0.002  # seconds between lines: a live emitter's lines arrive apart, not in one read
@@ -139,6 +142,10 @@ class Outcome:
     read: int | None = None
     unread: int | None = None
     through: str = "stdin"  # what the stream was written to: "stdin" (a pipe) or "terminal" (a pty)
+    # Of a consumer that exited by itself: the bytes of the stream it did not read (never written
+    # to it, or left in its stdin pipe), or None when that is not known (a terminal's buffer
+    # cannot be looked into: only bytes never written are known there).
+    left: int | None = None
 
     @property
     def overflowed(self) -> bool:
@@ -260,11 +267,18 @@ def hold(
     if pty:
         master, slave = _pty()
         os.set_blocking(master, False)
+    # Through a pipe, the suite makes it and keeps a copy of its read end (the witness, never read
+    # from): once the consumer has exited, what is still in the pipe is what it left unread
+    # (through /proc/PID/fd/0 it could no longer be seen). The copy keeps a write from failing
+    # with EPIPE when the consumer exits early, so the writer is stopped when it exits.
+    witness = inlet = None
+    if not pty:
+        witness, inlet = os.pipe()
     began = time.monotonic()
     try:
-        proc = Process(argv, env=env, stdin=not pty, stdin_fd=slave)
+        proc = Process(argv, env=env, stdin_fd=slave if pty else witness)
     except StartError as exc:
-        for fd in (master, slave):
+        for fd in (master, slave, witness, inlet):
             if fd is not None:
                 os.close(fd)
         return Outcome(None, False, b"", 0, "", 0, len(lines), 0.0, start_error=str(exc))
@@ -273,13 +287,14 @@ def hold(
     deadline = began + timeout
     # written to the pty's master, or straight to the stdin pipe's fd (non-blocking): every byte
     # written is counted, so a consumer found hanging is told how much of it it had read
-    target = master if master is not None else proc.popen.stdin.fileno() if proc.popen.stdin else -1
+    target = master if master is not None else inlet if inlet is not None else -1
     pipe = None
     if master is None and target >= 0:
         os.set_blocking(target, False)
         pipe = os.fstat(target).st_ino
     fed, written, ends = [0], [0], list[int]()
-    ended = [False]
+    ended, inlet_closed = [False], [False]
+    left: int | None = None
     stop = threading.Event()  # set before the pty is closed: the writer must not touch a reused fd
 
     def put(data: bytes) -> bool:
@@ -298,8 +313,9 @@ def hold(
                     time.sleep(pace)
             if master is not None:  # VEOF (^D) after the last LF: the consumer's read returns 0 bytes
                 ended[0] = put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
-            else:
-                proc.close_stdin()
+            elif inlet is not None:
+                inlet_closed[0] = True
+                os.close(inlet)  # the end of input: the witness is a reader, not a writer
                 ended[0] = True
         except (OSError, ValueError):  # the consumer went away (EIO on a pty, a closed pipe): stop writing
             return
@@ -322,7 +338,11 @@ def hold(
                 proc.kill()
                 status = proc.popen.returncode
             else:
+                stop.set()  # it exited: nothing more is written to it (the witness keeps EPIPE away)
+                writer.join(GRACE_SECONDS)
                 proc.reap_group()  # a child that keeps stdout open must not keep us here
+                if not writer.is_alive():
+                    left = _left(sum(len(line) for line in lines), written[0], witness)
             drain.thread.join(GRACE_SECONDS)
         except BaseException:
             proc.kill()
@@ -332,12 +352,33 @@ def hold(
             writer.join(GRACE_SECONDS)
             if master is not None and not writer.is_alive():
                 os.close(master)
+            if inlet is not None and not inlet_closed[0] and not writer.is_alive():
+                os.close(inlet)
+            if witness is not None:
+                os.close(witness)
     if drain.thread.is_alive():
         notes.append("the consumer's stdout was still open after it exited and its group was killed")
     return Outcome(status, hung, bytes(drain.kept), drain.total, proc.stderr_tail(), fed[0], len(lines),
                    time.monotonic() - began, notes=notes, ended=ended[0], written=written[0], read=read,
                    unread=unread,
-                   through="stdin" if master is None else "terminal")
+                   through="stdin" if master is None else "terminal", left=left)
+
+
+def _left(total: int, written: int, witness: int | None) -> int | None:
+    """Bytes of a ``total``-byte stream a consumer that exited did not read: never written to it,
+    plus those still in its stdin pipe (asked of the ``witness`` read end); through a terminal
+    (no witness) only the first are known, so None unless some were never written."""
+    never = total - written
+    if witness is None:
+        return never if never > 0 else None
+    import fcntl
+    import struct
+
+    try:
+        pending: int = struct.unpack("i", fcntl.ioctl(witness, termios.FIONREAD, b"\0\0\0\0"))[0]
+    except OSError:
+        return never if never > 0 else None
+    return never + pending
 
 
 def hang_detail(outcome: Outcome) -> str:
@@ -425,6 +466,17 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
             f"expected exit status 0 on {label}, found {describe_status(outcome.status or 0)}{said}",
             "ignore line types, subtypes, block and delta types and members you do not recognize "
             "(the seed: 'consumers must ignore values they don't recognize')"))
+    elif outcome.left:  # exited 0 with some of the stream unread: its exit says nothing of the rest
+        total = len(data)
+        none = outcome.left >= total
+        findings.append(Finding(
+            "consumer.early-exit",
+            f"expected the consumer to read {label} to its end before it exited, found it exited 0 with "
+            + (f"none of its {total} bytes read: nothing of the wire was exercised" if none
+               else f"{'at least ' if outcome.through == 'terminal' else ''}{outcome.left} of its {total} "
+                    "bytes unread")
+            + f" ({outcome.fed} of {outcome.lines} lines written to its {outcome.through}){said}",
+            "read stdin to its end (or to the result line, the last); exit 0 only then"))
     if not expect.given:
         return findings
     if outcome.overflowed:
@@ -637,7 +689,12 @@ def feed_stream(
             if future and not findings:
                 feed.doing = f"the future variants of {golden.name}"
                 _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
-    return feed.end(*(("consumer.output",) if expect.given else ()))
+    if pty:  # a terminal's buffer cannot be looked into: what was written and not read is not known
+        feed.report.notes.append("--pty: whether the consumer read each stream to its end before exiting is not "
+                                 "known through a terminal (only a stream not wholly written to it is a "
+                                 "consumer.early-exit finding)")
+    # consumer.early-exit is judged wholly through a pipe only
+    return feed.end(*(("consumer.output",) if expect.given else ()), *(() if pty else ("consumer.early-exit",)))
 
 
 def _record(result: FeedResult, out: Collector, failure: Failure) -> None:

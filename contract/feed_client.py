@@ -11,8 +11,9 @@ The conversation, both directions in order, is judged by the same reader and rul
 ``check --wire subagent-stdio``: a client that sends a line that is not JSON, a command the schema
 refuses (no ``version``, an unknown member, an id over 128 characters) fails with that rule
 (``line.json``, ``sa.schema``, ...), and the findings name the scenario. How the client ended is
-``consumer.crash`` (a status other than 0) or ``consumer.hang`` (still running at the timeout:
-killed with its process group and descendants, ``contract.harness.Process``).
+``consumer.crash`` (a status other than 0), ``consumer.hang`` (still running at the timeout:
+killed with its process group and descendants, ``contract.harness.Process``) or
+``consumer.early-exit`` (it exited 0 having sent no command: nothing of the wire was exercised).
 
 With ``future``, the host's side of each golden is also transformed the ways the subagent-stdio
 seed allows (the wire's ``Wire.future``): optional members it models added where the
@@ -70,8 +71,8 @@ from contract.wires import conversation, get
 
 WIRE = conversation().name  # the client side of the registry's conversation wire
 # The catalog rules this module emits beside the wire's (the checker's, on the conversation).
-RULES = frozenset({"consumer.crash", "consumer.hang", "run.start", "run.interrupted", "run.output-limit",
-                   "checker.internal"})
+RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "run.start", "run.interrupted",
+                   "run.output-limit", "checker.internal"})
 MAX_COMMANDS = 10_000  # client lines answered in one conversation: past it the client is flooding
 QUIET_SECONDS = 0.5  # after the golden is spent, this long without a command ends the conversation
 _DIALOGUE = get(WIRE).dialogue
@@ -306,6 +307,11 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
         found.append(("consumer.crash", None, None,
                       f"expected exit status 0 on {label}, found {describe_status(outcome.status or 0)}{said}",
                       "answer-driven clients must tolerate events they did not ask for and members they do not read"))
+    elif outcome.fed == 0:  # it exited 0 having asked nothing: its exit says nothing of how it reads the wire
+        found.append(("consumer.early-exit", None, None,
+                      f"expected the client to send at least one {COMMAND} command on {label}, found it exited 0 "
+                      f"having sent none: nothing of the wire was exercised{said}",
+                      "a client sends its commands and reads the answers before it exits"))
     return found
 
 
@@ -361,7 +367,7 @@ def feed_client(
             elif future:
                 feed.doing = f"the future variants of {golden.name}"
                 _search(result, out, golden.name, script, hold, examples, shrink_seconds)
-    return feed.end()
+    return feed.end("consumer.early-exit")
 
 
 def _emit(out: Collector, found: list[tuple[str, int | None, str | None, str, str | None]]) -> None:

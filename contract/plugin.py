@@ -77,8 +77,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="SHOULD findings fail emitter scenarios too")
     group.addoption("--contract-basis", metavar="BASIS", action="append", default=DEFAULTS["--contract-basis"],
                     help="judge only findings of rules of this basis: written, derived or policy (repeatable, "
-                         "cumulative; default all); the others are listed, not failing, and checker, run, "
-                         "baseline and line.limit findings always fail (docs/rules.md)")
+                         "cumulative; default all); the others are listed, not failing; checker, run and "
+                         "baseline findings, unreadable lines and runs not whole always fail (docs/rules.md)")
     group.addoption("--contract-fuzz", metavar="N", type=int, default=DEFAULTS["--contract-fuzz"],
                     help="also hold N generated conversations with the host of the conversation wire (contract.fuzz); "
                          "off by default: it asks more than the replay contract (docs/milk-ci.md)")

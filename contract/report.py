@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from contract import requirements
-from contract.catalog import CATALOG, UNJUDGED, Level, not_judged_to_the_end
+from contract.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
 from contract.jsonvalue import shown
 from contract.rules import BASES, Basis
 from contract.wires import WIRES, derived
@@ -93,7 +93,8 @@ class Report:
     coverage: Coverage | None = None
     # The bases judged (--basis): a finding of a rule whose basis is not among them is still
     # listed but does not fail the run; rules that are not filterable (checker.*, run.*,
-    # baseline.stale, line.limit: the check did not finish, or not about the seed's text) always fail.
+    # baseline.stale, line.limit, an unreadable line, a run not whole: the check did not finish, the
+    # line could not be read, or not about the seed's text) always fail.
     bases: tuple[Basis, ...] = BASES
 
     @property
@@ -189,11 +190,12 @@ class Report:
 
 
 # Findings that say the verdict itself cannot be trusted (the checker failed or stopped, the run
-# was cut short): the catalog's one predicate (``catalog.not_judged_to_the_end``, docs/unjudged.md).
-# Ignoring one would turn an unfinished check into a pass, so no ignore list reaches them: the
-# CLI and ``contract.check`` refuse them by name, and the collector refuses an ignore list that
-# names one however it got there (ValueError), and never drops a killed run's run.exit-status.
-UNIGNORABLE = UNJUDGED
+# was cut short: ``catalog.not_judged_to_the_end``), or that the stream does not show a whole run
+# (sj.init-first, sj.result-last: ``Rule.silenceable``), docs/unjudged.md. Ignoring one would turn
+# an unfinished check or a truncated run into a pass, so no ignore list reaches them: the CLI and
+# ``contract.check`` refuse them by name, and the collector refuses an ignore list that names one
+# however it got there (ValueError), and never drops a killed run's run.exit-status.
+UNIGNORABLE = unsilenceable()  # the bundled catalog's; ``catalog.unsilenceable()`` reads it afresh
 
 
 def ignore_problem(rules: Iterable[str]) -> str | None:
@@ -206,10 +208,9 @@ def ignore_problem(rules: Iterable[str]) -> str | None:
     unknown = [rule for rule in rules if rule not in CATALOG]
     if unknown:
         return f"unknown rule {shown(unknown[0])}"
-    refused = sorted(UNJUDGED.intersection(rules))
+    refused = sorted(rule for rule in set(rules) if silence_refusal(rule) is not None)
     if refused:
-        return (f"{shown(refused[0])} cannot be ignored: a finding of it says the check or the run was not "
-                "judged to the end")
+        return f"{shown(refused[0])} cannot be ignored: {silence_refusal(refused[0])}"
     return None
 
 
@@ -221,7 +222,7 @@ class Collector:
     def __init__(self, report: Report, ignore: Iterable[str] = ()) -> None:
         self._report = report
         ignore = frozenset(ignore)
-        refused = sorted(UNJUDGED & ignore)
+        refused = sorted(rule for rule in ignore if silence_refusal(rule) is not None)
         if refused:  # every path that reaches a collector is refused here, not silently corrected
             raise ValueError(f"ignore: {ignore_problem(refused)}")
         self._ignore = ignore
@@ -239,7 +240,7 @@ class Collector:
         hint: str | None = None,
     ) -> None:
         report = self._report
-        if rule in self._ignore and not not_judged_to_the_end(rule, report.exit_status):
+        if rule in self._ignore and not never_silenced(rule, report.exit_status):
             return
         level = CATALOG[rule].level  # KeyError here is a bug: every id must be catalogued
         report.counts[rule] += 1

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from contract import requirements, textsafe
-from contract.catalog import CATALOG, Level, Rule
+from contract.catalog import CATALOG, Level, Rule, always_judged
 from contract.report import Report, Violation
 from contract.textsafe import counted
 
@@ -153,8 +153,7 @@ def basis_clause(report: Report) -> str:
     left = report.unjudged()
     listed = (f"{sum(left.values())} findings of {', '.join(left)} listed, not failing" if left
               else "no finding of the others")
-    return (f"; judged: --basis {judged} only ({listed}; checker, run, baseline and line.limit findings "
-            "always judged)")
+    return f"; judged: --basis {judged} only ({listed}; {always_judged(report.wire)})"
 
 
 def render_json(report: Report) -> str:
@@ -261,7 +260,8 @@ def render_rules(rules: list[Rule], fmt: str) -> str:
     """``milk-contract rules``: the catalog as a table (text) or a list of objects (json)."""
     if fmt == "json":
         payload = [{"id": r.id, "level": r.level.value, "wire": r.wire, "basis": r.basis.value,
-                    "basis_on": dict(r.basis_on), "filterable": r.filterable, "title": r.title, "source": r.source}
+                    "basis_on": dict(r.basis_on), "filterable": r.filterable, "silenceable": r.silenceable,
+                    "title": r.title, "source": r.source}
                    for r in rules]
         return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
     width = max(len(r.id) for r in rules)

@@ -10,7 +10,8 @@ says, for each rule of its wire (``catalog.rules_for``), what the capture did wi
 * ``ignored``: switched off with ``--ignore`` (a finding it would have had is not counted);
 * ``outside-basis``: its basis (written, derived, policy) was left out with ``--basis``: its
   findings are still counted and listed, but do not fail the run (rules that are not
-  filterable, the checker's, the harness', the baseline's and ``line.limit``, never get it).
+  filterable, the checker's, the harness', the baseline's, an unreadable line's, ``line.limit``
+  and a whole run's, never get it).
 
 Each verdict carries the rule's basis on the wire (``contract.rules.Basis``).
 

@@ -103,10 +103,19 @@ class Rule:
     # False for the findings that say the check did not finish or concern the run, the checker
     # or a baseline rather than the seed's text: --basis never drops them (fail closed).
     filterable: bool = field(default=True, kw_only=True)
+    # False for the rules whose finding says the stream does not show a whole run (no system/init
+    # first, no result last): no --ignore, baseline or Python ignore list silences them, exactly
+    # as the unjudged rules (docs/unjudged.md), but their findings are verdicts on what was seen,
+    # so the requirement verdicts stay as they are. Such a rule is not filterable either.
+    silenceable: bool = field(default=True, kw_only=True)
     # The name of the function in the wire's strategies module (``Wire.strategies``) that draws
     # lines breaking this rule, or None: the strategies' breakers are derived from this field,
     # and a rule without one shows as skipped in tests/test_rule_registry.py.
     breaker: str | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not self.silenceable and self.filterable:  # --basis would silence what nothing else may
+            raise ValueError(f"rule {self.id}: a rule that cannot be silenced is not filterable either")
 
     def basis_for(self, wire: str) -> Basis:
         """The rule's basis on ``wire`` (a stream's wire; any other name gives the default)."""

@@ -152,12 +152,13 @@ class ContractSession:
             return []
         lines = [f"milk-contract: {self.checked} golden scenarios run through {self.emitter_name}"]
         if self.basis:
+            from contract.catalog import always_judged
             from contract.rules import bases
 
             judged = ", ".join(b.value for b in bases(self.basis))
             lines.append(f"milk-contract: judged --contract-basis {judged} only: findings of other bases are "
-                         "listed in a failing scenario's report, never failing it; checker, run, baseline and "
-                         "line.limit findings always fail")
+                         "listed in a failing scenario's report, never failing it; "
+                         f"{always_judged(verb='always fail')}")
         if self.failed:
             lines.append(f"milk-contract: {len(self.failed)} failed: {', '.join(self.failed)}")
         lines.extend(f"milk-contract: additive drift in {entry}" for entry in self.drift)

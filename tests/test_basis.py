@@ -70,13 +70,65 @@ def test_rules_that_mixed_two_bases_are_split() -> None:
         assert (CATALOG[one].basis.value, CATALOG[other].basis.value) == (first, second)
 
 
+# A line the checker could not read, and a stream that does not show a whole run (docs/rules.md):
+# judged under any --basis (line.newline's last line without LF is read whole or is line.json too).
+UNREADABLE = frozenset({"line.utf8", "line.json", "line.object"})
+NOT_WHOLE = frozenset({"sj.init-first", "sj.result-last"})
+
+
 def test_what_says_the_check_did_not_finish_is_never_filtered() -> None:
     """Fail closed: checker, harness and baseline rules, line.limit and every unignorable rule."""
     unfiltered = {r.id for r in CATALOG.values() if not r.filterable}
     assert UNIGNORABLE | UNJUDGED | {"line.limit"} <= unfiltered
     assert {r.id for r in CATALOG.values() if r.observed is not Observed.STREAM} <= unfiltered
     assert unfiltered == {r.id for r in CATALOG.values() if r.wire in ("run", "checker", "consumer")} | {
-        "line.limit", "baseline.stale"}
+        "line.limit", "baseline.stale", *UNREADABLE, *NOT_WHOLE}
+
+
+HELLO = Path(__file__).resolve().parents[1] / "goldens" / "stream-json" / "hello.jsonl"
+
+
+def _cut_streams() -> dict[str, bytes]:
+    """The reviewer's reproducers: a stream cut mid-line, one cut after two lines, random bytes, nothing."""
+    whole = HELLO.read_bytes()
+    return {"cut at 100 bytes": whole[:100], "first two lines": b"".join(whole.splitlines(True)[:2]),
+            "4 KiB of random bytes": __import__("random").Random(20).randbytes(4096), "empty": b""}
+
+
+@pytest.mark.parametrize("name", sorted(_cut_streams()))
+@pytest.mark.parametrize("basis", [b.value for b in BASES])
+def test_an_unreadable_or_unfinished_stream_fails_under_any_basis(name: str, basis: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    data = _cut_streams()[name]
+    report = contract.check(data, basis=[basis])
+    assert not report.conformant, (name, basis, dict(report.counts))
+    assert report.failing()
+    assert set(report.counts) & NOT_WHOLE, dict(report.counts)  # none of them shows a whole run
+    stream = tmp_path / "cut.jsonl"
+    stream.write_bytes(data)
+    assert run(["check", "--basis", basis, str(stream)]) == 1
+    summary = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "NOT conformant" in summary
+
+
+def test_a_cut_line_fails_by_its_framing_finding_too() -> None:
+    report = contract.check(_cut_streams()["cut at 100 bytes"], basis=["derived"])
+    assert {"line.json", "line.newline", "sj.init-first", "sj.result-last"} == set(report.counts)
+    assert all(report.judged(rule) for rule in ("line.json", "sj.init-first", "sj.result-last"))
+    assert not report.judged("line.newline")  # read whole or line.json too: a verdict on what was seen
+
+
+@pytest.mark.process
+def test_a_run_that_wrote_nothing_fails_under_basis_policy(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["run", "--basis", "policy", "--", "true"]) == 1
+    assert "NOT conformant (stream-json, 0 lines)" in capsys.readouterr().out
+
+
+def test_a_scenario_report_cut_short_fails_under_the_plugins_basis() -> None:
+    """The plugin judges a scenario's report with ``report.bases`` (contract.session): a cut one fails."""
+    report = contract.check(_cut_streams()["first two lines"])
+    report.bases = bases(["derived"])  # what ContractSession.run does with --contract-basis derived
+    assert not report.conformant
 
 
 # -- the red-team seed-reading cases, each with the basis of the words quoted -----------------
@@ -323,8 +375,9 @@ def test_rules_lists_each_basis(capsys: pytest.CaptureFixture[str]) -> None:
 def test_run_takes_basis_too(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["run", "--basis", "written", "--timeout", "30"]) == 0  # the bundled reference emitter
     summary = capsys.readouterr().out.strip().splitlines()[-1]
-    assert summary.endswith("judged: --basis written only (no finding of the others; checker, run, baseline "
-                            "and line.limit findings always judged)")
+    assert summary.endswith("judged: --basis written only (no finding of the others; checker, run, consumer and "
+                            "baseline findings and line.utf8, line.json, line.object, line.limit, sj.init-first, "
+                            "sj.result-last always judged)")
 
 
 # -- the plugin ---------------------------------------------------------------------------------

@@ -330,3 +330,45 @@ def test_a_search_that_breaks_is_checker_internal(monkeypatch: pytest.MonkeyPatc
     result = feed.feed_stream(REFERENCE, [load("stream-json", "hello")], future=True, examples=2, seed=1)
     assert "checker.internal" in result.report.counts
     assert not result.report.conformant
+
+
+# -- a consumer that exits 0 without reading its stream exercised nothing ----------------------
+
+
+def test_a_consumer_that_never_reads_accepts_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """``true`` once "accepted" every golden and variant (exit 0): it read none of them."""
+    code, report, _ = _json(capsys, "--future", "--examples", "3", "--seed", "1", "--", "true")
+    assert code == 1  # before: 0
+    counts: dict[str, int] = report["counts"]  # type: ignore[assignment]
+    assert set(counts) == {"consumer.early-exit"}
+    assert counts["consumer.early-exit"] == len(scenarios("stream-json"))  # each golden; no variant after a failure
+    message = report["violations"][0]["message"]  # type: ignore[index]
+    assert "none of its" in message
+    assert "nothing of the wire was exercised" in message
+
+
+def test_a_consumer_that_reads_part_of_its_stream_says_how_much_it_left() -> None:
+    data = load("stream-json", "tool_calls").data()
+    outcome = feed.hold(_consumer("reads_a_little"), data)
+    assert outcome.status == 0
+    assert not outcome.hung
+    assert outcome.left == len(data) - 100  # never written, or left in its pipe
+    [finding] = feed.judge(outcome, data, feed.Expectation(), "the golden tool_calls")
+    assert finding.rule == "consumer.early-exit"
+    assert f"{len(data) - 100} of its {len(data)} bytes unread" in finding.message
+    whole = feed.hold(REFERENCE, data)  # near miss: the reference consumer reads to the end
+    assert whole.status == 0
+    assert whole.left == 0
+    assert feed.judge(whole, data, feed.Expectation(), "the golden tool_calls") == []
+
+
+def test_through_a_terminal_only_what_was_never_written_is_known() -> None:
+    data = load("stream-json", "tool_calls").data()
+    result = feed.feed_stream(["true"], [load("stream-json", "tool_calls")], pty=True)
+    assert "consumer.early-exit" in result.report.counts  # it exited before the stream was written
+    assert any(note.startswith("--pty: whether the consumer read") for note in result.report.notes)
+    assert "at least" in result.report.violations[0].message
+    whole = feed.feed_stream(REFERENCE, [load("stream-json", "tool_calls")], pty=True)
+    assert whole.report.conformant, [v.message for v in whole.report.violations]
+    assert "consumer.early-exit" not in whole.report.exercised  # not wholly judged through a terminal
+    assert len(data) > 0

@@ -99,3 +99,16 @@ def test_a_flooding_client_is_cut_and_fails() -> None:
     result = feed_client.feed_client(floods, [load("subagent-stdio", "first_poll")], timeout=30.0)
     assert "run.output-limit" in result.report.counts
     assert not result.report.conformant
+
+
+def test_a_client_that_sends_no_command_exercised_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """``true`` as a client once passed every golden conversation (exit 0, nothing sent)."""
+    assert cli.run(["feed", "--wire", "subagent-stdio", "--format", "json", "--", "true"]) == 1  # before: 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["counts"]) == {"consumer.early-exit"}
+    assert report["counts"]["consumer.early-exit"] == len(scenarios("subagent-stdio"))
+    assert "sent none: nothing of the wire was exercised" in report["violations"][0]["message"]
+    # near miss: the reference client sends its commands and passes, the rule judged
+    result = feed_client.feed_client(REFERENCE, scenarios("subagent-stdio")[:1])
+    assert result.report.conformant, [v.message for v in result.report.violations]
+    assert "consumer.early-exit" in result.report.exercised

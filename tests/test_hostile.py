@@ -71,6 +71,9 @@ def test_small_case_in_process(
         monkeypatch.setattr(sys, "stdin", _Stdin(data))
     code = cli.run(["check", "--wire", wire, "--format", "json", *case.args, target])
     captured = capsys.readouterr()
+    if case.wires[wire].exit == 2:  # nothing to judge: misuse, one line, and no report
+        _assert_nothing_checked(code, captured.out, captured.err)
+        return
     assert captured.err == ""
     report = json.loads(captured.out)
     _assert_verdict(code, set(report["counts"]), case.wires[wire])
@@ -90,6 +93,13 @@ class _Stdin:
 
     def __init__(self, data: bytes) -> None:
         self.buffer = io.BytesIO(data)
+
+
+def _assert_nothing_checked(code: int, out: str, err: str) -> None:
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1, err
+    assert "checking nothing is never reported as conformant" in err
 
 
 def _assert_verdict(code: int, found: set[str], want: Expect) -> None:
@@ -159,6 +169,9 @@ def test_case_as_process(param: tuple[Case, str], tmp_path: Path) -> None:
                             stdin=data_path if case.stdin else None, timeout=case.seconds, scratch=tmp_path)
     assert not outcome.timed_out, f"no verdict within {case.seconds}s"
     assert "Traceback" not in outcome.stderr
+    if case.wires[wire].exit == 2:  # nothing to judge: misuse, one line, and no report
+        _assert_nothing_checked(outcome.code, outcome.stdout, outcome.stderr)
+        return
     assert outcome.stderr == ""
     found = {line.split(" ")[1] for line in outcome.stdout.splitlines()
              if " [MUST]" in line or " [SHOULD]" in line}

@@ -103,8 +103,8 @@ def test_checker_internal_cannot_be_ignored(marker: str, monkeypatch: pytest.Mon
     monkeypatch.setattr(StreamRules, "feed", _faulty_feed(StreamRules, 1))
     argv = [PY, str(EMITTERS / "odd_line.py"), marker, "{}"]
     with pytest.raises(ValueError, match="cannot be ignored"):  # refused before the emitter starts
-        run_stream(argv, timeout=20, ignore=["checker.internal", "sj.schema", "sj.init-first"])
-    report = run_stream(argv, timeout=20, ignore=["sj.schema", "sj.init-first"])
+        run_stream(argv, timeout=20, ignore=["checker.internal", "sj.schema"])
+    report = run_stream(argv, timeout=20, ignore=["sj.schema"])
     assert "checker.internal" in report.counts
     assert not report.conformant
 

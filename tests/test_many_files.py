@@ -194,3 +194,45 @@ def test_foreign_corpus_summary_names_each_files_verdict(capsys: pytest.CaptureF
     assert lines[-1] == f"{len(files)} files: 0 conformant, {len(files)} NOT conformant"
     assert run(["check", "--wire", "auto", "--jobs", "2", str(FOREIGN)]) == 1
     assert capsys.readouterr().out == one
+
+
+# -- an input with no line at all: checking nothing is never reported as conformant ------------
+
+
+def _one_line_misuse(argv: list[str], capsys: pytest.CaptureFixture[str], says: str) -> str:
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert says in err
+    assert "checking nothing is never reported as conformant" in err
+    return err
+
+
+def test_an_empty_file_is_never_conformant(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    # subagent-stdio judges nothing in nothing: once "conformant (subagent-stdio, 0 lines, no findings)"
+    _one_line_misuse(["check", "--wire", "subagent-stdio", str(empty)], capsys, f"{empty}: no line to check")
+    # stream-json's rules judge emptiness themselves (no init first, no result last): the report stands
+    assert run(["check", "--format", "json", str(empty)]) == 1
+    assert set(json.loads(capsys.readouterr().out)["counts"]) == {"sj.init-first", "sj.result-last"}
+    # stdin, as a file
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    _one_line_misuse(["check", "--wire", "subagent-stdio", "-"], capsys, "<stdin>: no line to check")
+    # near miss: one blank line is a line, and a finding
+    blank = tmp_path / "blank.jsonl"
+    blank.write_bytes(b"\n")
+    assert run(["check", "--wire", "subagent-stdio", str(blank)]) == 1
+
+
+def test_many_files_name_the_empty_ones(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("a/none.jsonl", "b/zero.jsonl"):
+        (tree / name).write_bytes(b"")
+    err = _one_line_misuse(["check", "--wire", "subagent-stdio", str(tree)], capsys, "no line to check in 2 of 4 files")
+    assert f"{tree}/a/none.jsonl, {tree}/b/zero.jsonl" in err
+    assert run(["check", str(tree)]) == 1  # stream-json: the empty ones fail by their findings
+    capsys.readouterr()

@@ -66,6 +66,9 @@ HUNG = 1.0  # an emitter that hangs must have started and written its stderr lin
 # written its stderr line
 HOST_HUNG = 0.8
 HOST_GRACE = 0.1
+# the wait for one response (or for the host to take a command) when the case is about the host
+# having its time: well inside HOST_HUNG, counted from the write, which does not wait for start-up
+HOST_RESPONSE = 0.3
 KILL_MARGIN = GRACE_SECONDS + SLACK
 # a descendant that holds stdout costs the late grace: a small one keeps such cases cheap (the
 # ones whose descendants write or close within the grace run with the default: they cost nothing)
@@ -107,15 +110,23 @@ CASES: tuple[Misbehaviour, ...] = (
                  absent=frozenset({"run.timeout", "run.exit-status"})),
     Misbehaviour("megabytes-of-stderr", EMITTERS / "huge_stderr.py", _stream(timeout=20),
                  frozenset(), "done with the noise", SLACK, exit_status=0),
-    Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py", _host(timeout=HOST_HUNG, exit_grace=HOST_GRACE),
+    # with a response timeout shorter than the conversation's, the host had its time to read and
+    # answer: run.no-response, then run.timeout when it does not exit either
+    Misbehaviour("host-never-reads-stdin", HOSTS / "never_reads.py",
+                 _host(timeout=HOST_HUNG, response_timeout=HOST_RESPONSE, exit_grace=HOST_GRACE),
                  frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HOST_HUNG + HOST_MARGIN),
+    # without one, the conversation's deadline cut the wait: the suite stopped it (run.timeout only)
+    Misbehaviour("host-never-reads-stdin-to-the-deadline", HOSTS / "never_reads.py",
+                 _host(timeout=HOST_HUNG, exit_grace=HOST_GRACE),
+                 frozenset({"run.timeout"}), "not reading stdin", HOST_HUNG + HOST_MARGIN,
+                 absent=frozenset({"run.no-response"})),
     Misbehaviour("host-never-reads-a-big-step", HOSTS / "never_reads.py",
-                 _host(timeout=HOST_HUNG, plan=BIG_STEP, exit_grace=HOST_GRACE),
+                 _host(timeout=HOST_HUNG, response_timeout=HOST_RESPONSE, plan=BIG_STEP, exit_grace=HOST_GRACE),
                  frozenset({"run.no-response", "run.timeout"}), "not reading stdin", HOST_HUNG + HOST_MARGIN),
     # no output limit in reach: on a fast machine 64 MiB came before the timeout (run.output-limit,
     # the next case), which made this case's run.timeout depend on the machine's speed
     Misbehaviour("host-endless-line", HOSTS / "endless_line.py",
-                 _host(timeout=HUNG, max_line_bytes=4096, max_output_bytes=1 << 40),
+                 _host(timeout=HUNG, response_timeout=HOST_RESPONSE, max_line_bytes=4096, max_output_bytes=1 << 40),
                  frozenset({"line.limit", "run.no-response", "run.timeout"}), "one line without end",
                  HUNG + HOST_MARGIN),
     Misbehaviour("host-endless-line-output-limit", HOSTS / "endless_line.py",
@@ -197,7 +208,8 @@ def test_cli_run_reports_a_hung_emitter(marker: str, capsys: pytest.CaptureFixtu
 
 def test_basis_written_never_hides_a_timeout(marker: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Fail closed (issue 23): run.timeout is policy, yet no --basis drops it; the missing result
-    (sj.result-last, written) is judged as well."""
+    (sj.result-last, written) is judged as well, and fails too: a stream that does not show a
+    whole run fails under any --basis."""
     code = cli.run(["run", "--basis", "derived", "--timeout", str(HUNG), "--format", "json", "--",
                     sys.executable, str(EMITTERS / "hangs.py"), marker])
     report = json.loads(capsys.readouterr().out)
@@ -206,7 +218,7 @@ def test_basis_written_never_hides_a_timeout(marker: str, capsys: pytest.Capture
     assert not report["conformant"]
     judged = {v["rule"] for v in report["violations"] if v["judged"]}
     assert "run.timeout" in judged  # policy, always judged
-    assert "sj.result-last" not in judged  # written: listed, not failing under --basis derived
+    assert "sj.result-last" in judged  # written, yet judged under --basis derived (not filterable)
     assert "sj.result-last" in report["counts"]
 
 

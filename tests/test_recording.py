@@ -288,3 +288,18 @@ def test_a_real_finding_is_still_a_finding(tmp_path: Path, capsys: pytest.Captur
     assert "would change" in out
     assert "/num_turns" in out
     assert err == ""
+
+
+def test_a_folder_with_no_golden_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``record --goldens EMPTYDIR`` once printed nothing and exited 0: re-recording nothing is no success."""
+    empty = tmp_path / "emptydir"
+    empty.mkdir()
+    code, out, err = _record(["--goldens", str(empty)], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "no golden to record in this folder" in err
+    code, _, err = _record(["--goldens", str(empty), "--wire", "subagent-stdio"], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "no golden of the subagent-stdio wire to record" in err

@@ -89,9 +89,11 @@ def test_faulty_host_is_named_in_bounded_time(
 
 
 def test_silent_host_is_reported_on_the_unanswered_command_line(started: list[int]) -> None:
-    timeout = 0.3  # nothing is expected from it but its exit, which has its own grace (EXIT_GRACE)
+    # it has its response time in full (the conversation's deadline is far): its silence is the
+    # finding; nothing is expected from it then but its exit, which has its own grace (EXIT_GRACE)
+    timeout = 0.3
     began = time.monotonic()
-    report = converse(_host("silent"), timeout=timeout)
+    report = converse(_host("silent"), timeout=10 * timeout, response_timeout=timeout)
     assert time.monotonic() - began < timeout + EXIT_GRACE + GRACE_SECONDS + SLACK
     assert not report.conformant
     [finding] = [v for v in report.violations if v.rule == "run.no-response"]
@@ -138,7 +140,7 @@ def test_host_pushing_events_forever_still_times_out(started: list[int]) -> None
              "    sys.stdout.flush()\n"
              "    time.sleep(0.01)\n")
     began = time.monotonic()
-    report = converse([sys.executable, "-c", flood], timeout=0.5, exit_grace=0.1)
+    report = converse([sys.executable, "-c", flood], timeout=0.5, response_timeout=0.2, exit_grace=0.1)
     assert {"run.no-response", "run.timeout"} <= report.rules()
     assert time.monotonic() - began < 0.5 + EXIT_GRACE + GRACE_SECONDS + SLACK
 
@@ -291,3 +293,47 @@ def test_a_fault_in_the_early_stop_only_turns_it_off(started: list[int], monkeyp
     assert "sent 7 of 7 commands" in notes  # the conversation ran to its end
     assert live.report.counts["sa.response-correlation"] == 7  # judged as usual
     assert "checker.internal" not in live.report.counts
+
+
+# -- the suite's own deadline is not the host's fault -------------------------------------------
+
+
+def test_a_conversation_cut_by_its_deadline_is_run_timeout_not_the_hosts_silence(started: list[int]) -> None:
+    """The reference host, still reading and answering, with a --timeout too short for the plan:
+    the deadline stopped the conversation (run.timeout, never silenced), not the host
+    (run.no-response would be ignorable and baselinable, and made a cut conversation pass)."""
+    report = run_subagent(timeout=0.1)
+    assert not report.conformant
+    assert "run.timeout" in report.counts
+    assert "run.no-response" not in report.counts, [v.message for v in report.violations]
+    message = next(v.message for v in report.violations if v.rule == "run.timeout")
+    assert "the conversation was cut there" in message
+    with pytest.raises(ValueError, match="cannot be ignored"):
+        run_subagent(timeout=0.1, ignore=["run.timeout"])
+    ignored = run_subagent(timeout=0.1, ignore=["run.no-response"])
+    assert not ignored.conformant  # before: "conformant (subagent-stdio, 13 lines)"
+    whole = run_subagent(timeout=60)  # near miss: time enough, every command answered
+    assert whole.conformant, dict(whole.counts)
+    assert whole.lines == 17
+
+
+def test_the_cli_says_run_timeout_for_a_cut_conversation(started: list[int], capsys: pytest.CaptureFixture[str],
+                                                          tmp_path: Path) -> None:
+    from contract import cli
+
+    argv = ["run", "--wire", "subagent-stdio", "--timeout", "0.1", "--format", "json"]
+    assert cli.run([*argv, "--ignore", "run.no-response"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert "run.timeout" in report["counts"]
+    written = tmp_path / "known.json"
+    assert cli.run([*argv, "--baseline-write", str(written)]) == 1
+    capsys.readouterr()
+    assert json.loads(written.read_text())["entries"] == []  # nothing a baseline could accept
+
+
+def test_fuzz_with_no_time_is_never_conformant(started: list[int]) -> None:
+    from contract.fuzz import fuzz_host
+
+    result = fuzz_host(None, examples=3, timeout=0.001, ignore=["run.no-response"], shrink_seconds=5)
+    assert not result.report.conformant  # before: every conversation "conformant", 0 lines
+    assert "run.timeout" in result.report.counts

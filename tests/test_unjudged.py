@@ -6,7 +6,9 @@ Python function with an ``ignore`` parameter, the baseline functions, the pytest
 is listed in one table below; the tests derive the paths from the code (argparse's options,
 function signatures, the plugin's ``addoption`` calls) and fail when one is missing from the
 table, so a new path cannot be forgotten silently. Then each path is driven with every unjudged
-rule and must refuse it. The reproducers of issue 20 close the file.
+rule, and with every rule declared ``silenceable=False`` (a stream that does not show a whole run:
+no ignore or baseline silences it either), and must refuse it. The reproducers of issue 20 close
+the file.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import pytest
 
 import contract
 from contract import baseline, cli, plugin, requirements
-from contract.catalog import CATALOG, UNJUDGED, not_judged_to_the_end
+from contract.catalog import CATALOG, NOT_WHOLE, UNFINISHED, UNJUDGED, not_judged_to_the_end, unsilenceable
 from contract.report import Collector, Report
 from contract.reporters import render_text
 from contract.resources import data_dir
@@ -39,6 +41,23 @@ NOT_STARTED = ["/nonexistent/milk-contract-test-emitter"]  # a path that refuses
 # run.stdout-held: the holder is killed at the grace, so what it would still have written was not seen.
 EXPECTED = frozenset({"checker.internal", "checker.limit", "run.timeout", "run.output-limit",
                       "run.interrupted", "run.start", "run.stdout-held"})
+# The rules whose finding says the stream does not show a whole run (the lead's decision): never
+# silenced, by the same paths, but not unjudged (their findings are verdicts on what was seen).
+NOT_WHOLE_RULES = frozenset({"sj.init-first", "sj.result-last"})
+REFUSED = sorted(EXPECTED | NOT_WHOLE_RULES)  # what every path below must refuse
+
+
+def test_the_rules_no_path_silences_are_declared_on_the_rules() -> None:
+    assert unsilenceable() == EXPECTED | NOT_WHOLE_RULES
+    assert {rule.id for rule in CATALOG.values() if not rule.silenceable} == NOT_WHOLE_RULES
+    for rule in NOT_WHOLE_RULES:  # declared in the wire's rules.py, not unjudged, not filterable
+        assert CATALOG[rule].unjudged.value == "never"
+        assert not CATALOG[rule].filterable
+        assert not not_judged_to_the_end(rule)
+
+
+def _reason(rule: str) -> str:
+    return NOT_WHOLE if rule in NOT_WHOLE_RULES else UNFINISHED
 
 
 def test_the_predicate_names_exactly_the_unjudged_rules() -> None:
@@ -83,7 +102,7 @@ def _ignore_takers() -> set[str]:
 
 def _api(call: Callable[[list[str]], object]) -> Callable[[str, Path], None]:
     def refuse(rule: str, tmp_path: Path) -> None:
-        with pytest.raises(ValueError, match="cannot be ignored"):
+        with pytest.raises(ValueError, match=f"cannot be ignored: {_reason(rule)}"):
             call([rule])
     return refuse
 
@@ -142,11 +161,11 @@ def _baseline_file(tmp_path: Path, rule: str, pointer: str | None = None) -> str
     return str(path)
 
 
-def _one_line_misuse(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def _one_line_misuse(argv: list[str], capsys: pytest.CaptureFixture[str], reason: str = UNFINISHED) -> None:
     assert cli.run(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
-    assert "judged to the end" in err
+    assert reason in err
 
 
 Capsys = pytest.CaptureFixture[str]
@@ -154,17 +173,31 @@ Capsys = pytest.CaptureFixture[str]
 
 def _refused(argv: Callable[[str, Path], list[str]]) -> Callable[[str, Path, Capsys], None]:
     """The option names ``rule`` (through argv): exit 2 and one line saying why."""
-    return lambda rule, tmp, capsys: _one_line_misuse(argv(rule, tmp), capsys)
+    return lambda rule, tmp, capsys: _one_line_misuse(argv(rule, tmp), capsys, _reason(rule))
 
 
 def _never_written(verb: str) -> Callable[[str, Path, Capsys], None]:
-    """--baseline-write on a run with an unjudged finding (check: checker.limit; run: run.start) never lists it.
+    """--baseline-write on a run with an unjudged finding (check: checker.limit; run: run.start), or
+    with a stream that does not show a whole run (check: an empty file; run: ``true``), never lists it.
 
     The other unjudged rules cannot be made to occur through this verb cheaply; the function
     below the CLI (baseline.from_report and settle) is driven with every one of them.
     """
     def check(rule: str, tmp: Path, capsys: Capsys) -> None:
         written = tmp / "written.json"
+        if rule in NOT_WHOLE_RULES:  # both of them: nothing at all shows no init and no result
+            if verb == "check":
+                stream = tmp / "empty.jsonl"
+                stream.write_bytes(b"")
+                argv = ["check", "--format", "json", "--baseline-write", str(written), str(stream)]
+            else:
+                argv = ["run", "--format", "json", "--baseline-write", str(written), "--", "true"]
+            assert cli.run(argv) == 1
+            report = json.loads(capsys.readouterr().out)
+            assert rule in report["counts"]
+            assert any(rule in note and "cannot be baselined" in note for note in report["notes"])
+            assert not [e for e in json.loads(written.read_text())["entries"] if e["rule"] in unsilenceable()]
+            return
         if verb == "check":
             stream = tmp / "limit.jsonl"
             stream.write_bytes(_seq_1e5000())
@@ -214,20 +247,20 @@ def test_the_table_lists_every_path() -> None:
     assert {o for o in options if "ignore" in o or "baseline" in o or "rule" in o} == set(PLUGIN)
 
 
-@pytest.mark.parametrize("rule", sorted(EXPECTED))
+@pytest.mark.parametrize("rule", REFUSED)
 @pytest.mark.parametrize("path", sorted(API))
 def test_no_python_path_reaches_an_unjudged_rule(path: str, rule: str, tmp_path: Path) -> None:
     API[path](rule, tmp_path)
 
 
-@pytest.mark.parametrize("rule", sorted(EXPECTED))
+@pytest.mark.parametrize("rule", REFUSED)
 @pytest.mark.parametrize("path", sorted(CLI), ids=[" ".join(path) for path in sorted(CLI)])
 def test_no_cli_path_reaches_an_unjudged_rule(path: tuple[str, str], rule: str, tmp_path: Path,
                                               capsys: Capsys) -> None:
     CLI[path](rule, tmp_path, capsys)
 
 
-@pytest.mark.parametrize("rule", sorted(EXPECTED))
+@pytest.mark.parametrize("rule", REFUSED)
 def test_no_baseline_function_reaches_an_unjudged_rule(rule: str, tmp_path: Path) -> None:
     with pytest.raises(baseline.BaselineError, match="cannot be baselined"):
         baseline.parse({"version": 1, "entries": [{"rule": rule, "pointer": None}]})
@@ -335,3 +368,44 @@ def test_an_expected_exit_status_is_one_a_process_can_choose(status: str,
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "--expect-exit" in err
+
+
+# -- a run that did not finish is never conformant, whatever --ignore or a baseline says ---------
+
+def _truncating_emitter(tmp_path: Path) -> list[str]:
+    """An emitter that writes the first two lines of a whole run and exits 0: no result line."""
+    script = tmp_path / "trunc.sh"
+    script.write_text(f"#!/bin/sh\nhead -n 2 '{HELLO}'\n")
+    script.chmod(0o755)
+    return [str(script)]
+
+
+@pytest.mark.process
+def test_a_run_with_no_result_is_never_conformant(tmp_path: Path, capsys: Capsys) -> None:
+    emitter = _truncating_emitter(tmp_path)
+    _one_line_misuse(["run", "--ignore", "sj.result-last", "--", *emitter], capsys, NOT_WHOLE)
+    written = tmp_path / "written.json"
+    assert cli.run(["run", "--baseline-write", str(written), "--", *emitter]) == 1
+    assert "sj.result-last not written" in capsys.readouterr().out
+    assert json.loads(written.read_text())["entries"] == []
+    _one_line_misuse(["run", "--baseline", _baseline_file(tmp_path, "sj.result-last"), "--", *emitter], capsys,
+                     NOT_WHOLE)
+    _one_line_misuse(["run", "--ignore", "sj.init-first", "--ignore", "sj.result-last", "--", "true"], capsys,
+                     NOT_WHOLE)
+    from contract.harness import run_stream
+
+    with pytest.raises(ValueError, match="cannot be ignored"):
+        run_stream(emitter, ignore=["sj.result-last"])
+    report = run_stream(emitter)
+    assert set(report.counts) == {"sj.result-last"}
+    assert not report.conformant
+    with pytest.raises(baseline.BaselineError, match="cannot be baselined"):
+        baseline.apply(report, baseline.Baseline((baseline.Entry("sj.result-last", None),)))
+
+
+def test_a_stream_not_whole_keeps_its_requirement_wording() -> None:
+    """Not unjudged: the other rules' verdicts still say passed (what was seen was judged)."""
+    report = contract.check(b"".join(HELLO.read_bytes().splitlines(True)[:2]))
+    verdicts = {v.rule.id: v.status for v in requirements.verdicts(report)}
+    assert verdicts["sj.result-last"] == requirements.FAILED
+    assert verdicts["sj.init-first"] == requirements.PASSED

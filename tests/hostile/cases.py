@@ -165,8 +165,10 @@ def huge_line(size: int) -> bytes:
 
 CASES: tuple[Case, ...] = (
     Case("empty", lambda: b"",
-         {SJ: expect(1, "sj.init-first"), SA: expect(0), AUTO: expect(1, "sj.init-first")},
-         note="no lines: a stream-json run without init or result; a conversation with no commands"),
+         {SJ: expect(1, "sj.init-first"), SA: expect(2), AUTO: expect(1, "sj.init-first")},
+         note="no lines: a stream-json run without init or result; a conversation with no commands, which "
+              "no subagent-stdio rule judges: misuse (exit 2, one line), since checking nothing is never "
+              "reported as conformant"),
     Case("only-newlines", lambda: b"\n" * 5_000,
          {SJ: expect(1, "line.blank"), SA: expect(1, "line.blank"), AUTO: expect(1, "line.blank")}),
     Case("cr-only-endings", lambda: b'{"type":"system"}\r{"seq":2}\r' * 500,

@@ -56,8 +56,9 @@ _RESULT_IS_ERROR = {
 # follows from the seed's structure or a purpose it states, "policy" where the seed is silent and the
 # project chose. The framing rules stand on the stream-json framing sentence; the subagent-stdio seed
 # has no descriptions and states no framing, so there they are policy (the sibling's framing, chosen).
-# ALWAYS: the findings that say a check did not
-# finish (or concern the checker, a run or a baseline): no basis selection drops them.
+# ALWAYS: the findings that say a check did not finish, a line could not be read (not UTF-8, not
+# JSON, not an object) or the stream does not show a whole run (no init first, no result last): no
+# basis selection drops them.
 BASIS: dict[str, str] = {
     "line.utf8": "written", "line.newline": "written", "line.blank": "written", "line.json": "written",
     "line.object": "written", "line.ansi": "written", "line.duplicate-key": "policy", "line.limit": "policy",
@@ -74,7 +75,8 @@ BASIS: dict[str, str] = {
     "sa.revision-order": "derived", "sa.events-capability": "derived", "sa.unique-keys": "derived",
 }
 _FRAMING_POLICY_ON_SA = ("line.utf8", "line.newline", "line.blank", "line.json", "line.object")
-ALWAYS = frozenset({"line.limit", "checker.limit"})
+ALWAYS = frozenset({"line.limit", "checker.limit", "line.utf8", "line.json", "line.object", "sj.init-first",
+                    "sj.result-last"})
 BASES = ("written", "derived", "policy")
 
 

@@ -62,7 +62,7 @@ REGISTRY.add(
          basis=_W, breaker="ts_format"),
     Rule("sj.init-first", Level.MUST, "stream-json", "the first line is system/init",
          f'{_SJ}, description: "system/init first"; oneOf[0].description: "system/init first" (written)',
-         basis=_W, breaker="init_first"),
+         basis=_W, breaker="init_first", filterable=False, silenceable=False),
     Rule("sj.init-once", Level.MUST, "stream-json", "system/init appears once per run",
          f'{_SJ}, description: "system/init first" (inferred: the words do not say "once"; a second '
          "system/init is not first, so it breaks the run's framing)", basis=_D, breaker="init_once"),
@@ -76,7 +76,8 @@ REGISTRY.add(
          "without its terminal line, so the last line is not the result. An unreadable line after the "
          "result is a line after it, whatever it holds; an unreadable last line with no result before "
          "it may be the result: the finding says so (not 'ending without one'), and still fires, since "
-         "the run is not shown to end with its result (issue 20)", basis=_W, breaker="result_last"),
+         "the run is not shown to end with its result (issue 20)", basis=_W, breaker="result_last",
+         filterable=False, silenceable=False),
     Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
          # The seed words in single quotes: a new rule's double-quoted words would enter the wire
          # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
