@@ -299,7 +299,7 @@ class _Inbox:
         if self.lost or not _owns(index):
             return None
         try:
-            self._take_in()
+            self._take_in(index)
             proofs = self._proofs
             while proofs and proofs[0][0] < index:
                 proofs.popleft()  # a block the main took itself
@@ -320,9 +320,10 @@ class _Inbox:
         with contextlib.suppress(ProcessLookupError):
             os.kill(self._pid, signal.SIGKILL)
 
-    def _take_in(self) -> None:
-        """What the worker has sent so far (reading never blocks)."""
-        while not self.ended:
+    def _take_in(self, index: int) -> None:
+        """What the worker has sent, up to its proof of block ``index`` or later (reading never
+        blocks; what is not read waits in the pipe, which holds the worker back: bounded memory)."""
+        while not self.ended and not (self._proofs and self._proofs[-1][0] >= index):
             try:
                 chunk = os.read(self._fd, 1 << 16)
             except BlockingIOError:

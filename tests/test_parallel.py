@@ -389,3 +389,26 @@ def test_a_wire_registered_for_a_test_is_checked_by_the_worker(tmp_path: Path, m
     assert serial["wire"] == "stream-json-copy"
     assert serial["conformant"]
     assert folded
+
+
+def test_the_worker_ahead_is_held_back_by_the_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounded memory: the main reads the worker's proofs only up to the block it is at, so a
+    worker far ahead waits on a full pipe instead of piling its proofs up in the main."""
+    import time
+
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(long_runs.text(long_runs.run(30000)))
+    serial = _report(path, "stream-json", 1)
+    held: list[int] = []
+    real_call = parallel._Inbox.__call__
+
+    def slow_main(self: Any, index: int, block: Any) -> Any:
+        time.sleep(0.002)
+        proof = real_call(self, index, block)
+        held.append(len(self._proofs))
+        return proof
+
+    monkeypatch.setattr(parallel._Inbox, "__call__", slow_main)
+    assert _report(path, "stream-json", 2) == serial
+    assert len(held) > 250  # blocks
+    assert max(held) < 100  # proofs held at once: what one read of the pipe brings (64 KiB), not the file's
