@@ -48,9 +48,10 @@ from contract.wires.base import FactMachine
 MIN_PARALLEL_BYTES = 2 * 1024 * 1024  # below this a fork costs more than it saves
 # The worker's share of the blocks: WORKER_SHARE of every SHARE_OF, spread through the file. The
 # main folds the worker's blocks (cheap) and proves and feeds its own (as one process does); a
-# worker's block whose proof has not come when the main reaches it is taken by the main, so the
-# share is set a little above an even split (BENCHMARKS.md, issue 25) and the main never waits.
-WORKER_SHARE, SHARE_OF = 7, 12
+# worker's block whose proof has not come when the main reaches it is taken by the main (the main
+# never waits), which wastes what the worker had done of it. Every other block measured best: the
+# main's share is then a little the larger, so it seldom has to take one (BENCHMARKS.md, issue 25).
+WORKER_SHARE, SHARE_OF = 1, 2
 _HEADER = struct.Struct(">I")
 _TAKEN = struct.Struct("=q")
 
