@@ -63,8 +63,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           "block types, fields) and what it never showed (always in --format json)")
     _basis_option(chk)
     chk.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
-                     help="processes: many files are spread over N; one large stream-json file is checked by "
-                          "two when N is 2 or more (default: decide by size)")
+                     help="processes: many files are spread over N; one large file is checked by two when N "
+                          "is 2 or more and its wire gains from it (default: decide by size)")
 
     run = verbs.add_parser("run", help="run an emitter (default: the bundled reference) and check it live")
     _report_options(run, wires=NAMES)

@@ -113,8 +113,8 @@ def _mostly_valid(fd: int, start: int, wire: Wire) -> bool:
 
 def splits(wire: Wire) -> bool:
     """Whether the wire's check splits over two processes: a batch wire whose lone rule machine
-    is a ``FactMachine``. Any other (subagent-stdio; ``--wire auto``, decided only after a look
-    ahead) is checked in one process, which is the faster there (BENCHMARKS.md)."""
+    is a ``FactMachine``. Any other (a wire whose machines take no facts; ``--wire auto``, decided
+    only after a look ahead) is checked in one process, which is the faster there (BENCHMARKS.md)."""
     if not wire.batch:
         return False
     machines = wire.machines()
