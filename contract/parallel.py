@@ -18,8 +18,10 @@ most of the work and depend on nothing before the block, so they are what is sha
 So the report is the one-process report by construction (``tests/test_parallel.py`` compares
 them on every case, golden and large generated input). The worker can only ever spare the main
 work: a block it did not prove, or a proof that does not match the main's block, is proven by
-the main. If the worker dies, stalls or sends garbage, the main kills and reaps it and proves
-the rest of the blocks itself: slower, never a different report, never a silent pass.
+the main. The main never waits for the worker: a proof that has not come when the main reaches
+its block is the main's to make (the worker, told through a shared word, skips that block). If
+the worker dies, sends garbage or a proof of another block, the main kills and reaps it and
+proves the rest of the blocks itself: slower, never a different report, never a silent pass.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ _TAKEN = struct.Struct("=q")
 
 
 class WorkerLost(Exception):
-    """The worker died, stalled or broke the protocol."""
+    """The worker died or broke the protocol."""
 
 
 def worth_it(data: object, jobs: int | None, wire: Wire | str = DEFAULT) -> TypeGuard[BinaryIO]:
@@ -344,8 +346,9 @@ class _Inbox:
             del buffer[: _HEADER.size + length]
             try:
                 message = marshal.loads(data)
-                if type(message) is not tuple or len(message) != 4 or type(message[0]) is not int:
-                    raise ValueError("not a proof")
+                if type(message) is not tuple or len(message) != 4 or type(message[0]) is not int or not (
+                        message[3] is True or message[3] is False or type(message[3]) is tuple or message == _END):
+                    raise ValueError("not a proof")  # anything else could be taken for a clean block
             except (ValueError, EOFError, TypeError) as exc:
                 raise WorkerLost(f"garbled message: {exc}") from None
             if message == _END:

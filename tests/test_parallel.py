@@ -328,7 +328,7 @@ def test_a_slow_worker_s_blocks_are_taken_by_the_main(tmp_path: Path, monkeypatc
     _assert_no_children()
 
 
-@pytest.mark.parametrize("lie", ["a count off by one", "garbage", "not a proof"])
+@pytest.mark.parametrize("lie", ["a count off by one", "garbage", "not a proof", "a proof of no kind"])
 def test_a_worker_out_of_step_is_sent_away_and_its_blocks_proven_by_the_main(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lie: str
 ) -> None:
@@ -338,6 +338,13 @@ def test_a_worker_out_of_step_is_sent_away_and_its_blocks_proven_by_the_main(
     sent: list[int] = []
 
     def lying_send(fd: int, message: Any) -> None:
+        if lie == "a proof of no kind":  # the first block found not clean, said to be proven by a 1
+            if message[3] is False and not sent:
+                sent.append(1)
+                real_send(fd, (*message[:3], 1))
+            else:
+                real_send(fd, message)
+            return
         sent.append(1)
         if len(sent) != 3:
             real_send(fd, message)
