@@ -152,7 +152,9 @@ def check_blocks(stream: Any, wire: Wire | str, out: Collector, max_line_bytes: 
 
     ``proofs(index, block)``: what another process proved of the block (``Proof``; the two-process
     checker, ``contract.parallel``): a clean block with facts is then fed by them alone
-    (``failsafe.Machines.folding``), without parsing it here; None has the block proven here.
+    (``failsafe.Machines.folding``), without parsing it here; None has the block proven here
+    (the first block too: a batch machine feeds a batch it is not in step with line by line, so
+    the report is the same; proven, the first block's lines are parsed here, once).
     """
     at = _Progress()
     try:
