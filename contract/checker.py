@@ -73,9 +73,9 @@ def check(
     if jobs != 1:
         from contract import parallel
 
-        if parallel.worth_it(data, jobs, name):
+        if parallel.worth_it(data, jobs, descriptor):
             with no_cycle_collection():
-                report = parallel.check_file(data, name, strict=strict, ignore=ignore,
+                report = parallel.check_file(data, descriptor, strict=strict, ignore=ignore,
                                              max_line_bytes=max_line_bytes, source=source, sample=sample)
             report.bases = judged
             return measured(report, sample)

@@ -79,7 +79,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _basis_option(chk)
     chk.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                      help="processes: many files are spread over N; one large file is checked by two when N "
-                          "is 2 or more (default: decide by size)")
+                          "is 2 or more and its wire gains from it (default: decide by size)")
 
     run = verbs.add_parser("run", help="run an emitter (default: the bundled reference) and check it live")
     _report_options(run, wires=NAMES)

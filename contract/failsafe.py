@@ -1,7 +1,7 @@
 """Fail closed by design: an exception inside the checker becomes a ``checker.internal`` finding.
 
 Every place the checker runs code on input — the line reader, the schema step, each rule
-machine's ``feed``, ``feed_batch`` and ``finish`` — is called through this module, so a bug
+machine's ``feed``, ``feed_batch``, ``feed_facts`` and ``finish`` — is called through this module, so a bug
 met by some unforeseen input can never end in a traceback, nor (worse) in a report that
 says "conformant" because the check that would have objected died quietly. The finding
 names the line, the component and the exception; ``checker.internal`` is a MUST rule, so
@@ -20,7 +20,7 @@ from typing import Any
 from contract.jsonvalue import clip
 from contract.reader import Record
 from contract.sink import Sink
-from contract.wires.base import BatchMachine, Machine
+from contract.wires.base import BatchMachine, FactMachine, Machine
 
 RULE = "checker.internal"
 RULES = frozenset({RULE})  # the one catalog rule this module emits
@@ -120,6 +120,30 @@ class Machines:
                 self._fail(machine, first, exc, f"feed_batch of lines {first}-{first + len(objs) - 1}")
 
         return feed_batch
+
+    def folding(self) -> Callable[[int, int, Any, Callable[[int], Any]], bool] | None:
+        """The lone machine's ``feed_facts(first, facts, load)`` (``count``: the block's lines, for
+        the message) when it is a fact machine, else None. It returns False when the machine
+        declined the facts (call ``batch()``'s ``feed_batch`` then), True when it took them or
+        raised (then the machine is dropped with a ``checker.internal`` finding, as ``batch``)."""
+        if len(self._live) != 1:
+            return None
+        machine = self._live[0]
+        if not isinstance(machine, FactMachine):
+            return None
+
+        def feed_facts(first: int, count: int, facts: Any, load: Callable[[int], Any]) -> bool:
+            if self._schema_rule is not None:
+                self._out.exercised(self._schema_rule)
+            if machine not in self._live:
+                return True
+            try:
+                return machine.feed_facts(first, facts, self._out, load)
+            except Exception as exc:  # fail closed: any exception is a finding
+                self._fail(machine, first, exc, f"feed_facts of lines {first}-{first + count - 1}")
+                return True
+
+        return feed_facts
 
     def finish(self) -> None:
         out = self._out

@@ -13,13 +13,13 @@ import gc
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import orjson
 
 from contract import capture_coverage, failsafe, requirements
 from contract.jsonvalue import clip, shown
-from contract.reader import Block, Record, Source, as_stream, blocks, frame, read_records
+from contract.reader import Block, Piece, Record, Source, as_stream, blocks, frame, read_records
 from contract.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
 from contract.schema import Engine, SchemaError, engine, known_types
 from contract.sink import Sink
@@ -120,8 +120,24 @@ def run_rules(records: Iterable[Record], wire: Wire | str, out: Collector,
     requirements.mark_checked(out.report)
 
 
+# What a block's prover elsewhere (contract.parallel's worker) says of it: None, nothing (judge it
+# here, as one process does); False, not clean (line by line); True, clean; a tuple, clean, with
+# the lone machine's facts of its lines (``FactMachine.block_facts``).
+Proof = bool | tuple[Any, ...] | None
+
+
+class Proofs(Protocol):
+    """Another process's proofs of a stream's blocks (``contract.parallel``)."""
+
+    def __call__(self, index: int, block: Block | Piece) -> Proof:
+        """What was proven of block ``index`` (None: prove it here)."""
+
+    def lazy(self, index: int) -> bool:
+        """Whether block ``index`` is read unsplit (a ``reader.Piece``): it is likely proven elsewhere."""
+
+
 def check_blocks(stream: Any, wire: Wire | str, out: Collector, max_line_bytes: int,
-                 sample: capture_coverage.Sample | None = None) -> None:
+                 sample: capture_coverage.Sample | None = None, proofs: Proofs | None = None) -> None:
     """``run_rules`` over a buffered stream of a ``Wire.batch`` wire, a block at a time: the same
     findings, in the same order, for a fraction of the work per line.
 
@@ -133,10 +149,16 @@ def check_blocks(stream: Any, wire: Wire | str, out: Collector, max_line_bytes: 
     fault there names its line). Fail closed as ``run_rules``: the reader raising ends the
     stream with ``checker.internal`` and no end-of-stream checks; the machines are guarded by
     ``failsafe.Machines``; a proof that raised only sends its block down the line-by-line path.
+
+    ``proofs(index, block)``: what another process proved of the block (``Proof``; the two-process
+    checker, ``contract.parallel``): a clean block with facts is then fed by them alone
+    (``failsafe.Machines.folding``), without parsing it here; None has the block proven here
+    (the first block too: a batch machine feeds a batch it is not in step with line by line, so
+    the report is the same; proven, the first block's lines are parsed here, once).
     """
     at = _Progress()
     try:
-        _judge_blocks(stream, resolve(wire), out, max_line_bytes, sample, at)
+        _judge_blocks(stream, resolve(wire), out, max_line_bytes, sample, at, proofs)
     except Exception as exc:  # the last net: what the guards inside did not catch
         failsafe.internal(out, at.last or None, "the checker", exc,
                           "the check stopped there, so the stream cannot be declared conformant")
@@ -152,29 +174,56 @@ class _Progress:
 
 
 def _judge_blocks(stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
-                  sample: capture_coverage.Sample | None, at: _Progress) -> None:
+                  sample: capture_coverage.Sample | None, at: _Progress, proofs: Proofs | None = None) -> None:
     report = out.report
     judge = Judge(wire, out)
     validate, feed, feed_batch = judge.validate, judge.machines.feed, judge.machines.batch()
+    fold = judge.machines.folding() if proofs is not None and feed_batch is not None else None
     add = sample.add if sample is not None else None
     prove = clean_block(wire, max_line_bytes)
-    pieces = blocks(stream, max_line_bytes)
+    loads = orjson.loads
+    pieces = blocks(stream, max_line_bytes, proofs.lazy if fold is not None and proofs is not None else None)
     ansi = wire.ansi
     hint = True  # the first object line is still to be shown to note_other_wire
     number = last = 0
+    index = -1
     failed = False
     while True:
+        facts: tuple[Any, ...] | None = None
         try:
             block = next(pieces, None)
             if block is None:
                 break
-            values = prove(block) if feed_batch is not None and number else None
-            records = None if values is not None else frame(block, number, out, max_line_bytes, None, ansi=ansi)
+            index += 1
+            proof = proofs(index, block) if feed_batch is not None and proofs is not None else None
+            if fold is not None and type(proof) is tuple and not hint and (sample is None or sample.full):
+                values, facts = None, proof
+            else:
+                if type(block) is Piece:
+                    block = block.block()
+                if proof is None:  # proven here (the first block of one process: line by line)
+                    values = prove(block) if feed_batch is not None and (number or proofs is not None) else None
+                elif proof is False:
+                    values = None
+                else:  # clean, proven elsewhere: its objects, parsed as clean_block parses them
+                    values = list(map(loads, block.bodies))
+            records = None if values is not None or facts is not None else \
+                frame(block, number, out, max_line_bytes, None, ansi=ansi)
         except Exception as exc:  # fail closed: any exception is a finding
             failed = True
             failsafe.internal(out, last + 1, "the line reader", exc, "the lines from here on were not read or checked")
             break
-        if values is not None and feed_batch is not None:
+        if facts is not None and fold is not None and feed_batch is not None:
+            count = facts[0]  # the block's lines (the proof matched the block's size)
+            if sample is not None:
+                sample.seen += count  # full: only counted (capture_coverage.Sample.extend)
+            whole = _Whole(block)
+            if not fold(number + 1, count, facts, whole.line):
+                feed_batch(number + 1, whole.objects())
+            last = at.last = number + count
+            number += count
+            continue
+        elif values is not None and feed_batch is not None:
             if sample is not None:
                 sample.extend(values)
             feed_batch(number + 1, values)
@@ -208,6 +257,28 @@ def _judge_blocks(stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
         judge.machines.finish()
     report.lines = max(report.lines, last)
     requirements.mark_checked(report)
+
+
+class _Whole:
+    """A block folded by its facts, split and parsed only if a step needs a line whole."""
+
+    __slots__ = ("_block", "_bodies")
+
+    def __init__(self, block: Block | Piece) -> None:
+        self._block = block
+        self._bodies: list[bytes] | None = None
+
+    def bodies(self) -> list[bytes]:
+        if self._bodies is None:
+            block = self._block
+            self._bodies = (block.block() if type(block) is Piece else block).bodies  # type: ignore[union-attr]
+        return self._bodies
+
+    def line(self, offset: int) -> Any:
+        return orjson.loads(self.bodies()[offset])
+
+    def objects(self) -> list[Any]:
+        return list(map(orjson.loads, self.bodies()))
 
 
 def clean_block(wire: Wire, max_line_bytes: int) -> Callable[[Block], list[Any] | None]:

@@ -80,9 +80,9 @@ def read_records(
 
     A line is judged only when the previous record has been consumed, so a consumer that
     reports as it goes (the checker) reports line by line, whatever the block size.
-    ``parse_line(body, number)`` replaces the strict parse; it must return the same value (the
-    parallel checker's main process uses one that reuses its worker's verdicts). ``escapes``
-    False skips the decoded-ESC check (that process reports no ``line.*`` finding).
+    ``parse_line(body, number)`` replaces the strict parse; it must return the same value.
+    ``escapes`` False skips the decoded-ESC check (for a reader whose ``line.*`` findings are
+    reported elsewhere).
     ``ansi`` says whether ``line.ansi`` applies: the wire's ``Wire.ansi`` (True, judging, when not
     given: fail closed). Under ``--wire auto`` the reader judges it and its findings are held until
     the wire is decided, then kept as that wire says (``contract.pipeline.Deciding``).
@@ -180,7 +180,46 @@ def _too_long(number: int, found: int, max_line_bytes: int, out: Sink) -> None:
              "raise --max-line-bytes if such lines are legitimate")
 
 
-def blocks(stream: Any, max_line_bytes: int) -> Iterator[Block]:
+class Piece:
+    """A block of whole lines not yet split (``blocks``' ``lazy``): ``block()`` is the very
+    ``Block`` the eager split gives, built on demand; its line count and length are cheap."""
+
+    __slots__ = ("_data", "_head", "_made")
+
+    def __init__(self, head: bytes | None, data: bytes) -> None:
+        self._head = head  # a line begun in an earlier read, completed at the start of data
+        self._data = data  # the read after that line, up to and including its last LF, and beyond
+        self._made: Block | None = None
+
+    def block(self) -> Block:
+        if self._made is None:
+            data, head = self._data, self._head
+            bodies = data.split(b"\n")
+            bodies.pop()  # what follows the last LF: the next block's
+            may_cr, may_esc = b"\r" in data, may_escape(data)
+            if head is not None:
+                bodies.insert(0, head)
+                may_cr, may_esc = may_cr or b"\r" in head, may_esc or may_escape(head)
+            may_exp = may_exponent(data) or (head is not None and may_exponent(head))
+            self._made = Block(bodies, False, may_cr, may_esc, 0, may_exp)
+        return self._made
+
+    def size(self) -> tuple[int, int]:
+        """The block's line count and the length of its lines (LFs not counted)."""
+        data, head = self._data, self._head
+        lines = data.count(b"\n")
+        length = data.rfind(b"\n") + 1 - lines
+        if head is not None:
+            lines, length = lines + 1, length + len(head)
+        return lines, length
+
+
+def size(block: Block) -> tuple[int, int]:
+    """``Piece.size`` of a block already split."""
+    return len(block.bodies), sum(map(len, block.bodies))
+
+
+def blocks(stream: Any, max_line_bytes: int, lazy: Callable[[int], bool] | None = None) -> Iterator[Any]:
     """Split a buffered stream into blocks of whole lines, in bounded memory.
 
     Public with ``frame`` (which judges and parses one block): the two-process checker frames
@@ -188,7 +227,19 @@ def blocks(stream: Any, max_line_bytes: int) -> Iterator[Block]:
 
     A line longer than ``max_line_bytes`` is counted, not kept: once the unfinished line
     passes the limit its bytes are skipped up to the next LF.
+
+    ``lazy(index)``: whether the block of that index (0, 1, ... in the order given) comes as a
+    ``Piece``, unsplit, instead of a ``Block`` (the two-process checker's, for the blocks the
+    other process proves). Each index is the same block either way.
     """
+    for index, block in enumerate(_pieces(stream, max_line_bytes)):
+        if type(block) is Piece and (lazy is None or not lazy(index)):
+            yield block.block()
+        else:
+            yield block
+
+
+def _pieces(stream: Any, max_line_bytes: int) -> Iterator[Block | Piece]:
     read = stream.read1
     pending: list[bytes] = []  # the start of a line that continues in the next block
     pending_bytes = 0
@@ -217,20 +268,15 @@ def blocks(stream: Any, max_line_bytes: int) -> Iterator[Block]:
                 head = b"".join(pending)
                 pending, pending_bytes = [], 0
             data = data[at + 1 :]
-        bodies = data.split(b"\n")
-        rest = bodies.pop()
+        cut = data.rfind(b"\n") + 1
+        rest = data[cut:]
         if rest:
             if len(rest) > max_line_bytes:
                 skipped = len(rest)
             else:
                 pending, pending_bytes = [rest], len(rest)
-        may_cr, may_esc = b"\r" in data, may_escape(data)
-        if head is not None:
-            bodies.insert(0, head)
-            may_cr, may_esc = may_cr or b"\r" in head, may_esc or may_escape(head)
-        if bodies:
-            may_exp = may_exponent(data) or (head is not None and may_exponent(head))
-            yield Block(bodies, False, may_cr, may_esc, 0, may_exp)
+        if head is not None or cut:
+            yield Piece(head, data)
     if skipped >= 0:
         yield Block([], False, False, False, skipped)
     elif pending:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 from contract import parallel
 from contract.checker import check
 from contract.resources import data_dir
+from tests import long_runs
 from tests.casefiles import all_cases
 from tests.depth import deep, sample
 
@@ -30,7 +32,7 @@ pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 FOREIGN = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "foreign"
 
 
-def _report(path: Path, wire: str, jobs: int, **options: Any) -> dict[str, Any]:
+def _report(path: Path, wire: Any, jobs: int, **options: Any) -> dict[str, Any]:
     with path.open("rb") as handle:
         report = check(handle, wire, jobs=jobs, source="x", **options)
     return report.to_json()
@@ -236,3 +238,184 @@ def test_an_unknown_line_type_is_noted_on_both_paths(tmp_path: Path) -> None:
     serial = _report(path, "stream-json", 1)
     assert any("'thought', which the schema does not list" in note for note in serial["notes"])
     assert _report(path, "stream-json", 2) == serial
+
+
+# -- the worker's facts (issue 25): the main folds them, takes what has not come, never waits --------
+
+
+def _broken_file(tmp_path: Path, seed: int, lines: int = 6000) -> Path:
+    """A long run from every golden with random faults (tests/long_runs.py), and a few lines that
+    are no objects, so blocks of every kind meet: clean and folded, clean and declined, not clean."""
+    objs: list[Any] = long_runs.broken(lines, seed)[0]
+    pick = random.Random(seed)
+    for _ in range(3):
+        objs[pick.randrange(200, lines - 1)] = pick.choice(["[1]", "", "{\"type\":\"user\",\"seq\":1,\"seq\":2}"])
+    path = tmp_path / f"broken-{seed}.jsonl"
+    path.write_bytes(long_runs.text(objs))
+    return path
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_runs_with_random_faults_same_report(tmp_path: Path, seed: int) -> None:
+    path = _broken_file(tmp_path, seed)
+    _same(path, "stream-json", strict=True)
+    _same(path, "stream-json", max_line_bytes=2000)
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, cls: Any, name: str) -> list[int]:
+    calls: list[int] = []
+    original = getattr(cls, name)
+
+    def counted(self: Any, *args: Any) -> Any:
+        calls.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(cls, name, counted)
+    return calls
+
+
+def test_the_main_folds_the_worker_s_facts_without_parsing_its_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from contract import pipeline
+    from contract.wires.stream_json import StreamRules
+
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(long_runs.text(long_runs.run(8000)))
+    serial = _report(path, "stream-json", 1)
+    folded = _counting(monkeypatch, StreamRules, "feed_facts")
+    parsed = _counting(monkeypatch, pipeline._Whole, "line") + _counting(monkeypatch, pipeline._Whole, "objects")
+    real_call = parallel._Inbox.__call__
+
+    def unhurried(self: Any, index: int, block: Any) -> Any:
+        time.sleep(0.002)  # leave the worker time to be ahead, however busy the machine
+        return real_call(self, index, block)
+
+    monkeypatch.setattr(parallel._Inbox, "__call__", unhurried)
+    assert _report(path, "stream-json", 2) == serial
+    assert len(folded) > 20  # the worker's blocks, folded in the main
+    assert len(parsed) < len(folded) // 4  # hardly any of their lines parsed there
+
+
+def test_a_slow_worker_s_blocks_are_taken_by_the_main(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The main never waits: a block whose proof has not come is proven by the main, and the
+    worker, told, skips it."""
+    import time
+
+    path = _broken_file(tmp_path, 7)
+    serial = _report(path, "stream-json", 1)
+    real_send = parallel._send
+
+    def slow_send(fd: int, message: Any) -> None:
+        time.sleep(0.05)
+        real_send(fd, message)
+
+    taken: list[int] = []
+    real_call = parallel._Inbox.__call__
+
+    def call(self: Any, index: int, block: Any) -> Any:
+        proof = real_call(self, index, block)
+        if parallel._owns(index) and proof is None:
+            taken.append(index)
+        return proof
+
+    monkeypatch.setattr(parallel, "_send", slow_send)
+    monkeypatch.setattr(parallel._Inbox, "__call__", call)
+    assert _report(path, "stream-json", 2) == serial
+    assert taken
+    _assert_no_children()
+
+
+@pytest.mark.parametrize("lie", ["a count off by one", "garbage", "not a proof", "a proof of no kind"])
+def test_a_worker_out_of_step_is_sent_away_and_its_blocks_proven_by_the_main(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lie: str
+) -> None:
+    path = _broken_file(tmp_path, 8)
+    serial = _report(path, "stream-json", 1)
+    real_send = parallel._send
+    sent: list[int] = []
+
+    def lying_send(fd: int, message: Any) -> None:
+        if lie == "a proof of no kind":  # the first block found not clean, said to be proven by a 1
+            if message[3] is False and not sent:
+                sent.append(1)
+                real_send(fd, (*message[:3], 1))
+            else:
+                real_send(fd, message)
+            return
+        sent.append(1)
+        if len(sent) != 3:
+            real_send(fd, message)
+        elif lie == "a count off by one":
+            real_send(fd, (message[0], message[1] + 1, *message[2:]))
+        elif lie == "garbage":
+            os.write(fd, parallel._HEADER.pack(3) + b"\xff\xff\xff")
+        else:
+            real_send(fd, ["a", "list"])
+
+    monkeypatch.setattr(parallel, "_send", lying_send)
+    assert _report(path, "stream-json", 2) == serial
+    _assert_no_children()
+
+
+def test_a_wire_that_does_not_split_is_checked_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """subagent-stdio (no batch machine) and --wire auto: one process, with --jobs 2 too (measured
+    the faster there); the report is the one-process report, with no note of a failed split."""
+    path = tmp_path / "epoch.jsonl"
+    path.write_bytes((data_dir("goldens") / "subagent-stdio" / "epoch_change.jsonl").read_bytes())
+    serial = _report(path, "subagent-stdio", 1)
+    auto = _report(path, "auto", 1)
+
+    def no_fork() -> int:
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert _report(path, "subagent-stdio", 2) == serial
+    assert _report(path, "auto", 2) == auto
+
+
+def test_a_wire_registered_for_a_test_is_checked_by_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The descriptor, not a name, crosses the fork: a wire registered for the test is the worker's
+    too (a copy of stream-json under another name)."""
+    import dataclasses
+
+    from contract.wires import get, registered
+    from contract.wires.stream_json import StreamRules
+
+    wire = dataclasses.replace(get("stream-json"), name="stream-json-copy")
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(long_runs.text(long_runs.run(6000)))
+    with registered(wire):
+        serial = _report(path, wire, 1)  # type: ignore[arg-type]
+        folded = _counting(monkeypatch, StreamRules, "feed_facts")
+        assert _report(path, wire, 2) == serial  # type: ignore[arg-type]
+    assert serial["wire"] == "stream-json-copy"
+    assert serial["conformant"]
+    assert folded
+
+
+def test_the_worker_ahead_is_held_back_by_the_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounded memory: the main reads the worker's proofs only up to the block it is at, so a
+    worker far ahead waits on a full pipe instead of piling its proofs up in the main."""
+    import time
+
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(long_runs.text(long_runs.run(30000)))
+    serial = _report(path, "stream-json", 1)
+    held: list[int] = []
+    real_call = parallel._Inbox.__call__
+
+    def slow_main(self: Any, index: int, block: Any) -> Any:
+        time.sleep(0.002)
+        proof = real_call(self, index, block)
+        held.append(len(self._proofs))
+        return proof
+
+    monkeypatch.setattr(parallel._Inbox, "__call__", slow_main)
+    assert _report(path, "stream-json", 2) == serial
+    assert len(held) > 250  # blocks
+    assert max(held) < 100  # proofs held at once: what one read of the pipe brings (64 KiB), not the file's

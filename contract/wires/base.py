@@ -78,6 +78,24 @@ class BatchMachine(Machine, Protocol):
     def feed_batch(self, first: int, objs: list[Line], out: Sink) -> None: ...
 
 
+@runtime_checkable
+class FactMachine(BatchMachine, Protocol):
+    """A batch machine whose work on a block splits into the part each line decides alone and the
+    part that depends on the run so far, so the first can run in another process.
+
+    ``block_facts(objs)`` (no state: a static method) gives a block's facts as plain data (what
+    ``marshal`` carries), or None when the block needs ``feed_batch``; ``feed_facts`` takes the
+    facts of the lines ``first``, ``first + 1``, ... with the same findings ``feed`` would give,
+    or returns False with nothing done (the caller then calls ``feed_batch``). ``load(offset)``
+    gives the object of the block's line at ``offset``, for the rare step that needs it whole.
+    """
+
+    @staticmethod
+    def block_facts(objs: list[Line]) -> Any | None: ...
+
+    def feed_facts(self, first: int, facts: Any, out: Sink, load: Callable[[int], Line]) -> bool: ...
+
+
 class Live(StrEnum):
     """How a live run of the wire goes."""
 

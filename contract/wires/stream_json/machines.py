@@ -16,12 +16,14 @@ from decimal import Decimal
 from itertools import repeat
 from typing import Any, ClassVar
 
-from contract.jsonline import MAX_INT_DIGITS, parse
+from contract.jsonline import MAX_INT_DIGITS
 from contract.jsonvalue import clip, quoted, same_value, shown
 from contract.jsonvalue import kind as json_kind
 from contract.reader import Record
 from contract.rules import Check
 from contract.sink import Sink
+from contract.wires.stream_json import facts as batch
+from contract.wires.stream_json.facts import TASK_SUBTYPES, UTC_STAMPS
 from contract.wires.stream_json.rules import REGISTRY
 
 # result subtype -> is_error, from the schema's description: "result subtype known set:
@@ -38,9 +40,6 @@ RESULT_IS_ERROR = {
 # enums everywhere — this schema documents known values in descriptions but does not constrain
 # them"), so any string passes sj.agent-form; generators draw from these.
 AGENT_LABELS = ("primary", "escalation")
-TASK_SUBTYPES = frozenset(
-    {"task_started", "task_progress", "task_notification", "background_tasks_changed"}
-)
 SESSION_FORM = re.compile(r"sess_\S+")
 
 # RFC 3339 §5.6 date-time, with the field ranges in the pattern; day-of-month and the leap
@@ -51,17 +50,6 @@ RFC3339 = re.compile(
     r"(?:\.([0-9]+))?([Zz]|([+-])([01][0-9]|2[0-3]):([0-5][0-9]))"
 )
 _DAY_MINUTES = 24 * 60
-
-
-# Many UTC stamps joined by LF, each of the same RFC 3339 shape as above but with a day that
-# exists in every month (01-28) and no leap second (valid only at 23:59 UTC, judged line by
-# line): one C-level match proves a whole batch of stamps valid.
-_STAMP_UTC = (
-    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-    r"(?:\.[0-9]+)?Z"
-)
-UTC_STAMPS = re.compile(rf"(?:{_STAMP_UTC}\n)*{_STAMP_UTC}")
-
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read", "cache_creation")
 
@@ -100,6 +88,9 @@ class StreamRules:
     # The rules _batch_in_step judges for a whole batch, as feed would on its lines
     # (sj.init-first was judged on line 1; sj.result-last is judged by finish in any case).
     IN_STEP = ("sj.seq", "sj.seq-contiguous", "sj.session-constant", "sj.ts-format", "sj.ts-order")
+
+    # What each line of a block decides alone (no state: the parallel checker's worker runs it)
+    block_facts = staticmethod(batch.block_facts)
 
     def __init__(self) -> None:
         self.first = True
@@ -177,7 +168,14 @@ class StreamRules:
         When the whole batch passes the run-wide checks at once (``_batch_in_step``), only the
         checks that depend on each line's type run line by line; otherwise every line takes
         ``feed``. Either way the findings and their order are those of ``feed``.
+
+        First the block's facts (``facts.block_facts``) are tried: when no line has anything to
+        report on its own and the block continues the run, ``feed_facts`` takes only the steps
+        that depend on the run.
         """
+        facts = self.block_facts(objs)
+        if facts is not None and self.feed_facts(first, facts, out, objs.__getitem__):
+            return
         if not self._batch_in_step(objs):
             for line, obj in enumerate(objs, first):
                 self.feed(Record(line, b"", obj), out)
@@ -195,6 +193,108 @@ class StreamRules:
                 handler(obj, line, out)
         self.last_line = first + len(objs) - 1
         self.last_unreadable = False
+
+    def feed_facts(self, first: int, facts: batch.Facts, out: Sink, load: Callable[[int], dict[str, Any]]) -> bool:
+        """Feed the block of lines ``first``, ``first + 1``, ... by its facts (``facts.block_facts``):
+        the same as ``feed`` on each line, or False, with nothing done, when the block does not
+        continue the run as the facts need (then ``feed_batch`` judges it).
+
+        The facts vouch that no line has anything to report on its own; what is left depends on
+        the run, judged here: the block continues the run's seq, session and stamps, after init
+        and before any result; the capabilities its lines need were advertised; no bound is
+        reached in it; the calls it completes start in it; then its tool_use ids join the run's
+        and its steps left (``facts.PARENT``, ``USE``, ``RESULT``, ``FRAG``) are taken in line
+        order by the methods ``feed`` calls for them. ``load(offset)``: the object of the block's
+        line at ``offset``, for the rare step that needs the whole line (a tool_use completing
+        fragments streamed in an earlier block).
+        """
+        (count, first_seq, session, first_ts, last_ts, flags, uses, ops, calls,
+         use_bytes, use_entries, frag_bytes, frag_entries) = facts
+        if not self._continues(first_seq, session, first_ts, flags):
+            return False
+        if (self.tool_uses_full or self.tool_use_bytes + use_bytes + self.ENTRY_OVERHEAD * use_entries
+                > self.MAX_TOOL_USE_BYTES
+                or self.pending_bytes + frag_bytes + self.ENTRY_OVERHEAD * frag_entries > self.MAX_PENDING_BYTES):
+            return False  # a bound may be reached in the block: line by line, where it is reported
+        fragments, tool_uses = self.fragments, self.tool_uses
+        for at in range(0, len(calls), 2):
+            ref = calls[at]
+            if ref in fragments or ref in tool_uses or calls[at + 1] > self.MAX_CALL_BYTES:
+                return False  # the call began earlier, or is a repeat: judged line by line
+        refs = uses[2::3]
+        merge = bool(fragments) and not fragments.keys().isdisjoint(refs)  # one completes an earlier call
+        self.next_seq = first_seq + count
+        self.last_seq = first_seq + count - 1
+        self.last_ts = last_ts
+        self._exercise(flags, out)
+        if merge:
+            steps = [*ops, *(value for at in range(0, len(uses), 3)
+                             for value in (uses[at], batch.USE, uses[at + 2], uses[at + 1]))]
+            self._steps(first, _in_line_order(steps), out, load)
+        else:
+            fresh = [ref for ref in dict.fromkeys(refs) if ref not in tool_uses]
+            tool_uses.update(fresh)  # what _remember does for each, no bound being reached
+            self.tool_use_bytes += sum(map(len, fresh)) + self.ENTRY_OVERHEAD * len(fresh)
+            if ops:
+                self._steps(first, ops, out, load)
+        self.last_line = first + count - 1
+        self.last_unreadable = False
+        return True
+
+    def _continues(self, first_seq: int, session: str, first_ts: str, flags: int) -> bool:
+        """Whether a block in step with itself continues the run with nothing to report: after
+        init and before any result, seq, session and stamps follow on, and the capabilities its
+        lines need were advertised (or no init said any)."""
+        before = self.last_ts
+        if (self.checks or self.first or self.result_line is not None or first_seq != self.next_seq
+                or session != self.session or before is None or len(before) != len(first_ts) or before[-1] != "Z"
+                or first_ts < before):
+            return False
+        advertised = self.advertised
+        return advertised is None or all(capability in advertised for bit, capability in batch.NEEDS if flags & bit)
+
+    def _exercise(self, flags: int, out: Sink) -> None:
+        """The rules a block fed by its facts judged, each with no finding."""
+        exercised = out.exercised
+        for rule in self.IN_STEP:
+            exercised(rule)
+        for bit, rule in (*batch.FLAG_RULES, *batch.KNOWN):
+            if flags & bit:
+                exercised(rule)
+        if self.advertised is not None and any(flags & bit for bit, _ in batch.NEEDS):
+            exercised("sj.capabilities")
+        if flags & batch.CALLS and not self.reassembly_stopped:
+            for rule in batch.CALL_RULES:
+                exercised(rule)
+
+    def _steps(self, first: int, ops: list[Any], out: Sink, load: Callable[[int], dict[str, Any]]) -> None:
+        """A block's run-dependent steps, in order, as ``feed`` takes them (``feed_facts``)."""
+        tool_uses, fragments = self.tool_uses, self.fragments
+        parents = results = False  # a reference to a known id: only its rule is exercised
+        items = iter(ops)
+        for offset, code, ref, extra in zip(items, items, items, items, strict=True):
+            if code == batch.PARENT:
+                if ref in tool_uses:
+                    parents = True
+                else:
+                    self._parent(ref, first + offset, out)
+            elif code == batch.RESULT:
+                if ref in tool_uses:
+                    results = True
+                else:
+                    self._result_ref(ref, first + offset, f"/message/content/{extra}/tool_use_id", out)
+            elif code == batch.USE:
+                if ref in fragments:  # it completes streamed fragments: judged on the whole line
+                    self._tool_use(load(offset)["message"]["content"][extra], first + offset,
+                                   f"/message/content/{extra}", out)
+                elif ref not in tool_uses:
+                    self._remember(ref, first + offset, out)
+            else:
+                self._piece(ref, extra, first + offset, out)
+        if parents:
+            out.exercised("sj.parent-ref")
+        if results:
+            out.exercised("sj.tool-result-ref")
 
     def _batch_in_step(self, objs: list[dict[str, Any]]) -> bool:
         """Whether every line of the batch passes sj.init-first, sj.result-last, sj.seq,
@@ -554,10 +654,14 @@ class StreamRules:
             out.emit("sj.tool-result-ref", line, where, "expected the id of an earlier tool_use, found no tool_use_id")
             return
         ref = block["tool_use_id"]
-        known = self._known(ref) if type(ref) is str else None
+        if type(ref) is str:  # a non-string id is the schema's finding
+            self._result_ref(ref, line, where, out)
+
+    def _result_ref(self, ref: str, line: int, where: str, out: Sink) -> None:
+        known = self._known(ref)
         if known is not None:
             out.exercised("sj.tool-result-ref")
-        if known is False:  # a non-string id is the schema's finding
+        if known is False:
             out.emit("sj.tool-result-ref", line, where,
                      f"expected the id of an earlier tool_use, found {quoted(clip(ref))}")
 
@@ -591,10 +695,13 @@ class StreamRules:
     # checker.limit when reached, and the check it feeds stops instead of guessing.
 
     def _fragment(self, event: dict[str, Any], line: int, out: Sink) -> None:
-        if self.reassembly_stopped:
-            return
         ref, fragment = event.get("tool_use_id"), event.get("partial_json")
-        if type(ref) is not str or type(fragment) is not str:
+        if type(ref) is str and type(fragment) is str:
+            self._piece(ref, fragment, line, out)
+
+    def _piece(self, ref: str, fragment: str, line: int, out: Sink) -> None:
+        """One tool_args_delta fragment of the call ``ref``."""
+        if self.reassembly_stopped:
             return
         call = self.fragments.get(ref)
         if call is None and self._known(ref):
@@ -677,10 +784,9 @@ class StreamRules:
         if call.stopped:
             return
         pieces = call.pieces
-        text = "".join(pieces)
         # The reassembly is read as a line is (contract.jsonline): the same strict RFC 8259
         # numbers, nesting limit and duplicate-member detection, never last-wins.
-        args, faults = parse(text.encode("utf-8", "surrogatepass"))
+        text, args, faults = batch.reassemble(pieces)
         rules = {fault.rule for fault in faults}
         if "line.limit" in rules:
             why = next(f.message for f in faults if f.rule == "line.limit")
@@ -712,6 +818,14 @@ class StreamRules:
 
 
 Handler = Callable[[dict[str, Any], int, Sink], None]
+
+
+def _in_line_order(steps: list[Any]) -> list[Any]:
+    """Flat steps (``facts``' ops, four items each) in the order ``feed`` takes them: by line, a
+    line's parent reference first, then its content blocks by index."""
+    items = [steps[at : at + 4] for at in range(0, len(steps), 4)]
+    items.sort(key=lambda item: (item[0], -1 if item[1] == batch.PARENT else 0 if item[1] == batch.FRAG else item[3]))
+    return [value for item in items for value in item]
 
 
 def _chained(first: Handler | None, then: Handler) -> Handler:
