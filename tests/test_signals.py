@@ -12,6 +12,7 @@ with ``run.interrupted`` naming the signal, and no process left carrying the run
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -283,3 +284,142 @@ def test_a_signal_during_feed(signum: int, name: str, code: int, marker: str, tm
     report = json.loads(out)
     _interrupted([v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"], name)
     _no_process_left(token)
+
+
+# -- two signals, back to back (the first one's report and status, whatever follows) -------------
+
+PAIRS = [(signal.SIGINT, signal.SIGTERM), (signal.SIGTERM, signal.SIGINT), (signal.SIGTERM, signal.SIGTERM),
+         (signal.SIGHUP, signal.SIGINT)]
+VERBS = {
+    "run": ["run", "--timeout", "60", "--format", "json"],
+    "fuzz": ["fuzz", "--seed", "1", "--examples", "1", "--timeout", "60", "--format", "json"],
+    "feed": ["feed", "--scenario", "hello", "--timeout", "60", "--format", "json"],
+}
+
+
+def _gone(pid: int, seconds: float = 30.0) -> None:
+    """Wait until ``pid`` (the emitter's grandchild) is killed and reaped: the first signal's cleanup runs."""
+    until = time.monotonic() + seconds
+    while Path(f"/proc/{pid}").exists():
+        assert time.monotonic() < until, f"the first signal never ended the run (process {pid} lives)"
+        time.sleep(0.002)
+
+
+def _two_signals(verb: str, first: int, second: int, together: bool, marker: str,
+                 tmp_path: Path) -> tuple[int, dict[str, object], str, str]:
+    """Start ``milk-contract VERB`` on the hanging emitter, send ``first`` then ``second``: at once
+    (``together``), or as soon as the first one's cleanup has killed the emitter's grandchild.
+    (exit status, report, stderr, token)."""
+    pidfile = tmp_path / "pid"
+    quiet = ["quiet"] if verb != "run" else []
+    proc = subprocess.Popen([PY, "-m", "contract", *VERBS[verb], "--", PY, HANGS, marker, str(pidfile), *quiet],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        pid = _grandchild(pidfile, proc)
+        token = _token_of(pid)
+        time.sleep(0.5)  # the lines written before the grandchild started are judged by then
+        os.kill(proc.pid, first)
+        if not together:
+            _gone(pid)
+        with contextlib.suppress(ProcessLookupError):  # the run may be over already: then nothing to break
+            os.kill(proc.pid, second)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, json.loads(out or b"null"), err.decode(), token
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _named(report: dict[str, object]) -> int:
+    """The signal the report's single run.interrupted finding names."""
+    assert isinstance(report, dict), "no report on stdout"
+    violations = report["violations"]
+    assert isinstance(violations, list)
+    [message] = [v["message"] for v in violations if v["rule"] == "run.interrupted"]
+    [signum] = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if f"interrupted ({s.name})" in message]
+    return int(signum)
+
+
+def _pair_cases(verbs: list[str]) -> list[object]:
+    cases = []
+    for verb in verbs:
+        for first, second in PAIRS if verb == "run" else PAIRS[:2]:
+            slow = not (verb == "run" and first == signal.SIGINT)  # one representative in the default run
+            marks = [pytest.mark.deep] if slow else []
+            cases.append(pytest.param(verb, first, second, marks=marks,
+                                      id=f"{verb}-{signal.Signals(first).name}-{signal.Signals(second).name}"))
+    return cases
+
+
+@pytest.mark.parametrize(("verb", "first", "second"), _pair_cases(["run", "fuzz", "feed"]))
+def test_a_second_signal_during_the_cleanup_changes_nothing(verb: str, first: int, second: int, marker: str,
+                                                            tmp_path: Path) -> None:
+    """The first signal's report and 128 + the first signal: the second lands while the first one's
+    cleanup and report run (it broke the cleanup, or killed the process, before)."""
+    code, report, err, token = _two_signals(verb, first, second, False, marker, tmp_path)
+    assert "Traceback" not in err
+    assert _named(report) == first, report
+    assert code == 128 + first, err
+    _no_process_left(token)
+
+
+@pytest.mark.parametrize(("verb", "first", "second"), _pair_cases(["run", "fuzz", "feed"]))
+def test_two_signals_at_once_report_one_of_them_consistently(verb: str, first: int, second: int, marker: str,
+                                                             tmp_path: Path) -> None:
+    """Sent back to back, both are pending when the process next runs and the kernel picks the order
+    (docs/live-runs.md): whichever counts as first, the report is whole and the status is its own."""
+    code, report, err, token = _two_signals(verb, first, second, True, marker, tmp_path)
+    assert "Traceback" not in err
+    named = _named(report)
+    assert named in (first, second), report
+    assert code == 128 + named, err
+    _no_process_left(token)
+
+
+def test_python_runs_handlers_by_number_the_first_delivered_counts() -> None:
+    """Two signals whose C handlers ran before Python's next check: Python then calls the handlers in
+    signal-number order (SIGINT's before SIGTERM's), whatever order they came in; the wakeup pipe
+    holds the order they came in, and the first of it is what is raised.
+
+    Both are made pending (blocked), then unblocked together: Linux takes SIGINT first but stacks
+    SIGTERM's frame on top of it, so SIGTERM's C handler runs first, SIGINT's next, and only then
+    does Python look (the old handler said SIGINT here)."""
+    _in_main_thread()
+    main = threading.main_thread().ident
+    assert main is not None
+    both = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, both)
+    try:
+        with as_interrupts() as interrupts:
+            with pytest.raises(Signalled) as caught:
+                signal.pthread_kill(main, signal.SIGTERM)
+                signal.pthread_kill(main, signal.SIGINT)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, both)
+                time.sleep(5)
+            time.sleep(0.05)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, both)
+    assert caught.value.signum == signal.SIGTERM
+    assert interrupts.received == signal.SIGTERM
+    assert interrupts.later == [signal.SIGINT]
+
+
+def test_ending_leaves_the_signals_ignored_after_an_interruption() -> None:
+    """The CLI's and pytest's block: once a signal was received, a later one cannot end the process
+    while it prints the report and exits (a Python handler would be gone at finalization)."""
+    _in_main_thread()
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        with pytest.raises(Signalled), as_interrupts(ending=True):
+            _deliver(signal.SIGHUP)
+        assert all(signal.getsignal(s) == signal.SIG_IGN for s in previous)
+        with as_interrupts(ending=True):  # without a signal, what was there is put back
+            pass
+        assert all(signal.getsignal(s) == signal.SIG_IGN for s in previous)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+    with as_interrupts(ending=True):
+        pass
+    assert {s: signal.getsignal(s) for s in previous} == previous
