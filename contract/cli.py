@@ -855,8 +855,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     """:func:`run` inside an ``as_interrupts`` block its caller holds."""
-    from contract.interrupts import signal_of
     from contract.interrupts import name as signal_name
+    from contract.interrupts import signal_of
 
     try:
         args = _build_parser().parse_args(argv)
