@@ -389,14 +389,18 @@ def test_python_runs_handlers_by_number_the_first_delivered_counts() -> None:
     main = threading.main_thread().ident
     assert main is not None
     both = {signal.SIGINT, signal.SIGTERM}
+
+    def deliver_both() -> None:
+        signal.pthread_kill(main, signal.SIGTERM)
+        signal.pthread_kill(main, signal.SIGINT)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, both)
+        time.sleep(5)
+
     signal.pthread_sigmask(signal.SIG_BLOCK, both)
     try:
         with as_interrupts() as interrupts:
             with pytest.raises(Signalled) as caught:
-                signal.pthread_kill(main, signal.SIGTERM)
-                signal.pthread_kill(main, signal.SIGINT)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, both)
-                time.sleep(5)
+                deliver_both()
             time.sleep(0.05)
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, both)
