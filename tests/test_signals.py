@@ -427,3 +427,90 @@ def test_ending_leaves_the_signals_ignored_after_an_interruption() -> None:
     with as_interrupts(ending=True):
         pass
     assert {s: signal.getsignal(s) for s in previous} == previous
+
+
+# -- the plugin in a milk-like repository (--strict-markers -W error -n 2), real signals ------------
+
+
+def _milk_env() -> dict[str, str]:
+    """This environment without this run's own pytest, xdist or hypothesis settings (a worker of
+    this run has PYTEST_XDIST_WORKER set, which would make syrupy in the child think it is one)."""
+    drop = ("PYTHONPATH", "MILK_CONTRACT_EMITTER", "HYPOTHESIS_PROFILE", "PYTEST_ADDOPTS")
+    return {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("PYTEST_XDIST")}
+
+
+def _signal_milk_repo(signum: int, *, group: bool, xdist: bool, marker: str,
+                      tmp_path: Path) -> tuple[int, str, str]:
+    """``pytest --pyargs contract`` in a milk-like repository on the hanging emitter; ``signum`` to
+    pytest's process group (as CI runners and Ctrl-C send) or to pytest alone (``kill PID``) once
+    a scenario's emitter runs. (exit status, output, token)."""
+    import tools.milk_repo
+
+    repo = tools.milk_repo.create(tmp_path / "milk")
+    pidfile = tmp_path / "pid"
+    emitter = shlex.join([PY, HANGS, marker, str(pidfile)])
+    argv = [PY, "-m", "pytest", "--pyargs", "contract", "--contract-emitter", emitter, "-q",
+            *([] if xdist else ["-n", "0"])]
+    proc = subprocess.Popen(argv, cwd=repo, env=_milk_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        pid = _grandchild(pidfile, proc, seconds=120)
+        token = _token_of(pid)
+        time.sleep(0.5)  # the lines written before the grandchild started are judged by then
+        if group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        out, _ = proc.communicate(timeout=90)
+        return proc.returncode, out.decode(), token
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _plugin_interrupted(code: int, out: str, signum: int, token: str) -> None:
+    name = signal.Signals(signum).name
+    assert code == 128 + signum, out
+    assert f"milk-contract: interrupted ({name}) during tests/test_emitter.py::test_scenario[" in out
+    assert "run.interrupted" in out
+    assert f"found it interrupted ({name})" in out  # the run's report, in the summary
+    assert "Warning" not in out  # syrupy's "received 0 of 2 xdist worker snapshot reports" was an error
+    assert "--snapshot-update to delete" not in out  # the tests not run are not unused
+    assert "syrupy's unused-snapshot detection was turned off for this interrupted run" in out
+    assert "crashed" not in out  # an interrupted worker is not a crashed one (xdist would replace it)
+    _no_process_left(token)
+
+
+def test_sigterm_to_a_milk_repos_xdist_run(marker: str, tmp_path: Path) -> None:
+    """CI cancels the job: SIGTERM to the process group of pytest, its xdist workers and the emitter."""
+    code, out, token = _signal_milk_repo(signal.SIGTERM, group=True, xdist=True, marker=marker, tmp_path=tmp_path)
+    _plugin_interrupted(code, out, signal.SIGTERM, token)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize(("signum", "group", "xdist"), [
+    pytest.param(signal.SIGINT, True, True, id="ctrl-c-xdist"),
+    pytest.param(signal.SIGTERM, False, True, id="kill-pid-xdist"),
+    pytest.param(signal.SIGHUP, False, True, id="hup-pid-xdist"),
+    pytest.param(signal.SIGINT, True, False, id="ctrl-c-one-process"),
+    pytest.param(signal.SIGTERM, False, False, id="kill-pid-one-process"),
+])
+def test_a_signal_to_a_milk_repos_run(signum: int, group: bool, xdist: bool, marker: str, tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the group), ``kill PID`` (the controller alone: it passes the signal on), SIGHUP;
+    with and without xdist (there syrupy said to re-run with --snapshot-update, which deletes)."""
+    code, out, token = _signal_milk_repo(signum, group=group, xdist=xdist, marker=marker, tmp_path=tmp_path)
+    _plugin_interrupted(code, out, signum, token)
+
+
+def test_a_pytest_run_that_is_not_a_contract_run_keeps_pytests_signal_handling(tmp_path: Path) -> None:
+    """The plugin is loaded wherever milk-contract is installed (milk's own test run): only a
+    contract run (uses_the_suite) takes the signals; elsewhere SIGTERM still does Python's default."""
+    (tmp_path / "test_own.py").write_text(
+        "import signal\n\ndef test_own():\n    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
+        "    assert signal.getsignal(signal.SIGINT) == signal.default_int_handler\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    done = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0",
+                           "test_own.py"], cwd=tmp_path, env=_milk_env(), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
