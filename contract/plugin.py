@@ -4,11 +4,13 @@ Registered once, through the ``pytest11`` entry point (pyproject.toml). The hook
 lines each and hand off to :class:`contract.session.ContractSession`, which does the work
 and knows nothing of pytest's hook machinery.
 
-A test that runs the emitter (one that uses the ``contract_session`` fixture) runs with SIGTERM
-and SIGHUP taking Ctrl-C's path (``contract.interrupts``): by default they would end pytest at
-once and leave the emitter running. So the emitter is killed and reaped, pytest stops as on
-Ctrl-C, the interrupted run's report is printed in the summary and pytest exits 128 + the
-signal (docs/live-runs.md). Other tests keep pytest's own signal handling.
+A contract run (:func:`uses_the_suite`) takes SIGINT, SIGTERM and SIGHUP for its whole session
+(``contract.interrupts``; in any other run, only a test that uses the ``contract_session``
+fixture does): by default SIGTERM and SIGHUP would end pytest at once and leave the emitter
+running. So the emitter is killed and reaped, pytest stops as on Ctrl-C, the summary names the
+interrupted scenarios and prints their runs' reports, syrupy's unused-snapshot detection is off
+for the run, and pytest exits 128 + the first signal. Under pytest-xdist the controller passes
+the signal on to its workers and xdist ends the session in order (docs/live-runs.md, Signals).
 
 The plugin registers the markers the shipped suite (``contract/tests``) uses: that suite runs in
 milk's repository (``pytest --pyargs contract``), whose pytest configuration knows nothing of them,
