@@ -7,7 +7,10 @@ the grandchild runs, and asserts: the exit status 128 + the signal, the report o
 with ``run.interrupted`` naming the signal, and no process left carrying the run's
 ``MILK_CONTRACT_RUN`` token (read from the grandchild's environment, scanned for in every
 ``/proc/*/environ``). One test per verb: run (SIGTERM and SIGHUP), record, fuzz, run --provoke
-(in a provoked environment, not its first plain run) and the pytest plugin.
+(in a provoked environment, not its first plain run) and the pytest plugin. Then two signals back
+to back (the first one's report and status), and the plugin in a milk-like repository
+(``tools/milk_repo.py``: ``-W error -n 2``) under SIGINT, SIGTERM and SIGHUP, to the process group
+or to pytest alone, with and without xdist.
 """
 
 from __future__ import annotations
