@@ -947,7 +947,19 @@ def _output_failure(output: _Output) -> int:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run the verb; returns the exit code (a stdout that failed: :class:`_Output`)."""
+    """Parse ``argv`` and run the verb; returns the exit code.
+
+    SIGINT, SIGTERM and SIGHUP take the interruption's path while it runs (``contract.interrupts``):
+    the first one is reported, a later one only noted; the handlers found are put back after.
+    """
+    from contract.interrupts import as_interrupts
+
+    with as_interrupts():
+        return _written(argv)
+
+
+def _written(argv: Sequence[str] | None) -> int:
+    """:func:`_run` with stdout watched: a stdout that failed is one line and exit 2 (:class:`_Output`)."""
     output = _Output(sys.stdout)
     sys.stdout = output  # a TextIO in all it is asked for
     code = EXIT_USAGE
@@ -965,14 +977,14 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    from contract.interrupts import as_interrupts, signal_of
+    """The verb, inside an ``as_interrupts`` block its caller holds."""
     from contract.interrupts import name as signal_name
+    from contract.interrupts import signal_of
 
     try:
         args = _build_parser().parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler  # every verb sets one
-        with as_interrupts():  # SIGTERM and SIGHUP take Ctrl-C's path, so a live run is reaped and reported
-            return handler(args)
+        return handler(args)
     except SystemExit as exc:  # --help and --version end here
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     except UsageError as exc:
@@ -988,10 +1000,30 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def main() -> NoReturn:
-    # a terminal or pipe that is not UTF-8 (PYTHONIOENCODING=ascii, a latin-1 locale) gets
-    # escapes for what it cannot show, never a UnicodeEncodeError traceback
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="backslashreplace")
-    sys.exit(run())
+    """The ``milk-contract`` process: the verb, with the signals handled from here to its exit.
+
+    The handlers are installed first thing, so the whole run, the report's printing and the exit
+    are covered; once a signal was received they are left ignoring (``ending``), so a second
+    one cannot end the process with another status. A signal that arrives after the verb
+    returned (its output written) still ends the process as interrupted, 128 + the signal.
+    """
+    from contract.interrupts import as_interrupts, signal_of
+    from contract.interrupts import name as signal_name
+
+    try:
+        with as_interrupts(ending=True):
+            # a terminal or pipe that is not UTF-8 (PYTHONIOENCODING=ascii, a latin-1 locale) gets
+            # escapes for what it cannot show, never a UnicodeEncodeError traceback
+            for stream in (sys.stdout, sys.stderr):
+                reconfigure = getattr(stream, "reconfigure", None)
+                if reconfigure is not None:
+                    reconfigure(errors="backslashreplace")
+            code = _written(None)
+            with contextlib.suppress(OSError, ValueError):  # the report out while the handlers still hold
+                sys.stdout.flush()
+    except KeyboardInterrupt as exc:  # the first signal, after the verb was done
+        signum = signal_of(exc)
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"{PROG}: interrupted ({signal_name(signum)})\n")
+        code = exit_interrupted(signum)
+    sys.exit(code)

@@ -4,11 +4,13 @@ Registered once, through the ``pytest11`` entry point (pyproject.toml). The hook
 lines each and hand off to :class:`contract.session.ContractSession`, which does the work
 and knows nothing of pytest's hook machinery.
 
-A test that runs the emitter (one that uses the ``contract_session`` fixture) runs with SIGTERM
-and SIGHUP taking Ctrl-C's path (``contract.interrupts``): by default they would end pytest at
-once and leave the emitter running. So the emitter is killed and reaped, pytest stops as on
-Ctrl-C, the interrupted run's report is printed in the summary and pytest exits 128 + the
-signal (docs/live-runs.md). Other tests keep pytest's own signal handling.
+A contract run (:func:`uses_the_suite`) takes SIGINT, SIGTERM and SIGHUP for its whole session
+(``contract.interrupts``; in any other run, only a test that uses the ``contract_session``
+fixture does): by default SIGTERM and SIGHUP would end pytest at once and leave the emitter
+running. So the emitter is killed and reaped, pytest stops as on Ctrl-C, the summary names the
+interrupted scenarios and prints their runs' reports, syrupy's unused-snapshot detection is off
+for the run, and pytest exits 128 + the first signal. Under pytest-xdist the controller passes
+the signal on to its workers and xdist ends the session in order (docs/live-runs.md, Signals).
 
 The plugin registers the markers the shipped suite (``contract/tests``) uses: that suite runs in
 milk's repository (``pytest --pyargs contract``), whose pytest configuration knows nothing of them,
@@ -25,7 +27,9 @@ what it can know.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,12 +39,18 @@ import pytest
 from contract import textsafe
 from contract.session import LATE_GRACE, ContractSession, option_problem, startup_problem
 
-if TYPE_CHECKING:  # loaded only once a live run was interrupted
-    from contract.report import Report
+if TYPE_CHECKING:  # loaded only in a contract run
+    from contract.interrupts import as_interrupts
 
 SESSION = pytest.StashKey[ContractSession]()
-SIGNALLED = pytest.StashKey[int]()  # the SIGTERM or SIGHUP that stopped a live test
-INTERRUPTED: pytest.StashKey[Report] = pytest.StashKey()  # the report of the live run an interruption stopped
+SIGNALLED = pytest.StashKey[int]()  # the first signal this session received
+# each interrupted live test's id and its run's report (rendered: an xdist worker sends it on)
+INTERRUPTED = pytest.StashKey[list[tuple[str, str]]]()
+INTERRUPTED_PROPERTY = "milk-contract-interrupted"  # the same, in an xdist worker's test report
+GUARD: pytest.StashKey[as_interrupts] = pytest.StashKey()  # a contract run's signal handlers
+COLLECTED = pytest.StashKey[bool]()  # this process' collection is done
+LIVE = pytest.StashKey[bool]()  # a live test (one that uses contract_session) is running
+SNAPSHOTS_OFF = pytest.StashKey[bool]()  # syrupy's unused-snapshot detection was turned off
 # --contract-record run inside another checkout than the one it writes (recording.other_checkout_warning)
 RECORD_WARNING = pytest.StashKey[str]()
 ENV_EMITTER = "MILK_CONTRACT_EMITTER"
@@ -112,7 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
         late_grace=config.getoption("--contract-late-grace"),
         basis=config.getoption("--contract-basis"),
     )
-    config.pluginmanager.register(_Observer(session), "milk-contract-observer")
+    config.pluginmanager.register(_Observer(session, config), "milk-contract-observer")
     if session.record:  # the `record` verb's warning, in the header and again in the summary
         from contract import recording
         from contract.goldens import goldens_dir
@@ -120,17 +130,22 @@ def pytest_configure(config: pytest.Config) -> None:
         warning = recording.other_checkout_warning(goldens_dir(), "milk-contract record --goldens")
         if warning is not None:
             config.stash[RECORD_WARNING] = warning
+    _install_signals(config)
 
 
 class _Observer:
     """Counts scenario outcomes where the summary is written (the controller, under xdist)."""
 
-    def __init__(self, session: ContractSession) -> None:
+    def __init__(self, session: ContractSession, config: pytest.Config) -> None:
         self.session = session
+        self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             self.session.observe(list(report.user_properties), report.passed)
+            for key, value in report.user_properties:  # an xdist worker's interrupted live test
+                if key == INTERRUPTED_PROPERTY and isinstance(value, (tuple, list)) and len(value) == 2:
+                    self.config.stash.setdefault(INTERRUPTED, []).append((str(value[0]), str(value[1])))
 
 
 def uses_the_suite(config: pytest.Config) -> bool:
@@ -196,38 +211,219 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(warning)
     for line in session.summary_lines():
         terminalreporter.write_line(line)
-    interrupted = config.stash.get(INTERRUPTED, None)
-    if interrupted is not None:  # pytest shows only where it stopped: show what the run had seen
-        from contract.reporters import render_text
+    signum = config.stash.get(SIGNALLED, None)
+    interrupted = config.stash.get(INTERRUPTED, [])
+    if signum is not None or interrupted:
+        from contract.exitcodes import exit_interrupted
+        from contract.interrupts import name
 
-        terminalreporter.write_line("milk-contract: the interrupted live run's report:")
-        terminalreporter.write(render_text(interrupted))
+        signum = signum if signum is not None else int(signal.SIGINT)
+        where = (f" during {', '.join(textsafe.text(nodeid) for nodeid, _ in interrupted)}" if interrupted
+                 else " (no live run was under way)")
+        terminalreporter.write_line(f"milk-contract: interrupted ({name(signum)}){where}: the run did not finish, "
+                                    f"so it is not conformant; exit status {exit_interrupted(signum)}")
+    for nodeid, text in interrupted:  # pytest shows only where it stopped: show what the run had seen
+        terminalreporter.write_line(f"milk-contract: the interrupted live run's report ({textsafe.text(nodeid)}):")
+        terminalreporter.write(text)
+    if config.stash.get(SNAPSHOTS_OFF, False):
+        terminalreporter.write_line(
+            "milk-contract: syrupy's unused-snapshot detection was turned off for this interrupted run: the "
+            "snapshots of tests that did not run are not unused; do not run --snapshot-update on it")
+
+
+# -- signals (docs/live-runs.md): the first of SIGINT, SIGTERM, SIGHUP ends the run with its report --
+
+
+def _install_signals(config: pytest.Config) -> None:
+    """A contract run takes the signals from its configuration to ``pytest_unconfigure``.
+
+    Without distribution, and in an xdist worker during a live test, the first signal raises (the
+    live run is reaped and reported, pytest stops as on Ctrl-C). An xdist worker outside a live
+    test stops before its next test (``session.shouldstop``): a KeyboardInterrupt there would
+    make xdist count the worker as crashed and start another. The xdist controller runs no test:
+    it asks xdist to stop, passes the signal on to its workers (a signal to the controller alone,
+    as ``kill PID`` sends, reaches them so) and lets xdist end the session in order, every
+    worker's report (syrupy's too) collected. Other pytest runs keep pytest's own handling.
+    """
+    if not uses_the_suite(config):
+        return
+    from contract.interrupts import as_interrupts
+
+    signals = _Signals(config)
+    config.pluginmanager.register(signals, "milk-contract-signals")
+    if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(signals.forwarder, "milk-contract-forwarder")  # xdist's hooks
+    config.stash[GUARD] = as_interrupts(ending=True, first=signals.first).__enter__()
+
+
+class _Signals:
+    """What the first signal does, by where this process is (see :func:`_install_signals`)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.session: pytest.Session | None = None
+        self.worker = hasattr(config, "workerinput")
+        self.forwarder = _Forwarder()
+
+    def first(self, signum: int) -> None:
+        from contract.interrupts import Signalled
+
+        config = self.config
+        config.stash[SIGNALLED] = signum
+        if self.worker:
+            if config.stash.get(LIVE, False):
+                raise Signalled(signum)
+            if self.session is not None and config.stash.get(COLLECTED, False):
+                self.session.shouldstop = _stop_reason(signum)
+            return  # while collecting: pytest_collection_finish stops it (shouldstop now would
+            # end the collection early, and xdist stop the session on the workers' differing ones)
+        dsession = config.pluginmanager.getplugin("dsession")
+        if getattr(dsession, "sched", None) is None:  # no xdist loop (yet): stop as on Ctrl-C
+            raise Signalled(signum)
+        # xdist's loop ends the session once every worker is down; a worker the signal reached
+        # before its handlers were installed dies, and the one xdist starts in its place is told
+        # to shut down at once
+        dsession.shouldstop = _stop_reason(signum)
+        for pid in list(self.forwarder.workers.values()):
+            with contextlib.suppress(OSError):  # gone already
+                os.kill(pid, signum)
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        config = session.config
+        config.stash[COLLECTED] = True
+        signum = config.stash.get(SIGNALLED, None)
+        if signum is not None and self.worker:  # signalled while collecting
+            session.shouldstop = _stop_reason(signum)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        """A worker runs no test once signalled (xdist runs the one it holds before it looks at
+        ``shouldstop``): it is left not run, as the tests after it."""
+        return True if self.worker and SIGNALLED in item.config.stash else None
+
+
+class _Forwarder:
+    """The xdist controller's record of its workers' pids (pytest-xdist's hooks)."""
+
+    def __init__(self) -> None:
+        self.workers: dict[str, int] = {}
+
+    def pytest_testnodeready(self, node: object) -> None:
+        gateway = getattr(node, "gateway", None)
+        try:  # xdist caches the remote info at setup (WorkerController.setup), so no round trip
+            pid = gateway._rinfo().pid  # type: ignore[union-attr]
+        except Exception:  # another xdist or execnet: that worker gets only what the kernel sends it
+            return
+        if isinstance(pid, int):
+            self.workers[str(getattr(gateway, "id", pid))] = pid
+
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        self.workers.pop(str(getattr(getattr(node, "gateway", None), "id", "")), None)
+
+
+def _stop_reason(signum: int) -> str:
+    from contract.interrupts import name
+
+    return f"milk-contract: interrupted ({name(signum)})"
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
     if "contract_session" not in getattr(item, "fixturenames", ()):
         return (yield)
-    from contract.interrupts import as_interrupts
+    config = item.config
+    guard = None
+    if GUARD not in config.stash:  # not a contract run (uses_the_suite): this test's own block
+        from contract.interrupts import as_interrupts
 
-    with as_interrupts() as caught:
-        try:
-            return (yield)
-        except KeyboardInterrupt as exc:  # Ctrl-C too: the report of the run it stopped is worth showing
-            from contract.harness import Interrupted  # loaded already if a live run raised it
+        guard = as_interrupts(ending=True).__enter__()
+    config.stash[LIVE] = True
+    try:
+        return (yield)
+    except KeyboardInterrupt as exc:  # Ctrl-C too: the report of the run it stopped is worth showing
+        _keep_interrupted(item, exc)
+        raise
+    finally:
+        config.stash[LIVE] = False
+        if guard is not None:
+            if guard.received is not None:
+                config.stash[SIGNALLED] = guard.received
+            guard.__exit__(None, None, None)
 
-            if isinstance(exc, Interrupted):
-                item.config.stash[INTERRUPTED] = exc.report
-            raise
-        finally:
-            if caught.received is not None:
-                item.config.stash[SIGNALLED] = caught.received
+
+def _keep_interrupted(item: pytest.Item, exc: BaseException) -> None:
+    from contract.harness import Interrupted  # loaded already if a live run raised it
+    from contract.interrupts import signal_of
+
+    item.config.stash.setdefault(SIGNALLED, signal_of(exc))
+    if isinstance(exc, Interrupted):
+        from contract.reporters import render_text
+
+        item.config.stash.setdefault(INTERRUPTED, []).append((item.nodeid, render_text(exc.report)))
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    signum = session.config.stash.get(SIGNALLED, None)
-    if signum is not None:  # pytest says INTERRUPTED (2) for any KeyboardInterrupt: name the signal
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """In an xdist worker, an interrupted live test fails with the run's report and the worker stops.
+
+    A KeyboardInterrupt out of a worker's test makes xdist report the worker crashed (a failure
+    "worker crashed while running …") and start a new one; a failure carrying the report, with
+    ``session.shouldstop`` set, ends the worker in order and brings the report to the controller.
+    """
+    if not hasattr(item.config, "workerinput"):
+        return (yield)
+    try:
+        return (yield)
+    except KeyboardInterrupt as exc:
+        from contract.interrupts import name, signal_of
+
+        _keep_interrupted(item, exc)
+        signum = signal_of(exc)
+        item.session.shouldstop = _stop_reason(signum)
+        kept = [text for nodeid, text in item.config.stash.get(INTERRUPTED, []) if nodeid == item.nodeid]
+        text = kept[-1] if kept else ""
+        item.user_properties.append((INTERRUPTED_PROPERTY, (item.nodeid, text)))
+        # a failure (an interrupted run is never conformant), shown without our frames
+        pytest.fail(f"milk-contract: the live run was interrupted ({name(signum)}); what it had seen:\n{text}",
+                    pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None, object, object]:
+    """Before the others: an interrupted run turns syrupy's unused-snapshot detection off (a test
+    that did not run would count as unused, and ``--snapshot-update`` would delete its snapshot;
+    under xdist a worker's missing report is a warning, an error under ``-W error``). After them:
+    pytest says INTERRUPTED (2) for any KeyboardInterrupt; the status becomes 128 + the signal."""
+    config = session.config
+    interrupted = SIGNALLED in config.stash or (GUARD in config.stash and
+                                                session.exitstatus == pytest.ExitCode.INTERRUPTED)
+    if interrupted and SESSION in config.stash and hasattr(config.option, "disable_unused_snapshots"):
+        config.option.disable_unused_snapshots = True
+        config.stash[SNAPSHOTS_OFF] = True
+    try:
+        return (yield)
+    finally:
+        signum = config.stash.get(SIGNALLED, None)
+        if signum is not None:
+            from contract.exitcodes import exit_interrupted
+
+            session.exitstatus = exit_interrupted(signum)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    guard = config.stash.get(GUARD, None)
+    if guard is None:
+        return
+    guard.__exit__(None, None, None)  # after an interruption the signals stay ignored to the exit (ending)
+    signals = config.pluginmanager.get_plugin("milk-contract-signals")
+    session = getattr(signals, "session", None)
+    signum = config.stash.get(SIGNALLED, None)
+    if signum is not None and session is not None:
+        # interrupted before pytest_sessionfinish could run (during pytest_sessionstart, where
+        # xdist starts its workers): pytest returns the session's status after this hook
         from contract.exitcodes import exit_interrupted
 
         session.exitstatus = exit_interrupted(signum)

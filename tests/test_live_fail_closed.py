@@ -244,6 +244,17 @@ def test_ctrl_c_during_a_subagent_run(marker: str) -> None:
     assert not survivors(marker)
 
 
+@pytest.fixture
+def library_sigint() -> Iterator[None]:
+    """Python's own SIGINT handler, as a library caller's process has: this pytest run is a contract
+    run, whose plugin takes SIGINT for the session (contract.interrupts) and would stop it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _ctrl_c_when(ready: Callable[[], bool], seconds: float = 30.0) -> threading.Thread:
     """Ctrl-C in the main thread as soon as ``ready()`` (or after ``seconds``, to stay bounded)."""
     def wait() -> None:
@@ -258,7 +269,7 @@ def _ctrl_c_when(ready: Callable[[], bool], seconds: float = 30.0) -> threading.
 
 
 def test_ctrl_c_in_a_library_call_raises_interrupted_with_the_report(
-        marker: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        marker: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, library_sigint: None) -> None:
     """A library caller (or pytest) still sees a KeyboardInterrupt, and can read what was seen."""
     judged = threading.Event()  # the judge has fed line 3 (the repeated seq)
     feed = StreamRules.feed
@@ -278,7 +289,7 @@ def test_ctrl_c_in_a_library_call_raises_interrupted_with_the_report(
     assert not caught.value.report.conformant
 
 
-def test_ctrl_c_in_a_library_conversation_raises_interrupted(marker: str) -> None:
+def test_ctrl_c_in_a_library_conversation_raises_interrupted(marker: str, library_sigint: None) -> None:
     ctrl_c = _ctrl_c_when(lambda: _grandchild(marker))
     with pytest.raises(Interrupted) as caught:
         converse([PY, str(HOSTS / "hangs_marked.py"), marker], timeout=60)
