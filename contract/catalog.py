@@ -114,6 +114,12 @@ CHECKER: tuple[Rule, ...] = (
          "(e.g. a seq of more than 4300 digits, such as 1e5000: the seq check stops for that line, the "
          "line is otherwise judged)",
          observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+    Rule("checker.input-changed", Level.MUST, "checker",
+         "the input file did not change while it was checked",
+         "fail closed: a file still being written, or rewritten, was judged on bytes it no longer holds "
+         "alone, so the verdict cannot stand for the file (one process reads to the end it meets, two stop "
+         "at the size the check began with); check it again once it is complete",
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
 )
 
 def _harness_rules() -> tuple[Rule, ...]:

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from collections.abc import Iterable
 
 from contract import capture_coverage
 from contract.catalog import CATALOG
 from contract.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
 from contract.reader import DEFAULT_MAX_LINE_BYTES, Source
-from contract.report import Report, ignore_problem
+from contract.report import Collector, Report, ignore_problem
 from contract.rules import bases
 from contract.wires import AUTO, DEFAULT, NAMES, Wire, get, is_auto
 
 __all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
+
+INPUT_CHANGED = "checker.input-changed"
+RULES = frozenset({INPUT_CHANGED})  # what this module emits (tests/test_rule_emitters.py)
 
 
 def check(
@@ -70,6 +74,8 @@ def check(
                          source=path if source == "-" else source, jobs=jobs, coverage=coverage, basis=basis)
     _refuse_text(data)
     sample = capture_coverage.Sample() if coverage else None
+    before = _state(data)
+    report = None
     if jobs != 1:
         from contract import parallel
 
@@ -77,12 +83,34 @@ def check(
             with no_cycle_collection():
                 report = parallel.check_file(data, descriptor, strict=strict, ignore=ignore,
                                              max_line_bytes=max_line_bytes, source=source, sample=sample)
-            report.bases = judged
-            return measured(report, sample)
-    report = check_stream(data, descriptor, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes, source=source,
-                          sample=sample)
+    if report is None:
+        report = check_stream(data, descriptor, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                              source=source, sample=sample)
+    _judge_unchanged(report, before, _state(data))
     report.bases = judged
     return measured(report, sample)
+
+
+def _state(data: object) -> tuple[int, int] | None:
+    """A regular file's size and modification time (None for anything else: a pipe is read as it comes)."""
+    try:
+        info = os.fstat(data.fileno())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return (info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+
+def _judge_unchanged(report: Report, before: tuple[int, int] | None, after: tuple[int, int] | None) -> None:
+    """checker.input-changed when the file changed under the check: its verdict is on bytes the
+    file does not hold alone (``--jobs 1`` and ``--jobs 2`` would judge different ones)."""
+    report.exercised.add(INPUT_CHANGED)  # judged on every input: bytes and a pipe are what came, never changed
+    if before is None or after is None or before == after:
+        return  # not a regular file (read as it comes: no size to hold it to), or unchanged
+    grew = (f"{before[0]:,} bytes when the check began, {after[0]:,} at its end" if before[0] != after[0]
+            else f"rewritten in place ({before[0]:,} bytes, a new modification time)")
+    Collector(report).emit(INPUT_CHANGED, None, None,
+                           f"the file changed while it was checked: {grew}; the verdict cannot stand for the file",
+                           "check it again once it is complete (a capture still being written is a run not finished)")
 
 
 

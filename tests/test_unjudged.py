@@ -39,7 +39,7 @@ NOT_STARTED = ["/nonexistent/milk-contract-test-emitter"]  # a path that refuses
 
 # The rules whose findings say "not judged to the end", decided by the lead (issue 20).
 # run.stdout-held: the holder is killed at the grace, so what it would still have written was not seen.
-EXPECTED = frozenset({"checker.internal", "checker.limit", "run.timeout", "run.output-limit",
+EXPECTED = frozenset({"checker.internal", "checker.limit", "checker.input-changed", "run.timeout", "run.output-limit",
                       "run.interrupted", "run.start", "run.stdout-held"})
 # The rules whose finding says the stream does not show a whole run (the lead's decision): never
 # silenced, by the same paths, but not unjudged (their findings are verdicts on what was seen).
