@@ -435,6 +435,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError("- (stdin) cannot be checked together with other paths")
         from contract.checker import check
 
+        if sys.stdin is None:  # started with fd 0 closed (``<&-``): not an empty stream
+            raise UsageError("- (stdin): stdin is closed, so there is nothing to read (not an empty stream)")
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
                        max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage, basis=args.basis)
         _refuse_nothing([report])
@@ -896,8 +898,8 @@ class _Output:
     or in the final flush. What failed is stdout, and only this wrapper can tell that apart
     from an OSError of the verb's own work, so :func:`run` turns it into one line and exit 2
     for every verb: output that was not written is never a success, and a verdict that was
-    not written is no verdict. A reader that left (``| head``) is a BrokenPipeError, which is
-    not our failure and stays run()'s own case.
+    not written is no verdict. A reader that left (``| head``) is a BrokenPipeError, run()'s
+    own case (:func:`_reader_left`): exit 2 as well, with its own words.
     """
 
     def __init__(self, stream: TextIO) -> None:
@@ -946,6 +948,20 @@ def _output_failure(output: _Output) -> int:
     return EXIT_USAGE
 
 
+def _reader_left() -> int:
+    """stdout's reader left (``| head``, ``| true``) before the output was written whole: exit 2,
+    never 0. Fail closed: under ``set -o pipefail`` a 0 here read as "conformant" whatever the
+    verdict was (an outside review: ``check truncated.jsonl | true`` exited 0)."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"{PROG}: error: stdout's reader left before the output was written whole; "
+                         "no result or verdict was given\n")
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # the rest would fail again at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())  # type: ignore[union-attr]
+        os.close(devnull)
+    return EXIT_USAGE
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the verb; returns the exit code.
 
@@ -990,13 +1006,30 @@ def _run(argv: Sequence[str] | None) -> int:
     except UsageError as exc:
         sys.stderr.write(f"{PROG}: error: {textsafe.text(str(exc))}\n")  # paths and names are input too
         return EXIT_USAGE
-    except BrokenPipeError:  # `milk-contract check x | head`: the reader left, not our failure
-        sys.stderr.close()
-        return EXIT_OK
+    except BrokenPipeError:  # `milk-contract check x | head`: the reader left before the output was whole
+        return _reader_left()
     except KeyboardInterrupt as exc:
         signum = signal_of(exc)
         sys.stderr.write(f"{PROG}: interrupted ({signal_name(signum)})\n")
         return exit_interrupted(signum)
+
+
+def _closed_standard_descriptors() -> set[int]:
+    """Which of fds 0-2 the process was started without (``>&-``, ``<&-``); each is opened on
+    /dev/null, so no file or pipe the run opens later takes its number (an emitter's pipe read as
+    our stdin, a report written into a golden). Python leaves ``sys.stdin``/``sys.stdout`` None
+    for them: ``check -`` says stdin is closed, and a closed stdout ends the run at once."""
+    closed = set()
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.add(fd)
+    for _fd in sorted(closed):
+        os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+    if 2 in closed or sys.stderr is None:
+        sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)  # noqa: SIM115  # to /dev/null
+    return closed
 
 
 def main() -> NoReturn:
@@ -1010,6 +1043,11 @@ def main() -> NoReturn:
     from contract.interrupts import as_interrupts, signal_of
     from contract.interrupts import name as signal_name
 
+    closed = _closed_standard_descriptors()
+    if 1 in closed:  # ``>&-``: no result or verdict can reach anyone
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write(f"{PROG}: error: stdout is closed, so no result or verdict could be given\n")
+        sys.exit(EXIT_USAGE)
     try:
         with as_interrupts(ending=True):
             # a terminal or pipe that is not UTF-8 (PYTHONIOENCODING=ascii, a latin-1 locale) gets
@@ -1027,3 +1065,7 @@ def main() -> NoReturn:
             sys.stderr.write(f"{PROG}: interrupted ({signal_name(signum)})\n")
         code = exit_interrupted(signum)
     sys.exit(code)
+
+
+if __name__ == "__main__":  # ``python -m contract.cli`` as ``python -m contract`` (it did nothing, exit 0)
+    main()

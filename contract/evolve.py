@@ -337,6 +337,8 @@ def name_problem(name: str) -> str | None:
         return "it starts with a dot"
     if "/" in name or "\\" in name:
         return "it holds a path separator"
+    if name.endswith((".jsonl", ".json")):  # NAME.jsonl.jsonl: the suffix is added, not given
+        return "it ends in a file suffix (give the name alone: the .jsonl and .meta.json files are named from it)"
     if not name.isprintable():
         unprintable = next(ch for ch in name if not ch.isprintable())
         return f"it holds U+{ord(unprintable):04X}, which is not printable"

@@ -140,6 +140,8 @@ def bare_root(tmp_path: Path) -> Path:
     ("a/b", "path separator"),
     ("a\\b", "path separator"),
     (".hidden", "starts with a dot"),
+    ("ok_name.jsonl", "ends in a file suffix"),  # it wrote ok_name.jsonl.jsonl (a second review)
+    ("ok_name.meta.json", "ends in a file suffix"),
 ])
 def test_a_scenario_name_is_a_plain_printable_file_name(name: str, why: str, bare_root: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -234,6 +236,38 @@ def test_dev_full_in_a_real_process(argv: list[str]) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("milk-contract: error: cannot write to stdout"), done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.parametrize("verdict", ["not-conformant", "conformant"])
+def test_a_reader_that_left_is_exit_2_never_0(verdict: str, tmp_path: Path) -> None:
+    """`check x | true` under pipefail: exit 0 read as conformant whatever the verdict was (a review)."""
+    capture = tmp_path / "c.jsonl"
+    hello = (ROOT / "goldens" / "stream-json" / "hello.jsonl").read_bytes()
+    capture.write_bytes(hello if verdict == "conformant" else hello.split(b"\n")[0] + b"\n")
+    read, write = os.pipe()
+    os.close(read)  # the reader left before anything was written
+    try:
+        done = subprocess.run([sys.executable, "-m", "contract", "check", str(capture)], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=60, check=False, cwd=ROOT)
+    finally:
+        os.close(write)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == ("milk-contract: error: stdout's reader left before the output was written whole; "
+                           "no result or verdict was given\n")
+
+
+@pytest.mark.parametrize(("redirect", "argv", "said"), [
+    (">&-", ["rules"], "stdout is closed, so no result or verdict could be given"),
+    (">&-", ["check", "goldens/stream-json/hello.jsonl"], "stdout is closed, so no result or verdict could be given"),
+    ("<&-", ["check", "-"], "- (stdin): stdin is closed, so there is nothing to read (not an empty stream)"),
+], ids=["rules-stdout", "check-stdout", "check-stdin"])
+def test_a_closed_standard_stream_is_one_line_and_exit_2(redirect: str, argv: list[str], said: str) -> None:
+    """Started with fd 1 or 0 closed, every verb met None for sys.stdout/stdin: a traceback, exit 1."""
+    done = subprocess.run(["sh", "-c", f'exec "$0" -m contract "$@" {redirect}', sys.executable, *argv],
+                          stderr=subprocess.PIPE, stdout=subprocess.DEVNULL if redirect == "<&-" else None,
+                          text=True, timeout=60, check=False, cwd=ROOT)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"milk-contract: error: {said}\n"
 
 
 # -- an interrupted record -------------------------------------------------------------------------
