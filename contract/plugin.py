@@ -114,6 +114,9 @@ def pytest_configure(config: pytest.Config) -> None:
                                   config.getoption("--contract-basis")))
     if problem:
         raise pytest.UsageError(problem)
+    refused = _snapshot_update_problem(config)
+    if refused:
+        raise pytest.UsageError(refused)
     config.stash[SESSION] = session = ContractSession.from_options(
         emitter=config.getoption("--contract-emitter"),
         timeout=config.getoption("--contract-timeout"),
@@ -146,6 +149,25 @@ class _Observer:
             for key, value in report.user_properties:  # an xdist worker's interrupted live test
                 if key == INTERRUPTED_PROPERTY and isinstance(value, (tuple, list)) and len(value) == 2:
                     self.config.stash.setdefault(INTERRUPTED, []).append((str(value[0]), str(value[1])))
+
+
+def _snapshot_update_problem(config: pytest.Config) -> str | None:
+    """``--snapshot-update`` in a contract run of an installed (non-editable) copy: refused.
+
+    The shipped suite's snapshots are the contract's own (the wire surfaces): updating them from
+    site-packages deleted or rewrote files inside the installed package (a second outside
+    review: after ``-x``, syrupy advised it, and the next run failed until a reinstall). They
+    are updated from a checkout (docs/adr-walk.md)."""
+    if not getattr(config.option, "update_snapshots", False) or not uses_the_suite(config):
+        return None
+    from contract.resources import installed_copy
+
+    if not installed_copy():
+        return None
+    import contract
+
+    return (f"--snapshot-update would write into the installed milk-contract ({Path(contract.__file__).parent}): "
+            "its snapshots are the contract's own, updated from a checkout (docs/adr-walk.md), never here")
 
 
 def uses_the_suite(config: pytest.Config) -> bool:
@@ -227,8 +249,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write(text)
     if config.stash.get(SNAPSHOTS_OFF, False):
         terminalreporter.write_line(
-            "milk-contract: syrupy's unused-snapshot detection was turned off for this interrupted run: the "
-            "snapshots of tests that did not run are not unused; do not run --snapshot-update on it")
+            "milk-contract: syrupy's unused-snapshot detection was turned off for this run, which stopped "
+            "early (a signal, -x or --maxfail): the snapshots of tests that did not run are not unused; do not "
+            "run --snapshot-update on it")
 
 
 # -- signals (docs/live-runs.md): the first of SIGINT, SIGTERM, SIGHUP ends the run with its report --
@@ -400,7 +423,9 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, object, obj
     config = session.config
     interrupted = SIGNALLED in config.stash or (GUARD in config.stash and
                                                 session.exitstatus == pytest.ExitCode.INTERRUPTED)
-    if interrupted and SESSION in config.stash and hasattr(config.option, "disable_unused_snapshots"):
+    # -x / --maxfail stop a run early too: the tests not run are not unused either
+    stopped = interrupted or (GUARD in config.stash and bool(session.shouldfail))
+    if stopped and SESSION in config.stash and hasattr(config.option, "disable_unused_snapshots"):
         config.option.disable_unused_snapshots = True
         config.stash[SNAPSHOTS_OFF] = True
     try:

@@ -207,3 +207,42 @@ def test_contract_consumer_feeds_goldens_and_future_variants(tmp_path: Path) -> 
     reference = _run_consumer(tmp_path, shlex.join([sys.executable, "-m", "contract.reference.stream_json_consumer"]))
     assert reference.returncode == 0, reference.stdout + reference.stderr
     assert "1 passed" in reference.stdout  # not skipped: the option was given
+
+
+def test_snapshot_update_is_refused_for_an_installed_copy_only(monkeypatch: pytest.MonkeyPatch,
+                                                                pytestconfig: pytest.Config) -> None:
+    """--snapshot-update from site-packages rewrote the installed package's own snapshots (a second
+    outside review: the next run failed until a reinstall); from a checkout it is the ADR walk's step."""
+    from contract import resources
+
+    class Option:
+        update_snapshots = True
+
+    class Config:
+        option = Option()
+        getoption = pytestconfig.getoption
+        args = ["--pyargs", "contract"]
+        invocation_params = pytestconfig.invocation_params
+
+    monkeypatch.setattr(plugin, "uses_the_suite", lambda _config: True)
+    monkeypatch.setattr(resources, "installed_copy", lambda: True)
+    problem = plugin._snapshot_update_problem(Config())  # type: ignore[arg-type]
+    assert problem is not None
+    assert problem.startswith("--snapshot-update would write into the installed milk-contract")
+    monkeypatch.setattr(resources, "installed_copy", lambda: False)
+    assert plugin._snapshot_update_problem(Config()) is None  # type: ignore[arg-type]
+    monkeypatch.setattr(resources, "installed_copy", lambda: True)
+    Option.update_snapshots = False
+    assert plugin._snapshot_update_problem(Config()) is None  # type: ignore[arg-type]
+
+
+def test_a_run_stopped_by_x_gives_no_snapshot_update_advice(tmp_path: Path) -> None:
+    """-x leaves tests unrun; syrupy counted their snapshots unused and advised --snapshot-update."""
+    broken = tmp_path / "broken"
+    broken.write_text('#!/bin/sh\nhead -n 2 "$MILK_CONTRACT_GOLDEN"\n', encoding="utf-8")
+    broken.chmod(0o755)
+    shown = _pytest_in(tmp_path, "-q", "-x", "-p", "no:randomly", "--pyargs", "contract", "--contract-emitter",
+                       str(broken))
+    assert "failed" in shown
+    assert "Re-run pytest with --snapshot-update" not in shown, shown[-2000:]
+    assert "stopped early (a signal, -x or --maxfail)" in shown
