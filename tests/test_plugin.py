@@ -221,7 +221,7 @@ def test_snapshot_update_is_refused_for_an_installed_copy_only(monkeypatch: pyte
     class Config:
         option = Option()
         getoption = pytestconfig.getoption
-        args = ["--pyargs", "contract"]
+        args = ("--pyargs", "contract")
         invocation_params = pytestconfig.invocation_params
 
     monkeypatch.setattr(plugin, "uses_the_suite", lambda _config: True)
