@@ -955,10 +955,12 @@ def _reader_left() -> int:
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(f"{PROG}: error: stdout's reader left before the output was written whole; "
                          "no result or verdict was given\n")
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # the rest would fail again at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.__stdout__.fileno())  # type: ignore[union-attr]
-        os.close(devnull)
+    stream = getattr(sys.stdout, "stream", sys.stdout)  # under run(): the _Output wrapper's own
+    if stream is sys.__stdout__:  # the process's stdout (not a caller's): the rest would fail again at exit
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())  # type: ignore[union-attr]  # not None: it is stdout
+            os.close(devnull)
     return EXIT_USAGE
 
 
