@@ -97,6 +97,22 @@ def _counting(registry: Registry, kinds: tuple[str, ...]) -> type[Check]:
     return Repeat
 
 
+class _Found:
+    """A sink keeping each finding's (rule, line), for the tests that watch a declared check emit."""
+
+    def __init__(self, found: list[tuple[str, int | None]]) -> None:
+        self.found = found
+
+    def emit(self, rule: str, line: int | None, pointer: str | None, message: str, hint: str | None = None) -> None:
+        self.found.append((rule, line))
+
+    def note(self, text: str) -> None:
+        pass
+
+    def exercised(self, rule: str) -> None:
+        pass
+
+
 def test_a_declared_check_joins_the_stream_json_dispatch(monkeypatch: pytest.MonkeyPatch) -> None:
     registry = Registry("stream-json")
     _counting(registry, ("assistant", "task"))  # a line type the machine has a handler for, and one it has not
@@ -104,19 +120,10 @@ def test_a_declared_check_joins_the_stream_json_dispatch(monkeypatch: pytest.Mon
     machine = sj_machines.StreamRules()
     lines = [{"type": "assistant"}, {"type": "assistant"}, {"type": "task"}, {"type": "user"}]
     found: list[tuple[str, int | None]] = []
+    out = _Found(found)
 
-    class Out:
-        def emit(self, rule: str, line: int | None, pointer: str | None, message: str, hint: str | None = None) -> None:
-            found.append((rule, line))
-
-        def note(self, text: str) -> None:
-            pass
-
-        def exercised(self, rule: str) -> None:
-            pass
-
-    machine.feed_batch(1, lines, Out())
-    machine.finish(Out())
+    machine.feed_batch(1, lines, out)
+    machine.finish(out)
     mine = [(rule, line) for rule, line in found if rule == "x.repeat"]
     assert mine == [("x.repeat", 2), ("x.repeat", 3), ("x.repeat", None)]
     assert ("sj.message-present", 1) in found  # the machine's own handler still ran first
@@ -146,21 +153,12 @@ def test_a_declared_check_runs_among_the_subagent_machines(monkeypatch: pytest.M
     assert isinstance(checks, sa_machines.Checks)
     assert checks.rules == {"x.repeat"}
     found: list[tuple[str, int | None]] = []
-
-    class Out:
-        def emit(self, rule: str, line: int | None, pointer: str | None, message: str, hint: str | None = None) -> None:
-            found.append((rule, line))
-
-        def note(self, text: str) -> None:
-            pass
-
-        def exercised(self, rule: str) -> None:
-            pass
+    out = _Found(found)
 
     for number, obj in enumerate([{"type": "subagent_status"}, {"type": "response"}, None,
                                   {"type": "subagent_status"}], 1):
-        checks.feed(Record(number, b"", obj), Out())
-    checks.finish(Out())
+        checks.feed(Record(number, b"", obj), out)
+    checks.finish(out)
     assert found == [("x.repeat", 4), ("x.repeat", None)]
 
 
