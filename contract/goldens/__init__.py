@@ -1,0 +1,1 @@
+"""Golden transcripts: normalisation, the store, comparison, rewriting, scenarios and re-recording."""

@@ -1,0 +1,1 @@
+"""Rendering reports: text, JSON, JUnit, markdown and the CI formats (GitHub, SARIF)."""
