@@ -23,7 +23,7 @@ import atheris  # type: ignore[import-untyped,import-not-found,unused-ignore]  #
 
 with atheris.instrument_imports():
     from contract import check
-    from contract.reporters import render_json, render_text
+    from contract.reporting.reporters import render_json, render_text
 
 WIRES = ("stream-json", "subagent-stdio", "auto")
 LIMITS = (64 * 1024 * 1024, 16, 200)

@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from contract.resources import data_dir
+from contract.core.resources import data_dir
 
 Line = dict[str, Any]
 

@@ -2,7 +2,7 @@
 
 Also :func:`zombie_children`: being a subreaper must not leave zombies in the test process.
 
-A live-run test spies on ``contract.harness.Process`` (wherever a module imported it) to learn the
+A live-run test spies on ``contract.live.harness.Process`` (wherever a module imported it) to learn the
 process group of each emitter or host it starts, and fails if any member of those groups is still
 alive (zombies excluded: they are dead, only not yet reaped) a short while after the test.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from contract.harness import Process
+from contract.live.harness import Process
 
 
 def group_members(pgid: int) -> list[int]:

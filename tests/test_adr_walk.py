@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from contract import cli
-from contract.scenarios import ENV_GOLDEN
+from contract.goldens.scenarios import ENV_GOLDEN
 from tests.project_copy import ROOT, copy_project, git, run_in
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -302,7 +302,7 @@ def test_evolve_says_nothing_when_the_mirror_is_kept(clean: Path, capsys: pytest
 
 def test_mirrored_places_are_read_from_the_schema_not_from_names() -> None:
     """Any unreferenced definition that repeats another object, wherever both stand."""
-    from contract.evolve import mirror_notes
+    from contract.evolution.evolve import mirror_notes
 
     shape = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
     current = {"$defs": {"used": shape, "spare_copy": json.loads(json.dumps(shape))},
@@ -416,7 +416,7 @@ def test_evolve_from_an_installed_copy_warns_that_it_will_not_see_the_change(
     """A non-editable install judges with its bundled schemas: the README's own first command
     installs one, and its scenario then failed on the field evolve had just added, with no word of
     why (an outside review found it). evolve says so first."""
-    from contract import evolve
+    from contract.evolution import evolve
 
     monkeypatch.setattr(evolve, "installed_copy", lambda: True)
     capsys.readouterr()

@@ -26,7 +26,7 @@ ANCHOR = "RULES: tuple[Rule, ...] = REGISTRY.rules"
 _PROBE = """
 import sys
 import contract
-from contract.catalog import CATALOG
+from contract.rules.catalog import CATALOG
 from contract.wires.stream_json.machines import StreamRules
 rule = sys.argv[1]
 assert rule in CATALOG and CATALOG[rule].level.value == "SHOULD", sorted(CATALOG)
@@ -93,9 +93,9 @@ def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
     from typing import ClassVar
 
     import contract
-    from contract.reader import Record
-    from contract.requirements import verdicts
-    from contract.sink import Sink
+    from contract.core.reader import Record
+    from contract.core.sink import Sink
+    from contract.rules.requirements import verdicts
     from contract.wires import registered
     from contract.wires.base import Coverage, Evidence, Live, Wire
     from tests.synthetic_wire import GOLDEN, HERE, RULES

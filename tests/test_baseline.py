@@ -1,4 +1,4 @@
-"""Baselines (contract/baseline.py): accepted findings pass, new ones fail, stale entries fail.
+"""Baselines (contract/rules/baseline.py): accepted findings pass, new ones fail, stale entries fail.
 
 Through the CLI (``check``/``run`` with ``--baseline`` and ``--baseline-write``) and the API.
 """
@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from contract import baseline, cli
-from contract.checker import check
-from contract.resources import data_dir
+from contract import cli
+from contract.checking.checker import check
+from contract.core.resources import data_dir
+from contract.rules import baseline
 from tests.hostile.cases import golden
 
 HERE = Path(__file__).parent

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 import contract
-from contract.catalog import CATALOG, UNJUDGED, rules_for
-from contract.ci_reports import FORMATS
 from contract.cli import run
-from contract.report import UNIGNORABLE, Report
-from contract.rules import BASES, Basis, Observed, bases
-from contract.session import ContractSession, startup_problem
+from contract.core.rule import BASES, Basis, Observed, bases
+from contract.plugin.session import ContractSession, startup_problem
+from contract.reporting.ci_reports import FORMATS
+from contract.rules.catalog import CATALOG, UNJUDGED, rules_for
+from contract.rules.report import UNIGNORABLE, Report
 from contract.wires import NAMES
 
 INIT = '{"type":"system","subtype":"init","session_id":"sess_1","seq":1,"ts":"2025-01-01T00:00:00Z"}'
@@ -125,7 +125,7 @@ def test_a_run_that_wrote_nothing_fails_under_basis_policy(capsys: pytest.Captur
 
 
 def test_a_scenario_report_cut_short_fails_under_the_plugins_basis() -> None:
-    """The plugin judges a scenario's report with ``report.bases`` (contract.session): a cut one fails."""
+    """The plugin judges a scenario's report with ``report.bases`` (contract.plugin.session): a cut one fails."""
     report = contract.check(_cut_streams()["first two lines"])
     report.bases = bases(["derived"])  # what ContractSession.run does with --contract-basis derived
     assert not report.conformant

@@ -1,4 +1,4 @@
-"""The one-process checker's block path (``contract.pipeline.check_blocks``) judges as line by line.
+"""The one-process checker's block path (``contract.checking.pipeline.check_blocks``) judges as line by line.
 
 A file or a buffer of a ``Wire.batch`` wire is checked a block at a time: a block of clean lines
 is proven with C-level passes and fed whole to the machine's ``feed_batch``; any other block is
@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from contract import requirements
-from contract.checker import check
-from contract.reader import BLOCK_BYTES
-from contract.resources import data_dir
+from contract.checking.checker import check
+from contract.core.reader import BLOCK_BYTES
+from contract.core.resources import data_dir
+from contract.rules import requirements
 from contract.wires.stream_json import StreamRules
 
 HELLO = data_dir("goldens") / "stream-json" / "hello.jsonl"

@@ -1,4 +1,4 @@
-"""A capture's coverage of its wire's surface (contract.capture_coverage): what it showed, what not.
+"""A capture's coverage of its wire's surface (contract.checking.capture_coverage): what it showed, what not.
 
 Computed from a bounded sample, the same in one process and two, said when the sample was
 cut, and never a traceback on hostile shapes.
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from contract import capture_coverage
-from contract.checker import check
+from contract.checking import capture_coverage
+from contract.checking.checker import check
+from contract.checking.coverage import Item
 from contract.cli import run
-from contract.coverage import Item
-from contract.resources import data_dir
+from contract.core.resources import data_dir
 
 GOLDENS = data_dir("goldens")
 HELLO = GOLDENS / "stream-json" / "hello.jsonl"

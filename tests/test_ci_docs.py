@@ -43,7 +43,7 @@ def test_the_milk_ci_page_states_the_replay_contract() -> None:
     start = PAGE.index("## The replay contract")
     section = PAGE[start:PAGE.index("\n## ", start + 1)]
     for term in ("MILK_CONTRACT_SCENARIO", "MILK_CONTRACT_GOLDEN", "reproduce.argv", "reproduce.exit_status",
-                 "stdin", "normalised", "must match exactly", "contract/normalize.py"):
+                 "stdin", "normalised", "must match exactly", "contract/goldens/normalize.py"):
         assert term in section, term
 
 

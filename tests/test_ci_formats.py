@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from contract import ci_reports
-from contract.catalog import CATALOG
 from contract.cli import run
+from contract.reporting import ci_reports
+from contract.rules.catalog import CATALOG
 
 DATA = Path(__file__).parent / "data"
 CONFORMANT = DATA / "conformant.jsonl"

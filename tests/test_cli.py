@@ -114,8 +114,8 @@ def test_console_script_and_module_entry_point() -> None:
 
 def test_format_choices_are_the_reporters_formats() -> None:
     """The parser names the formats without importing the reporters: the two lists must agree."""
-    from contract.ci_reports import FORMATS
     from contract.cli import FORMAT_NAMES
+    from contract.reporting.ci_reports import FORMATS
 
     assert tuple(FORMATS) == FORMAT_NAMES
 

@@ -28,8 +28,8 @@ import pytest
 
 import contract
 from contract import cli
-from contract.ci_reports import FORMATS
-from contract.goldens import goldens_dir
+from contract.goldens.store import goldens_dir
+from contract.reporting.ci_reports import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "goldens"
@@ -82,8 +82,8 @@ def test_counts_of_one_are_singular_in_every_format(tmp_path: Path) -> None:
 
 
 def test_a_diff_of_one_change_is_singular() -> None:
-    from contract.changes import Change
-    from contract.reporters import render_diff
+    from contract.evolution.changes import Change
+    from contract.reporting.reporters import render_diff
 
     change = Change(kind="breaking", path="/x", reason="removed", breaks="consumers", code="removed")
     text = render_diff("a.json", "b.json", [change], "text")
@@ -250,7 +250,7 @@ def test_a_banner_line_is_quoted_in_its_finding() -> None:
 
 
 def test_a_long_non_json_line_is_quoted_up_to_the_stated_bound() -> None:
-    from contract.jsonline import QUOTED_LINE_BYTES
+    from contract.core.jsonline import QUOTED_LINE_BYTES
 
     line = "é" * 40 + "x" * 500  # a cut that would fall inside a two-byte character is moved before it
     message = _line_json_message(line.encode() + b"\n")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from contract import coverage, goldens
-from contract.coverage import Item
-from contract.schemawalk import walker
+from contract.checking import coverage
+from contract.checking.coverage import Item
+from contract.checking.schemawalk import walker
+from contract.goldens import store as goldens
 
 
 def _data(wire: str, *, without: str = "") -> list[bytes]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.catalog import CATALOG
 from contract.cli import run
+from contract.rules.catalog import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

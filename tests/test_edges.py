@@ -1,6 +1,6 @@
 """Edges an outside review found, each held by a test that failed before its fix.
 
-- every file a verb reads whole goes through one bounded read (contract/userfiles.py): a
+- every file a verb reads whole goes through one bounded read (contract/core/userfiles.py): a
   device that never ends (``/dev/zero``) or a file over the bound is one line, exit 2, with
   the bound lowered here so no test reads more than a few KiB;
 - an unusable schema (``{"$ref": "#"}``), an over-long scenario name and a stdout that cannot
@@ -29,7 +29,8 @@ from typing import Any
 
 import pytest
 
-from contract import cli, textsafe, userfiles
+from contract import cli
+from contract.core import textsafe, userfiles
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "goldens" / "stream-json" / "hello.jsonl"
@@ -169,7 +170,7 @@ def test_a_long_refused_name_is_shown_clipped(bare_root: Path, capsys: pytest.Ca
 @pytest.mark.parametrize("name", ["hello_again", "ünïcode-name", "with space", "L" * 100])
 def test_a_plain_name_is_taken(name: str) -> None:
     """Near miss: printable names, non-ASCII ones and one of exactly the bound are plain."""
-    from contract.evolve import name_problem
+    from contract.evolution.evolve import name_problem
 
     assert name_problem(name) is None
 
@@ -275,8 +276,8 @@ def test_a_closed_standard_stream_is_one_line_and_exit_2(redirect: str, argv: li
 
 def _interrupted_scenario(signum: int) -> Any:
     """A ``run_scenario`` stopped by ``signum`` after the golden's first line, as the harness raises it."""
-    from contract import harness
-    from contract.report import Report
+    from contract.live import harness
+    from contract.rules.report import Report
 
     def run_scenario(golden: Any, *args: Any, **kwargs: Any) -> Any:
         report = Report(golden.wire, lines=1)
@@ -291,8 +292,8 @@ def _interrupted_scenario(signum: int) -> Any:
 def test_an_interrupted_record_is_one_line_and_no_diff(dry: bool, signum: int, status: int, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract import scenarios
-    from contract.goldens import goldens_dir
+    from contract.goldens import scenarios
+    from contract.goldens.store import goldens_dir
 
     folder = tmp_path / "goldens"
     shutil.copytree(goldens_dir(), folder)
@@ -313,8 +314,8 @@ def test_an_interrupted_record_is_one_line_and_no_diff(dry: bool, signum: int, s
 def test_record_reports_the_scenarios_before_the_interrupted_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Near miss: what finished before the interruption is still reported, as before a harness failure."""
-    from contract import scenarios
-    from contract.goldens import goldens_dir
+    from contract.goldens import scenarios
+    from contract.goldens.store import goldens_dir
 
     folder = tmp_path / "goldens"
     shutil.copytree(goldens_dir(), folder)
@@ -358,7 +359,7 @@ def test_the_plugin_refuses_a_late_grace_the_cli_refuses(value: str, tmp_path: P
     (float("nan"), 2.0, "--contract-timeout"), (0.0, 2.0, "--contract-timeout"),
 ])
 def test_option_problem_checks_both_seconds(timeout: float, grace: float, said: str | None) -> None:
-    from contract.session import option_problem
+    from contract.plugin.session import option_problem
 
     problem = option_problem(0, timeout, grace)
     if said is None:
@@ -413,7 +414,7 @@ def test_a_refused_option_value_is_quoted_with_the_one_escaping(argv: list[str],
 
 
 def test_shown_is_quoted_for_strings_and_json_for_the_rest() -> None:
-    from contract.jsonvalue import shown
+    from contract.core.jsonvalue import shown
 
     assert [shown("a"), shown("it's"), shown(1), shown(True), shown(None), shown([1, "x"])] == \
         ["'a'", '"it\'s"', "1", "true", "null", '[1, "x"]']
@@ -432,7 +433,7 @@ def test_a_command_label_is_shell_quoted() -> None:
     """`run -- python3 -c … "say hi"` is labelled as it could be typed again, not as `… say hi`."""
     import shlex
 
-    from contract.harness import run_stream
+    from contract.live.harness import run_stream
 
     argv = [sys.executable, "-c", f"import sys; sys.stdout.write(open({str(HELLO)!r}).read())", "say hi"]
     report = run_stream(argv, wire="stream-json", timeout=30)
@@ -441,8 +442,8 @@ def test_a_command_label_is_shell_quoted() -> None:
 
 
 def test_an_interrupted_conversation_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract import driver
-    from contract.harness import Interrupted, default_command
+    from contract.live import driver
+    from contract.live.harness import Interrupted, default_command
 
     calls = []
     real = driver._Session.await_answers
@@ -465,9 +466,9 @@ def test_an_interrupted_conversation_says_how_far_it_got(monkeypatch: pytest.Mon
 
 
 def test_an_interrupted_fuzz_names_the_conversation_and_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract import driver, fuzz
-    from contract.harness import Interrupted, interrupted
-    from contract.report import Report
+    from contract.live import driver, fuzz
+    from contract.live.harness import Interrupted, interrupted
+    from contract.rules.report import Report
 
     real, calls = driver.record, []
 
@@ -487,9 +488,9 @@ def test_an_interrupted_fuzz_names_the_conversation_and_the_seed(monkeypatch: py
 
 @pytest.mark.parametrize("future", [False, True])
 def test_an_interrupted_feed_names_the_scenario_and_the_seed(future: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract import feed
-    from contract.goldens import scenarios
-    from contract.harness import Interrupted
+    from contract.consumers import feed
+    from contract.goldens.store import scenarios
+    from contract.live.harness import Interrupted
 
     goldens = scenarios("stream-json")[:2]
     real, calls = feed.hold, []
@@ -531,8 +532,8 @@ def test_an_expect_json_pointer_no_golden_has_is_misuse(tmp_path: Path, capsys: 
 
 def test_a_pointer_some_goldens_have_is_taken() -> None:
     """Near miss: an error run's result has no /result, another's has: null is a real expectation there."""
-    from contract.feed import members_problem
-    from contract.goldens import scenarios
+    from contract.consumers.feed import members_problem
+    from contract.goldens.store import scenarios
 
     goldens = scenarios("stream-json")
     assert members_problem({"text": "/result", "is_error": "/is_error"}, goldens) is None
@@ -545,7 +546,7 @@ def test_a_goldens_folder_file_that_never_ends_is_misuse(which: str, tmp_path: P
                                                           capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """``record --goldens DIR`` reads the user's folder: its metas and transcripts are bounded too."""
-    from contract.goldens import goldens_dir
+    from contract.goldens.store import goldens_dir
 
     monkeypatch.setattr(userfiles, "MAX_FILE_BYTES", 64 * 1024)  # above any bundled golden, far below /dev/zero
     folder = tmp_path / "goldens"
@@ -558,7 +559,7 @@ def test_a_goldens_folder_file_that_never_ends_is_misuse(which: str, tmp_path: P
 
 
 def test_a_goldens_folder_meta_that_is_not_json_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from contract.goldens import goldens_dir
+    from contract.goldens.store import goldens_dir
 
     folder = tmp_path / "goldens"
     shutil.copytree(goldens_dir(), folder)

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import contract
-from contract.jsonline import MAX_DEPTH, exact_int, nesting, parse
-from contract.schema import engine
+from contract.checking.schema import engine
+from contract.core.jsonline import MAX_DEPTH, exact_int, nesting, parse
 from contract.wires.subagent_stdio import machines as subagent_stdio
 
 # -- the parser ------------------------------------------------------------------------------

@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 import contract
-from contract import cli, reporters
-from contract.reader import Record
-from contract.report import Collector, Report
-from contract.schema import Engine, engine
+from contract import cli
+from contract.checking.schema import Engine, engine
+from contract.core.reader import Record
+from contract.reporting import reporters
+from contract.rules.report import Collector, Report
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.subagent_stdio.machines import Correlation, UniqueKeys
 
@@ -250,7 +251,7 @@ def test_help_says_writing_does_not_accept(capsys: pytest.CaptureFixture[str]) -
 
 def test_an_exception_outside_every_component_is_still_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     """The last net in ``check``: the wire detection (auto) raising, say."""
-    from contract import pipeline
+    from contract.checking import pipeline
 
     def broken(records: Any, report: Any, deciding: Any = None) -> Any:
         raise AttributeError("detect broke")
@@ -270,7 +271,7 @@ def test_a_live_run_whose_machine_raised_is_not_conformant(
     """Issue 11's first case: the reader thread of ``run`` died and an empty report passed."""
     import sys
 
-    from contract.harness import run_stream
+    from contract.live.harness import run_stream
 
     monkeypatch.setattr(StreamRules, "feed", _raising_on(1, []))
     emitter = [sys.executable, "-c", "import sys; sys.stdout.buffer.write(open(sys.argv[1], 'rb').read())",

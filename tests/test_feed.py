@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from contract import cli, feed
+from contract import cli
 from contract.cli import FORMAT_NAMES
-from contract.goldens import load, scenarios
+from contract.consumers import feed
+from contract.goldens.store import load, scenarios
 from tests.depth import deep
 from tests.processes import spy_on_starts
 
@@ -114,8 +115,8 @@ def test_the_saved_stream_is_what_was_fed_and_feeding_it_again_gives_the_same_ve
     assert code == 1
     data = saved.read_bytes()
     shown = [line[5:] for line in out.split("stream fed (", 1)[1].splitlines()[1:] if line[:4].strip().isdigit()]
-    from contract import textsafe
-    from contract.jsonvalue import clip
+    from contract.core import textsafe
+    from contract.core.jsonvalue import clip
 
     assert shown == [textsafe.text(clip(raw.decode(), feed.SHOWN_LINE_CHARS)) for raw in data.splitlines()]
     assert ("--transcript FILE saves it whole, byte for byte as fed: `milk-contract check --strict FILE` finds it "

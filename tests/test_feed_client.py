@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from contract import cli, feed_client
-from contract.goldens import load, scenarios
+from contract import cli
+from contract.consumers import feed_client
+from contract.goldens.store import load, scenarios
 from tests.depth import deep
 from tests.processes import spy_on_starts
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import contract
-from contract.feed_client import from_host_lines, host_lines, script_from
-from contract.goldens import Golden, load, scenarios
+from contract.consumers.feed_client import from_host_lines, host_lines, script_from
+from contract.goldens.store import Golden, load, scenarios
 from contract.wires.stream_json import future
 from contract.wires.subagent_stdio import future as future_hosts
 from contract.wires.subagent_stdio.future import conversation

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contract import check
-from contract.reporters import render_json, render_text
-from contract.resources import data_dir
+from contract.core.resources import data_dir
+from contract.reporting.reporters import render_json, render_text
 
 WIRES = ("stream-json", "subagent-stdio", "auto")
 GOLDENS = tuple(sorted(data_dir("goldens").glob("*/*.jsonl")))

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from contract import golden_compare, golden_rewrite, goldens
-from contract.golden_compare import ADDITIVE, BREAKING, Comparison
+from contract.goldens import compare as golden_compare
+from contract.goldens import rewrite as golden_rewrite
+from contract.goldens import store as goldens
+from contract.goldens.compare import ADDITIVE, BREAKING, Comparison
 
 Lines = list[dict[str, Any]]
 

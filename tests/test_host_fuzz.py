@@ -23,10 +23,11 @@ import pytest
 from hypothesis import Phase, find, given, settings
 
 import contract
-from contract import cli, driver, fuzz
-from contract.driver import Step, command, plan_from
-from contract.harness import default_command
-from contract.report import Report
+from contract import cli
+from contract.live import driver, fuzz
+from contract.live.driver import Step, command, plan_from
+from contract.live.harness import default_command
+from contract.rules.report import Report
 from tests.depth import deep
 from tests.processes import spy_on_starts
 
@@ -336,7 +337,7 @@ def test_the_generator_reaches_every_conversation_shape(shape: Any) -> None:
 
 def test_ctrl_c_reports_the_running_conversation(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from contract.harness import Interrupted, interrupted
+    from contract.live.harness import Interrupted, interrupted
 
     def stopped(argv: list[str], **_: object) -> driver.Conversation:
         report = Report(wire="subagent-stdio")

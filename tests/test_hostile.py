@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from contract import cli
-from contract.checker import check
-from contract.reader import DEFAULT_MAX_LINE_BYTES
+from contract.checking.checker import check
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
 from tests.depth import deep, sample
 from tests.hostile.cases import BY_NAME, CASES, Case, Expect
 
@@ -199,7 +199,7 @@ FIRST_WIRE = sample([(case, next(iter(case.wires))) for case in CASES if not cas
 
 @pytest.mark.parametrize("param", FIRST_WIRE, ids=[_id(p) for p in FIRST_WIRE])
 def test_two_processes_agree_with_one(param: tuple[Case, str], tmp_path: Path) -> None:
-    """``check --jobs 2`` (contract.parallel, a forked worker) on every small hostile file."""
+    """``check --jobs 2`` (contract.checking.parallel, a forked worker) on every small hostile file."""
     case, wire = param
     path = tmp_path / case.name
     path.write_bytes(case.make())

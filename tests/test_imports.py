@@ -100,15 +100,15 @@ def test_no_import_cycle() -> None:
 def test_a_cycle_would_be_found() -> None:
     """The search fires on a cycle: the real graph plus one edge back down the import order."""
     graph = _graph()
-    graph["contract.reader"] = graph["contract.reader"] | {"contract.catalog"}
+    graph["contract.core.reader"] = graph["contract.core.reader"] | {"contract.rules.catalog"}
     assert _cycle(graph) is not None
 
 
 def test_the_scan_sees_imports() -> None:
     """The scan is not vacuous: the checker's known dependencies are found."""
     graph = _graph()
-    assert "contract.pipeline" in graph["contract.checker"]
-    assert "contract.wires" in graph["contract.catalog"]
+    assert "contract.checking.pipeline" in graph["contract.checking.checker"]
+    assert "contract.wires" in graph["contract.rules.catalog"]
 
 
 def test_no_private_name_is_imported_across_modules() -> None:
@@ -128,7 +128,7 @@ def test_the_plugin_loads_lazily() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     loaded = set(done.stdout.split())
     assert "contract.plugin" in loaded  # the probe ran
-    assert loaded.isdisjoint({"contract.checker", "contract.goldens", "contract.golden_compare", "contract.scenarios",
+    assert loaded.isdisjoint({"contract.checking.checker", "contract.goldens.store", "contract.goldens.compare", "contract.goldens.scenarios",
                              "deepdiff"}), loaded
 
 
@@ -143,11 +143,11 @@ for argv in json.loads(sys.argv[1]):
     print(json.dumps([code, sorted(m for m in sys.modules if m.startswith(WATCHED))]), file=sys.stderr)
 """
 NEVER_FOR_CHECK = {"hypothesis", "deepdiff", "jsonschema", "multiprocessing", "concurrent.futures",
-                   "importlib.metadata", "contract.evolve", "contract.surface", "contract.classify",
-                   "contract.gate", "contract.baseline", "contract.harness", "contract.driver", "contract.fuzz",
-                   "contract.provoke", "contract.strategies", "contract.goldens", "contract.golden_compare",
-                   "contract.golden_rewrite", "contract.recording",
-                   "contract.scenarios"}
+                   "importlib.metadata", "contract.evolution.evolve", "contract.evolution.surface", "contract.evolution.classify",
+                   "contract.evolution.gate", "contract.rules.baseline", "contract.live.harness", "contract.live.driver", "contract.live.fuzz",
+                   "contract.live.provoke", "contract.strategies", "contract.goldens.store", "contract.goldens.compare",
+                   "contract.goldens.rewrite", "contract.goldens.recording",
+                   "contract.goldens.scenarios"}
 
 
 @pytest.mark.process
@@ -164,8 +164,8 @@ def test_each_verb_loads_only_what_it_needs() -> None:
         json.loads(line) for line in done.stderr.splitlines()[-3:])
     assert (help_code, check_code, diff_code) == (0, 0, 0), done.stderr
     assert "contract.cli" in helped
-    assert set(helped).isdisjoint({"contract.checker", "contract.reporters", "contract.ci_reports",
+    assert set(helped).isdisjoint({"contract.checking.checker", "contract.reporting.reporters", "contract.reporting.ci_reports",
                                    *NEVER_FOR_CHECK})
-    assert "contract.checker" in checked  # the probe ran the verb
+    assert "contract.checking.checker" in checked  # the probe ran the verb
     assert set(checked).isdisjoint(NEVER_FOR_CHECK), sorted(set(checked) & NEVER_FOR_CHECK)
-    assert {"contract.classify", "contract.surface"} <= set(diffed)
+    assert {"contract.evolution.classify", "contract.evolution.surface"} <= set(diffed)

@@ -1,7 +1,7 @@
 """A file that changes while it is checked is never conformant: checker.input-changed.
 
 One process reads a regular file to the end it meets, two stop at the size the check began with
-(contract.parallel), so a capture still being written would get two different verdicts, and
+(contract.checking.parallel), so a capture still being written would get two different verdicts, and
 either could say "conformant" of bytes the file no longer holds alone. The change is made from
 inside the check (the step that reads the file is wrapped), so the tests do not race the checker.
 """
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import contract
-from contract import checker, parallel
-from contract.resources import data_dir
+from contract.checking import checker, parallel
+from contract.core.resources import data_dir
 
 HELLO = data_dir("goldens") / "stream-json" / "hello.jsonl"
 

@@ -26,9 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from contract import fuzz, plugin
-from contract.goldens import all_scenarios, goldens_dir
-from contract.scenarios import ENV_GOLDEN, ENV_SCENARIO, run_scenario
+from contract import plugin
+from contract.goldens.scenarios import ENV_GOLDEN, ENV_SCENARIO, run_scenario
+from contract.goldens.store import all_scenarios, goldens_dir
+from contract.live import fuzz
 from contract.wires import NAMES
 from tests.project_copy import ROOT
 

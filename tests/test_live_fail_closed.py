@@ -25,11 +25,13 @@ from typing import Any
 
 import pytest
 
-from contract import cli, golden_rewrite, goldens
-from contract.driver import converse
-from contract.harness import GRACE_SECONDS, TOKEN_VARIABLE, Interrupted, run_stream
-from contract.reader import Record
-from contract.report import Collector
+from contract import cli
+from contract.core.reader import Record
+from contract.goldens import rewrite as golden_rewrite
+from contract.goldens import store as goldens
+from contract.live.driver import converse
+from contract.live.harness import GRACE_SECONDS, TOKEN_VARIABLE, Interrupted, run_stream
+from contract.rules.report import Collector
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.subagent_stdio.machines import Correlation
 from tests.processes import zombie_children
@@ -247,7 +249,7 @@ def test_ctrl_c_during_a_subagent_run(marker: str) -> None:
 @pytest.fixture
 def library_sigint() -> Iterator[None]:
     """Python's own SIGINT handler, as a library caller's process has: this pytest run is a contract
-    run, whose plugin takes SIGINT for the session (contract.interrupts) and would stop it."""
+    run, whose plugin takes SIGINT for the session (contract.core.interrupts) and would stop it."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
@@ -300,9 +302,9 @@ def test_ctrl_c_in_a_library_conversation_raises_interrupted(marker: str, librar
 # -- record -------------------------------------------------------------------------------------
 
 
-# re-recording writes only a real change (contract/recording.py): this emitter makes one
+# re-recording writes only a real change (contract/goldens/recording.py): this emitter makes one
 ADD_FIELD = Path(__file__).resolve().parent / "emitters" / "add_result_field.py"
-RECORD_SHIM = ("import pathlib, sys; import contract.goldens as g; folder = pathlib.Path(sys.argv.pop(1)); "
+RECORD_SHIM = ("import pathlib, sys; import contract.goldens.store as g; folder = pathlib.Path(sys.argv.pop(1)); "
                "g.goldens_dir = lambda: folder; from contract.cli import main; main()")
 
 

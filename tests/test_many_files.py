@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from contract import manyfiles
+from contract.checking import manyfiles
 from contract.cli import run
-from contract.report import FIRST_PER_RULE
+from contract.rules.report import FIRST_PER_RULE
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "goldens"

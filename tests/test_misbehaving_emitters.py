@@ -1,8 +1,8 @@
 """Misbehaving emitters and hosts get a verdict in bounded time, leave nothing behind, keep stderr.
 
-Stream-json emitters (tests/faulty_emitters/) run through ``contract.harness.run_stream`` (what
+Stream-json emitters (tests/faulty_emitters/) run through ``contract.live.harness.run_stream`` (what
 ``milk-contract run`` calls) and subagent-stdio hosts (tests/faulty_hosts/: the ones added for
-this file; the driver's own tests cover the rest) through ``contract.driver.converse``. For each:
+this file; the driver's own tests cover the rest) through ``contract.live.driver.converse``. For each:
 the rules that name the fault, the wall time against the timeout plus a margin, the emitter's
 recognisable stderr line in both the text and the JSON report, and no process left carrying the
 run's marker argument (the emitter passes it to every child it starts).
@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from contract import cli
-from contract.driver import EXIT_GRACE, Step, command, converse
-from contract.harness import GRACE_SECONDS, run_stream
-from contract.report import Report
-from contract.reporters import render_json, render_text
+from contract.live.driver import EXIT_GRACE, Step, command, converse
+from contract.live.harness import GRACE_SECONDS, run_stream
+from contract.reporting.reporters import render_json, render_text
+from contract.rules.report import Report
 from tests.processes import zombie_children
 from tests.test_hostile import check_process
 

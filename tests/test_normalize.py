@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from contract import golden_compare, goldens
-from contract.normalize import VOLATILE, Normalizer, Treatment, normalize
+from contract.goldens import compare as golden_compare
+from contract.goldens import store as goldens
+from contract.goldens.normalize import VOLATILE, Normalizer, Treatment, normalize
 
 
 def _lines(data: bytes) -> list[dict[str, Any]]:

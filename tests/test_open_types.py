@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from contract.schema import engine, load, open_type_schema
+from contract.checking.schema import engine, load, open_type_schema
 
 ENVELOPE = {"session_id": "sess_1", "seq": 1, "ts": "2026-01-01T00:00:00Z"}
 

@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import contract
-from contract.catalog import CATALOG, rules_for
-from contract.rules import bases as parse_bases
+from contract.core.rule import bases as parse_bases
+from contract.rules.catalog import CATALOG, rules_for
 from contract.strategies import streams
 from tests.casefiles import all_cases
 from tests.oracle import BASES, BASIS, WIRES, basis_of, judge

@@ -1,4 +1,4 @@
-"""The parallel checker (contract.parallel) gives the very report of the serial one.
+"""The parallel checker (contract.checking.parallel) gives the very report of the serial one.
 
 Every golden, the foreign corpus (when present), the rule cases (a deterministic sample in the
 default run, every one in the deep run: tests/depth.py, which also takes every combination of
@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from contract import parallel
-from contract.checker import check
-from contract.resources import data_dir
+from contract.checking import parallel
+from contract.checking.checker import check
+from contract.core.resources import data_dir
 from tests import long_runs
 from tests.casefiles import all_cases
 from tests.depth import deep, sample
@@ -134,8 +134,8 @@ def test_large_generated_inputs_same_report(tmp_path: Path, wreck: bool) -> None
 
 def test_batch_run_checks_match_line_by_line() -> None:
     """StreamRules.feed_batch reports what feed reports, line for line, batch or no batch."""
-    from contract.reader import Record
-    from contract.report import Collector, Report
+    from contract.core.reader import Record
+    from contract.rules.report import Collector, Report
     from contract.wires.stream_json.machines import StreamRules
 
     objs = [json.loads(line) for line in _golden_stream(3000, wreck=True).splitlines() if line.startswith(b"{")]
@@ -151,9 +151,9 @@ def test_batch_run_checks_match_line_by_line() -> None:
 
 
 def test_many_findings_hit_the_memory_cap_identically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import contract.report
+    import contract.rules.report
 
-    monkeypatch.setattr(contract.report, "MAX_KEPT_VIOLATIONS", 50)
+    monkeypatch.setattr(contract.rules.report, "MAX_KEPT_VIOLATIONS", 50)
     path = tmp_path / "big.jsonl"
     path.write_bytes(_golden_stream(3000, wreck=True))
     serial = _report(path, "stream-json", 1)
@@ -279,7 +279,7 @@ def test_the_main_folds_the_worker_s_facts_without_parsing_its_blocks(
 ) -> None:
     import time
 
-    from contract import pipeline
+    from contract.checking import pipeline
     from contract.wires.stream_json import StreamRules
 
     path = tmp_path / "run.jsonl"

@@ -3,7 +3,7 @@
 The first test runs the suite exactly as milk's CI would, every installed pytest plugin loaded.
 The others start pytest without hypothesis' plugin (``-p no:hypothesispytest``): it imports
 hypothesis at start-up, which is most of a second per run on this machine, and none of these
-runs uses hypothesis (the fuzz run still does, through ``contract.fuzz``).
+runs uses hypothesis (the fuzz run still does, through ``contract.live.fuzz``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from contract import plugin
-from contract.session import startup_problem
+from contract.plugin.session import startup_problem
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -79,7 +79,7 @@ def test_the_header_shows_only_in_a_contract_run(tmp_path: Path) -> None:
     assert "1 passed" in other
     assert HEADER not in other
     assert "milk-contract:" not in other
-    suite = Path(plugin.__file__).parent / "tests"
+    suite = Path(plugin.__file__).parents[1] / "tests"
     for args, extra in [(("--contract-timeout", "30"), {}), (("--contract-provoke", "--co"), {}),
                         ((), {"MILK_CONTRACT_EMITTER": f"{sys.executable} -V"}),
                         (("--co", "--pyargs", "contract.tests.test_goldens"), {}),
@@ -213,7 +213,7 @@ def test_snapshot_update_is_refused_for_an_installed_copy_only(monkeypatch: pyte
                                                                 pytestconfig: pytest.Config) -> None:
     """--snapshot-update from site-packages rewrote the installed package's own snapshots (a second
     outside review: the next run failed until a reinstall); from a checkout it is the ADR walk's step."""
-    from contract import resources
+    from contract.core import resources
 
     class Option:
         update_snapshots = True

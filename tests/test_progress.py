@@ -1,4 +1,4 @@
-"""Progress of long live work (``contract.progress``): on a terminal stderr, and never on a pipe.
+"""Progress of long live work (``contract.core.progress``): on a terminal stderr, and never on a pipe.
 
 ``fuzz`` (conversation n of N, then shrinking), ``run --provoke`` (which environment is running)
 and ``record`` (which scenario) each show one status line, rewritten in place, when stderr is a
@@ -22,10 +22,11 @@ from typing import TextIO
 
 import pytest
 
-from contract import cli, driver, fuzz, provoke
-from contract.driver import Step
-from contract.progress import ERASE, MAX_CHARS, Progress, on_terminal
-from contract.report import Report
+from contract import cli
+from contract.core.progress import ERASE, MAX_CHARS, Progress, on_terminal
+from contract.live import driver, fuzz, provoke
+from contract.live.driver import Step
+from contract.rules.report import Report
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from contract import cli, harness, provoke
-from contract.provoke import ENVIRONMENTS, Environment
-from contract.reader import DEFAULT_MAX_LINE_BYTES
+from contract import cli
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.live import harness, provoke
+from contract.live.provoke import ENVIRONMENTS, Environment
 from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)

@@ -24,8 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from contract import cli, recording
-from contract.goldens import goldens_dir
+from contract import cli
+from contract.goldens import recording
+from contract.goldens.store import goldens_dir
 from tests.project_copy import ROOT, copy_project, git
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)

@@ -10,7 +10,8 @@ import sys
 import pytest
 
 import contract
-from contract import golden_compare, goldens
+from contract.goldens import compare as golden_compare
+from contract.goldens import store as goldens
 from contract.wires.stream_json.emitter import replay
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)

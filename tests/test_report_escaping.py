@@ -2,7 +2,7 @@
 
 Member names in pointers, values quoted in messages, hints, file names, an emitter's stderr and
 the checker's notes are drawn from an alphabet that mixes every class of code point
-``contract.textsafe`` must escape (C0, DEL, C1, lone surrogates, U+2028/U+2029, the
+``contract.core.textsafe`` must escape (C0, DEL, C1, lone surrogates, U+2028/U+2029, the
 bidirectional controls, the noncharacters of every plane) with the characters each format's
 syntax layer cares about (``\\``, ``u``, ``%``, ``|``, ``<``, ``&``, ``:`` …) and any other
 character. For each of the six formats, one file and many, the output
@@ -16,7 +16,7 @@ character. For each of the six formats, one file and many, the output
   each string in the one escaped form, and reading the escapes back gives the string again.
 
 The "unsafe" set is written out here from the spec, not imported, so the test cannot agree with
-a wrong table in ``contract.textsafe``.
+a wrong table in ``contract.core.textsafe``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contract
-from contract import textsafe
-from contract.ci_reports import FORMATS
-from contract.report import Collector, Report
+from contract.core import textsafe
+from contract.reporting.ci_reports import FORMATS
+from contract.rules.report import Collector, Report
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = (ROOT / "goldens" / "stream-json" / "hello.jsonl").read_bytes()
@@ -252,7 +252,7 @@ def test_hostile_streams_through_the_checker_reach_no_format_raw(name: str, valu
 def test_a_file_name_that_is_not_utf8_gets_a_sarif_uri() -> None:
     """os.fsdecode gives a non-UTF-8 name surrogate escapes; the URI percent-encodes its bytes
     (before: UnicodeEncodeError, so the SARIF reporter failed and no report was written)."""
-    from contract.ci_reports import sarif_uri
+    from contract.reporting.ci_reports import sarif_uri
 
     assert sarif_uri("caps/a\udcff.jsonl") == "caps/a%FF.jsonl"
     assert sarif_uri("a\ud800") == "a%ED%A0%80"  # any other lone surrogate: as UTF-8 would write it
@@ -260,7 +260,7 @@ def test_a_file_name_that_is_not_utf8_gets_a_sarif_uri() -> None:
 
 
 def test_a_quoted_value_is_escaped_once_in_the_one_form() -> None:
-    """Messages quote values raw (``contract.jsonvalue.quoted``), not through ``repr`` or ASCII JSON,
+    """Messages quote values raw (``contract.core.jsonvalue.quoted``), not through ``repr`` or ASCII JSON,
     whose escapes the shared one would show again as ``\\u005cu202e`` (and ``é`` as ``\\u005cu00e9``)."""
     line = {"type": "system", "subtype": "init", "x\u202e\x1b": "é\u202e"}
     report = contract.check(json.dumps(line, ensure_ascii=False).encode() + b"\n")

@@ -4,7 +4,7 @@
   reach pointers and messages. The text report shows them as ``\\u001b``-style escapes, the
   JUnit report stays well-formed XML (parsed here with ``xml.etree``), and the JSON report
   stays valid JSON that gives back the same strings.
-- Past the memory cap (``contract.report.MAX_KEPT_VIOLATIONS``) the counts stay exact, each
+- Past the memory cap (``contract.rules.report.MAX_KEPT_VIOLATIONS``) the counts stay exact, each
   rule keeps its first occurrences and the vital rules (run, framing, checker, terminal)
   keep theirs; every format says how many it counted and kept.
 - ``--format json`` is written violation by violation: the writer's own allocations stay a
@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 import contract
-from contract import report as report_module
-from contract import textsafe
-from contract.report import Collector, Report
-from contract.reporters import REPORTERS, STREAMING, render_json, render_junit, render_text
+from contract.core import textsafe
+from contract.reporting.reporters import REPORTERS, STREAMING, render_json, render_junit, render_text
+from contract.rules import report as report_module
+from contract.rules.report import Collector, Report
 from tests.test_hostile import check_process
 
 ROOT = Path(__file__).resolve().parent.parent

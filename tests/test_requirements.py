@@ -1,4 +1,4 @@
-"""Requirement verdicts (contract.requirements) in every report format.
+"""Requirement verdicts (contract.rules.requirements) in every report format.
 
 Per catalogued rule of the wire, a report says passed, failed, not-exercised or ignored: a
 green run on a three-line capture must not read as full conformance. The machines' exercise
@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 
-from contract import baseline, parallel, requirements
-from contract.catalog import CATALOG, rules_for
-from contract.checker import check
+from contract.checking import parallel
+from contract.checking.checker import check
 from contract.cli import run
-from contract.harness import run_stream
-from contract.reporters import render_junit, render_text
-from contract.resources import data_dir
+from contract.core.resources import data_dir
+from contract.live.harness import run_stream
+from contract.reporting.reporters import render_junit, render_text
+from contract.rules import baseline, requirements
+from contract.rules.catalog import CATALOG, rules_for
 
 GOLDENS = data_dir("goldens")
 HELLO = GOLDENS / "stream-json" / "hello.jsonl"
@@ -107,7 +108,7 @@ def test_junit_shows_not_exercised_as_skipped_never_passed() -> None:
 
 @pytest.mark.process
 def test_a_live_run_exercises_the_run_rules() -> None:
-    from contract.harness import default_command
+    from contract.live.harness import default_command
 
     report = run_stream(default_command("stream-json"), wire="stream-json", timeout=60)
     statuses = _statuses(report)

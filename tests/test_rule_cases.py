@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import contract
-from contract import requirements
-from contract.catalog import CATALOG, rules_for
+from contract.rules import requirements
+from contract.rules.catalog import CATALOG, rules_for
 from contract.wires import registered
 from tests.casefiles import Case, all_cases, load
 from tests.synthetic_wire import AUDIT_LOG, HERE

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import pytest
 
-from contract import baseline, checker, driver, failsafe, feed, feed_client, harness, reader
-from contract.catalog import CATALOG
-from contract.pipeline import SchemaStep
-from contract.reader import read_records
-from contract.report import Collector, Report
-from contract.rules import Observed
+from contract.checking import checker, failsafe
+from contract.checking.pipeline import SchemaStep
+from contract.consumers import feed, feed_client
+from contract.core import reader
+from contract.core.reader import read_records
+from contract.core.rule import Observed
+from contract.live import driver, harness
+from contract.rules import baseline
+from contract.rules.catalog import CATALOG
+from contract.rules.report import Collector, Report
 from contract.wires import WIRES
 from tests.casefiles import all_cases
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from contract.catalog import CATALOG
-from contract.rules import SCHEMA_STEP, Basis, Check, Level, Registry, Rule
-from contract.sink import Sink
+from contract.core.rule import SCHEMA_STEP, Basis, Check, Level, Registry, Rule
+from contract.core.sink import Sink
+from contract.rules.catalog import CATALOG
 from contract.wires import WIRES
 from contract.wires.stream_json import machines as sj_machines
 from contract.wires.stream_json.rules import REGISTRY as SJ_REGISTRY
@@ -142,7 +142,7 @@ def test_where_no_check_joins_it_the_stream_json_dispatch_is_the_machines_own() 
 
 
 def test_a_declared_check_runs_among_the_subagent_machines(monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract.reader import Record
+    from contract.core.reader import Record
     from contract.wires import subagent_stdio
 
     assert not any(isinstance(m, sa_machines.Checks) for m in WIRES["subagent-stdio"].machines())  # none declared

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.resources import data_dir, schema_path
+from contract.core.resources import data_dir, schema_path
 from contract.wires import WIRES as REGISTERED
 
 PINS = json.loads((data_dir("schemas") / "pins.json").read_text(encoding="utf-8"))

@@ -30,9 +30,10 @@ from pathlib import Path
 
 import pytest
 
-from contract import goldens, harness
-from contract.harness import TOKEN_VARIABLE
-from contract.interrupts import Signalled, as_interrupts
+from contract.core.interrupts import Signalled, as_interrupts
+from contract.goldens import store as goldens
+from contract.live import harness
+from contract.live.harness import TOKEN_VARIABLE
 from tests.test_live_fail_closed import RECORD_SHIM, _snapshot
 from tests.test_misbehaving_emitters import EMITTERS, marker, survivors
 
@@ -229,7 +230,7 @@ def test_as_interrupts_raises_once_and_restores_the_handlers(signum: int) -> Non
 def test_an_interruption_during_the_cleanup_still_kills_everything(marker: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A signal that lands while a finished run is being reaped must not leave its descendants."""
-    from contract.harness import Process
+    from contract.live.harness import Process
 
     def interrupted(self: Process) -> None:
         raise Signalled(signal.SIGTERM)
@@ -245,7 +246,9 @@ def test_an_interruption_during_the_cleanup_still_kills_everything(marker: str,
 
 def test_the_late_grace_default_is_one_number() -> None:
     """The CLI and the plugin name the harness' default without importing the harness."""
-    from contract import cli, harness, session
+    from contract import cli
+    from contract.live import harness
+    from contract.plugin import session
 
     assert cli.LATE_GRACE == session.LATE_GRACE == harness.DEFAULT_LATE_GRACE
     assert cli._build_parser().parse_args(["run"]).late_grace == harness.DEFAULT_LATE_GRACE

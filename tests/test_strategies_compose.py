@@ -22,7 +22,7 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from contract.schema import ecma_pattern, load
+from contract.checking.schema import ecma_pattern, load
 from contract.strategies import WIRES, breakable, broken_streams, lines, streams
 from contract.strategies._compose import ESC, Compiler, Unsupported
 

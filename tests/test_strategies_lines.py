@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contract.schema import engine, load
+from contract.checking.schema import engine, load
 from contract.strategies import lines
 from contract.strategies._schemas import generable, recursive_defs, unroll
 

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contract
-from contract.catalog import CATALOG, rules_for
-from contract.schema import engine
+from contract.checking.schema import engine
+from contract.rules.catalog import CATALOG, rules_for
 from contract.strategies import (
     NOT_STREAM_PROPERTIES,
     WIRES,

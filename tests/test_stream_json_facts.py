@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from contract.reader import Record
-from contract.report import Collector, Report
+from contract.core.reader import Record
+from contract.rules.report import Collector, Report
 from contract.wires.stream_json import StreamRules
 from contract.wires.stream_json import facts as batch
 from tests import long_runs

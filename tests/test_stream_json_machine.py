@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 import contract
-from contract.jsonvalue import same_value
-from contract.reader import Record
-from contract.report import Collector, Report
+from contract.core.jsonvalue import same_value
+from contract.core.reader import Record
+from contract.rules.report import Collector, Report
 from contract.wires.stream_json.machines import StreamRules
 from tests.depth import deep, sample
 

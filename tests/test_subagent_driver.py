@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import contract
-from contract import driver
-from contract.driver import EXIT_GRACE, Step, command, converse, record, run_subagent
-from contract.harness import GRACE_SECONDS, default_command
+from contract.live import driver
+from contract.live.driver import EXIT_GRACE, Step, command, converse, record, run_subagent
+from contract.live.harness import GRACE_SECONDS, default_command
 from tests.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -332,7 +332,7 @@ def test_the_cli_says_run_timeout_for_a_cut_conversation(started: list[int], cap
 
 
 def test_fuzz_with_no_time_is_never_conformant(started: list[int]) -> None:
-    from contract.fuzz import fuzz_host
+    from contract.live.fuzz import fuzz_host
 
     result = fuzz_host(None, examples=3, timeout=0.001, ignore=["run.no-response"], shrink_seconds=5)
     assert not result.report.conformant  # before: every conversation "conformant", 0 lines

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from contract.classify import BREAKING_CODES, Change, classify, compare_entry
-from contract.schema import load
-from contract.surface import surface_for, surface_of
+from contract.checking.schema import load
+from contract.evolution.classify import BREAKING_CODES, Change, classify, compare_entry
+from contract.evolution.surface import surface_for, surface_of
 from contract.wires import WIRES
 
 CASES = Path(__file__).parent / "surface_cases"

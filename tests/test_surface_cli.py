@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from contract.checking.schema import load
 from contract.cli import run as main
-from contract.schema import load
 
 SNAPSHOTS = Path(__file__).resolve().parents[1] / "contract" / "tests" / "__snapshots__"
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from contract.schema import load
-from contract.surface import corpus_surface, open_set_values, schema_surface, surface_for
+from contract.checking.schema import load
+from contract.evolution.surface import corpus_surface, open_set_values, schema_surface, surface_for
 from contract.wires import WIRES
 
 # Every keyword the extractor reads. A schema keyword outside this set would be invisible to

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from contract.gate import ACCEPTED_NAME, ROOT_ENV
+from contract.evolution.gate import ACCEPTED_NAME, ROOT_ENV
 from contract.wires import WIRES
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)

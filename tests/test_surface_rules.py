@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from contract import cli
-from contract.catalog import CATALOG
-from contract.classify import BREAKING, classify
-from contract.framing import quotes, rules_surface
-from contract.gate import Accepted, evaluate
-from contract.resources import schema_path
-from contract.surface import surface_of
+from contract.core.resources import schema_path
+from contract.evolution.classify import BREAKING, classify
+from contract.evolution.framing import quotes, rules_surface
+from contract.evolution.gate import Accepted, evaluate
+from contract.evolution.surface import surface_of
+from contract.rules.catalog import CATALOG
 
 SJ: dict[str, Any] = json.loads(schema_path("stream-json").read_text(encoding="utf-8"))
 CLAUSES = [c["words"] for c in rules_surface(SJ)["framing"]]

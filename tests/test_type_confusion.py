@@ -31,7 +31,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import contract
-from contract.harness import run_stream
+from contract.live.harness import run_stream
 from contract.wires import WIRES as REGISTERED
 from tests.depth import deep, sample
 

@@ -26,11 +26,12 @@ from typing import Any
 import pytest
 
 import contract
-from contract import baseline, cli, plugin, requirements
-from contract.catalog import CATALOG, NOT_WHOLE, UNFINISHED, UNJUDGED, not_judged_to_the_end, unsilenceable
-from contract.report import Collector, Report
-from contract.reporters import render_text
-from contract.resources import data_dir
+from contract import cli, plugin
+from contract.core.resources import data_dir
+from contract.reporting.reporters import render_text
+from contract.rules import baseline, requirements
+from contract.rules.catalog import CATALOG, NOT_WHOLE, UNFINISHED, UNJUDGED, not_judged_to_the_end, unsilenceable
+from contract.rules.report import Collector, Report
 
 HERE = Path(__file__).parent
 HELLO = data_dir("goldens") / "stream-json" / "hello.jsonl"
@@ -108,7 +109,7 @@ def _api(call: Callable[[list[str]], object]) -> Callable[[str, Path], None]:
 
 
 def _many(rules: list[str]) -> object:
-    from contract import manyfiles
+    from contract.checking import manyfiles
 
     return manyfiles.check_path(str(HELLO), manyfiles.Options("stream-json", False, tuple(rules), 1 << 20, False))
 
@@ -122,22 +123,22 @@ def _lazy(module: str, name: str) -> Callable[..., Any]:
 
 
 API: dict[str, Callable[[str, Path], None]] = {
-    "contract.checker.check": _api(lambda rules: contract.check(b"", ignore=rules)),
-    "contract.pipeline.check_stream": _api(lambda rules: _lazy("contract.pipeline", "check_stream")(
+    "contract.checking.checker.check": _api(lambda rules: contract.check(b"", ignore=rules)),
+    "contract.checking.pipeline.check_stream": _api(lambda rules: _lazy("contract.checking.pipeline", "check_stream")(
         b"", "stream-json", strict=False, ignore=rules, max_line_bytes=1 << 20, source="-")),
-    "contract.report.Collector": _api(lambda rules: Collector(Report(wire="stream-json"), rules)),
-    "contract.manyfiles.Options": _api(_many),
-    "contract.parallel.check_file": _api(lambda rules: _lazy("contract.parallel", "check_file")(
+    "contract.rules.report.Collector": _api(lambda rules: Collector(Report(wire="stream-json"), rules)),
+    "contract.checking.manyfiles.Options": _api(_many),
+    "contract.checking.parallel.check_file": _api(lambda rules: _lazy("contract.checking.parallel", "check_file")(
         HELLO.open("rb"), "stream-json", ignore=rules, max_line_bytes=1 << 20)),
     # run_stream(argv, **options) hands its options to record_stream: the same path
-    "contract.harness.record_stream": _api(lambda rules: _lazy("contract.harness", "record_stream")(
+    "contract.live.harness.record_stream": _api(lambda rules: _lazy("contract.live.harness", "record_stream")(
         NOT_STARTED, ignore=rules)),
-    "contract.driver.record": _api(lambda rules: _lazy("contract.driver", "record")(NOT_STARTED, ignore=rules)),
-    "contract.driver.run_subagent": _api(lambda rules: _lazy("contract.driver", "run_subagent")(
+    "contract.live.driver.record": _api(lambda rules: _lazy("contract.live.driver", "record")(NOT_STARTED, ignore=rules)),
+    "contract.live.driver.run_subagent": _api(lambda rules: _lazy("contract.live.driver", "run_subagent")(
         NOT_STARTED, ignore=rules)),
-    "contract.provoke.provoke": _api(lambda rules: _lazy("contract.provoke", "provoke")(NOT_STARTED, ignore=rules)),
-    "contract.fuzz.fuzz_host": _api(lambda rules: _lazy("contract.fuzz", "fuzz_host")(NOT_STARTED, ignore=rules)),
-    "contract.baseline.settle": _api(_settle),
+    "contract.live.provoke.provoke": _api(lambda rules: _lazy("contract.live.provoke", "provoke")(NOT_STARTED, ignore=rules)),
+    "contract.live.fuzz.fuzz_host": _api(lambda rules: _lazy("contract.live.fuzz", "fuzz_host")(NOT_STARTED, ignore=rules)),
+    "contract.rules.baseline.settle": _api(_settle),
 }
 
 
@@ -330,7 +331,7 @@ def test_a_never_exiting_emitter_is_never_conformant(tmp_path: Path, capsys: pyt
     argv = [sys.executable, str(CLOSES_STDOUT), "unjudged-test"]
     _one_line_misuse(["run", "--ignore", "run.timeout", "--", *argv], capsys)
     _one_line_misuse(["run", "--baseline", _baseline_file(tmp_path, "run.timeout"), "--", *argv], capsys)
-    from contract.harness import run_stream
+    from contract.live.harness import run_stream
 
     report = run_stream(argv, timeout=1.0)
     assert report.exit_status == -9
@@ -349,7 +350,7 @@ WHOLE_THEN_KILLED = HERE / "faulty_emitters" / "whole_then_killed.py"
 
 @pytest.mark.process
 def test_a_run_ended_by_a_signal_is_never_conformant_even_with_no_expected_status() -> None:
-    from contract.harness import run_stream
+    from contract.live.harness import run_stream
 
     report = run_stream([sys.executable, str(WHOLE_THEN_KILLED), "whole-then-killed"], timeout=20,
                         expect_exit=None, late_grace=0.2)
@@ -392,7 +393,7 @@ def test_a_run_with_no_result_is_never_conformant(tmp_path: Path, capsys: Capsys
                      NOT_WHOLE)
     _one_line_misuse(["run", "--ignore", "sj.init-first", "--ignore", "sj.result-last", "--", "true"], capsys,
                      NOT_WHOLE)
-    from contract.harness import run_stream
+    from contract.live.harness import run_stream
 
     with pytest.raises(ValueError, match="cannot be ignored"):
         run_stream(emitter, ignore=["sj.result-last"])

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import contract
-from contract.ci_reports import FORMATS
-from contract.schema import MAX_MEMBERS_NAMED, engine
+from contract.checking.schema import MAX_MEMBERS_NAMED, engine
+from contract.reporting.ci_reports import FORMATS
 
 INIT: dict[str, Any] = {
     "type": "system", "session_id": "sess_01HZX3", "seq": 0, "ts": "2026-03-01T10:00:00Z", "subtype": "init",

@@ -15,7 +15,8 @@ import jsonschema
 import pytest
 
 import contract
-from contract import cli, vectors
+from contract import cli
+from contract.consumers import vectors
 from contract.strategies import breakable
 from contract.wires import NAMES
 

@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import contract
-from contract import cli, requirements
-from contract.catalog import rules_for
+from contract import cli
+from contract.rules import requirements
+from contract.rules.catalog import rules_for
 from contract.strategies import also_fires, breakable, broken_streams, streams
 from contract.wires import AUTO, NAMES, WIRES, Wire, candidates, detect, registered
 from tests.synthetic_wire import AUDIT_LOG, GOLDEN
@@ -132,8 +133,8 @@ def test_the_synthetic_wire_rules_fire_and_hold(rule: str, stream: bytes, fires:
 
 def test_every_wire_keeps_its_goldens_where_its_descriptor_says(any_wire: Wire) -> None:
     """One convention for every wire, the synthetic one included: ``goldens/<name>/`` under its data
-    root (``Wire.goldens_dir``), found by ``contract.goldens`` and each conformant under --strict."""
-    from contract.goldens import all_scenarios, scenarios
+    root (``Wire.goldens_dir``), found by ``contract.goldens.store`` and each conformant under --strict."""
+    from contract.goldens.store import all_scenarios, scenarios
 
     found = scenarios(any_wire.name)
     assert len(found) >= max(1, any_wire.coverage.goldens)
@@ -144,7 +145,7 @@ def test_every_wire_keeps_its_goldens_where_its_descriptor_says(any_wire: Wire) 
 
 
 def test_the_synthetic_golden_is_the_one_its_data_root_holds() -> None:
-    from contract.goldens import scenarios
+    from contract.goldens.store import scenarios
 
     with registered(AUDIT_LOG):
         [golden] = scenarios(AUDIT_LOG.name)
@@ -154,10 +155,10 @@ def test_the_synthetic_golden_is_the_one_its_data_root_holds() -> None:
 
 @pytest.mark.process
 def test_the_synthetic_scenario_runs_live_through_the_scenario_harness() -> None:
-    """The plugin's path for a golden (contract.scenarios): the wire's reference emitter started with
+    """The plugin's path for a golden (contract.goldens.scenarios): the wire's reference emitter started with
     the golden named in its environment, checked live and compared with the golden."""
-    from contract.goldens import scenarios
-    from contract.scenarios import run_scenario
+    from contract.goldens.scenarios import run_scenario
+    from contract.goldens.store import scenarios
 
     with registered(AUDIT_LOG):
         [golden] = scenarios(AUDIT_LOG.name)
@@ -169,7 +170,7 @@ def test_the_synthetic_scenario_runs_live_through_the_scenario_harness() -> None
 
 @pytest.mark.process
 def test_the_synthetic_reference_emitter_replays_its_golden_live() -> None:
-    from contract.harness import default_command, run_stream
+    from contract.live.harness import default_command, run_stream
 
     with registered(AUDIT_LOG):
         report = run_stream(default_command(AUDIT_LOG), wire=AUDIT_LOG.name, timeout=30)
@@ -197,7 +198,7 @@ def test_the_conversation_mode_takes_its_commands_and_line_types_from_the_descri
     """No line type is the driver's own: a wire with another dialogue gets its own commands."""
     import dataclasses
 
-    from contract import driver
+    from contract.live import driver
     from contract.wires import Dialogue, conversation
 
     other = dataclasses.replace(conversation(), name="ping-stdio", dialogue=Dialogue(
@@ -215,7 +216,8 @@ def test_auto_holds_a_bounded_number_of_findings_and_still_reports_as_the_named_
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A first line with more escapes than the hold keeps: only their number is held past the bound,
     and the report (counts, kept findings) is the named wire's all the same."""
-    from contract import pipeline, report
+    from contract.checking import pipeline
+    from contract.rules import report
 
     monkeypatch.setattr(pipeline.Deciding, "HELD_PER_RULE", 5)
     monkeypatch.setattr(report, "MAX_KEPT_VIOLATIONS", 5)
@@ -245,8 +247,8 @@ def test_the_common_rules_cite_each_registered_wire_s_seed_through_its_descripto
     ``Wire.cites``: a wire registered with its own words adds them, and takes them away again."""
     import dataclasses
 
-    from contract.catalog import CATALOG
-    from contract.rules import Basis
+    from contract.core.rule import Basis
+    from contract.rules.catalog import CATALOG
     from contract.wires import Cites
 
     before = {rule: CATALOG[rule].source for rule in ("line.utf8", "line.json", "line.ansi", "run.stdout-held",
@@ -286,8 +288,8 @@ def test_feeding_future_variants_of_a_wire_without_any_says_so() -> None:
     has none, so its golden is fed as it is and the report says no variant was drawn."""
     import sys
 
-    from contract import feed
-    from contract.goldens import scenarios
+    from contract.consumers import feed
+    from contract.goldens.store import scenarios
 
     assert AUDIT_LOG.future is None
     with registered(AUDIT_LOG):

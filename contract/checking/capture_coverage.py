@@ -1,6 +1,6 @@
 """How much of a wire's surface one capture exercised, and what it never showed.
 
-The surface is the golden coverage catalog (``contract.coverage.required``): every schema
+The surface is the golden coverage catalog (``contract.checking.coverage.required``): every schema
 field reachable from the root, every enum value, stream-json's known values stated in the
 descriptions (line types, subtypes, block types, ...) and the edge shapes no keyword states.
 A third-party emitter author reads the list of what the capture never showed to see what to
@@ -26,10 +26,10 @@ from typing import Any
 
 import orjson
 
-from contract import coverage
-from contract.coverage import Item
-from contract.schemawalk import walker
-from contract.textsafe import counted
+from contract.checking import coverage
+from contract.checking.coverage import Item
+from contract.checking.schemawalk import walker
+from contract.core.textsafe import counted
 from contract.wires import get
 
 MAX_LINES = 500  # about a quarter second of schema walking at most (BENCHMARKS.md)

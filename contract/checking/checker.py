@@ -1,7 +1,7 @@
 """The public entry to the pipeline (reader → schema → rule machines → report): ``check``.
 
 The CLI, the many-file checker and the pytest plugin call it; the steps themselves are
-``contract.pipeline``. Nothing here raises on bad input: every fault becomes a finding in the
+``contract.checking.pipeline``. Nothing here raises on bad input: every fault becomes a finding in the
 report (misuse of the API, such as an unknown wire or rule id, raises).
 """
 
@@ -12,12 +12,12 @@ import os
 import stat
 from collections.abc import Iterable
 
-from contract import capture_coverage
-from contract.catalog import CATALOG
-from contract.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
-from contract.reader import DEFAULT_MAX_LINE_BYTES, Source
-from contract.report import Collector, Report, ignore_problem
-from contract.rules import bases
+from contract.checking import capture_coverage
+from contract.checking.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Source
+from contract.core.rule import bases
+from contract.rules.catalog import CATALOG
+from contract.rules.report import Collector, Report, ignore_problem
 from contract.wires import AUTO, DEFAULT, NAMES, Wire, get, is_auto
 
 __all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
@@ -47,11 +47,11 @@ def check(
     An unknown rule id in ``ignore`` raises ``ValueError`` naming the known ones.
 
     ``jobs``: 1 checks in this process; 2 splits the work of a regular file over two
-    processes (``contract.parallel``); None (auto) does so for files large enough to gain.
+    processes (``contract.checking.parallel``); None (auto) does so for files large enough to gain.
     The report is the same either way.
 
     ``coverage``: also measure what the capture showed of the wire's surface
-    (``report.coverage``, from a bounded sample: ``contract.capture_coverage``).
+    (``report.coverage``, from a bounded sample: ``contract.checking.capture_coverage``).
 
     ``basis``: the bases whose findings fail the report (``"written"``, ``"derived"``,
     ``"policy"``; default all). Findings of the others are still counted and listed; the
@@ -77,7 +77,7 @@ def check(
     before = _state(data)
     report = None
     if jobs != 1:
-        from contract import parallel
+        from contract.checking import parallel
 
         if parallel.worth_it(data, jobs, descriptor):
             with no_cycle_collection():

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from contract.jsonline import parse
-from contract.schemawalk import EnumValue, Member, Walker, walker
+from contract.checking.schemawalk import EnumValue, Member, Walker, walker
+from contract.core.jsonline import parse
 from contract.wires import Wire, get, resolve
 from contract.wires.base import Line
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from contract.jsonvalue import clip
-from contract.reader import Record
-from contract.sink import Sink
+from contract.core.jsonvalue import clip
+from contract.core.reader import Record
+from contract.core.sink import Sink
 from contract.wires.base import BatchMachine, FactMachine, Machine
 
 RULE = "checker.internal"

@@ -5,7 +5,7 @@ sorted, following symlinks but never entering the same directory twice (a symlin
 there). A missing path, or a directory with no ``*.jsonl`` below it, is misuse (exit 2): a
 "conformant" verdict over nothing checked would be the worst kind of wrong answer.
 
-Each file gets its own :class:`~contract.report.Report`, exactly as a single-file ``check``
+Each file gets its own :class:`~contract.rules.report.Report`, exactly as a single-file ``check``
 would make it; ``--jobs N`` spreads whole files over N processes and returns the reports in
 input order, so the report is the same whatever N is.
 """
@@ -17,8 +17,8 @@ import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from contract.checker import check
-from contract.report import Report
+from contract.checking.checker import check
+from contract.rules.report import Report
 
 SUFFIX = ".jsonl"
 # Each report keeps every finding up to report.MAX_KEPT_VIOLATIONS; over many files that bound

@@ -41,9 +41,9 @@ from typing import Any, BinaryIO, TypeGuard
 
 import orjson
 
-from contract.capture_coverage import Sample
-from contract.reader import BLOCK_BYTES, Block, Piece, blocks, size
-from contract.report import Collector, Report
+from contract.checking.capture_coverage import Sample
+from contract.core.reader import BLOCK_BYTES, Block, Piece, blocks, size
+from contract.rules.report import Collector, Report
 from contract.wires import DEFAULT, Wire, is_auto, resolve
 from contract.wires.base import FactMachine
 
@@ -96,7 +96,7 @@ def _mostly_valid(fd: int, start: int, wire: Wire) -> bool:
     On a stream where nearly every line fails, every block is judged line by line in the main
     process, and the worker's proofs are work for nothing.
     """
-    from contract.schema import engine
+    from contract.checking.schema import engine
 
     try:
         sample = os.pread(fd, SAMPLE_BYTES, start)
@@ -138,8 +138,8 @@ def check_file(
     ``sample``: filled with the file's object lines in order, as the one-process checker does
     (for the coverage); a fallback check measures its own coverage instead.
     """
-    from contract.pipeline import check_stream
-    from contract.schema import engine
+    from contract.checking.pipeline import check_stream
+    from contract.checking.schema import engine
 
     ignore = frozenset(ignore)
     fd = handle.fileno()
@@ -154,8 +154,8 @@ def check_file(
     try:
         return _with_worker(fd, start, end, descriptor, strict, ignore, max_line_bytes, source, sample)
     except Exception as exc:  # fail closed: the one-process checker reports what it meets
-        from contract.failsafe import describe
-        from contract.pipeline import measured
+        from contract.checking.failsafe import describe
+        from contract.checking.pipeline import measured
 
         fresh = Sample() if sample is not None else None
         report = measured(check_stream(_open(fd, start, end), descriptor, strict=strict, ignore=ignore,
@@ -250,7 +250,7 @@ def _work(fd: int, start: int, end: int, wire: Wire, max_line_bytes: int, out_fd
     """The worker: for each block it owns that the main has not taken, in order, a message
     ``(index, count, length, proof)`` (``pipeline.Proof``: False, not clean; the facts, or True
     when the machine gave none)."""
-    from contract.pipeline import clean_block
+    from contract.checking.pipeline import clean_block
 
     prove = clean_block(wire, max_line_bytes)
     [machine] = wire.machines()
@@ -359,7 +359,7 @@ class _Inbox:
 
 def _main(stream: BinaryIO, inbox: _Inbox, wire: Wire, strict: bool, ignore: frozenset[str],
           max_line_bytes: int, source: str, sample: Sample | None) -> Report:
-    from contract.pipeline import check_blocks
+    from contract.checking.pipeline import check_blocks
 
     report = Report(wire=wire.name, strict=strict, source=source)
     check_blocks(stream, wire, Collector(report, ignore), max_line_bytes, sample, inbox)

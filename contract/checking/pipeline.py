@@ -1,7 +1,7 @@
 """The pipeline's steps: reader → schema → rule machines → report, in one process.
 
-``check_stream`` runs them over one stream; ``contract.checker.check`` (the public entry) adds
-argument checks and the choice of two processes (``contract.parallel``), which runs the same
+``check_stream`` runs them over one stream; ``contract.checking.checker.check`` (the public entry) adds
+argument checks and the choice of two processes (``contract.checking.parallel``), which runs the same
 steps split between a worker and the main process. The live harness and the conversation
 driver feed records to ``run_rules`` as they arrive. See docs/architecture.md.
 """
@@ -17,12 +17,13 @@ from typing import Any, ClassVar, Protocol
 
 import orjson
 
-from contract import capture_coverage, failsafe, requirements
-from contract.jsonvalue import clip, shown
-from contract.reader import Block, Piece, Record, Source, as_stream, blocks, frame, read_records
-from contract.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
-from contract.schema import Engine, SchemaError, engine, known_types
-from contract.sink import Sink
+from contract.checking import capture_coverage, failsafe
+from contract.checking.schema import Engine, SchemaError, engine, known_types
+from contract.core.jsonvalue import clip, shown
+from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks, frame, read_records
+from contract.core.sink import Sink
+from contract.rules import requirements
+from contract.rules.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
 from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, get, is_auto, resolve
 
 
@@ -33,7 +34,7 @@ def check_stream(data: Source, wire: Wire | str, *, strict: bool, ignore: Iterab
     The name is resolved to the descriptor here, once (after the look ahead under auto), and the
     descriptor is what the steps below are given.
 
-    ``sample``: where the records are also sampled for capture coverage (``contract.checker``)."""
+    ``sample``: where the records are also sampled for capture coverage (``contract.checking.checker``)."""
     name = wire if isinstance(wire, str) else wire.name
     descriptor = None if is_auto(name) else resolve(wire)
     report = Report(wire=name, strict=strict, source=source)
@@ -100,7 +101,7 @@ def run_rules(records: Iterable[Record], wire: Wire | str, out: Collector,
               guarded: failsafe.GuardedRecords | None = None) -> None:
     """Validate each record against the wire's schema and feed the rule machines.
 
-    Fail closed (``contract.failsafe``): an exception in the reader, the schema step or a
+    Fail closed (``contract.checking.failsafe``): an exception in the reader, the schema step or a
     machine is a ``checker.internal`` finding, never a traceback or a silent pass. After the
     reader failed, the end-of-stream checks do not run (the stream was cut by the checker).
     """
@@ -120,14 +121,14 @@ def run_rules(records: Iterable[Record], wire: Wire | str, out: Collector,
     requirements.mark_checked(out.report)
 
 
-# What a block's prover elsewhere (contract.parallel's worker) says of it: None, nothing (judge it
+# What a block's prover elsewhere (contract.checking.parallel's worker) says of it: None, nothing (judge it
 # here, as one process does); False, not clean (line by line); True, clean; a tuple, clean, with
 # the lone machine's facts of its lines (``FactMachine.block_facts``).
 Proof = bool | tuple[Any, ...] | None
 
 
 class Proofs(Protocol):
-    """Another process's proofs of a stream's blocks (``contract.parallel``)."""
+    """Another process's proofs of a stream's blocks (``contract.checking.parallel``)."""
 
     def __call__(self, index: int, block: Block | Piece) -> Proof:
         """What was proven of block ``index`` (None: prove it here)."""
@@ -151,7 +152,7 @@ def check_blocks(stream: Any, wire: Wire | str, out: Collector, max_line_bytes: 
     ``failsafe.Machines``; a proof that raised only sends its block down the line-by-line path.
 
     ``proofs(index, block)``: what another process proved of the block (``Proof``; the two-process
-    checker, ``contract.parallel``): a clean block with facts is then fed by them alone
+    checker, ``contract.checking.parallel``): a clean block with facts is then fed by them alone
     (``failsafe.Machines.folding``), without parsing it here; None has the block proven here
     (the first block too: a batch machine feeds a batch it is not in step with line by line, so
     the report is the same; proven, the first block's lines are parsed here, once).
@@ -286,7 +287,7 @@ def clean_block(wire: Wire, max_line_bytes: int) -> Callable[[Block], list[Any] 
 
     It returns the block's objects when every line is compact canonical JSON (what
     ``orjson.dumps`` writes back byte for byte: no duplicate member, every number exact, as
-    ``contract.jsonline.parse``'s fast path), an object, no longer than ``max_line_bytes``, of a
+    ``contract.core.jsonline.parse``'s fast path), an object, no longer than ``max_line_bytes``, of a
     type the schema lists (an unlisted one gets a note) and valid under the schema, in a block
     with no CR, no escaped control or C1 character and no "e+" float; else None. Any exception
     is a None too: the block is then judged line by line, where every step is guarded.
@@ -347,7 +348,7 @@ class SchemaStep:
         self._emit = out.emit
         self._rule = wire.schema_rule
         self._explain = _Explainer(eng, out)
-        # Open line types (contract.schema): a line of a type the schema does not list is judged
+        # Open line types (contract.checking.schema): a line of a type the schema does not list is judged
         # by the common envelope only, and the report says so, once per type (a bounded few).
         self._open_types = wire.open_types
         self._known = known_types(wire.name)

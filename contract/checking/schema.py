@@ -7,7 +7,7 @@
   replaced by one that translates ``$`` to ``\\Z``, because Python's ``$`` also matches before a
   final newline and would accept ``"id": "abc\\n"`` against ``^[^\\r\\n]*$``.
 
-Numbers arrive as the parser reads them (``contract.jsonline``): ``int``, ``float``, or a
+Numbers arrive as the parser reads them (``contract.core.jsonline``): ``int``, ``float``, or a
 ``Decimal`` where a float would round. jsonschema-rs compares Decimals exactly; the reference
 engine gets a type checker for which an integer is any number whose exact value is integral
 (``7.0``, ``Decimal("5E+0")``, never ``Decimal("2.0000000000000001")`` nor a boolean), and
@@ -36,8 +36,8 @@ from typing import Any
 
 import jsonschema_rs
 
-from contract.jsonvalue import clip, escape, quoted, shown
-from contract.jsonvalue import pointer as pointer_of
+from contract.core.jsonvalue import clip, escape, quoted, shown
+from contract.core.jsonvalue import pointer as pointer_of
 from contract.wires import get
 
 MAX_ERRORS_PER_LINE = 8  # a line that fails many ways is reported by its first few

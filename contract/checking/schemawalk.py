@@ -8,7 +8,7 @@ it, found by following ``$ref``, ``allOf`` and the ``oneOf``/``anyOf`` branches 
 
 Branch fitting is deliberately shallow (JSON type, ``const``, and the ``const`` members of an
 object, which is how both wire schemas discriminate their branches): the walk is for
-attribution, not validation; validation is ``contract.schema``'s job.
+attribution, not validation; validation is ``contract.checking.schema``'s job.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from contract.jsonvalue import escape, same_type_and_value
-from contract.schema import load
+from contract.checking.schema import load
+from contract.core.jsonvalue import escape, same_type_and_value
 
 Schema = dict[str, Any]
 Segment = str | int

@@ -4,7 +4,7 @@ Exit codes: 0 conformant, 1 violations (or a breaking change), 2 usage or harnes
 reporter or a stdout that failed while writing (any verb's, ``--help`` too: the output is then
 incomplete, never exit 0), 128 + the signal
 when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: a live run still reports what it saw, as
-``run.interrupted``; contract.interrupts turns SIGTERM and SIGHUP into Ctrl-C for every verb).
+``run.interrupted``; contract.core.interrupts turns SIGTERM and SIGHUP into Ctrl-C for every verb).
 Misuse gets one line on stderr; no input, however hostile, gets a traceback.
 
 Start-up is paid by every invocation (each pre-commit hook run, each CI step), so this module
@@ -24,23 +24,23 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
-from contract import textsafe
-from contract.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
-from contract.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, exit_interrupted
-from contract.jsonvalue import quoted
-from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.userfiles import read_whole
-from contract.userfiles import size_text as _size
+from contract.core import textsafe
+from contract.core.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
+from contract.core.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, exit_interrupted
+from contract.core.jsonvalue import quoted
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.core.userfiles import read_whole
+from contract.core.userfiles import size_text as _size
 from contract.wires import AUTO, DEFAULT, NAMES, WIRES, Live, get, named
 
 if TYPE_CHECKING:
-    from contract.report import Report
+    from contract.rules.report import Report
 
 PROG = "milk-contract"
 # the --format choices, without importing the reporters to learn them (the parser is built for
-# every verb, --help included); tests/test_cli.py holds this equal to contract.ci_reports.FORMATS
+# every verb, --help included); tests/test_cli.py holds this equal to contract.reporting.ci_reports.FORMATS
 FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
-# contract.harness.DEFAULT_LATE_GRACE, without importing the harness to learn it (as above);
+# contract.live.harness.DEFAULT_LATE_GRACE, without importing the harness to learn it (as above);
 # tests/test_signals.py holds the two equal
 LATE_GRACE = 2.0
 
@@ -101,7 +101,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--provoke", action="store_true",
                      help=f"{named(Live.STREAM)}: run the emitter again under a pseudo-terminal, with colour "
                           "forced, "
-                          "and under a slow reader (contract.provoke)")
+                          "and under a slow reader (contract.live.provoke)")
     chk.set_defaults(handler=cmd_check)
     run.set_defaults(handler=cmd_run)
 
@@ -279,7 +279,7 @@ def _report_options(parser: argparse.ArgumentParser, wires: Sequence[str], basel
                              "accept them: without --baseline the run still reports them and exits by them")
 
 
-BASIS_NAMES = ("written", "derived", "policy")  # contract.rules.Basis, without importing the catalog
+BASIS_NAMES = ("written", "derived", "policy")  # contract.core.rule.Basis, without importing the catalog
 
 
 def _basis_option(parser: argparse.ArgumentParser) -> None:
@@ -301,7 +301,7 @@ def _basis(text: str) -> str:
 
 def _judge_bases(report: Report, args: argparse.Namespace) -> Report:
     """The report with the bases --basis names (all when not given): what fails it."""
-    from contract.rules import bases
+    from contract.core.rule import bases
 
     report.bases = bases(args.basis)
     return report
@@ -340,8 +340,8 @@ def _seconds(text: str) -> float:
 
 
 def _checked_seconds(text: str, zero: bool) -> float:
-    """Seconds as the plugin's options take them too (contract.options: the one check)."""
-    from contract.options import seconds_problem
+    """Seconds as the plugin's options take them too (contract.core.options: the one check)."""
+    from contract.core.options import seconds_problem
 
     try:
         value = float(text)
@@ -364,7 +364,7 @@ def _seed(text: str) -> int:
 
 
 def _check_ignores(ignores: Sequence[str]) -> None:
-    from contract.report import ignore_problem
+    from contract.rules.report import ignore_problem
 
     problem = ignore_problem(ignores)
     if problem is not None:
@@ -374,7 +374,7 @@ def _check_ignores(ignores: Sequence[str]) -> None:
 def _baseline(report: Report, args: argparse.Namespace) -> Report:
     if args.baseline is None and args.baseline_write is None:
         return report  # nothing to settle: the baseline machinery (and its schema) stays unloaded
-    from contract import baseline
+    from contract.rules import baseline
 
     try:
         return baseline.settle(report, baseline=args.baseline, write_to=args.baseline_write, ignore=args.ignore)
@@ -395,7 +395,7 @@ def _write(fmt: str, write: Callable[[], object]) -> bool:
     except Exception as exc:
         if output_failed(exc):  # stdout itself failed, not the reporter: run() says so, for every verb alike
             raise
-        from contract.failsafe import describe
+        from contract.checking.failsafe import describe
 
         sys.stderr.write(f"{PROG}: error: the {fmt} reporter failed ({textsafe.text(describe(exc))}); "
                          "the report is incomplete, so no verdict was given\n")
@@ -404,8 +404,8 @@ def _write(fmt: str, write: Callable[[], object]) -> bool:
 
 
 def _emit(report: Report, fmt: str, signum: int = signal.SIGINT) -> int:
-    from contract.ci_reports import FORMATS
-    from contract.reporters import STREAMING
+    from contract.reporting.ci_reports import FORMATS
+    from contract.reporting.reporters import STREAMING
 
     if fmt == "text" and set(report.counts) == {"run.start"}:  # nothing ran, so nothing was judged: a harness
         # error, said in one line as misuse is (the machine formats keep the run.start finding)
@@ -433,7 +433,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("- (stdin) cannot be checked together with other paths")
-        from contract.checker import check
+        from contract.checking.checker import check
 
         if sys.stdin is None:  # started with fd 0 closed (``<&-``): not an empty stream
             raise UsageError("- (stdin): stdin is closed, so there is nothing to read (not an empty stream)")
@@ -441,7 +441,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                        max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage, basis=args.basis)
         _refuse_nothing([report])
         return _emit(_baseline(report, args), args.format)
-    from contract import manyfiles
+    from contract.checking import manyfiles
 
     options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes, coverage)
     try:
@@ -456,7 +456,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except manyfiles.PathError as exc:
         raise UsageError(str(exc)) from None
     _refuse_nothing(reports)
-    from contract.ci_reports import FORMATS
+    from contract.reporting.ci_reports import FORMATS
     if not _write(args.format, lambda: sys.stdout.write(FORMATS[args.format].many(reports))):
         return EXIT_USAGE
     return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS
@@ -468,7 +468,7 @@ SHOWN_EMPTY = 5  # empty files named in the misuse line; the rest are counted
 def _refuse_nothing(reports: Sequence[Report]) -> None:
     """Misuse (one line, exit 2) when an input held no line at all and its wire's rules found
     nothing in that: checking nothing is never reported as conformant, as for a directory with
-    no *.jsonl (contract.manyfiles). A wire that judges emptiness (stream-json: sj.init-first)
+    no *.jsonl (contract.checking.manyfiles). A wire that judges emptiness (stream-json: sj.init-first)
     keeps its findings, and the report stands."""
     empty = [r.source for r in reports if r.lines == 0 and not r.counts]
     if not empty:
@@ -484,14 +484,14 @@ def _refuse_nothing(reports: Sequence[Report]) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     _check_ignores(args.ignore)
     if args.baseline is not None:  # a baseline that is misuse is refused before the emitter runs
-        from contract import baseline
+        from contract.rules import baseline
 
         try:
             baseline.load(args.baseline)
         except baseline.BaselineError as exc:
             raise UsageError(str(exc)) from None
     command = _command(args.command)
-    from contract.harness import Interrupted
+    from contract.live.harness import Interrupted
 
     try:
         report = _live(args, command)
@@ -511,19 +511,19 @@ def _live(args: argparse.Namespace, command: list[str]) -> Report:
         if wire.live is not Live.STREAM:
             raise UsageError(f"--provoke runs {named(Live.STREAM)} emitters ({named(Live.CONVERSATION)} hosts: "
                              "use the fuzz verb)")
-        from contract.provoke import provoke
+        from contract.live.provoke import provoke
 
         return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
                        strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
                        max_output_bytes=max_output_bytes, late_grace=args.late_grace)
     if wire.live is Live.CONVERSATION:
-        from contract.driver import run_subagent
+        from contract.live.driver import run_subagent
 
         return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
                             ignore=args.ignore, expect_exit=args.expect_exit,
                             max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
                             late_grace=args.late_grace, wire=wire)
-    from contract.harness import default_command, run_stream
+    from contract.live.harness import default_command, run_stream
 
     return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,
                       expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
@@ -575,8 +575,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     """Fuzz a live host; a failure is printed with its shrunk conversation and the seed."""
     _check_ignores(args.ignore)
     command = _command(args.command)
-    from contract import fuzz
-    from contract.harness import Interrupted
+    from contract.live import fuzz
+    from contract.live.harness import Interrupted
 
     options: dict[str, Any] = {"strict": args.strict, "ignore": args.ignore, "max_line_bytes": args.max_line_bytes,
                                "seed": args.seed}
@@ -615,13 +615,13 @@ def _pace(text: str) -> float:
 
 
 def cmd_feed(args: argparse.Namespace) -> int:
-    """Feed a consumer streams (contract.feed) or, on subagent-stdio, play the host to a client."""
+    """Feed a consumer streams (contract.consumers.feed) or, on subagent-stdio, play the host to a client."""
     command = _command(args.command)
     if not command:
         raise UsageError("feed needs the consumer: milk-contract feed [OPTIONS] -- CONSUMER ARG…")
-    from contract import feed
-    from contract.goldens import scenarios
-    from contract.harness import Interrupted
+    from contract.consumers import feed
+    from contract.goldens.store import scenarios
+    from contract.live.harness import Interrupted
 
     goldens = [g for g in scenarios(args.wire) if not args.scenario or g.name in args.scenario]
     unknown = sorted(set(args.scenario) - {g.name for g in goldens})
@@ -640,7 +640,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
                              "talks over pipes)")
         if expect.given:
             raise UsageError(f"--expect-stdout and --expect-json judge {named(Live.STREAM)} consumers")
-        from contract import feed_client
+        from contract.consumers import feed_client
 
         options.pop("expect")
 
@@ -672,7 +672,7 @@ def wire_live(name: str) -> Live:
 
 
 def _expectation(args: argparse.Namespace, goldens: Sequence[Any]) -> Any:
-    from contract.feed import Expectation, ExpectationError, load_members, members_problem
+    from contract.consumers.feed import Expectation, ExpectationError, load_members, members_problem
 
     stdout = members = None
     if args.expect_stdout is not None:
@@ -698,8 +698,8 @@ def _expectation(args: argparse.Namespace, goldens: Sequence[Any]) -> Any:
 
 
 def cmd_vectors_export(args: argparse.Namespace) -> int:
-    """Write the test vectors (contract.vectors); a vector whose verdict disagrees is no file, but exit 2."""
-    from contract import vectors
+    """Write the test vectors (contract.consumers.vectors); a vector whose verdict disagrees is no file, but exit 2."""
+    from contract.consumers import vectors
 
     if os.path.exists(args.folder) and not os.path.isdir(args.folder):
         raise UsageError(f"{args.folder} exists and is not a folder")
@@ -721,13 +721,13 @@ def cmd_vectors_export(args: argparse.Namespace) -> int:
 def cmd_record(args: argparse.Namespace) -> int:
     """Run each golden scenario through the emitter; rewrite it from a conformant run; say what changed.
 
-    Where it writes, and why an unchanged golden is not touched: contract/recording.py.
+    Where it writes, and why an unchanged golden is not touched: contract/goldens/recording.py.
     """
-    from contract import recording
-    from contract.harness import Interrupted
-    from contract.progress import Progress
-    from contract.reporters import render_record
-    from contract.scenarios import rerecord_run, run_scenario
+    from contract.core.progress import Progress
+    from contract.goldens import recording
+    from contract.goldens.scenarios import rerecord_run, run_scenario
+    from contract.live.harness import Interrupted
+    from contract.reporting.reporters import render_record
 
     command = _command(args.command)
     try:
@@ -782,8 +782,8 @@ def _record_stopped(golden: Any, report: Report, results: list[Any], args: argpa
     with no diff (a partial output's "missing lines" say nothing about the emitter), under
     ``--dry-run`` too: exit 2, or 128 + the signal for ``run.interrupted``.
     """
-    from contract import recording
-    from contract.reporters import render_record
+    from contract.goldens import recording
+    from contract.reporting.reporters import render_record
 
     stopped = next((v for v in report.violations if v.rule == "run.interrupted"), None)
     harness = f"{stopped.rule}: {stopped.message}" if stopped is not None else recording.harness_failure(report)
@@ -797,8 +797,8 @@ def _record_stopped(golden: Any, report: Report, results: list[Any], args: argpa
 
 
 def cmd_evolve(args: argparse.Namespace) -> int:
-    """Take a new schema for a wire in (contract.evolve): classify, gate, pin, snapshot."""
-    from contract import evolve
+    """Take a new schema for a wire in (contract.evolution.evolve): classify, gate, pin, snapshot."""
+    from contract.evolution import evolve
 
     try:
         return evolve.cmd_evolve(args)
@@ -807,8 +807,8 @@ def cmd_evolve(args: argparse.Namespace) -> int:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    """Add a golden scenario (contract.evolve): transcript and meta, authored or recorded."""
-    from contract import evolve
+    """Add a golden scenario (contract.evolution.evolve): transcript and meta, authored or recorded."""
+    from contract.evolution import evolve
 
     try:
         return evolve.cmd_scenario(args)
@@ -830,8 +830,8 @@ def _command(argv: Sequence[str]) -> list[str]:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from contract.catalog import CATALOG, rules_for
-    from contract.reporters import render_rules
+    from contract.reporting.reporters import render_rules
+    from contract.rules.catalog import CATALOG, rules_for
 
     wires = (args.wire,) if args.wire in WIRES else NAMES  # or "all"
     seen: dict[str, None] = {}
@@ -844,9 +844,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Classify the changes between two schemas or surfaces: exit 1 when any is breaking."""
-    from contract.classify import classify, is_breaking
-    from contract.failsafe import describe
-    from contract.reporters import render_diff
+    from contract.checking.failsafe import describe
+    from contract.evolution.classify import classify, is_breaking
+    from contract.reporting.reporters import render_diff
 
     old, new = _surface_file(args.old), _surface_file(args.new)
     try:
@@ -859,8 +859,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_surface(args: argparse.Namespace) -> int:
     """Print a bundled wire's surface (schema plus goldens) or a schema file's."""
-    from contract.reporters import render_surface
-    from contract.surface import surface_for
+    from contract.evolution.surface import surface_for
+    from contract.reporting.reporters import render_surface
 
     if (args.wire is None) == (args.schema is None):
         raise UsageError("give either --wire or a SCHEMA file")
@@ -873,7 +873,7 @@ def _surface_file(path: str) -> dict[str, Any]:
     """A surface from a JSON file holding a schema or a surface; UsageError when it is neither."""
     import json
 
-    from contract.surface import as_surface
+    from contract.evolution.surface import as_surface
 
     try:
         document = json.loads(read_whole(path))
@@ -967,10 +967,10 @@ def _reader_left() -> int:
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the verb; returns the exit code.
 
-    SIGINT, SIGTERM and SIGHUP take the interruption's path while it runs (``contract.interrupts``):
+    SIGINT, SIGTERM and SIGHUP take the interruption's path while it runs (``contract.core.interrupts``):
     the first one is reported, a later one only noted; the handlers found are put back after.
     """
-    from contract.interrupts import as_interrupts
+    from contract.core.interrupts import as_interrupts
 
     with as_interrupts():
         return _written(argv)
@@ -996,8 +996,8 @@ def _written(argv: Sequence[str] | None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     """The verb, inside an ``as_interrupts`` block its caller holds."""
-    from contract.interrupts import name as signal_name
-    from contract.interrupts import signal_of
+    from contract.core.interrupts import name as signal_name
+    from contract.core.interrupts import signal_of
 
     try:
         args = _build_parser().parse_args(argv)
@@ -1042,8 +1042,8 @@ def main() -> NoReturn:
     one cannot end the process with another status. A signal that arrives after the verb
     returned (its output written) still ends the process as interrupted, 128 + the signal.
     """
-    from contract.interrupts import as_interrupts, signal_of
-    from contract.interrupts import name as signal_name
+    from contract.core.interrupts import as_interrupts, signal_of
+    from contract.core.interrupts import name as signal_name
 
     closed = _closed_standard_descriptors()
     if 1 in closed:  # ``>&-``: no result or verdict can reach anyone

@@ -6,7 +6,7 @@ with ``pty``, a pseudo-terminal), and judges how it ended:
 
 - ``consumer.crash``: it exited with a status other than 0, or was killed by a signal;
 - ``consumer.hang``: it was still running ``timeout`` seconds after it started (its process group
-  and descendants are killed, as ``contract.harness.Process`` kills an emitter's);
+  and descendants are killed, as ``contract.live.harness.Process`` kills an emitter's);
 - ``consumer.early-exit``: it exited 0 with some of the stream unread (through a pipe the suite holds
   a copy of the read end, so what is left in it is known; through a terminal only what was never
   written);
@@ -41,11 +41,19 @@ from typing import IO, Any
 
 import orjson
 
-from contract import textsafe
-from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, internal, interrupted
-from contract.interrupts import signal_of
-from contract.jsonvalue import clip, quoted, shown
-from contract.report import Collector, Report
+from contract.core import textsafe
+from contract.core.interrupts import signal_of
+from contract.core.jsonvalue import clip, quoted, shown
+from contract.live.harness import (
+    GRACE_SECONDS,
+    Interrupted,
+    Process,
+    StartError,
+    describe_status,
+    internal,
+    interrupted,
+)
+from contract.rules.report import Collector, Report
 from contract.wires import Live, first, get
 
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "consumer.output", "run.start",
@@ -132,7 +140,7 @@ class Outcome:
     elapsed: float
     start_error: str | None = None
     notes: list[str] = field(default_factory=list)
-    flooded: str | None = None  # why a conversation was cut (contract.feed_client): never a pass
+    flooded: str | None = None  # why a conversation was cut (contract.consumers.feed_client): never a pass
     # What is known of how far a consumer found hanging had read (``hold``): whether the end of
     # input was written after the lines, and, when its stdin pipe could be looked into, how many
     # of the lines written it had read whole and how many bytes written it had not read (None
@@ -571,11 +579,11 @@ class Feed:
     @contextlib.contextmanager
     def guarded(self, who: str, feeder: str) -> Iterator[None]:
         """Ctrl-C, SIGTERM or SIGHUP: ``run.interrupted`` naming the signal, then
-        :class:`contract.harness.Interrupted`; any other fault of the feeder is ``checker.internal``
+        :class:`contract.live.harness.Interrupted`; any other fault of the feeder is ``checker.internal``
         (never a pass, never a traceback) and ends the loop."""
         try:
             yield
-        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
             signum = signal_of(exc)
             interrupted(self.report, f"the {who}", signum)
             doing = f" while feeding {self.doing}" if self.doing else ""
@@ -595,7 +603,7 @@ class Feed:
 
 
 class ShrinkSpent(BaseException):
-    """Ends hypothesis' search once the shrink budget is spent (contract.fuzz says why a BaseException)."""
+    """Ends hypothesis' search once the shrink budget is spent (contract.live.fuzz says why a BaseException)."""
 
 
 class Search:
@@ -603,7 +611,7 @@ class Search:
 
     A variant has ``data`` (the bytes it is known by) and ``changes`` (a sequence: fewer is
     smaller); ``run(variant)`` returns (outcome, findings), no findings being a pass. Shared by
-    the stream-json and the subagent-stdio client modes (``contract.feed_client``).
+    the stream-json and the subagent-stdio client modes (``contract.consumers.feed_client``).
     """
 
     def __init__(self, run: Any, examples: int, shrink_seconds: float) -> None:
@@ -665,7 +673,7 @@ def feed_stream(
 ) -> FeedResult:
     """Feed the consumer every golden (and, with ``future``, its variants); the verdict as a Report.
 
-    Ctrl-C raises :class:`contract.harness.Interrupted` with what was found so far (``run.interrupted``).
+    Ctrl-C raises :class:`contract.live.harness.Interrupted` with what was found so far (``run.interrupted``).
     """
     argv = list(argv)
     goldens = list(goldens)

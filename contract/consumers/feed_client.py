@@ -12,7 +12,7 @@ The conversation, both directions in order, is judged by the same reader and rul
 refuses (no ``version``, an unknown member, an id over 128 characters) fails with that rule
 (``line.json``, ``sa.schema``, ...), and the findings name the scenario. How the client ended is
 ``consumer.crash`` (a status other than 0), ``consumer.hang`` (still running at the timeout:
-killed with its process group and descendants, ``contract.harness.Process``) or
+killed with its process group and descendants, ``contract.live.harness.Process``) or
 ``consumer.early-exit`` (it exited 0 having sent no command: nothing of the wire was exercised).
 
 With ``future``, the host's side of each golden is also transformed the ways the subagent-stdio
@@ -38,9 +38,7 @@ from typing import Any
 
 import orjson
 
-from contract import textsafe
-from contract.catalog import CATALOG
-from contract.feed import (
+from contract.consumers.feed import (
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_PACE,
@@ -55,7 +53,11 @@ from contract.feed import (
     ShrinkSpent,
     note_failure,
 )
-from contract.harness import (
+from contract.core import textsafe
+from contract.core.jsonvalue import clip
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.core.rule import Level
+from contract.live.harness import (
     GRACE_SECONDS,
     LimitedStream,
     Process,
@@ -63,10 +65,8 @@ from contract.harness import (
     describe_status,
     internal,
 )
-from contract.jsonvalue import clip
-from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import Collector
-from contract.rules import Level
+from contract.rules.catalog import CATALOG
+from contract.rules.report import Collector
 from contract.wires import conversation, get
 
 WIRE = conversation().name  # the client side of the registry's conversation wire
@@ -281,7 +281,7 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
           exercised: set[str] | None = None) -> list[tuple[str, int | None, str | None, str, str | None]]:
     """Findings (rule, line, pointer, message, hint) on one conversation: the wire's rules, then the
     client's end; the rules the check judged are added to ``exercised``."""
-    from contract.checker import check
+    from contract.checking.checker import check
 
     found: list[tuple[str, int | None, str | None, str, str | None]] = []
     report = check(transcript, WIRE, max_line_bytes=max_line_bytes)
@@ -377,7 +377,7 @@ def _emit(out: Collector, found: list[tuple[str, int | None, str | None, str, st
 
 @dataclass(frozen=True)
 class _Candidate:
-    """A host variant as :class:`contract.feed.Search` knows one: its bytes and its changes."""
+    """A host variant as :class:`contract.consumers.feed.Search` knows one: its bytes and its changes."""
 
     script: HostScript
     changes: tuple[str, ...]

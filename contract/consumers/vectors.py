@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.catalog import CATALOG
-from contract.resources import data_dir
+from contract.core.resources import data_dir
+from contract.rules.catalog import CATALOG
 
 FORMAT = 1
 SCHEMA_FILE = "vector.schema.json"
@@ -80,7 +80,7 @@ def _rule(rule_id: str) -> dict[str, Any]:
 
 
 def _goldens() -> Iterator[Vector]:
-    from contract.goldens import all_scenarios
+    from contract.goldens.store import all_scenarios
 
     for golden in all_scenarios():
         yield Vector(golden.wire, "conformant", golden.name, f"the golden {golden.name}: {golden.description}",
@@ -111,7 +111,7 @@ def _broken() -> Iterator[Vector]:
 
 
 def _future() -> Iterator[Vector]:
-    from contract.goldens import scenarios
+    from contract.goldens.store import scenarios
     from contract.wires import WIRES
 
     for wire in WIRES.values():
@@ -134,7 +134,7 @@ EXPECTED = {"conformant": "conformant", "future-compatible": "conformant", "not-
 
 def vectors() -> Iterator[tuple[Vector, dict[str, Any]]]:
     """Every vector with its document, each checked: VectorError when a verdict differs from its group's."""
-    from contract.checker import check
+    from contract.checking.checker import check
 
     for vector in (*_goldens(), *_broken(), *_future()):
         report = check(vector.data, vector.wire, strict=vector.strict)

@@ -7,7 +7,7 @@ Python's default for both is to die at once, leaving the emitter (in its own ses
 never gets the signal) running and printing nothing. :class:`as_interrupts` makes all three take
 that path: its handler raises :class:`Signalled`, a ``KeyboardInterrupt`` carrying the signal
 number, so every ``except KeyboardInterrupt`` that cleans up cleans up for them too, and the
-report and the exit status (128 + the signal, ``contract.exitcodes.exit_interrupted``) name the
+report and the exit status (128 + the signal, ``contract.core.exitcodes.exit_interrupted``) name the
 signal. It handles SIGINT itself too, so that a SIGTERM right after a Ctrl-C (or the reverse) is
 a second signal, only noted, and not a second ``KeyboardInterrupt`` in the middle of the cleanup.
 

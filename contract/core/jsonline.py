@@ -39,13 +39,13 @@ from typing import Any, cast
 
 import orjson
 
-from contract.jsonvalue import clip, escape
+from contract.core.jsonvalue import clip, escape
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
 QUOTED_LINE_BYTES = 80  # of a line that is not JSON, its finding quotes this much (and says what is left)
 MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never a RecursionError
-# The catalog rules a Fault can name (the reader emits them; see contract.catalog).
+# The catalog rules a Fault can name (the reader emits them; see contract.rules.catalog).
 RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.duplicate-key", "line.ansi", "line.limit"})
 Number = int | float | Decimal
 
@@ -274,7 +274,7 @@ def quoted_start(body: bytes) -> str:
     (cut before a character the bound would split) and how many bytes more the line holds.
 
     The text is the line's own (decoded, invalid bytes as U+FFFD): the reporter that prints the
-    message escapes it (``contract.textsafe``), once, as it does every input-derived string.
+    message escapes it (``contract.core.textsafe``), once, as it does every input-derived string.
     """
     head = body[:QUOTED_LINE_BYTES]
     decoder = codecs.getincrementaldecoder("utf-8")("replace")

@@ -1,7 +1,7 @@
 """Small helpers about JSON values, each in one place: clipping, pointers, kinds, equality.
 
 Parsed lines hold ``dict``, ``list``, ``str``, ``bool``, ``None`` and numbers as ``int``,
-``float`` or ``Decimal`` (``contract.jsonline`` keeps numbers a double cannot hold exactly).
+``float`` or ``Decimal`` (``contract.core.jsonline`` keeps numbers a double cannot hold exactly).
 Three equalities are in use, named for what they mean:
 
 - :func:`same_value`: JSON Schema equality (numbers by exact value, so ``1``, ``1.0`` and
@@ -32,7 +32,7 @@ def quoted(text: str) -> str:
     """``text`` in quotes for a message, its characters as they are (``'x'``, or ``"it's"``).
 
     Not ``repr``: repr escapes in its own way (``\\x1b``, ``\\u202e``), a second escaping on top
-    of the one every reporter applies (``contract.textsafe``). A message holds the raw value; the
+    of the one every reporter applies (``contract.core.textsafe``). A message holds the raw value; the
     reporter that prints it shows each unsafe character once, in the one visible form.
     """
     quote = '"' if "'" in text and '"' not in text else "'"

@@ -11,7 +11,7 @@ Only on a terminal: when stderr is a pipe or a file (CI logs, tests, ``2>log``),
 written at all, so what those see is unchanged. The decision is made once, when the progress
 starts, from ``sys.stderr`` as it is then (tests replace it). The text is ours (counts and
 environment names) plus scenario names, which come from file names: everything shown goes
-through :func:`contract.textsafe.text` and is clipped, so no input reaches the terminal as a
+through :func:`contract.core.textsafe.text` and is clipped, so no input reaches the terminal as a
 control sequence or wraps the line.
 """
 
@@ -21,7 +21,7 @@ import contextlib
 import sys
 from typing import TextIO
 
-from contract import textsafe
+from contract.core import textsafe
 
 PREFIX = "milk-contract"
 MAX_CHARS = 100  # one line of an ordinary terminal: a wrapped line cannot be rewritten by CR

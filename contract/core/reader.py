@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple, cast
 
-from contract import jsonline
-from contract.jsonline import Fault, parse
-from contract.jsonvalue import escape, kind
-from contract.sink import Sink
+from contract.core import jsonline
+from contract.core.jsonline import Fault, parse
+from contract.core.jsonvalue import escape, kind
+from contract.core.sink import Sink
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 # The catalog rules the reader emits: its own framing checks and every parse fault.
@@ -85,7 +85,7 @@ def read_records(
     reported elsewhere).
     ``ansi`` says whether ``line.ansi`` applies: the wire's ``Wire.ansi`` (True, judging, when not
     given: fail closed). Under ``--wire auto`` the reader judges it and its findings are held until
-    the wire is decided, then kept as that wire says (``contract.pipeline.Deciding``).
+    the wire is decided, then kept as that wire says (``contract.checking.pipeline.Deciding``).
     """
     stream = as_stream(source)
     pieces = blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
@@ -113,7 +113,7 @@ class Block(NamedTuple):
     may_esc: bool
     overlong: int = 0  # when set, the block is one line too long to hold: its length in bytes
     # "e+": a float orjson would write back as "1.5e+300" may be integral without being the number
-    # written (contract.jsonline), so such a block takes the exact parse, never a C-level shortcut
+    # written (contract.core.jsonline), so such a block takes the exact parse, never a C-level shortcut
     may_exp: bool = False
 
 

@@ -1,6 +1,6 @@
 """What a catalog rule is (``Rule``), and where a wire's rules are declared once (``Registry``).
 
-The catalog itself (``contract.catalog``) gathers the rules from where they live: the framing,
+The catalog itself (``contract.rules.catalog``) gathers the rules from where they live: the framing,
 checker, harness and baseline rules there, each wire's own rules in its package
 (``contract/wires/<wire>/rules.py``). There a wire's ``Registry`` holds each rule once: its
 metadata, which emitter emits it, and optionally the name of its breaking strategy. The wire's
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, TypeVar
 
-from contract.jsonvalue import shown
-from contract.sink import Sink
+from contract.core.jsonvalue import shown
+from contract.core.sink import Sink
 
 
 class Level(StrEnum):
@@ -33,7 +33,7 @@ class Observed(StrEnum):
     PROCESS = "process"  # by the live harness: a process, its exit, its timing, its output volume
     BASELINE = "baseline"  # by comparing a baseline file with a report
     CHECKER = "checker"  # the checker's own integrity: an internal error or a bound reached
-    CONSUMER = "consumer"  # by feeding a consumer streams (contract.feed): how it ended, what it printed
+    CONSUMER = "consumer"  # by feeding a consumer streams (contract.consumers.feed): how it ended, what it printed
 
 
 class Unjudged(StrEnum):
@@ -41,7 +41,7 @@ class Unjudged(StrEnum):
 
     The rule of the house (docs/unjudged.md): such a finding can be neither ignored nor
     baselined, by any path, and no requirement verdict says "passed" beside it, since the
-    checker cannot vouch for what it did not see. ``contract.catalog.not_judged_to_the_end``
+    checker cannot vouch for what it did not see. ``contract.rules.catalog.not_judged_to_the_end``
     is the one predicate every path consults; this field is what it reads.
     """
 
@@ -125,7 +125,7 @@ class Rule:
         return self.basis
 
 
-SCHEMA_STEP = "schema"  # the emitter of a wire's schema rule: the checker's schema step (contract.pipeline)
+SCHEMA_STEP = "schema"  # the emitter of a wire's schema rule: the checker's schema step (contract.checking.pipeline)
 
 
 class Check:

@@ -1,7 +1,7 @@
 """Where checks write what they find: the ``Sink`` protocol.
 
 The reader, the schema step and every rule machine write findings through a sink and nothing
-else, so the same code runs against the report's collector (``contract.report.Collector``),
+else, so the same code runs against the report's collector (``contract.rules.report.Collector``),
 the two-process checker's event log and its main process's discard sink. A protocol (not the
 concrete collector) is what keeps the wires and the reader below the report in the import
 order; see docs/architecture.md.

@@ -1,1 +1,3 @@
-"""Wire evolution after an ADR: the surface of a schema, classifying changes, framing rules, the gate and evolve."""
+"""Wire evolution after an ADR: the surface of a schema, classifying changes, framing rules, the
+gate and evolve.
+"""

@@ -1,6 +1,6 @@
 """The vocabulary of schema and surface changes: additive or breaking, with a code and a path.
 
-``contract.classify`` finds the changes between two surfaces, ``contract.framing`` those
+``contract.evolution.classify`` finds the changes between two surfaces, ``contract.evolution.framing`` those
 between the framing rules' words; both build them from here (so neither imports the other at
 load time).
 """

@@ -19,16 +19,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-# The change vocabulary lives in contract/changes.py (contract.framing classifies with it too);
+from contract.core.jsonvalue import canonical_text, clip, same_text, shown
+
+# The change vocabulary lives in contract/evolution/changes.py (contract.evolution.framing classifies with it too);
 # re-exported here, where callers have always found it.
-from contract.changes import ADDITIVE as ADDITIVE
-from contract.changes import BREAKING as BREAKING
-from contract.changes import BREAKING_CODES as BREAKING_CODES
-from contract.changes import Change as Change
-from contract.changes import Found as Found
-from contract.changes import Region as Region
-from contract.jsonvalue import canonical_text, clip, same_text, shown
-from contract.surface import as_surface
+from contract.evolution.changes import ADDITIVE as ADDITIVE
+from contract.evolution.changes import BREAKING as BREAKING
+from contract.evolution.changes import BREAKING_CODES as BREAKING_CODES
+from contract.evolution.changes import Change as Change
+from contract.evolution.changes import Found as Found
+from contract.evolution.changes import Region as Region
+from contract.evolution.surface import as_surface
 
 _NARROW_UP = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _NARROW_DOWN = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
@@ -120,7 +121,7 @@ def _open_set(path: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Iter
     for value in sorted(after - before):
         yield _additive(path, "open-set-value-added",
                         f"open-set value {shown(value)} documented (consumers ignore unknown values)")
-    for value in sorted(before - after):  # see POLICY["open-sets"] in contract/surface.py
+    for value in sorted(before - after):  # see POLICY["open-sets"] in contract/evolution/surface.py
         yield _breaking(path, "known-value-removed",
                         f"known value {shown(value)} no longer documented: its documented meaning is "
                         "withdrawn (consumers must ignore only values they don't recognize)", "consumers")
@@ -376,7 +377,9 @@ def classify(old: Any, new: Any) -> list[Change]:
     ]
     if "corpus" in before and "corpus" in after:
         sections.append(("corpus", _corpus_changes))
-    from contract.framing import changes as rule_changes  # the words rules stand on (contract/framing.py)
+    from contract.evolution.framing import (
+        changes as rule_changes,  # the words rules stand on (contract/evolution/framing.py)
+    )
 
     sections.append(("rules", rule_changes))
     changes: list[Change] = []

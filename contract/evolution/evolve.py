@@ -22,7 +22,7 @@ is not set (removed if inherited), because the golden it would name does not exi
 variable, wherever the suite sets it, names a golden that is there. The surface snapshot then
 takes the new corpus in the same way.
 
-Both work on a checkout (found as ``record`` finds one, contract/recording.py) or ``--root DIR``;
+Both work on a checkout (found as ``record`` finds one, contract/goldens/recording.py) or ``--root DIR``;
 an installed copy without one is a usage error. Both write nothing when they refuse.
 """
 
@@ -38,13 +38,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from contract import textsafe
-from contract.classify import BREAKING, Change, classify
-from contract.exitcodes import EXIT_OK, EXIT_VIOLATIONS
-from contract.gate import ACCEPTED_NAME, AcceptedBreaksError, load_accepted
-from contract.resources import installed_copy
-from contract.surface import as_surface
-from contract.userfiles import read_whole
+from contract.core import textsafe
+from contract.core.exitcodes import EXIT_OK, EXIT_VIOLATIONS
+from contract.core.resources import installed_copy
+from contract.core.userfiles import read_whole
+from contract.evolution.classify import BREAKING, Change, classify
+from contract.evolution.gate import ACCEPTED_NAME, AcceptedBreaksError, load_accepted
+from contract.evolution.surface import as_surface
 from contract.wires import Live, get
 
 PINS = "pins.json"
@@ -89,7 +89,7 @@ def write_pins(schemas: Path, pins: dict[str, Any]) -> None:
 
 def project_root(root: str | None) -> Path:
     """The checkout to evolve: ``--root``, the package's own checkout, or the one around the cwd."""
-    from contract.recording import other_checkout, source_tree
+    from contract.goldens.recording import other_checkout, source_tree
 
     if installed_copy():  # its data is its own bundled copy, not the checkout's it is about to change
         sys.stderr.write("warning: this milk-contract is an installed (non-editable) copy: it judges with its own "
@@ -99,7 +99,7 @@ def project_root(root: str | None) -> Path:
     if root is not None:
         folder = Path(root)
     elif not installed_copy():
-        folder = Path(__file__).resolve().parent.parent
+        folder = Path(__file__).resolve().parents[2]  # the checkout: this module is contract/evolution/evolve.py
         elsewhere = other_checkout(folder)
         if elsewhere is not None:  # an editable install of one clone run inside another
             sys.stderr.write(f"warning: writing to {textsafe.text(str(folder))}, the checkout this milk-contract "
@@ -349,9 +349,9 @@ def name_problem(name: str) -> str | None:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    from contract.checker import check
-    from contract.goldens import META, TRANSCRIPT, meta_errors
-    from contract.scenarios import complete
+    from contract.checking.checker import check
+    from contract.goldens.scenarios import complete
+    from contract.goldens.store import META, TRANSCRIPT, meta_errors
 
     root = project_root(args.root)
     wire: str = args.wire
@@ -391,9 +391,9 @@ def cmd_scenario(args: argparse.Namespace) -> int:
             raise EvolveError(f"cannot read {args.transcript}: {exc.strerror or exc}") from None
         meta["provenance"] = {"authored": f"to the schema, {today}"}
     else:
-        from contract.harness import record_stream
-        from contract.recording import emitter_label, harness_failure, stderr_lines
-        from contract.scenarios import ENV_GOLDEN, ENV_SCENARIO
+        from contract.goldens.recording import emitter_label, harness_failure, stderr_lines
+        from contract.goldens.scenarios import ENV_GOLDEN, ENV_SCENARIO
+        from contract.live.harness import record_stream
 
         # MILK_CONTRACT_GOLDEN names an existing golden or is not set: this one is not written yet, so a
         # replaying emitter finds its script by MILK_CONTRACT_SCENARIO (never a path that is not there)
@@ -410,7 +410,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
             sys.stdout.write("".join(f"  {v.rule}: {textsafe.text(v.message)}\n" for v in report.failing()[:20]))
             sys.stdout.write("".join(line + "\n" for line in stderr_lines(report, "  ")))
             raise EvolveError(f"{wire}/{name}: the run is not conformant; nothing written")
-        from contract.goldens import emitter_version
+        from contract.goldens.store import emitter_version
 
         meta["provenance"] = {"recorded": {"emitter": emitter_label(command, root),
                                            "version": emitter_version(data, wire) or "unknown", "date": today}}

@@ -3,7 +3,7 @@
 A wire is not only its JSON shape: the stream-json description states framing rules the schema
 cannot express ("monotonic seq per run", "system/init first", ...) and documents known values of
 open sets. Those words are the contract too, so the surface carries them as items of their own
-and :func:`changes` classifies every edit to them (``contract.classify`` calls it):
+and :func:`changes` classifies every edit to them (``contract.evolution.classify`` calls it):
 
 * ``framing``: each clause of the top-level description's "Framing rules …:" paragraph, with the
   catalog rules that quote it. A clause removed, or with words removed ("monotonic seq per run" →
@@ -34,9 +34,9 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
-from contract.catalog import CATALOG, Rule
-from contract.changes import BREAKING, Change, Found
-from contract.jsonvalue import shown
+from contract.core.jsonvalue import shown
+from contract.evolution.changes import BREAKING, Change, Found
+from contract.rules.catalog import CATALOG, Rule
 
 _QUOTE = re.compile(r'(?:((?:[\w$]+(?:\[\d+\])?\.)*description):\s*)?"([^"]+)"')
 _BOUNDARY = re.compile(r"[.;:](?=\s)")

@@ -25,9 +25,9 @@ from typing import Any
 
 import jsonschema_rs
 
-from contract.classify import BREAKING, Change, classify
-from contract.resources import data_dir
-from contract.userfiles import read_whole
+from contract.core.resources import data_dir
+from contract.core.userfiles import read_whole
+from contract.evolution.classify import BREAKING, Change, classify
 
 ROOT_ENV = "MILK_CONTRACT_SURFACE_ROOT"  # a folder with schemas/, goldens/, accepted-breaks.json
 ACCEPTED_NAME = "accepted-breaks.json"

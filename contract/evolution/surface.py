@@ -1,7 +1,7 @@
 """The wire surface: what a consumer or an emitter of a wire can rely on, derived in code.
 
 A surface is a plain JSON object (so it can be stored as a reviewable syrupy snapshot, dumped by
-``milk-contract diff`` and compared by :mod:`contract.classify`). It has two parts:
+``milk-contract diff`` and compared by :mod:`contract.evolution.classify`). It has two parts:
 
 * ``schema``: derived from the wire's JSON Schema. Every field path (``$ref`` resolved, the
   recursive subagent ``node.children`` recorded as ``recursive`` instead of unrolled), its JSON
@@ -29,8 +29,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from contract.jsonvalue import shown, type_name
-from contract.resources import data_dir
+from contract.core.jsonvalue import shown, type_name
+from contract.core.resources import data_dir
 from contract.wires import NAMES, get
 from contract.wires import WIRES as WIRES_BY_NAME
 
@@ -350,7 +350,9 @@ def _observe(value: Any, path: str, fields: Mapping[str, Mapping[str, Any]],
 def surface_of(schema: Mapping[str, Any], wire: str | None = None,
                goldens: Path | None = None, with_corpus: bool = True) -> dict[str, Any]:
     """The surface of ``schema`` (and, given a wire, of its golden corpus)."""
-    from contract.framing import rules_surface  # imported here: framing classifies with contract.classify
+    from contract.evolution.framing import (
+        rules_surface,  # imported here: framing classifies with contract.evolution.classify
+    )
 
     part = schema_surface(schema)
     out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": policy(), "schema": part,

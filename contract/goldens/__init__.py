@@ -1,1 +1,2 @@
-"""Golden transcripts: normalisation, the store, comparison, rewriting, scenarios and re-recording."""
+"""Golden transcripts: normalisation, the store, comparison, rewriting, scenarios and re-recording.
+"""

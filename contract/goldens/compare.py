@@ -1,6 +1,6 @@
 """Comparing an emitter's output with a golden, and classifying each difference.
 
-:func:`compare` normalizes both sides (``contract.normalize``), pairs their lines (a sequence
+:func:`compare` normalizes both sides (``contract.goldens.normalize``), pairs their lines (a sequence
 alignment on each line's kind, so one missing line is reported once instead of shifting every
 later line), diffs each pair with deepdiff, and classifies every difference:
 
@@ -28,12 +28,12 @@ from typing import Any
 import orjson
 from deepdiff import DeepDiff
 
-from contract import textsafe
-from contract.jsonline import parse
-from contract.jsonvalue import clip, shown, type_name
-from contract.jsonvalue import pointer as pointer_of
-from contract.normalize import normalize
-from contract.schemawalk import walker
+from contract.checking.schemawalk import walker
+from contract.core import textsafe
+from contract.core.jsonline import parse
+from contract.core.jsonvalue import clip, shown, type_name
+from contract.core.jsonvalue import pointer as pointer_of
+from contract.goldens.normalize import normalize
 from contract.wires import Wire, resolve
 
 ADDITIVE, BREAKING = "additive", "breaking"

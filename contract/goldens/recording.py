@@ -36,14 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract import goldens as goldens_module
-from contract import textsafe
-from contract.golden_compare import Comparison, compare
-from contract.golden_rewrite import rewrite
-from contract.goldens import TRANSCRIPT, WIRES, Golden, emitter_version
-from contract.normalize import normalize
-from contract.report import Report
-from contract.resources import installed_copy
+from contract.core import textsafe
+from contract.core.resources import installed_copy
+from contract.goldens import store as goldens_module
+from contract.goldens.compare import Comparison, compare
+from contract.goldens.normalize import normalize
+from contract.goldens.rewrite import rewrite
+from contract.goldens.store import TRANSCRIPT, WIRES, Golden, emitter_version
+from contract.rules.report import Report
 
 PROJECT = "milk-contract"
 # Findings that say the emitter's run did not happen as a run: the harness's, not the wire's.
@@ -239,7 +239,7 @@ def merge(golden: bytes, actual: bytes, wire: str) -> bytes:
 
 def _sound(merged: bytes, actual: bytes, wire: str) -> bool:
     """The merge says what the run said (normalised) and is itself conformant."""
-    from contract.checker import check
+    from contract.checking.checker import check
 
     if not compare(merged, actual, wire).equal:
         return False

@@ -12,8 +12,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from contract.golden_compare import Comparison, compare
-from contract.goldens import Golden, meta_errors
+from contract.goldens.compare import Comparison, compare
+from contract.goldens.store import Golden, meta_errors
 
 
 def rewrite(golden: Golden, data: bytes, emitter: str, version: str, date: str) -> Comparison:

@@ -14,13 +14,13 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from contract import textsafe
-from contract.driver import record as converse
-from contract.golden_compare import Comparison, compare
-from contract.goldens import Golden
-from contract.harness import DEFAULT_LATE_GRACE, default_command, record_stream
-from contract.recording import Recorded, project_root, record, stderr_lines
-from contract.report import Report
+from contract.core import textsafe
+from contract.goldens.compare import Comparison, compare
+from contract.goldens.recording import Recorded, project_root, record, stderr_lines
+from contract.goldens.store import Golden
+from contract.live.driver import record as converse
+from contract.live.harness import DEFAULT_LATE_GRACE, default_command, record_stream
+from contract.rules.report import Report
 from contract.wires import Live
 
 ENV_SCENARIO = "MILK_CONTRACT_SCENARIO"
@@ -84,7 +84,7 @@ def run_scenario(
     env = scenario_env(golden)
     expect = golden.reproduce.exit_status
     if golden.descriptor.live is Live.CONVERSATION:
-        from contract.driver import Step
+        from contract.live.driver import Step
 
         plan = [Step(group) for group in golden.command_groups()]
         conversation = converse(argv, timeout=timeout, env=env, plan=plan, expect_exit=expect, strict=strict,
@@ -111,7 +111,7 @@ def complete(report: Report) -> bool:
 def rerecord(run: ScenarioRun, emitter: Sequence[str] | None) -> Comparison | None:
     """Re-record the golden from a complete, conformant run; None (golden kept) otherwise.
 
-    Written through :mod:`contract.recording`: an unchanged golden is left untouched, a changed
+    Written through :mod:`contract.goldens.recording`: an unchanged golden is left untouched, a changed
     one keeps the stored bytes of whatever did not really change.
     """
     recorded = rerecord_run(run, emitter)

@@ -5,8 +5,8 @@ the bundled ``goldens/`` for a bundled wire), the transcript, valid wire data, w
 ``<scenario>.meta.json`` beside it (description, how to reproduce, provenance; its format is
 ``schemas/golden-meta.schema.json``). :func:`scenarios` lists them as frozen dataclasses.
 
-Comparing an emitter's output with a golden is ``contract.golden_compare``; re-recording one
-from an emitter's output is ``contract.golden_rewrite``.
+Comparing an emitter's output with a golden is ``contract.goldens.compare``; re-recording one
+from an emitter's output is ``contract.goldens.rewrite``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any
 
 import jsonschema_rs
 
-from contract.jsonline import parse
-from contract.jsonvalue import pointer as pointer_of
-from contract.resources import data_dir
-from contract.userfiles import read_whole
+from contract.core.jsonline import parse
+from contract.core.jsonvalue import pointer as pointer_of
+from contract.core.resources import data_dir
+from contract.core.userfiles import read_whole
 from contract.wires import NAMES, Wire, get, resolve
 
 WIRES = NAMES  # the wires with goldens: every registered wire

@@ -25,7 +25,7 @@ The host is then killed rather than awaited, and the transcript read up to that 
 as usual, so the verdict is ``check``'s on that transcript.
 
 Nothing waits unbounded: stdout is read on a thread into a queue, every wait has a deadline,
-and the host's whole process group is killed at the end (``contract.harness.Process``).
+and the host's whole process group is killed at the end (``contract.live.harness.Process``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,11 @@ from typing import Any
 
 import orjson
 
-from contract.harness import (
+from contract.checking.pipeline import Judge, run_rules
+from contract.core.interrupts import signal_of
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
+from contract.core.textsafe import counted
+from contract.live.harness import (
     DEFAULT_LATE_GRACE,
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
@@ -59,11 +63,7 @@ from contract.harness import (
     interrupted,
     stdout_held,
 )
-from contract.interrupts import signal_of
-from contract.pipeline import Judge, run_rules
-from contract.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
-from contract.report import Collector, Report
-from contract.textsafe import counted
+from contract.rules.report import Collector, Report
 from contract.wires import Dialogue, Wire, conversation
 
 # The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
@@ -594,7 +594,7 @@ def record(
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
-    Ctrl-C kills the host and raises :class:`contract.harness.Interrupted` carrying the report
+    Ctrl-C kills the host and raises :class:`contract.live.harness.Interrupted` carrying the report
     of what was read (with ``run.interrupted``).
 
     ``plan`` is the client's side (default :data:`DEFAULT_PLAN`; :func:`plan_from` turns a
@@ -665,7 +665,7 @@ def record(
     report.lines = max(report.lines, session.lines)
     if session.watch is not None:
         _stopped_early(report, session.watch)
-    if isinstance(stopped, KeyboardInterrupt):  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+    if isinstance(stopped, KeyboardInterrupt):  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
         interrupted(report, "the host", signal_of(stopped))
     elif stopped is not None:
         internal(report, "live driver", stopped)

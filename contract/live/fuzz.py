@@ -1,11 +1,11 @@
 """Stateful fuzzing of a live subagent-stdio host: generated conversations, shrunk failures.
 
 ``fuzz_host(argv, examples=…, seed=…)`` holds many generated conversations with a live host,
-one host process per conversation (``contract.driver.record``: every wait bounded, the host's
+one host process per conversation (``contract.live.driver.record``: every wait bounded, the host's
 process group and every descendant killed at the end). A conversation is a sequence of steps,
 each a burst of ``subagent_status`` commands (a single command, or up to five pipelined) with
 an optional pause before it, or a pause alone during which pushed events are read. A burst is
-written in one ``write`` or cut into several (``contract.driver.Split``): one command cut inside
+written in one ``write`` or cut into several (``contract.live.driver.Split``): one command cut inside
 a string, inside a UTF-8 character or just before its LF, one write per command, or byte by
 byte, with a pause at the first cut (mid-line). How it is written is drawn like the
 rest, so a shrunk failure keeps the cut that broke it, the conversation printed says how each
@@ -17,12 +17,12 @@ LF.
 
 Every transcript is judged by the same reader and rule machines as ``milk-contract check
 --wire subagent-stdio`` (plus the ``run.*`` rules only a live run has). A conversation ends at
-the first line that makes it non-conformant (``contract.driver.record(stop_early=True)``): the
+the first line that makes it non-conformant (``contract.live.driver.record(stop_early=True)``): the
 question each conversation answers is only "does it fail?", and after such a line it cannot
 pass, so waiting for more (a response the driver could not read as one, the host's exit) would
 only cost time. The first non-conformant conversation is shrunk by hypothesis to the shortest
 conversation that still fails; the result carries its report, its transcript (replayable:
-``check`` gives the same verdict, and ``contract.driver.plan_from`` turns it back into a plan)
+``check`` gives the same verdict, and ``contract.live.driver.plan_from`` turns it back into a plan)
 and the seed that finds it again.
 
 Bounds, all reported when reached: ``examples`` conversations at most while searching; each
@@ -30,7 +30,7 @@ conversation within ``timeout`` (plus the driver's exit grace); each response wi
 ``response_timeout``; shrinking stops after ``shrink_seconds`` or ``MAX_SHRINK_RUNS``
 conversations, and the report then says the conversation shown is the smallest found so far.
 On a terminal stderr, which conversation is held (n of N, then shrinking) is shown
-(``contract.progress``).
+(``contract.core.progress``).
 """
 
 from __future__ import annotations
@@ -48,13 +48,14 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from contract import driver, textsafe
-from contract.driver import CUTS, MID_LINE_PAUSE, Conversation, Split, Step, command, cuts
-from contract.harness import Interrupted, default_command, internal
-from contract.jsonvalue import clip
-from contract.progress import Progress
-from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import Report, ignore_problem
+from contract.core import textsafe
+from contract.core.jsonvalue import clip
+from contract.core.progress import Progress
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.live import driver
+from contract.live.driver import CUTS, MID_LINE_PAUSE, Conversation, Split, Step, command, cuts
+from contract.live.harness import Interrupted, default_command, internal
+from contract.rules.report import Report, ignore_problem
 from contract.wires import conversation
 
 WIRE = conversation().name  # the registry's conversation wire: commands from its Wire.dialogue
@@ -78,7 +79,7 @@ MAX_KEPT_FAILURES = 64  # failing conversations kept while shrinking (the smalle
 # The host's environment while fuzzing (docs/milk-ci.md, "Fuzzing mode"): the caller's, except that
 # no golden is replayed, so MILK_CONTRACT_GOLDEN is removed (also when the caller's environment has
 # one: a stale golden would script answers to commands it never held), and MILK_CONTRACT_SCENARIO
-# says so with a name no golden has. The names are contract.scenarios' ENV_GOLDEN and ENV_SCENARIO.
+# says so with a name no golden has. The names are contract.goldens.scenarios' ENV_GOLDEN and ENV_SCENARIO.
 FUZZ_SCENARIO = "fuzz"
 
 
@@ -189,7 +190,7 @@ def conversations() -> st.SearchStrategy[tuple[Step, ...]]:
 
     An id is absent, drawn fresh, or reused from earlier in the conversation (duplicates are
     legal: the host must still answer in order). A burst is written in one write or cut into
-    several (:class:`contract.driver.Split`). A list of steps, so hypothesis shrinks by
+    several (:class:`contract.live.driver.Split`). A list of steps, so hypothesis shrinks by
     dropping whole steps and commands, then towards no pause, one write and the first edge id.
     """
     return st.lists(st.one_of(_burst(), _read()), min_size=1, max_size=MAX_STEPS).map(_resolve)
@@ -338,7 +339,7 @@ def fuzz_host(
 ) -> FuzzResult:
     """Fuzz the host ``argv`` (the bundled reference host when empty or None).
 
-    Ctrl-C raises :class:`contract.harness.Interrupted` with the report of the conversation
+    Ctrl-C raises :class:`contract.live.harness.Interrupted` with the report of the conversation
     that was running (``run.interrupted``), as a live run does.
     """
     if examples <= 0:
@@ -353,7 +354,7 @@ def fuzz_host(
         "ignore": tuple(ignore), "max_line_bytes": max_line_bytes, "max_output_bytes": max_output_bytes,
         "stop_early": True, "env": host_env(),
     }
-    with Progress("fuzz") as progress:  # on a terminal stderr only (contract.progress)
+    with Progress("fuzz") as progress:  # on a terminal stderr only (contract.core.progress)
         return _fuzz(command_argv, options, examples, seed, shrink_seconds, progress)
 
 

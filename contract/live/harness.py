@@ -1,7 +1,7 @@
 """Running an emitter process: start it in its own process group, bound every wait, kill it all.
 
 Both live drivers (stream-json capture here, the subagent-stdio conversation in
-``contract.driver``) use :class:`Process`. The emitter runs in a new session so that a timeout
+``contract.live.driver``) use :class:`Process`. The emitter runs in a new session so that a timeout
 kills its children too; its stderr is drained on a thread into a bounded tail that goes into
 the report, so a chatty emitter can neither block on a full pipe nor grow our memory.
 
@@ -12,7 +12,7 @@ in ``/proc``, killed and reaped. After the emitter exits, its stdout is read on 
 while descendants hold it open (what they write is judged; one still holding it then is
 ``run.stdout-held``). Fail closed: an exception in the reader, the judge or the harness is a
 ``checker.internal`` finding and Ctrl-C (SIGTERM and SIGHUP too, under
-``contract.interrupts.as_interrupts``) is ``run.interrupted``, both with every finding seen so
+``contract.core.interrupts.as_interrupts``) is ``run.interrupted``, both with every finding seen so
 far; neither can ever leave an empty, passing report. docs/live-runs.md tells the whole story.
 """
 
@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from contract import interrupts, textsafe
-from contract.pipeline import no_cycle_collection, run_rules
-from contract.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
-from contract.report import Collector, Report
+from contract.checking.pipeline import no_cycle_collection, run_rules
+from contract.core import interrupts, textsafe
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
+from contract.rules.report import Collector, Report
 from contract.wires import DEFAULT, Wire, ansi_for, resolve
 
 STDERR_TAIL_BYTES = 16 * 1024
@@ -239,8 +239,8 @@ class Process:
         try:
             self.popen = subprocess.Popen(
                 list(argv),
-                # stdin_fd, stdout, stderr: a pty's fd (contract.provoke, which holds and drains the
-                # other end; contract.feed feeds a consumer through a terminal)
+                # stdin_fd, stdout, stderr: a pty's fd (contract.live.provoke, which holds and drains the
+                # other end; contract.consumers.feed feeds a consumer through a terminal)
                 stdin=stdin_fd if stdin_fd is not None else subprocess.PIPE if stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE if stdout is None else stdout,
                 stderr=subprocess.PIPE if stderr is None else stderr,
@@ -402,7 +402,7 @@ class Process:
 
     def _drain_stderr(self) -> None:
         pipe = self.popen.stderr
-        if pipe is None:  # stderr is a pty the caller drains (contract.provoke)
+        if pipe is None:  # stderr is a pty the caller drains (contract.live.provoke)
             return
         assert isinstance(pipe, io.BufferedReader)  # subprocess pipes are buffered unless bufsize=0
         try:
@@ -477,7 +477,7 @@ def describe_status(status: int) -> str:
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C (or SIGTERM, SIGHUP under ``contract.interrupts.as_interrupts``) during a live run,
+    """Ctrl-C (or SIGTERM, SIGHUP under ``contract.core.interrupts.as_interrupts``) during a live run,
     raised once the emitter is killed and what it wrote is judged.
 
     A KeyboardInterrupt still (a library caller or pytest stops as usual); ``report`` holds the
@@ -617,7 +617,7 @@ def record_stream(
             if timed_out or stream.exceeded:
                 report.notes.append("exit_status: how the emitter ended by itself" if exited_itself else
                                     "exit_status: -9, the harness killed the emitter")
-        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
             proc.kill()
             report.exit_status = proc.popen.returncode
             join_until = min(join_until, time.monotonic() + GRACE_SECONDS)
@@ -668,7 +668,7 @@ def await_output(
     deadline: the emitter itself finished in time): what they write then is part of the stream.
     Whoever still holds it (``output``, an :func:`identity`) is named in ``held`` and the group
     and descendants are reaped, which ends the output; a reader still busy with what was already
-    written gets until the deadline. Public for contract.provoke.
+    written gets until the deadline. Public for contract.live.provoke.
     """
     exited_at: float | None = None
     held: tuple[str, ...] = ()
@@ -705,7 +705,7 @@ def judge_end(
     late_grace: float = DEFAULT_LATE_GRACE,
 ) -> None:
     """Judge how a live stream run ended (timeout, flood, exit status, stdout held past the late
-    grace); public for contract.provoke."""
+    grace); public for contract.live.provoke."""
     # The run reached its end here (Ctrl-C does not come this way): these rules judged it.
     for rule in ("run.output-limit", "run.timeout", "run.interrupted"):
         out.exercised(rule)

@@ -27,7 +27,7 @@ Every pseudo-terminal is put in raw mode before the emitter starts: otherwise th
 output processing (``onlcr``) turns every LF into CR LF, and the report would blame the emitter
 for a CR it never wrote (``line.newline``). A pseudo-terminal on stderr is drained as the stderr
 pipe of a plain run is (its last ``STDERR_TAIL_BYTES`` kept for the report), so a chatty emitter
-never blocks on it. On a terminal stderr, the environment running is shown (``contract.progress``).
+never blocks on it. On a terminal stderr, the environment running is shown (``contract.core.progress``).
 """
 
 from __future__ import annotations
@@ -41,8 +41,11 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from contract.checker import check
-from contract.harness import (
+from contract.checking.checker import check
+from contract.core.interrupts import signal_of
+from contract.core.progress import Progress
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.live.harness import (
     DEFAULT_LATE_GRACE,
     DEFAULT_MAX_OUTPUT_BYTES,
     GRACE_SECONDS,
@@ -58,10 +61,7 @@ from contract.harness import (
     judge_end,
     run_stream,
 )
-from contract.interrupts import signal_of
-from contract.progress import Progress
-from contract.reader import DEFAULT_MAX_LINE_BYTES
-from contract.report import Collector, Report
+from contract.rules.report import Collector, Report
 from contract.wires import Live, first
 
 WIRE = first(Live.STREAM).name  # the ttys and colour environments provoke a stream wire
@@ -316,11 +316,11 @@ def provoke(
 
     ``timeout`` bounds each run, so the whole is bounded by about ``(1 + len(environments)) *
     (timeout + late_grace + GRACE_SECONDS)``. A run that cannot start stops there (``run.start``).
-    Ctrl-C raises :class:`contract.harness.Interrupted` as a live run does.
+    Ctrl-C raises :class:`contract.live.harness.Interrupted` as a live run does.
     """
     command = list(argv) if argv else default_command(WIRE)
     ignore = tuple(ignore)
-    with Progress("run --provoke") as progress:  # shown on a terminal stderr only (contract.progress)
+    with Progress("run --provoke") as progress:  # shown on a terminal stderr only (contract.core.progress)
         total = 1 + len(environments)
         progress.update(f"environment 1 of {total}: pipe (as run)")
         report = run_stream(command, wire=WIRE, timeout=timeout, env=env, expect_exit=expect_exit,
@@ -341,7 +341,7 @@ def provoke(
                                     strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
                                     max_output_bytes=max_output_bytes, late_grace=late_grace)
             except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
-                signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.interrupts)
+                signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
                 interrupted(report, f"the emitter (under {environment.name})", signum)
                 raise Interrupted(report, signum=signum) from None
             except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)

@@ -1,11 +1,11 @@
 """The pytest plugin: ``--contract-…`` options, session state in ``config.stash``, summary lines.
 
 Registered once, through the ``pytest11`` entry point (pyproject.toml). The hooks are a few
-lines each and hand off to :class:`contract.session.ContractSession`, which does the work
+lines each and hand off to :class:`contract.plugin.session.ContractSession`, which does the work
 and knows nothing of pytest's hook machinery.
 
 A contract run (:func:`uses_the_suite`) takes SIGINT, SIGTERM and SIGHUP for its whole session
-(``contract.interrupts``; in any other run, only a test that uses the ``contract_session``
+(``contract.core.interrupts``; in any other run, only a test that uses the ``contract_session``
 fixture does): by default SIGTERM and SIGHUP would end pytest at once and leave the emitter
 running. So the emitter is killed and reaped, pytest stops as on Ctrl-C, the summary names the
 interrupted scenarios and prints their runs' reports, syrupy's unused-snapshot detection is off
@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from contract import textsafe
-from contract.session import LATE_GRACE, ContractSession, option_problem, startup_problem
+from contract.core import textsafe
+from contract.plugin.session import LATE_GRACE, ContractSession, option_problem, startup_problem
 
 if TYPE_CHECKING:  # loaded only in a contract run
-    from contract.interrupts import as_interrupts
+    from contract.core.interrupts import as_interrupts
 
 SESSION = pytest.StashKey[ContractSession]()
 SIGNALLED = pytest.StashKey[int]()  # the first signal this session received
@@ -59,7 +59,7 @@ ENV_EMITTER = "MILK_CONTRACT_EMITTER"
 MARKERS = {
     "process": "starts a process (an emitter, a host, a worker, pytester); -m 'not process' runs the fast half",
 }
-SUITE = Path(__file__).resolve().parent / "tests"  # the shipped suite (contract.tests)
+SUITE = Path(__file__).resolve().parents[1] / "tests"  # the shipped suite (contract.tests)
 # Every --contract-* option but --contract-emitter (whose default is the environment's) with its
 # default: one that differs makes the run a contract run (uses_the_suite).
 DEFAULTS: dict[str, object] = {
@@ -90,7 +90,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "cumulative; default all); the others are listed, not failing; checker, run and "
                          "baseline findings, unreadable lines and runs not whole always fail (docs/rules.md)")
     group.addoption("--contract-fuzz", metavar="N", type=int, default=DEFAULTS["--contract-fuzz"],
-                    help="also hold N generated conversations with the host of the conversation wire (contract.fuzz); "
+                    help="also hold N generated conversations with the host of the conversation wire (contract.live.fuzz); "
                          "off by default: it asks more than the replay contract (docs/milk-ci.md)")
     group.addoption("--contract-consumer", metavar="CMD", default=DEFAULTS["--contract-consumer"],
                     help="feed this consumer of a stream wire every golden and its future variants "
@@ -100,7 +100,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="future variants per golden for --contract-consumer (default 10)")
     group.addoption("--contract-provoke", action="store_true", default=DEFAULTS["--contract-provoke"],
                     help="run each scenario of a stream wire again under a pty, with colour forced and under a "
-                         "slow reader (contract.provoke)")
+                         "slow reader (contract.live.provoke)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -127,8 +127,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.pluginmanager.register(_Observer(session, config), "milk-contract-observer")
     if session.record:  # the `record` verb's warning, in the header and again in the summary
-        from contract import recording
-        from contract.goldens import goldens_dir
+        from contract.goldens import recording
+        from contract.goldens.store import goldens_dir
 
         warning = recording.other_checkout_warning(goldens_dir(), "milk-contract record --goldens")
         if warning is not None:
@@ -160,7 +160,7 @@ def _snapshot_update_problem(config: pytest.Config) -> str | None:
     are updated from a checkout (docs/adr-walk.md)."""
     if not getattr(config.option, "update_snapshots", False) or not uses_the_suite(config):
         return None
-    from contract.resources import installed_copy
+    from contract.core.resources import installed_copy
 
     if not installed_copy():
         return None
@@ -236,8 +236,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     signum = config.stash.get(SIGNALLED, None)
     interrupted = config.stash.get(INTERRUPTED, [])
     if signum is not None or interrupted:
-        from contract.exitcodes import exit_interrupted
-        from contract.interrupts import name
+        from contract.core.exitcodes import exit_interrupted
+        from contract.core.interrupts import name
 
         signum = signum if signum is not None else int(signal.SIGINT)
         where = (f" during {', '.join(textsafe.text(nodeid) for nodeid, _ in interrupted)}" if interrupted
@@ -270,7 +270,7 @@ def _install_signals(config: pytest.Config) -> None:
     """
     if not uses_the_suite(config):
         return
-    from contract.interrupts import as_interrupts
+    from contract.core.interrupts import as_interrupts
 
     signals = _Signals(config)
     config.pluginmanager.register(signals, "milk-contract-signals")
@@ -289,7 +289,7 @@ class _Signals:
         self.forwarder = _Forwarder()
 
     def first(self, signum: int) -> None:
-        from contract.interrupts import Signalled
+        from contract.core.interrupts import Signalled
 
         config = self.config
         config.stash[SIGNALLED] = signum
@@ -348,7 +348,7 @@ class _Forwarder:
 
 
 def _stop_reason(signum: int) -> str:
-    from contract.interrupts import name
+    from contract.core.interrupts import name
 
     return f"milk-contract: interrupted ({name(signum)})"
 
@@ -360,7 +360,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     config = item.config
     guard = None
     if GUARD not in config.stash:  # not a contract run (uses_the_suite): this test's own block
-        from contract.interrupts import as_interrupts
+        from contract.core.interrupts import as_interrupts
 
         guard = as_interrupts(ending=True).__enter__()
     config.stash[LIVE] = True
@@ -378,12 +378,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def _keep_interrupted(item: pytest.Item, exc: BaseException) -> None:
-    from contract.harness import Interrupted  # loaded already if a live run raised it
-    from contract.interrupts import signal_of
+    from contract.core.interrupts import signal_of
+    from contract.live.harness import Interrupted  # loaded already if a live run raised it
 
     item.config.stash.setdefault(SIGNALLED, signal_of(exc))
     if isinstance(exc, Interrupted):
-        from contract.reporters import render_text
+        from contract.reporting.reporters import render_text
 
         item.config.stash.setdefault(INTERRUPTED, []).append((item.nodeid, render_text(exc.report)))
 
@@ -401,7 +401,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     try:
         return (yield)
     except KeyboardInterrupt as exc:
-        from contract.interrupts import name, signal_of
+        from contract.core.interrupts import name, signal_of
 
         _keep_interrupted(item, exc)
         signum = signal_of(exc)
@@ -433,7 +433,7 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, object, obj
     finally:
         signum = config.stash.get(SIGNALLED, None)
         if signum is not None:
-            from contract.exitcodes import exit_interrupted
+            from contract.core.exitcodes import exit_interrupted
 
             session.exitstatus = exit_interrupted(signum)
 
@@ -449,7 +449,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if signum is not None and session is not None:
         # interrupted before pytest_sessionfinish could run (during pytest_sessionstart, where
         # xdist starts its workers): pytest returns the session's status after this hook
-        from contract.exitcodes import exit_interrupted
+        from contract.core.exitcodes import exit_interrupted
 
         session.exitstatus = exit_interrupted(signum)
 

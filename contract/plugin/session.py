@@ -15,20 +15,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from contract import textsafe
-from contract.jsonvalue import quoted
-from contract.options import seconds_problem
+from contract.core import textsafe
+from contract.core.jsonvalue import quoted
+from contract.core.options import seconds_problem
 
 if TYPE_CHECKING:  # loaded when a scenario runs: the plugin imports this module at every pytest start
-    from contract.goldens import Golden
-    from contract.scenarios import ScenarioRun
+    from contract.goldens.scenarios import ScenarioRun
+    from contract.goldens.store import Golden
 
 
 def option_problem(fuzz: int | None, timeout: float, late_grace: float) -> str | None:
     """What is wrong with the plugin's numeric options, in one line (None when nothing is).
 
     argparse has made numbers of them already; a negative count, or seconds the CLI's
-    ``--timeout`` and ``--late-grace`` would refuse (contract.options), could only misbehave
+    ``--timeout`` and ``--late-grace`` would refuse (contract.core.options), could only misbehave
     later (a negative count ran nothing, a NaN grace waited unboundedly).
     """
     if fuzz is not None and fuzz < 0:
@@ -48,14 +48,14 @@ def startup_problem(emitter: str | None, record: bool, basis: Sequence[str] | No
     unknown ``--contract-basis`` would judge nothing it names.
     """
     if basis is not None:
-        from contract.rules import bases
+        from contract.core.rule import bases
 
         try:
             bases(basis)
         except ValueError as exc:
             return f"--contract-basis: {textsafe.text(str(exc))}"
     if record:
-        from contract.resources import installed_copy
+        from contract.core.resources import installed_copy
 
         if installed_copy():
             return ("--contract-record: this is an installed copy of milk-contract, whose goldens are inside "
@@ -86,7 +86,7 @@ class Outcome:
 
 
 PROPERTY = "milk_contract"
-# contract.harness.DEFAULT_LATE_GRACE, not imported (the plugin imports this module at every pytest
+# contract.live.harness.DEFAULT_LATE_GRACE, not imported (the plugin imports this module at every pytest
 # start); tests/test_signals.py holds the two equal
 LATE_GRACE = 2.0
 
@@ -113,8 +113,8 @@ class ContractSession:
 
     def run(self, golden: Golden) -> tuple[ScenarioRun, Outcome]:
         """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
-        from contract.rules import bases
-        from contract.scenarios import rerecord, run_scenario
+        from contract.core.rule import bases
+        from contract.goldens.scenarios import rerecord, run_scenario
 
         result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict,
                               late_grace=self.late_grace)
@@ -152,8 +152,8 @@ class ContractSession:
             return []
         lines = [f"milk-contract: {self.checked} golden scenarios run through {self.emitter_name}"]
         if self.basis:
-            from contract.catalog import always_judged
-            from contract.rules import bases
+            from contract.core.rule import bases
+            from contract.rules.catalog import always_judged
 
             judged = ", ".join(b.value for b in bases(self.basis))
             lines.append(f"milk-contract: judged --contract-basis {judged} only: findings of other bases are "

@@ -1,1 +1,2 @@
-"""Rendering reports: text, JSON, JUnit, markdown and the CI formats (GitHub, SARIF)."""
+"""Rendering reports: text, JSON, JUnit, markdown and the CI formats (GitHub, SARIF).
+"""

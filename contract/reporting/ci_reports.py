@@ -1,7 +1,7 @@
 """Reports on one or many files, for CI: ``github``, ``sarif`` and ``markdown``, and many-file text/JSON/JUnit.
 
-Every renderer here takes a list of :class:`~contract.report.Report` (one per file, in input
-order). The single-file ``text``, ``json`` and ``junit`` reports stay in ``contract.reporters``;
+Every renderer here takes a list of :class:`~contract.rules.report.Report` (one per file, in input
+order). The single-file ``text``, ``json`` and ``junit`` reports stay in ``contract.reporting.reporters``;
 ``FORMATS`` maps each ``--format`` name to its single-file and many-file renderers.
 
 Shapes, fixed here so tools can rely on them:
@@ -33,11 +33,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from contract import requirements, textsafe
-from contract.catalog import CATALOG, Level, Rule
-from contract.report import Report, Violation
-from contract.reporters import REPORTERS, group, render_junit, summary
-from contract.textsafe import counted
+from contract.core import textsafe
+from contract.core.textsafe import counted
+from contract.reporting.reporters import REPORTERS, group, render_junit, summary
+from contract.rules import requirements
+from contract.rules.catalog import CATALOG, Level, Rule
+from contract.rules.report import Report, Violation
 
 MAX_ANNOTATIONS = 50  # GitHub shows 10 error annotations per step and 50 per job; more is noise
 MAX_SARIF_RESULTS = 5_000  # code scanning keeps at most 25,000 results per run
@@ -46,14 +47,14 @@ MAX_MESSAGE_CHARS = 1_000  # a hostile member name can make a message as long as
 TOOL = "milk-contract"
 
 # -- per-format escaping --------------------------------------------------------------------------
-# Each format's syntax layer, on top of the one shared escaping (contract.textsafe): which input
+# Each format's syntax layer, on top of the one shared escaping (contract.core.textsafe): which input
 # characters are shown escaped, and how, is decided there; what follows only keeps each format's
 # own syntax intact. Input-derived text goes through textsafe.text exactly once, where it is put
 # into the output, bounded by MAX_MESSAGE_CHARS (the cut says how much was left out).
 
 
 def shown(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """Input-derived text as these formats show it: :func:`contract.textsafe.text`, cut at ``limit``."""
+    """Input-derived text as these formats show it: :func:`contract.core.textsafe.text`, cut at ``limit``."""
     return textsafe.text(text, limit)
 
 

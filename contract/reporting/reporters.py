@@ -1,14 +1,14 @@
 """Reporters, chosen by name: ``text`` for people, ``json`` for tools, ``junit`` for CI.
 
-Reporters only read a :class:`~contract.report.Report`. The text reporter groups a finding
+Reporters only read a :class:`~contract.rules.report.Report`. The text reporter groups a finding
 that repeats on many lines (a missing ``seq`` on every line) into one entry with a count and
 its first lines, so the report on a badly broken stream fits on a screen; the JSON report
-lists every occurrence the report kept (``contract.report`` says which are kept past its
+lists every occurrence the report kept (``contract.rules.report`` says which are kept past its
 memory cap) and the exact count of every rule. Every report says how many findings it
 counted and how many it kept.
 
 Input-derived text (pointers, messages, source names, stderr) is printed through
-``contract.textsafe``, so no control character from the input reaches a terminal or an XML
+``contract.core.textsafe``, so no control character from the input reaches a terminal or an XML
 parser raw. The JSON format can be written to a stream violation by violation (``STREAMING``),
 so its memory does not grow with the number of findings.
 """
@@ -24,16 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from contract import requirements, textsafe
-from contract.catalog import CATALOG, Level, Rule, always_judged
-from contract.report import Report, Violation
-from contract.textsafe import counted
+from contract.core import textsafe
+from contract.core.textsafe import counted
+from contract.rules import requirements
+from contract.rules.catalog import CATALOG, Level, Rule, always_judged
+from contract.rules.report import Report, Violation
 
 if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load the live harness
-    from contract.classify import Change
-    from contract.golden_compare import Comparison
-    from contract.goldens import Golden
-    from contract.scenarios import ScenarioRun
+    from contract.evolution.classify import Change
+    from contract.goldens.compare import Comparison
+    from contract.goldens.scenarios import ScenarioRun
+    from contract.goldens.store import Golden
 
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
 MAX_TEXT_FINDING_LINES = 45  # with notes, stderr and summary, a report fits on one screen
@@ -187,7 +188,7 @@ def render_junit(report: Report) -> str:
     """One test case per catalogued rule of the wire; a failure per broken rule.
 
     A rule the capture did not exercise, or that --ignore switched off, is skipped with the
-    reason (``contract.requirements``), never shown as passed.
+    reason (``contract.rules.requirements``), never shown as passed.
 
     Every input-derived string goes through ``textsafe.xml``: the document is well-formed
     XML 1.0 whatever the input held (a U+0001 in a member name is shown as ``\\u0001``).
@@ -339,7 +340,7 @@ def _review(folder: Path | None) -> str:
 
 def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
     """``milk-contract diff``: each change between two schemas or surfaces, and the verdict."""
-    from contract.classify import BREAKING  # only the diff verb needs the differ
+    from contract.evolution.classify import BREAKING  # only the diff verb needs the differ
 
     breaking = sum(c.kind == BREAKING for c in changes)
     if fmt == "json":

@@ -33,13 +33,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.catalog import CATALOG, never_silenced, silence_refusal
-from contract.jsonvalue import shown
-from contract.report import Collector, Report, Violation, ignore_problem
-from contract.resources import data_dir
-from contract.rules import Observed
-from contract.textsafe import counted
-from contract.userfiles import read_whole
+from contract.core.jsonvalue import shown
+from contract.core.resources import data_dir
+from contract.core.rule import Observed
+from contract.core.textsafe import counted
+from contract.core.userfiles import read_whole
+from contract.rules.catalog import CATALOG, never_silenced, silence_refusal
+from contract.rules.report import Collector, Report, Violation, ignore_problem
 
 VERSION = 1
 RULES = frozenset({"baseline.stale"})  # the one catalog rule this module emits

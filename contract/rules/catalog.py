@@ -4,7 +4,7 @@ Each rule has a stable id that users see in reports and pass to ``--ignore``, a 
 (MUST comes from a seed schema: its words where it has them, its structure where it has none,
 as in the subagent-stdio schema, which carries no descriptions; SHOULD is inferred consistency,
 failing only under ``--strict``), ``source``: what it comes from, or why it is inferred,
-``basis``: written, derived or policy (``contract.rules.Basis``, docs/rules.md; one per rule and
+``basis``: written, derived or policy (``contract.core.rule.Basis``, docs/rules.md; one per rule and
 wire, so a rule that would mix two is split) and ``observed``: where its findings come from (the
 stream, the live process, a baseline, the checker itself).
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from contract.rules import Basis, Level, Observed, Rule, Unjudged
+from contract.core.rule import Basis, Level, Observed, Rule, Unjudged
 from contract.wires import WIRES, Live, derived, named
 
 # The common rules' sources cite each registered wire's seed through its descriptor (``Wire.cites``),
@@ -152,7 +152,7 @@ def _harness_rules() -> tuple[Rule, ...]:
         Rule("run.stdout-held", Level.MUST, "run",
              "no descendant of the emitter holds its stdout open past --late-grace after the emitter exits",
              # the seed's words are paraphrased, not quoted: the framing rules quote them already, and a
-             # quote here would be a new surface item (contract/framing.py), breaking for emitters
+             # quote here would be a new surface item (contract/evolution/framing.py), breaking for emitters
              "; ".join(["harness", *_cited("stdout_held"), "the holder is killed at the grace, so what it would "
                                                             "still have written was not seen (not judged to the end)"]),
              observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
@@ -163,7 +163,7 @@ def _consumer_rules() -> tuple[Rule, ...]:
     return (
         # -- consumers fed streams (milk-contract feed) -----------------------------------------
         # The seed's words are cited without double quotes: a quoted rule joins the surface's cited
-        # rules (contract.framing), which hold emitters to those words; this one holds consumers.
+        # rules (contract.evolution.framing), which hold emitters to those words; this one holds consumers.
         Rule("consumer.crash", Level.MUST, "consumer",
              "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
              "; ".join([*_cited("consumer"), "every stream fed is conformant under check --strict, so a conformant "

@@ -3,7 +3,7 @@
 A check calls :meth:`Collector.emit`; the collector looks the rule up in the catalog, applies
 ``--ignore``, keeps occurrences up to a memory cap (counting every one; see
 ``MAX_KEPT_VIOLATIONS`` for what is kept past it), and at the end
-hands back a :class:`Report`. Reporters (``contract.reporters``) only read reports.
+hands back a :class:`Report`. Reporters (``contract.reporting.reporters``) only read reports.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from contract import requirements
-from contract.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
-from contract.jsonvalue import shown
-from contract.rules import BASES, Basis
+from contract.core.jsonvalue import shown
+from contract.core.rule import BASES, Basis
+from contract.rules import requirements
+from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
 from contract.wires import WIRES, derived
 
 if TYPE_CHECKING:
-    from contract.capture_coverage import Coverage
+    from contract.checking.capture_coverage import Coverage
 
 # Hostile input can break a rule on every one of millions of lines. The report keeps every
 # occurrence up to MAX_KEPT_VIOLATIONS (plenty for a person or a baseline file) and counts the
@@ -86,7 +86,7 @@ class Report:
     kept: Counter[str] = field(default_factory=Counter)  # rule id -> occurrences kept in violations
     # Rules that judged something in this stream (the machines say so through
     # ``Collector.exercised``), and the rules --ignore switched off: the requirement verdicts
-    # (contract.requirements) are read from these and ``counts``.
+    # (contract.rules.requirements) are read from these and ``counts``.
     exercised: set[str] = field(default_factory=set)
     ignored: tuple[str, ...] = ()
     # What the capture showed of the wire's surface, when asked for (check(coverage=True)).

@@ -13,7 +13,7 @@ says, for each rule of its wire (``catalog.rules_for``), what the capture did wi
   filterable, the checker's, the harness', the baseline's, an unreadable line's, ``line.limit``
   and a whole run's, never get it).
 
-Each verdict carries the rule's basis on the wire (``contract.rules.Basis``).
+Each verdict carries the rule's basis on the wire (``contract.core.rule.Basis``).
 
 A check that did not finish (a rule machine raised, an internal bound stopped a check, the live
 run could not start, timed out, was interrupted or flooded, or the emitter was ended by a signal:
@@ -35,12 +35,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from contract.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
-from contract.rules import BASES, Basis, Observed
+from contract.core.rule import BASES, Basis, Observed
+from contract.rules.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
 from contract.wires import DEFAULT, NAMES, WIRES, derived
 
 if TYPE_CHECKING:
-    from contract.report import Report
+    from contract.rules.report import Report
 
 PASSED = "passed"
 FAILED = "failed"

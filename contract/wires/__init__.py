@@ -109,9 +109,9 @@ def is_auto(name: str) -> bool:
 
 
 def ansi_for(name: str) -> bool:
-    """The reader's ``ansi`` setting for a --wire value (``contract.reader.read_records``): the
+    """The reader's ``ansi`` setting for a --wire value (``contract.core.reader.read_records``): the
     wire's own when it is known; True under auto, where every line.ansi finding is held until the
-    wire is decided and then kept only if that wire's ``ansi`` says so (``contract.pipeline.pick_wire``),
+    wire is decided and then kept only if that wire's ``ansi`` says so (``contract.checking.pipeline.pick_wire``),
     so auto judges each line exactly as the decided wire does."""
     return True if is_auto(name) else get(name).ansi
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from contract.reader import Record
-from contract.rules import Basis, Level, Rule
-from contract.sink import Sink
+from contract.core.reader import Record
+from contract.core.rule import Basis, Level, Rule
+from contract.core.sink import Sink
 from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
 
 HERE = Path(__file__).resolve().parent
