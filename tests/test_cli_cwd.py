@@ -4,7 +4,7 @@ reproduces the run exactly.
 Hypothesis caches the constants it collects from local modules in its storage folder
 (``.hypothesis/`` in the working directory) even with no example database; ``fuzz``, ``feed
 --future`` and ``vectors export`` keep that storage in a temporary folder
-(``contract.cli._hypothesis_storage_apart``). Each verb runs as a process in an empty folder,
+(``contract.cli.output.hypothesis_storage_apart``). Each verb runs as a process in an empty folder,
 twice with one seed: the folder stays empty, and the two outputs are the same but for elapsed times.
 """
 

@@ -133,7 +133,7 @@ def test_the_plugin_loads_lazily() -> None:
 
 
 # What each verb may load: the CLI imports a verb's machinery when the verb runs, so `check` (every
-# pre-commit hook run, every CI step) pays for the checker and nothing else (contract/cli.py).
+# pre-commit hook run, every CI step) pays for the checker and nothing else (contract/cli/).
 # One process runs the verbs in turn, each adding to what the ones before it loaded.
 _PROBE = """
 import json, sys, contract.cli

@@ -251,7 +251,7 @@ def test_the_late_grace_default_is_one_number() -> None:
     from contract.plugin import session
 
     assert cli.LATE_GRACE == session.LATE_GRACE == harness.DEFAULT_LATE_GRACE
-    assert cli._build_parser().parse_args(["run"]).late_grace == harness.DEFAULT_LATE_GRACE
+    assert cli.build_parser().parse_args(["run"]).late_grace == harness.DEFAULT_LATE_GRACE
 
 
 def test_a_child_forked_under_as_interrupts_dies_by_the_signal() -> None:

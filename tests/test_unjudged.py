@@ -144,7 +144,7 @@ API: dict[str, Callable[[str, Path], None]] = {
 
 def _cli_options() -> set[tuple[str, str]]:
     """(verb, option) for every CLI option that takes rule ids or a baseline."""
-    parser = cli._build_parser()
+    parser = cli.build_parser()
     found = set()
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
