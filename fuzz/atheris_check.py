@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the reader and both checkers with atheris (libFuzzer), by hand.
 
-The property is the suite's (tests/test_fuzz.py): ``contract.check(data, wire=…)`` returns a
+The property is the suite's (tests/live/test_fuzz.py): ``contract.check(data, wire=…)`` returns a
 report, never an exception, for stream-json, subagent-stdio and auto, and the report renders
 as text and JSON. The first input byte picks the wire and the line limit; the rest is the stream.
 

@@ -4,7 +4,7 @@ The table is the block between the two ``rules-table`` markers; each row comes f
 declaration (id, level, basis, title: ``contract.reporting.reporters.rules_table``), in catalog order, so
 adding a rule to its wire's ``rules.py`` adds its row here by running this, never by hand
 (docs/architecture.md, "Adding a rule"). ``--check`` writes nothing and exits 1 when the page's
-block is not the generated one (tests/test_docs.py asks the same).
+block is not the generated one (tests/docs/test_docs.py asks the same).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from contract.wires import AUTO, DEFAULT, NAMES, Wire, get, is_auto
 __all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
 
 INPUT_CHANGED = "checker.input-changed"
-RULES = frozenset({INPUT_CHANGED})  # what this module emits (tests/test_rule_emitters.py)
+RULES = frozenset({INPUT_CHANGED})  # what this module emits (tests/rules/test_rule_emitters.py)
 
 
 def check(

@@ -15,7 +15,7 @@ most of the work and depend on nothing before the block, so they are what is sha
   facts into the machine (no parse at all), or judges the block line by line when the worker
   found it not clean. Every finding, note and count is the main's own, in the one-process order.
 
-So the report is the one-process report by construction (``tests/test_parallel.py`` compares
+So the report is the one-process report by construction (``tests/checking/test_parallel.py`` compares
 them on every case, golden and large generated input). The worker can only ever spare the main
 work: a block it did not prove, or a proof that does not match the main's block, is proven by
 the main. The main never waits for the worker: a proof that has not come when the main reaches

@@ -472,7 +472,7 @@ class Deciding:
     ``pick_wire`` decides, each line's held findings are passed on just before its record, with
     line.ansi kept only if the decided wire's ``ansi`` says so, and from then on the same filter
     applies as they come. So a stream under auto gets the very findings, in the very order, that
-    it gets under the decided wire's own name (tests/test_wire_registry.py).
+    it gets under the decided wire's own name (tests/wires/test_wire_registry.py).
 
     Bounded: one hostile line can hold millions of escapes. Past ``MAX_KEPT_VIOLATIONS`` held
     findings of one rule, the collector would only count the rest (it has kept that many, and

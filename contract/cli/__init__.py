@@ -10,7 +10,7 @@ Misuse gets one line on stderr; no input, however hostile, gets a traceback.
 Start-up is paid by every invocation (each pre-commit hook run, each CI step), so this module
 imports only what building the parser needs (the wire registry, for ``--wire`` choices); each
 verb imports its own machinery when it runs: ``check`` never loads the schema differ, the
-surface, evolve, the live harness or hypothesis (tests/test_imports.py holds this).
+surface, evolve, the live harness or hypothesis (tests/architecture/test_imports.py holds this).
 """
 
 from __future__ import annotations

@@ -18,12 +18,12 @@ PROG = "milk-contract"
 
 
 # the --format choices, without importing the reporters to learn them (the parser is built for
-# every verb, --help included); tests/test_cli.py holds this equal to contract.reporting.ci_reports.FORMATS
+# every verb, --help included); tests/cli/test_cli.py holds this equal to contract.reporting.ci_reports.FORMATS
 FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
 
 
 # contract.live.harness.DEFAULT_LATE_GRACE, without importing the harness to learn it (as above);
-# tests/test_signals.py holds the two equal
+# tests/core/test_signals.py holds the two equal
 LATE_GRACE = 2.0
 
 

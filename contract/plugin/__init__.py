@@ -54,7 +54,7 @@ SNAPSHOTS_OFF = pytest.StashKey[bool]()  # syrupy's unused-snapshot detection wa
 # --contract-record run inside another checkout than the one it writes (recording.other_checkout_warning)
 RECORD_WARNING = pytest.StashKey[str]()
 ENV_EMITTER = "MILK_CONTRACT_EMITTER"
-# Every marker contract/tests uses (tests/test_installed.py derives the list from the sources and
+# Every marker contract/tests uses (tests/plugin/test_installed.py derives the list from the sources and
 # holds this to it).
 MARKERS = {
     "process": "starts a process (an emitter, a host, a worker, pytester); -m 'not process' runs the fast half",
@@ -90,7 +90,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "cumulative; default all); the others are listed, not failing; checker, run and "
                          "baseline findings, unreadable lines and runs not whole always fail (docs/rules.md)")
     group.addoption("--contract-fuzz", metavar="N", type=int, default=DEFAULTS["--contract-fuzz"],
-                    help="also hold N generated conversations with the host of the conversation wire (contract.live.fuzz); "
+                    help="also hold N generated conversations with the host of the conversation wire "
+                         "(contract.live.fuzz); "
                          "off by default: it asks more than the replay contract (docs/milk-ci.md)")
     group.addoption("--contract-consumer", metavar="CMD", default=DEFAULTS["--contract-consumer"],
                     help="feed this consumer of a stream wire every golden and its future variants "

@@ -87,7 +87,7 @@ class Outcome:
 
 PROPERTY = "milk_contract"
 # contract.live.harness.DEFAULT_LATE_GRACE, not imported (the plugin imports this module at every pytest
-# start); tests/test_signals.py holds the two equal
+# start); tests/core/test_signals.py holds the two equal
 LATE_GRACE = 2.0
 
 

@@ -89,7 +89,7 @@ def derived(rebuild: Callable[[], None]) -> Callable[[], None]:
 def registered(wire: Wire) -> Iterator[Wire]:
     """``wire`` in the registry for the duration, after the bundled ones, with every derived table
     following: how the tests hold a synthetic wire to the claim that a wire is its package plus
-    one registry line (tests/synthetic_wire/)."""
+    one registry line (tests/wires/audit_log/)."""
     if wire.name in WIRES or is_auto(wire.name):
         raise ValueError(f"a wire named {wire.name!r} is already registered")
     WIRES[wire.name] = wire

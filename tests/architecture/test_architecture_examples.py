@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.project_copy import ROOT, copy_project, git, run_in
+from tests.support.project_copy import ROOT, copy_project, git, run_in
 
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 RULES_MODULE = Path("contract/wires/stream_json/rules.py")
@@ -54,28 +54,29 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
     [case_text] = _blocks(section, "json")
     cases = json.loads(case_text)
     rule, wire = cases["rule"], cases["wire"]
-    assert f"tests/cases/{wire}/{rule}.json" in section  # the doc names the file it fills
+    case_file = f"tests/wires/{wire.replace('-', '_')}/cases/{rule}.json"
+    assert case_file in section  # the doc names the file it fills
 
     copy = copy_project(tmp_path / "copy")
     module = copy / RULES_MODULE
     source = module.read_text(encoding="utf-8")
     assert source.count(ANCHOR) == 1
     module.write_text(source.replace(ANCHOR, f"{code}\n\n{ANCHOR}"), encoding="utf-8")
-    (copy / "tests" / "cases" / wire / f"{rule}.json").write_text(case_text, encoding="utf-8")
+    (copy / case_file).write_text(case_text, encoding="utf-8")
     assert f"`{REGENERATE}`" in section
     regenerated = run_in(copy, REGENERATE.split()[1])
     assert regenerated.returncode == 0, regenerated.stderr
 
     changed = sorted(line[3:] for line in git(copy, "status", "--porcelain", "-uall").splitlines())
-    assert changed == sorted([str(RULES_MODULE), str(RULES_PAGE), f"tests/cases/{wire}/{rule}.json"])
+    assert changed == sorted([str(RULES_MODULE), str(RULES_PAGE), case_file])
     table = [line for line in git(copy, "diff", "-U0", "--", str(RULES_PAGE)).splitlines()
              if line[:1] in "+-" and not line.startswith(("+++", "---"))]
     assert table == [f"+| `{rule}` | SHOULD | derived | a tool_use id is used once per run |"], table
 
     probe = run_in(copy, "-c", _PROBE, rule)
     assert probe.returncode == 0, probe.stderr
-    done = run_in(copy, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/test_rule_emitters.py",
-                  "tests/test_rule_cases.py", "tests/test_rule_registry.py", "tests/test_docs.py")
+    done = run_in(copy, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/rules/test_rule_emitters.py",
+                  "tests/rules/test_rule_cases.py", "tests/rules/test_rule_registry.py", "tests/docs/test_docs.py")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     # the example's own cases ran and passed: the firing one, the near miss and the idle one
     own = [line for line in done.stdout.splitlines() if f"[{rule}[" in line]
@@ -85,7 +86,7 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
 
 def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
     """The "Adding a wire" block, executed: the machine and the descriptor it declares, with the
-    synthetic wire's rules and schema (tests/synthetic_wire) standing in for the files steps 1 and 2
+    synthetic wire's rules and schema (tests/wires/audit_log) standing in for the files steps 1 and 2
     create, registered for the test: the golden passes with al.seq exercised, a gap fires al.seq."""
     import dataclasses
     import textwrap
@@ -98,7 +99,7 @@ def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
     from contract.rules.requirements import verdicts
     from contract.wires import registered
     from contract.wires.base import Coverage, Evidence, Live, Wire
-    from tests.synthetic_wire import GOLDEN, HERE, RULES
+    from tests.wires.audit_log import GOLDEN, HERE, RULES
 
     # the block stands inside a list item, indented: as written, then dedented
     [code] = re.findall(r"^ *```python\n(.*?)^ *```$", _section("Adding a wire"), re.MULTILINE | re.DOTALL)
@@ -107,7 +108,7 @@ def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
                  "coverage": SimpleNamespace(EDGES=())}
     exec(compile(textwrap.dedent(code), "docs/architecture.md", "exec"), namespace)
     wire = dataclasses.replace(namespace["AUDIT_LOG"], schema_file=str(HERE / "audit-log.schema.json"),
-                               reference="tests.synthetic_wire.emitter")
+                               reference="tests.wires.audit_log.emitter")
     with registered(wire):
         report = contract.check(GOLDEN, wire="audit-log")
         assert report.conformant, report.violations

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 PACKAGE = ROOT / "contract"
 
 
@@ -128,8 +129,8 @@ def test_the_plugin_loads_lazily() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     loaded = set(done.stdout.split())
     assert "contract.plugin" in loaded  # the probe ran
-    assert loaded.isdisjoint({"contract.checking.checker", "contract.goldens.store", "contract.goldens.compare", "contract.goldens.scenarios",
-                             "deepdiff"}), loaded
+    assert loaded.isdisjoint({"contract.checking.checker", "contract.goldens.store", "contract.goldens.compare",
+                              "contract.goldens.scenarios", "deepdiff"}), loaded
 
 
 # What each verb may load: the CLI imports a verb's machinery when the verb runs, so `check` (every
@@ -143,8 +144,9 @@ for argv in json.loads(sys.argv[1]):
     print(json.dumps([code, sorted(m for m in sys.modules if m.startswith(WATCHED))]), file=sys.stderr)
 """
 NEVER_FOR_CHECK = {"hypothesis", "deepdiff", "jsonschema", "multiprocessing", "concurrent.futures",
-                   "importlib.metadata", "contract.evolution.evolve", "contract.evolution.surface", "contract.evolution.classify",
-                   "contract.evolution.gate", "contract.rules.baseline", "contract.live.harness", "contract.live.driver", "contract.live.fuzz",
+                   "importlib.metadata", "contract.evolution.evolve", "contract.evolution.surface",
+                   "contract.evolution.classify", "contract.evolution.gate", "contract.rules.baseline",
+                   "contract.live.harness", "contract.live.driver", "contract.live.fuzz",
                    "contract.live.provoke", "contract.strategies", "contract.goldens.store", "contract.goldens.compare",
                    "contract.goldens.rewrite", "contract.goldens.recording",
                    "contract.goldens.scenarios"}
@@ -164,7 +166,8 @@ def test_each_verb_loads_only_what_it_needs() -> None:
         json.loads(line) for line in done.stderr.splitlines()[-3:])
     assert (help_code, check_code, diff_code) == (0, 0, 0), done.stderr
     assert "contract.cli" in helped
-    assert set(helped).isdisjoint({"contract.checking.checker", "contract.reporting.reporters", "contract.reporting.ci_reports",
+    assert set(helped).isdisjoint({"contract.checking.checker", "contract.reporting.reporters",
+                                   "contract.reporting.ci_reports",
                                    *NEVER_FOR_CHECK})
     assert "contract.checking.checker" in checked  # the probe ran the verb
     assert set(checked).isdisjoint(NEVER_FOR_CHECK), sorted(set(checked) & NEVER_FOR_CHECK)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import pytest
 
 from contract.core.resources import data_dir, schema_path
 from contract.wires import WIRES as REGISTERED
+from tests.support.paths import ROOT
 
 PINS = json.loads((data_dir("schemas") / "pins.json").read_text(encoding="utf-8"))
 WIRES = tuple(REGISTERED)  # every registered wire is pinned
@@ -23,7 +23,7 @@ SEED_DIGESTS = {
     "stream-json": "8d1f211b27c62dd1fffa5f5f82cd26fb37fe3a2965dbd87eca32ac3a048c30d7",
     "subagent-stdio": "2c979c0598306920a04438312f27616bd638b80a71a550426cb513a4f0877c01",
 }
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEEDS = ROOT.parent / "shared" / "seeds"
 
 
 def test_every_wire_is_pinned() -> None:

@@ -4,9 +4,9 @@ The words of a wire are what the registry says of it: its name (and its package'
 its conversation's line types (``Wire.dialogue``) and its rule ids. They are looked for in the
 code of every module under ``contract/`` but the wire's own package, as string constants (not
 docstrings, not comments) and in imports; a module that must name one anyway is in ``ALLOWED``
-with the reason. The synthetic wire of tests/synthetic_wire is among the wires searched for:
+with the reason. The synthetic wire of tests/wires/audit_log is among the wires searched for:
 nothing under ``contract/`` names it, yet the suite's generic tests run over it
-(tests/test_wire_registry.py), which is the claim that a wire is its package plus one line in
+(tests/wires/test_wire_registry.py), which is the claim that a wire is its package plus one line in
 the registry.
 """
 
@@ -16,9 +16,10 @@ import ast
 from pathlib import Path
 
 from contract.wires import WIRES, Wire
-from tests.synthetic_wire import AUDIT_LOG
+from tests.support.paths import ROOT as CHECKOUT
+from tests.wires.audit_log import AUDIT_LOG
 
-ROOT = Path(__file__).resolve().parent.parent / "contract"
+ROOT = CHECKOUT / "contract"
 
 # Modules that name a wire, each with why. A module listed here that names none fails too. Beside
 # the registry, only public aliases: one-line programs at a path the docs tell users to type,

@@ -31,8 +31,8 @@ import pytest
 
 from contract import cli
 from contract.core import textsafe, userfiles
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "goldens" / "stream-json" / "hello.jsonl"
 SCHEMA = ROOT / "schemas" / "stream-json.schema.json"
 
@@ -221,7 +221,9 @@ def test_an_oserror_of_the_verbs_own_is_not_taken_for_stdouts(monkeypatch: pytes
     def broken(args: object) -> int:
         raise OSError(errno.EIO, "the verb's own")
 
-    monkeypatch.setattr(cli, "cmd_rules", broken)
+    import contract.cli.rules
+
+    monkeypatch.setattr(contract.cli.rules, "cmd_rules", broken)
     with pytest.raises(OSError, match="the verb's own"):
         cli.run(["rules"])
 

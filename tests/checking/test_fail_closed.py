@@ -25,8 +25,8 @@ from contract.reporting import reporters
 from contract.rules.report import Collector, Report
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.subagent_stdio.machines import Correlation, UniqueKeys
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = {
     "stream-json": ROOT / "goldens" / "stream-json" / "hello.jsonl",
     "subagent-stdio": ROOT / "goldens" / "subagent-stdio" / "first_poll.jsonl",
@@ -299,6 +299,6 @@ def test_a_finding_that_says_the_check_did_not_finish_cannot_be_ignored(
     assert cli.run(["check", "--ignore", rule, str(path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     # and an ignore list that reaches the collector another way is refused there too
-    # (every path: tests/test_unjudged.py)
+    # (every path: tests/rules/test_unjudged.py)
     with pytest.raises(ValueError, match="cannot be ignored"):
         Collector(Report(wire="stream-json"), ignore=[rule])

@@ -6,7 +6,7 @@ JSON report that keeps every occurrence. In a subprocess, the big cases (and a f
 one through stdin) run as ``milk-contract check`` with a wall-clock bound and their peak memory
 measured by ``os.wait4``: limits are findings (``line.limit``), never a traceback, a hang or a
 runaway process. The default run starts one big case of each kind once (its first wire) and two
-small ones; the deep run (tests/depth.py) every big case on every wire and eight small ones.
+small ones; the deep run (tests/support/depth.py) every big case on every wire and eight small ones.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ import pytest
 from contract import cli
 from contract.checking.checker import check
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
-from tests.depth import deep, sample
 from tests.hostile.cases import BY_NAME, CASES, Case, Expect
+from tests.support.depth import deep, sample
+from tests.support.paths import TESTS
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -121,7 +122,7 @@ class Outcome:
     timed_out: bool
 
 
-PEAK_RSS = Path(__file__).parent / "hostile" / "peak_rss.py"
+PEAK_RSS = TESTS / "hostile" / "peak_rss.py"
 
 
 def check_process(
@@ -192,7 +193,7 @@ def test_every_case_runs_somewhere() -> None:
 # -- the two-process checker gives the one-process report on hostile input too --------------
 
 
-# every small case in the deep run, every third in the default run (tests/test_parallel.py holds
+# every small case in the deep run, every third in the default run (tests/checking/test_parallel.py holds
 # the two-process report to the one-process one on every golden and a sample of the rule cases)
 FIRST_WIRE = sample([(case, next(iter(case.wires))) for case in CASES if not case.big], 3)
 

@@ -13,10 +13,10 @@ import pytest
 from contract.checking import manyfiles
 from contract.cli import run
 from contract.rules.report import FIRST_PER_RULE
+from tests.support.paths import ROOT, TESTS
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "goldens"
-CONFORMANT = Path(__file__).parent / "data" / "conformant.jsonl"
+CONFORMANT = TESTS / "data" / "conformant.jsonl"
 
 
 @pytest.fixture

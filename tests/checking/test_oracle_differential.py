@@ -1,6 +1,6 @@
 """Differential test: the independent oracle (tests/oracle) against ``contract.check``.
 
-Inputs are the goldens, every rule case file (tests/cases/**, firing cases and near misses
+Inputs are the goldens, every rule case file (tests/cases/line and tests/wires/*/cases, firing cases and near misses
 alike), systematic mutations of the goldens (tests/oracle/mutations.py) and whole streams from
 ``contract.strategies.streams``. For each input the oracle's MUST rule set and verdict are
 compared with the project's, with every basis judged and then per basis (``--basis written``,
@@ -9,7 +9,7 @@ rule the two sides place on different bases disagrees too; any difference not li
 tests/oracle/known_disagreements.json fails, and so does a listed entry that no longer occurs on
 the witness corpus (a stale entry).
 
-Run ``python -m tests.test_oracle_differential`` for a survey of every disagreement on the whole
+Run ``python -m tests.checking.test_oracle_differential`` for a survey of every disagreement on the whole
 deterministic corpus (about two minutes).
 """
 
@@ -20,7 +20,6 @@ import json
 import sys
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,11 +30,11 @@ import contract
 from contract.core.rule import bases as parse_bases
 from contract.rules.catalog import CATALOG, rules_for
 from contract.strategies import streams
-from tests.casefiles import all_cases
 from tests.oracle import BASES, BASIS, WIRES, basis_of, judge
 from tests.oracle.mutations import Mutation, corpus
+from tests.support.casefiles import all_cases
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 KNOWN_PATH = ROOT / "tests" / "oracle" / "known_disagreements.json"
 # Richest goldens first: the witness corpus takes the first mutations of each kind in this order.
 PREFERRED = ("subagent_tasks", "tool_calls", "session_housekeeping", "epoch_change", "workflow_events")
@@ -157,7 +156,8 @@ def test_goldens_agree(wire: str) -> None:
 
 
 def test_case_files_agree() -> None:
-    """Every case file entry (tests/cases/**) gets the same verdict and MUST rule set from both."""
+    """Every case file entry (tests/cases/line, tests/wires/*/cases) gets the same verdict and MUST rules
+    from both."""
     unlisted: set[Difference] = set()
     cases = all_cases()
     assert cases, "no case files found"

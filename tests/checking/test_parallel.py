@@ -1,7 +1,7 @@
 """The parallel checker (contract.checking.parallel) gives the very report of the serial one.
 
 Every golden, the foreign corpus (when present), the rule cases (a deterministic sample in the
-default run, every one in the deep run: tests/depth.py, which also takes every combination of
+default run, every one in the deep run: tests/support/depth.py, which also takes every combination of
 wire choice and options) and generated large inputs are checked with ``jobs=1`` and ``jobs=2``
 (forced, whatever the size) and their JSON reports compared whole:
 findings, order, counts, notes. A worker that dies falls back to one process with the same
@@ -23,13 +23,14 @@ import pytest
 from contract.checking import parallel
 from contract.checking.checker import check
 from contract.core.resources import data_dir
-from tests import long_runs
-from tests.casefiles import all_cases
-from tests.depth import deep, sample
+from tests.support import long_runs
+from tests.support.casefiles import all_cases
+from tests.support.depth import deep, sample
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-FOREIGN = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "foreign"
+FOREIGN = ROOT.parent / "shared" / "corpus" / "foreign"
 
 
 def _report(path: Path, wire: Any, jobs: int, **options: Any) -> dict[str, Any]:
@@ -244,7 +245,7 @@ def test_an_unknown_line_type_is_noted_on_both_paths(tmp_path: Path) -> None:
 
 
 def _broken_file(tmp_path: Path, seed: int, lines: int = 6000) -> Path:
-    """A long run from every golden with random faults (tests/long_runs.py), and a few lines that
+    """A long run from every golden with random faults (tests/support/long_runs.py), and a few lines that
     are no objects, so blocks of every kind meet: clean and folded, clean and declined, not clean."""
     objs: list[Any] = long_runs.broken(lines, seed)[0]
     pick = random.Random(seed)

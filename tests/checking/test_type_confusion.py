@@ -11,7 +11,7 @@ Each distinct (wire, line type, member path, kind) counts once, array indices fo
 (``/content/0/text`` ~ ``/content/3/text``): about 7,000 streams. The default run checks every
 ``SAMPLE_EVERY``-th of them: a path's kinds are listed together, so each member path still gets two
 or three kinds, and the kinds rotate from path to path (about 1,200 streams, two seconds). The deep
-run (tests/depth.py) takes every occurrence, unfolded.
+run (tests/support/depth.py) takes every occurrence, unfolded.
 
 ``check`` and ``run`` (an emitter printing the same bytes) must agree: a few samples are run
 live, since each costs a process.
@@ -33,16 +33,16 @@ from jsonschema import Draft202012Validator
 import contract
 from contract.live.harness import run_stream
 from contract.wires import WIRES as REGISTERED
-from tests.depth import deep, sample
+from tests.support.depth import deep, sample
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 WIRES = tuple(REGISTERED)
 DEEP = json.loads("[" * 300 + "]" * 300)
 KINDS: tuple[tuple[str, Any], ...] = (
     ("null", None), ("true", True), ("0", 0), ("-1", -1), ("1.5", 1.5), ("1e300", 1e300), ('""', ""),
     ('"x"', "x"), ("[]", []), ("{}", {}), ("[[]]", [[]]), ('{"a":{}}', {"a": {}}), ("300-deep", DEEP),
 )
-EVERY = deep()  # tests/depth.py
+EVERY = deep()  # tests/support/depth.py
 CHUNKS = 8  # the sweep is split so that pytest -n 2 shares it between both cores
 SAMPLE_EVERY = 6  # below len(KINDS): every member path keeps at least two kinds in the sample
 

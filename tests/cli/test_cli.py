@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from contract.cli import run
+from tests.support.paths import TESTS
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 CONFORMANT = DATA / "conformant.jsonl"
 
 

@@ -30,8 +30,8 @@ import contract
 from contract import cli
 from contract.goldens.store import goldens_dir
 from contract.reporting.ci_reports import FORMATS
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "goldens"
 SUBAGENT = GOLDENS / "subagent-stdio" / "first_poll.jsonl"
 HELLO = GOLDENS / "stream-json" / "hello.jsonl"

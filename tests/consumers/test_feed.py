@@ -20,12 +20,13 @@ from contract import cli
 from contract.cli import FORMAT_NAMES
 from contract.consumers import feed
 from contract.goldens.store import load, scenarios
-from tests.depth import deep
-from tests.processes import spy_on_starts
+from tests.support.depth import deep
+from tests.support.paths import TESTS
+from tests.support.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-CONSUMERS = Path(__file__).parent / "faulty_consumers"
+CONSUMERS = TESTS / "faulty_consumers"
 REFERENCE = [sys.executable, "-m", "contract.reference.stream_json_consumer"]
 STRICT = [sys.executable, "-m", "contract.reference.strict_consumer"]
 DEEP = deep()
@@ -234,7 +235,7 @@ def test_expectations_of_output(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     code, report, _ = _json(capsys, "--scenario", "hello", "--expect-json", str(wrong), "--", *REFERENCE)
     assert code == 1
     assert report["counts"] == {"consumer.output": 2}
-    # a pointer the golden's result line does not have could only expect null: misuse (tests/test_edges.py)
+    # a pointer the golden's result line does not have could only expect null: misuse (tests/checking/test_edges.py)
     wrong.write_text(json.dumps({"members": {"is_error": "/subtype", "missing": "/no/such"}}))
     assert cli.run(["feed", "--scenario", "hello", "--expect-json", str(wrong), "--", *REFERENCE]) == 2
 

@@ -11,19 +11,19 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from contract import cli
 from contract.consumers import feed_client
 from contract.goldens.store import load, scenarios
-from tests.depth import deep
-from tests.processes import spy_on_starts
+from tests.support.depth import deep
+from tests.support.paths import TESTS
+from tests.support.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-CLIENTS = Path(__file__).parent / "faulty_clients"
+CLIENTS = TESTS / "faulty_clients"
 REFERENCE = [sys.executable, "-m", "contract.reference.subagent_client"]
 DEEP = deep()
 BUDGET = [] if DEEP else ["--examples", "3", "--seed", "1", "--shrink-seconds", "5"]

@@ -19,7 +19,7 @@ from contract.goldens.store import Golden, load, scenarios
 from contract.wires.stream_json import future
 from contract.wires.subagent_stdio import future as future_hosts
 from contract.wires.subagent_stdio.future import conversation
-from tests.depth import deep
+from tests.support.depth import deep
 
 STREAM_GOLDENS = scenarios("stream-json")
 HOST_GOLDENS = [g for g in scenarios("subagent-stdio") if future_hosts.available(host_lines(

@@ -17,7 +17,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TextIO
 
 import pytest
@@ -27,8 +26,7 @@ from contract.core.progress import ERASE, MAX_CHARS, Progress, on_terminal
 from contract.live import driver, fuzz, provoke
 from contract.live.driver import Step
 from contract.rules.report import Report
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
 
 
 class _Terminal:

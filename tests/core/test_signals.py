@@ -34,8 +34,8 @@ from contract.core.interrupts import Signalled, as_interrupts
 from contract.goldens import store as goldens
 from contract.live import harness
 from contract.live.harness import TOKEN_VARIABLE
-from tests.test_live_fail_closed import RECORD_SHIM, _snapshot
-from tests.test_misbehaving_emitters import EMITTERS, marker, survivors
+from tests.live.test_live_fail_closed import RECORD_SHIM, _snapshot
+from tests.live.test_misbehaving_emitters import EMITTERS, marker, survivors
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 

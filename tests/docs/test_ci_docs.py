@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 PAGE = (ROOT / "docs" / "milk-ci.md").read_text(encoding="utf-8")
 yaml = pytest.importorskip("yaml")  # pre-commit (the test extra) brings PyYAML
@@ -73,7 +74,7 @@ def test_the_example_pytest_command_runs(tmp_path: Path) -> None:
                     '"$@"\n', encoding="utf-8")
     milk.chmod(0o755)
     # hypothesis' plugin is left out: its import is most of pytest's start-up, and the suite run
-    # with every plugin, as CI would, is tests/test_plugin.py::test_faithful_replay_passes
+    # with every plugin, as CI would, is tests/plugin/test_plugin.py::test_faithful_replay_passes
     done = subprocess.run([sys.executable, *argv[1:], "-p", "no:hypothesispytest",
                            "-k", "stream-json and (hello or refused)"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300, check=False)

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from contract.cli import run
 from contract.rules.catalog import CATALOG
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SOURCES = sorted((ROOT / "contract").rglob("*.py"))
 
 
 def test_the_rules_page_names_every_rule() -> None:
     """The README names the families and links the rules page, whose table has a row per rule
-    (tests/test_basis.py holds each row's level and basis to the catalog)."""
+    (tests/rules/test_basis.py holds each row's level and basis to the catalog)."""
     page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     missing = [rule for rule in CATALOG if f"| `{rule}` |" not in page]
     assert not missing, f"docs/rules.md lacks rules: {missing}"

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_quickstarts import quickstart as readme_quickstart
+from tests.docs.test_quickstarts import quickstart as readme_quickstart
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def quickstart() -> str:

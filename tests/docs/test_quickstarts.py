@@ -2,8 +2,8 @@
 marker is extracted and run with bash ``-e`` (any command that fails, fails the test), with this
 interpreter's scripts first on PATH, as a shell with the checkout's venv active runs it.
 
-The consumer authors' block has its own test (tests/test_quickstart_consumer.py) and the ADR authors'
-block is the ADR walk (tests/test_adr_walk.py); this file holds the others, and the README's shape:
+The consumer authors' block has its own test (tests/docs/test_quickstart_consumer.py) and the ADR authors'
+block is the ADR walk (tests/evolution/test_adr_walk.py); this file holds the others, and the README's shape:
 a short page whose quick starts come first and whose links all resolve.
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.depth import deep
+from tests.support.depth import deep
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 README_LINES = 250  # issue 21: "README under ~250 lines"; the detail is in docs/
 
@@ -86,7 +86,7 @@ def test_the_emitter_authors_quick_start_runs_as_written(tmp_path: Path) -> None
 
 
 @pytest.mark.process
-@pytest.mark.skipif(not deep(), reason="deep: runs in the deep run only (tox -e deep; tests/depth.py)")
+@pytest.mark.skipif(not deep(), reason="deep: runs in the deep run only (tox -e deep; tests/support/depth.py)")
 def test_the_milk_ci_quick_start_runs_as_written(tmp_path: Path) -> None:
     """In a milk-like folder: milk-contract checked out beside the build, a fresh venv, the block's
     install and suite run, against a build written to the replay contract alone."""

@@ -32,7 +32,7 @@ import pytest
 
 from contract import cli
 from contract.goldens.scenarios import ENV_GOLDEN
-from tests.project_copy import ROOT, copy_project, git, run_in
+from tests.support.project_copy import ROOT, copy_project, git, run_in
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -43,7 +43,8 @@ FIELD = "cost_center"  # the member the README's walk adds (renamed in a copy th
 SUITE_COMMAND = "python -m pytest -n auto"  # the README's step 3, which the deep run runs as written
 # in the default run, the parts of the suite the walk moves: pins, surface gate, goldens (coverage),
 # and the plugin on the new scenario plus one old one (the whole plugin run adds ~15 s per step)
-PART = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_schemas_pinned.py", "contract/tests",
+PART = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/architecture/test_schemas_pinned.py",
+        "contract/tests",
         "-k", "not test_scenario or {field} or hello")
 
 
@@ -164,7 +165,7 @@ def _edited(copy: Path, edit: Any) -> Path:
 @pytest.fixture(autouse=True)
 def _no_emitter_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """As run_in does for the processes: the in-process steps see no emitter or surface override,
-    and the pytest run evolve and scenario start in the copy caches bytecode (tests/project_copy.py)."""
+    and the pytest run evolve and scenario start in the copy caches bytecode (tests/support/project_copy.py)."""
     monkeypatch.delenv("MILK_CONTRACT_EMITTER", raising=False)
     monkeypatch.delenv("MILK_CONTRACT_SURFACE_ROOT", raising=False)
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
@@ -208,7 +209,7 @@ def test_the_adr_walk_through(copy: Path, capsys: pytest.CaptureFixture[str]) ->
     # 0. editing a schema by hand is caught by the pin (near miss for what evolve does)
     by_hand = _edited(copy, lambda s: s["properties"].__setitem__("by_hand", {"type": "string"}))
     (copy / SCHEMA).write_bytes(by_hand.read_bytes())
-    done = run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_schemas_pinned.py")
+    done = run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/architecture/test_schemas_pinned.py")
     assert done.returncode == 1
     assert "milk-contract evolve" in done.stdout
     git(copy, "checkout", "--", ".")

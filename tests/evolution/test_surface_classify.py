@@ -1,4 +1,4 @@
-"""Schema edits as data (tests/surface_cases/<wire>.json), each classified in both directions.
+"""Schema edits as data (tests/wires/<wire>/surface_cases.json), each classified in both directions.
 
 Each case is a JSON-Patch-like edit (RFC 6902 add, remove, replace, move, copy, plus
 ``remove-value`` that drops one value from an array by value and ``replace-text`` that swaps one
@@ -25,14 +25,15 @@ from contract.checking.schema import load
 from contract.evolution.classify import BREAKING_CODES, Change, classify, compare_entry
 from contract.evolution.surface import surface_for, surface_of
 from contract.wires import WIRES
+from tests.support.paths import ROOT, TESTS
 
-CASES = Path(__file__).parent / "surface_cases"
-SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+CASE_FILES = sorted((TESTS / "wires").glob("*/surface_cases.json"))  # each wire's, in its test folder
+SCHEMAS = ROOT / "schemas"
 
 
 def _cases() -> list[Any]:
     found = []
-    for path in sorted(CASES.glob("*.json")):
+    for path in CASE_FILES:
         document = json.loads(path.read_text(encoding="utf-8"))
         for case in document["cases"]:
             found.append(pytest.param(document["wire"], case, id=f"{document['wire']}: "
@@ -141,7 +142,7 @@ def test_schema_edit_forward_and_reverse(wire: str, case: dict[str, Any]) -> Non
 def test_cases_cover_every_breaking_family() -> None:
     """The data exercises additive and breaking changes, each kind of breaks, many codes."""
     seen: set[tuple[str, ...]] = set()
-    for path in CASES.glob("*.json"):
+    for path in CASE_FILES:
         for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
             seen |= {tuple(map(str, x)) for x in case["forward"] + case["reverse"]}
     codes = {s[1] for s in seen}

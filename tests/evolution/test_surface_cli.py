@@ -10,8 +10,9 @@ import pytest
 
 from contract.checking.schema import load
 from contract.cli import run as main
+from tests.support.paths import ROOT
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "contract" / "tests" / "__snapshots__"
+SNAPSHOTS = ROOT / "contract" / "tests" / "__snapshots__"
 
 
 def _dump(path: Path, document: Any) -> str:
@@ -58,7 +59,7 @@ def test_json_report(pair: tuple[str, str, str], capsys: pytest.CaptureFixture[s
 def test_stored_snapshot_against_schema(capsys: pytest.CaptureFixture[str]) -> None:
     """A stored surface snapshot and a schema compare (the corpus is left out)."""
     [stored] = SNAPSHOTS.glob("*/*subagent-stdio*.json")
-    schema = str(Path(__file__).resolve().parents[1] / "schemas" / "subagent-stdio.schema.json")
+    schema = str(ROOT / "schemas" / "subagent-stdio.schema.json")
     assert main(["diff", str(stored), schema]) == 0
 
 

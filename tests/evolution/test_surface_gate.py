@@ -16,12 +16,13 @@ import pytest
 
 from contract.evolution.gate import ACCEPTED_NAME, ROOT_ENV
 from contract.wires import WIRES
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 pytest_plugins = ["pytester"]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = ROOT
 SURFACE_TEST = REPO / "contract" / "tests" / "test_surface.py"
 COPY = "test_gate_copy.py"  # not test_surface.py: the outer session may hold that module name
 STATUS = "/$defs/node/properties/status/enum"

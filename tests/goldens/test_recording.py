@@ -27,11 +27,12 @@ import pytest
 from contract import cli
 from contract.goldens import recording
 from contract.goldens.store import goldens_dir
-from tests.project_copy import ROOT, copy_project, git
+from tests.support.paths import TESTS
+from tests.support.project_copy import ROOT, copy_project, git
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-EMITTERS = Path(__file__).resolve().parent / "emitters"
+EMITTERS = TESTS / "emitters"
 ADD_FIELD = EMITTERS / "add_result_field.py"
 PY = sys.executable
 

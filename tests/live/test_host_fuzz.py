@@ -28,13 +28,14 @@ from contract.live import driver, fuzz
 from contract.live.driver import Step, command, plan_from
 from contract.live.harness import default_command
 from contract.rules.report import Report
-from tests.depth import deep
-from tests.processes import spy_on_starts
+from tests.support.depth import deep
+from tests.support.paths import TESTS
+from tests.support.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-HOSTS = Path(__file__).parent / "faulty_hosts"
-DEEP = deep()  # tests/depth.py
+HOSTS = TESTS / "faulty_hosts"
+DEEP = deep()  # tests/support/depth.py
 SHRINK_SECONDS = fuzz.DEFAULT_SHRINK_SECONDS if DEEP else 0.5
 # the default run: a fixed seed whose first conversations already hold every fault below (the
 # budget is a third of the default, so a change in generation that loses one still fails loudly)

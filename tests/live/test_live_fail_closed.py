@@ -34,8 +34,9 @@ from contract.live.harness import GRACE_SECONDS, TOKEN_VARIABLE, Interrupted, ru
 from contract.rules.report import Collector
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.subagent_stdio.machines import Correlation
-from tests.processes import zombie_children
-from tests.test_misbehaving_emitters import EMITTERS, HOSTS, SLACK, marker, survivors
+from tests.live.test_misbehaving_emitters import EMITTERS, HOSTS, SLACK, marker, survivors
+from tests.support.paths import TESTS
+from tests.support.processes import zombie_children
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -160,10 +161,10 @@ def test_a_setsid_grandchild_is_killed_and_no_finding_is_lost(mode: str, marker:
 @pytest.mark.parametrize("script", ["hangs.py", "leaves_child.py", "closes_stdout.py"])
 def test_descendants_orphaned_to_us_are_reaped(script: str, marker: str) -> None:
     """As a subreaper we inherit the emitter's orphans: killed, they must not stay our zombies
-    (the autouse ``_no_zombies`` check; tests/test_parallel.py also asserts no children at all).
+    (the autouse ``_no_zombies`` check; tests/checking/test_parallel.py also asserts no children at all).
 
     Deep run only: in the default run the ``marker`` fixture makes the same zombie check after
-    tests/test_misbehaving_emitters.py runs these three emitters (test_cli_run_reports_a_hung_emitter
+    tests/live/test_misbehaving_emitters.py runs these three emitters (test_cli_run_reports_a_hung_emitter
     and the cases closes-stdout-keeps-running and leaves-child-holding-stdout)."""
     report = run_stream([PY, str(EMITTERS / script), marker], timeout=1.0)
     assert report.exit_status is not None
@@ -303,7 +304,7 @@ def test_ctrl_c_in_a_library_conversation_raises_interrupted(marker: str, librar
 
 
 # re-recording writes only a real change (contract/goldens/recording.py): this emitter makes one
-ADD_FIELD = Path(__file__).resolve().parent / "emitters" / "add_result_field.py"
+ADD_FIELD = TESTS / "emitters" / "add_result_field.py"
 RECORD_SHIM = ("import pathlib, sys; import contract.goldens.store as g; folder = pathlib.Path(sys.argv.pop(1)); "
                "g.goldens_dir = lambda: folder; from contract.cli import main; main()")
 

@@ -27,12 +27,13 @@ from contract.live.driver import EXIT_GRACE, Step, command, converse
 from contract.live.harness import GRACE_SECONDS, run_stream
 from contract.reporting.reporters import render_json, render_text
 from contract.rules.report import Report
-from tests.processes import zombie_children
-from tests.test_hostile import check_process
+from tests.checking.test_hostile import check_process
+from tests.support.paths import TESTS
+from tests.support.processes import zombie_children
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-HERE = Path(__file__).parent
+HERE = TESTS
 EMITTERS = HERE / "faulty_emitters"
 HOSTS = HERE / "faulty_hosts"
 SLACK = 3.0  # interpreter start-up and scheduling on a loaded two-core machine

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +18,12 @@ from contract import cli
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
 from contract.live import harness, provoke
 from contract.live.provoke import ENVIRONMENTS, Environment
-from tests.processes import spy_on_starts
+from tests.support.paths import TESTS
+from tests.support.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-EMITTERS = Path(__file__).parent / "faulty_emitters"
+EMITTERS = TESTS / "faulty_emitters"
 SLACK = 3.0  # interpreter start-up on a loaded two-core machine
 
 

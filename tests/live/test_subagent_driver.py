@@ -19,11 +19,12 @@ import contract
 from contract.live import driver
 from contract.live.driver import EXIT_GRACE, Step, command, converse, record, run_subagent
 from contract.live.harness import GRACE_SECONDS, default_command
-from tests.processes import spy_on_starts
+from tests.support.paths import ROOT, TESTS
+from tests.support.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-FAULTY = Path(__file__).parent / "faulty_hosts"
+FAULTY = TESTS / "faulty_hosts"
 SLACK = 3.0  # interpreter start-up on a loaded two-core machine
 
 
@@ -190,7 +191,7 @@ def test_what_a_child_writes_after_the_host_exits_is_judged(what: str, rules: se
 
 
 def test_a_golden_replays_through_the_reference_host(started: list[int]) -> None:
-    golden = Path(__file__).parent.parent / "goldens" / "subagent-stdio" / "epoch_change.jsonl"
+    golden = ROOT / "goldens" / "subagent-stdio" / "epoch_change.jsonl"
     if not golden.exists():
         pytest.skip("no subagent-stdio golden yet")
     data = golden.read_bytes()

@@ -31,7 +31,7 @@ from contract.goldens.scenarios import ENV_GOLDEN, ENV_SCENARIO, run_scenario
 from contract.goldens.store import all_scenarios, goldens_dir
 from contract.live import fuzz
 from contract.wires import NAMES
-from tests.project_copy import ROOT
+from tests.support.project_copy import ROOT
 
 pytestmark = pytest.mark.process  # starts processes (the plugin registers the marker)
 
@@ -63,7 +63,7 @@ def test_the_plugin_registers_every_marker_the_shipped_tests_use(tmp_path: Path)
 
 def test_the_header_says_fuzzing_and_provoking_are_off(pytestconfig: pytest.Config,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    # a contract run (the header shows only then: tests/test_plugin.py), however this one was started
+    # a contract run (the header shows only then: tests/plugin/test_plugin.py), however this one was started
     monkeypatch.setattr(pytestconfig, "args", [str(plugin.SUITE)])
     header = plugin.pytest_report_header(pytestconfig)
     assert header == ["milk-contract: golden scenarios through bundled reference emitters; "

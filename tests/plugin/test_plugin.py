@@ -18,10 +18,11 @@ import pytest
 
 from contract import plugin
 from contract.plugin.session import startup_problem
+from tests.support.paths import TESTS
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
-EMITTERS = Path(__file__).parent / "emitters"
+EMITTERS = TESTS / "emitters"
 LEAN = ("-p", "no:hypothesispytest")  # see the module docstring
 
 
@@ -166,7 +167,7 @@ def _run_live(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_contract_provoke_catches_colour_only_on_a_terminal(tmp_path: Path) -> None:
-    emitter = shlex.join([sys.executable, str(Path(__file__).parent / "faulty_emitters" / "tty_colour.py")])
+    emitter = shlex.join([sys.executable, str(TESTS / "faulty_emitters" / "tty_colour.py")])
     done = _run_live(tmp_path, "-k", "provoked_scenario and hello", "--contract-provoke",
                      "--contract-emitter", emitter)
     assert done.returncode == 1, done.stdout + done.stderr

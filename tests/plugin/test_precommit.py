@@ -25,9 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
+
 pytestmark = pytest.mark.process  # starts processes (the plugin registers the marker)
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "goldens"
 BIN = Path(sys.executable).parent
 GIT_IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",

@@ -20,10 +20,11 @@ import pytest
 from contract.cli import run
 from contract.reporting import ci_reports
 from contract.rules.catalog import CATALOG
+from tests.support.paths import TESTS
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 CONFORMANT = DATA / "conformant.jsonl"
-SARIF_SCHEMA = Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA = TESTS / "sarif" / "sarif-schema-2.1.0.json"
 HOSTILE_KEY = "k\x1b[31m\r%:,|`\x01<b>"
 HOSTILE_FILE = "bad\x1b%:,|`\x01.jsonl"
 RAW_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # LF is the line separator of every format

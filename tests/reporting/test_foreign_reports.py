@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from contract import cli
+from tests.support.paths import ROOT
 
-FOREIGN = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "foreign"
+FOREIGN = ROOT.parent / "shared" / "corpus" / "foreign"
 TRANSCRIPTS = sorted(FOREIGN.glob("*/*.jsonl")) if FOREIGN.is_dir() else []
 MAX_LINES = 60
 _TIMES = re.compile(r"^    ×(\d+) on lines ")

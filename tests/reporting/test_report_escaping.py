@@ -25,7 +25,6 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from functools import cache
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -36,8 +35,8 @@ import contract
 from contract.core import textsafe
 from contract.reporting.ci_reports import FORMATS
 from contract.rules.report import Collector, Report
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 HELLO = (ROOT / "goldens" / "stream-json" / "hello.jsonl").read_bytes()
 EXAMPLES = settings().max_examples * 3  # rendering is cheap: 30 in the default run, 300 deep
 

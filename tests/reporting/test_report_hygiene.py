@@ -9,8 +9,8 @@
   keep theirs; every format says how many it counted and kept.
 - ``--format json`` is written violation by violation: the writer's own allocations stay a
   small fraction of what it writes (traced in process, the default run), and 200k failing lines
-  stay far below 150 MiB peak RSS (measured in a child, as tests/test_hostile.py does: the deep
-  run, tests/depth.py).
+  stay far below 150 MiB peak RSS (measured in a child, as tests/checking/test_hostile.py does: the deep
+  run, tests/support/depth.py).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from contract.core import textsafe
 from contract.reporting.reporters import REPORTERS, STREAMING, render_json, render_junit, render_text
 from contract.rules import report as report_module
 from contract.rules.report import Collector, Report
-from tests.test_hostile import check_process
+from tests.checking.test_hostile import check_process
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 HELLO = (ROOT / "goldens" / "stream-json" / "hello.jsonl").read_bytes()
 HOSTILE_NAMES = ["\x1b[2J", "\x1b]0;x\x07", "a\rconformant", "\x01", "\u2028", "\ufffe", "\x9b31m", "\x7f",
                  "\u202e"]

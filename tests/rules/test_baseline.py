@@ -18,8 +18,9 @@ from contract.checking.checker import check
 from contract.core.resources import data_dir
 from contract.rules import baseline
 from tests.hostile.cases import golden
+from tests.support.paths import TESTS
 
-HERE = Path(__file__).parent
+HERE = TESTS
 SCHEMA = json.loads((data_dir("schemas") / "baseline.schema.json").read_text())
 
 

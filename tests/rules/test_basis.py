@@ -24,6 +24,7 @@ from contract.reporting.ci_reports import FORMATS
 from contract.rules.catalog import CATALOG, UNJUDGED, rules_for
 from contract.rules.report import UNIGNORABLE, Report
 from contract.wires import NAMES
+from tests.support.paths import ROOT
 
 INIT = '{"type":"system","subtype":"init","session_id":"sess_1","seq":1,"ts":"2025-01-01T00:00:00Z"}'
 
@@ -85,7 +86,7 @@ def test_what_says_the_check_did_not_finish_is_never_filtered() -> None:
         "line.limit", "baseline.stale", *UNREADABLE, *NOT_WHOLE}
 
 
-HELLO = Path(__file__).resolve().parents[1] / "goldens" / "stream-json" / "hello.jsonl"
+HELLO = ROOT / "goldens" / "stream-json" / "hello.jsonl"
 
 
 def _cut_streams() -> dict[str, bytes]:
@@ -396,7 +397,7 @@ def test_plugin_basis_option() -> None:
 
 
 def test_the_rules_page_lists_every_rule_with_its_basis() -> None:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `([a-z0-9.-]+)` \| (?:MUST|SHOULD) \| ([^|]+) \|", page, re.MULTILINE))
     assert set(rows) == set(CATALOG)
     for rule in CATALOG.values():

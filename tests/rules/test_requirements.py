@@ -2,7 +2,7 @@
 
 Per catalogued rule of the wire, a report says passed, failed, not-exercised or ignored: a
 green run on a three-line capture must not read as full conformance. The machines' exercise
-points are tested rule by rule by the data cases (tests/test_rule_cases.py); here: the
+points are tested rule by rule by the data cases (tests/rules/test_rule_cases.py); here: the
 formats, the declared families (line.*, checker.*, run.*, baseline.stale), --ignore, and the
 parallel checker giving the same verdicts as one process.
 """
@@ -136,7 +136,7 @@ def test_baseline_stale_is_exercised_only_with_a_baseline() -> None:
 
 @pytest.mark.process
 def test_parallel_checker_gives_the_same_requirements(tmp_path: Path) -> None:
-    """jobs=2 forces the worker whatever the size (tests/test_parallel.py compares whole reports,
+    """jobs=2 forces the worker whatever the size (tests/checking/test_parallel.py compares whole reports,
     requirements included, on every case, golden and large generated inputs)."""
     for path in (GOLDENS / "stream-json" / "tool_calls.jsonl", GOLDENS / "subagent-stdio" / "epoch_change.jsonl"):
         wire = path.parent.name
@@ -154,7 +154,7 @@ def test_parallel_checker_gives_the_same_requirements(tmp_path: Path) -> None:
 
 
 def test_sarif_lists_requirements_per_file(capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.test_ci_formats import _valid_sarif
+    from tests.reporting.test_ci_formats import _valid_sarif
 
     assert run(["check", "--format", "sarif", str(HELLO)]) == 0
     sarif = _valid_sarif(capsys.readouterr().out)

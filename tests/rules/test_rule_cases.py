@@ -8,11 +8,11 @@ import contract
 from contract.rules import requirements
 from contract.rules.catalog import CATALOG, rules_for
 from contract.wires import registered
-from tests.casefiles import Case, all_cases, load
-from tests.synthetic_wire import AUDIT_LOG, HERE
+from tests.support.casefiles import Case, all_cases, load
+from tests.wires.audit_log import AUDIT_LOG, HERE
 
 CASES = all_cases()
-# The synthetic wire's cases sit in its own folder (tests/synthetic_wire/cases), found the same way.
+# The synthetic wire's cases sit in its own folder (tests/wires/audit_log/cases), found the same way.
 SYNTHETIC = [case for path in sorted((HERE / "cases").glob("*.json")) for case in load(path)]
 
 
@@ -57,8 +57,8 @@ def _judge(case: Case) -> None:
 def test_every_wire_rule_has_a_firing_case_and_a_near_miss() -> None:
     covered = {(c.rule, c.fires) for c in CASES}
     # Harness rules are observed on processes, baseline.stale on baseline files, and the checker's
-    # integrity rules by fault injection (tests/test_fail_closed.py), the consumer rules on consumers
-    # fed streams (tests/test_feed.py): no stream fires them.
+    # integrity rules by fault injection (tests/checking/test_fail_closed.py), the consumer rules on consumers
+    # fed streams (tests/consumers/test_feed.py): no stream fires them.
     harness_only = {rule for rule, spec in CATALOG.items()
                     if spec.wire in ("run", "checker", "consumer")} | {"baseline.stale"}
     missing = [

@@ -21,7 +21,7 @@ from contract.rules import baseline
 from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector, Report
 from contract.wires import WIRES
-from tests.casefiles import all_cases
+from tests.support.casefiles import all_cases
 
 
 def _declared() -> set[str]:

@@ -32,8 +32,9 @@ from contract.reporting.reporters import render_text
 from contract.rules import baseline, requirements
 from contract.rules.catalog import CATALOG, NOT_WHOLE, UNFINISHED, UNJUDGED, not_judged_to_the_end, unsilenceable
 from contract.rules.report import Collector, Report
+from tests.support.paths import TESTS
 
-HERE = Path(__file__).parent
+HERE = TESTS
 HELLO = data_dir("goldens") / "stream-json" / "hello.jsonl"
 CLOSES_STDOUT = HERE / "faulty_emitters" / "closes_stdout.py"  # a whole run, then never exits
 NOT_STARTED = ["/nonexistent/milk-contract-test-emitter"]  # a path that refuses before this is reached
@@ -133,11 +134,14 @@ API: dict[str, Callable[[str, Path], None]] = {
     # run_stream(argv, **options) hands its options to record_stream: the same path
     "contract.live.harness.record_stream": _api(lambda rules: _lazy("contract.live.harness", "record_stream")(
         NOT_STARTED, ignore=rules)),
-    "contract.live.driver.record": _api(lambda rules: _lazy("contract.live.driver", "record")(NOT_STARTED, ignore=rules)),
+    "contract.live.driver.record": _api(lambda rules: _lazy("contract.live.driver", "record")(
+        NOT_STARTED, ignore=rules)),
     "contract.live.driver.run_subagent": _api(lambda rules: _lazy("contract.live.driver", "run_subagent")(
         NOT_STARTED, ignore=rules)),
-    "contract.live.provoke.provoke": _api(lambda rules: _lazy("contract.live.provoke", "provoke")(NOT_STARTED, ignore=rules)),
-    "contract.live.fuzz.fuzz_host": _api(lambda rules: _lazy("contract.live.fuzz", "fuzz_host")(NOT_STARTED, ignore=rules)),
+    "contract.live.provoke.provoke": _api(lambda rules: _lazy("contract.live.provoke", "provoke")(
+        NOT_STARTED, ignore=rules)),
+    "contract.live.fuzz.fuzz_host": _api(lambda rules: _lazy("contract.live.fuzz", "fuzz_host")(
+        NOT_STARTED, ignore=rules)),
     "contract.rules.baseline.settle": _api(_settle),
 }
 

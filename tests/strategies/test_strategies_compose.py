@@ -81,7 +81,7 @@ def test_every_top_level_branch_is_generated(wire: str) -> None:
 
 
 # Shrinking takes hundreds of draws per example (seconds on a busy two-core machine), so these
-# run in the deep run only (``tox -e deep``; tests/depth.py), as the other slow properties do.
+# run in the deep run only (``tox -e deep``; tests/support/depth.py), as the other slow properties do.
 deep_only = pytest.mark.deep
 
 

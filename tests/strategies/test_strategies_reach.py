@@ -259,7 +259,7 @@ def test_subagent_streams_reach_every_line_kind_and_snapshot_shape() -> None:
 # -- shrinking (deep run) ------------------------------------------------------------------------
 
 # Shrinking takes hundreds of draws per example (seconds on a busy two-core machine), so these
-# run in the deep run only (``tox -e deep``; tests/depth.py). Derandomized, but hypothesis also
+# run in the deep run only (``tox -e deep``; tests/support/depth.py). Derandomized, but hypothesis also
 # draws constants from the modules a process has imported, so the search varies with the test
 # run: each assertion accepts every smallest answer, not one of them.
 SHRINK = settings(database=None, max_examples=300, derandomize=True, deadline=None)

@@ -7,7 +7,7 @@ benchmark transcript does (bench/run.py). ``broken(lines, seed)`` is such a run 
 the kinds ``StreamRules.feed_facts`` and ``facts.block_facts`` each judge or decline (a line's
 own form, a reference, a fragment, a call's reassembly, the capabilities, seq, session and ts),
 at random lines: the block path, the fold over facts and the two-process checker must report
-each exactly as line by line does (tests/test_stream_json_facts.py, tests/test_parallel.py).
+each exactly as line by line does (tests/wires/stream_json/test_stream_json_facts.py, tests/checking/test_parallel.py).
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ frag_bytes, frag_entries)``
   machine's bounds (``StreamRules.MAX_TOOL_USE_BYTES``, ``MAX_PENDING_BYTES``).
 
 ``StreamRules.feed_facts`` does the second part, in order, with the machine's own methods, so
-the findings are exactly those of ``feed`` on each line (tests/test_parallel.py,
-tests/test_block_check.py and tests/test_stream_json_machine.py compare them).
+the findings are exactly those of ``feed`` on each line (tests/checking/test_parallel.py,
+tests/checking/test_block_check.py and tests/wires/stream_json/test_stream_json_machine.py compare them).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ simplest value):
 The known values are read from the schema's own prose (``contract.checking.coverage.known_values`` over the
 wire's ``Coverage.known_sets``); an unknown value is never one of them. After the changes seq is
 renumbered from the first line's and an inserted line repeats the ts of the line before it, so every
-variant stays conformant under ``check --strict`` (tests/test_future.py holds that).
+variant stays conformant under ``check --strict`` (tests/consumers/test_future.py holds that).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ on a client). What a conformant host may still do that a golden does not show:
   event where the host advertises ``capabilities.events``, its revision one above the highest so
   far and every later revision in that epoch moved up by one (``sa.revision-order``).
 
-Each variant is conformant under ``check --strict`` (tests/test_future.py holds that).
+Each variant is conformant under ``check --strict`` (tests/consumers/test_future.py holds that).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 It is what holds the claim that adding a wire is its package plus one registry line
 (docs/architecture.md, "Adding a wire"): nothing outside this package names it, and the suite's
-generic tests (tests/test_wire_registry.py) run over it beside the bundled wires, registered
+generic tests (tests/wires/test_wire_registry.py) run over it beside the bundled wires, registered
 for the duration of each test (``contract.wires.registered``; the ``any_wire`` fixture). Its
 schema has no top-level ``oneOf`` and its lines carry ``seq``, as stream-json's do, so a
 detection or a schema step that assumed either of those of every wire fails here.
@@ -21,7 +21,7 @@ from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
 HERE = Path(__file__).resolve().parent
 NAME = "audit-log"
 GOLDEN = HERE / "goldens" / NAME / "hello.jsonl"  # goldens/<name>/ under its data root, as every wire's
-_SOURCE = "audit-log schema (synthetic, tests/synthetic_wire)"
+_SOURCE = "audit-log schema (synthetic, tests/wires/audit_log)"
 
 RULES: tuple[Rule, ...] = (
     Rule("al.schema", Level.MUST, NAME, "each line validates against the audit-log schema", _SOURCE,
@@ -61,6 +61,6 @@ def _detect(obj: dict[str, Any]) -> Evidence:
 AUDIT_LOG = Wire(
     name=NAME, schema_file=str(HERE / "audit-log.schema.json"), schema_rule="al.schema", rules=RULES,
     machines=_machines, detect=_detect, volatile=(), coverage=Coverage(goldens=1), live=Live.STREAM,
-    reference="tests.synthetic_wire.emitter", max_output_bytes=1024**2, batch=False,
-    strategies="tests.synthetic_wire.strategies", ansi=True, data_root=str(HERE),
+    reference="tests.wires.audit_log.emitter", max_output_bytes=1024**2, batch=False,
+    strategies="tests.wires.audit_log.strategies", ansi=True, data_root=str(HERE),
 )

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.synthetic_wire import GOLDEN
+from tests.wires.audit_log import GOLDEN
 
 if __name__ == "__main__":
     sys.stdout.buffer.write(Path(os.environ.get("MILK_CONTRACT_GOLDEN") or GOLDEN).read_bytes())

@@ -5,7 +5,7 @@ two-process checker's worker runs it); ``StreamRules.feed_facts`` folds the fact
 or declines them (then ``feed_batch`` judges the block). Whichever way a block goes, the
 findings, their order, the counts and the rules exercised must be those of ``feed`` on each
 line: checked here on long runs from every golden with random faults of every kind the facts
-judge or decline (tests/long_runs.py), in random batch sizes, with the facts sent through
+judge or decline (tests/support/long_runs.py), in random batch sizes, with the facts sent through
 ``marshal`` as the worker sends them, and with the machine's bounds lowered so they are reached.
 """
 
@@ -22,7 +22,7 @@ from contract.core.reader import Record
 from contract.rules.report import Collector, Report
 from contract.wires.stream_json import StreamRules
 from contract.wires.stream_json import facts as batch
-from tests import long_runs
+from tests.support import long_runs
 
 
 class _Recording(Collector):

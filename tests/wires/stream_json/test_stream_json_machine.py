@@ -1,6 +1,6 @@
 """The stream-json rule machine on its own: any JSON kind in any member, exact numbers, and its bounds.
 
-The case files (tests/cases/stream-json) show each rule firing and its near miss through the
+The case files (tests/wires/stream_json/cases) show each rule firing and its near miss through the
 whole checker; these tests reach what a case file cannot: number types the parser may hand over
 (Decimal), bounds of 64 MiB (lowered here), and a sweep of every member of every golden line
 replaced by every JSON kind.
@@ -12,7 +12,6 @@ import copy
 import json
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +21,10 @@ from contract.core.jsonvalue import same_value
 from contract.core.reader import Record
 from contract.rules.report import Collector, Report
 from contract.wires.stream_json.machines import StreamRules
-from tests.depth import deep, sample
+from tests.support.depth import deep, sample
+from tests.support.paths import ROOT
 
-GOLDENS = Path(__file__).resolve().parent.parent / "goldens" / "stream-json"
+GOLDENS = ROOT / "goldens" / "stream-json"
 S = "sess_01HZX3"
 
 KINDS: list[Any] = [None, True, False, 0, -1, 1.5, 7.0, 1e300, Decimal("2.0000000000000001"), "", "x", [], {},
@@ -277,7 +277,7 @@ def test_type_confusion_through_the_checker_is_a_finding_never_an_internal_error
     swept = [(index, obj, key, kind) for index, obj in enumerate(stream) for key in obj
              for kind in (None, [], {}, [[]], 7.0, "x")]
     # the default run: every 5th, so each member gets one or two kinds, rotating (6 kinds a member);
-    # tests/test_type_confusion.py sweeps every golden's members through the checker as well
+    # tests/checking/test_type_confusion.py sweeps every golden's members through the checker as well
     for index, obj, key, kind in sample(swept, 5):
         objs = [*stream[:index], obj | {key: kind}, *stream[index + 1:]]
         data = b"".join(json.dumps(o).encode() + b"\n" for o in objs)
