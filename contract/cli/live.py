@@ -84,7 +84,7 @@ def live_report(args: argparse.Namespace, command: list[str]) -> Report:
 
         return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
                        strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
-                       max_output_bytes=max_output_bytes, late_grace=args.late_grace)
+                       max_output_bytes=max_output_bytes, late_grace=args.late_grace, wire=wire.name)
     if wire.live is Live.CONVERSATION:
         from contract.live.driver import run_subagent
 

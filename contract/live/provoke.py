@@ -62,9 +62,8 @@ from contract.live.harness import (
     run_stream,
 )
 from contract.rules.report import Collector, Report
-from contract.wires import Live, first
+from contract.wires import Live, first, get
 
-WIRE = first(Live.STREAM).name  # the ttys and colour environments provoke a stream wire
 COLOUR = {"FORCE_COLOR": "1", "CLICOLOR_FORCE": "1", "TERM": "xterm-256color"}
 SLOW_PIECE = 256  # bytes per read while reading slowly
 SLOW_PAUSE = 0.01  # seconds between slow reads: a pipe page (4 KiB) frees only every 160 ms
@@ -159,8 +158,9 @@ def _capture(
     max_line_bytes: int,
     max_output_bytes: int,
     late_grace: float = DEFAULT_LATE_GRACE,
+    wire: str,
 ) -> Report:
-    """Run the emitter once in ``environment`` and judge its stdout as ``check`` would."""
+    """Run the emitter once in ``environment`` and judge its stdout as ``check`` would (by ``wire``)."""
     ignore = tuple(ignore)
     source = shlex.join(argv)
     terminals: dict[str, tuple[int, int]] = {}  # stream name -> (master, slave) of its own pty
@@ -173,7 +173,7 @@ def _capture(
                        stdin_fd=_slave(terminals, "stdin"), stderr=_slave(terminals, "stderr"))
     except StartError as exc:
         _close(fd for pair in terminals.values() for fd in pair)
-        report = Report(wire=WIRE, strict=strict, source=source)
+        report = Report(wire=wire, strict=strict, source=source)
         Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
         return report
     except BaseException:  # no pty to be had (or Ctrl-C): no descriptor leaks, the caller reports it
@@ -193,7 +193,7 @@ def _capture(
 
     def judge() -> None:
         try:
-            result.append(check(output.chunks(), WIRE, strict=strict, ignore=ignore,
+            result.append(check(output.chunks(), wire, strict=strict, ignore=ignore,
                                 max_line_bytes=max_line_bytes, source=source, jobs=1))
         except BaseException as exc:  # a fault is a finding, never a pass
             failure.append(exc)
@@ -224,7 +224,7 @@ def _capture(
             stderr = stderr_tail.text()
     finally:
         _close(masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
-    report = result[0] if result else Report(wire=WIRE, strict=strict, source=source)
+    report = result[0] if result else Report(wire=wire, strict=strict, source=source)
     out = Collector(report, ignore)
     if failure:
         internal(report, "reader and rule machines", failure[0])
@@ -311,19 +311,27 @@ def provoke(
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     environments: Sequence[Environment] = ENVIRONMENTS,
     late_grace: float = DEFAULT_LATE_GRACE,
+    wire: str | None = None,
 ) -> Report:
     """``milk-contract run --provoke``: the run as ``run`` does it, then once per environment.
+
+    ``wire`` is the stream wire to judge by (default: the registry's first stream wire); a wire
+    whose live mode is a conversation is refused (ValueError): its hosts are fuzzed instead.
 
     ``timeout`` bounds each run, so the whole is bounded by about ``(1 + len(environments)) *
     (timeout + late_grace + GRACE_SECONDS)``. A run that cannot start stops there (``run.start``).
     Ctrl-C raises :class:`contract.live.harness.Interrupted` as a live run does.
     """
-    command = list(argv) if argv else default_command(WIRE)
+    judged = first(Live.STREAM) if wire is None else get(wire)  # KeyError for an unknown name
+    if judged.live is not Live.STREAM:
+        raise ValueError(f"provoke runs stream emitters; {judged.name} is a conversation wire (fuzz its host)")
+    wire = judged.name
+    command = list(argv) if argv else default_command(wire)
     ignore = tuple(ignore)
     with Progress("run --provoke") as progress:  # shown on a terminal stderr only (contract.core.progress)
         total = 1 + len(environments)
         progress.update(f"environment 1 of {total}: pipe (as run)")
-        report = run_stream(command, wire=WIRE, timeout=timeout, env=env, expect_exit=expect_exit,
+        report = run_stream(command, wire=wire, timeout=timeout, env=env, expect_exit=expect_exit,
                             strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
                             max_output_bytes=max_output_bytes, late_grace=late_grace)
         if "run.start" in report.counts:
@@ -339,7 +347,7 @@ def provoke(
             try:
                 provoked = _capture(command, environment, env=env, timeout=timeout, expect_exit=expect_exit,
                                     strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                                    max_output_bytes=max_output_bytes, late_grace=late_grace)
+                                    max_output_bytes=max_output_bytes, late_grace=late_grace, wire=wire)
             except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
                 signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
                 interrupted(report, f"the emitter (under {environment.name})", signum)

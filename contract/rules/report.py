@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from contract.core.jsonvalue import shown
 from contract.core.rule import BASES, Basis
@@ -19,8 +19,15 @@ from contract.rules import requirements
 from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
 from contract.wires import WIRES, derived
 
-if TYPE_CHECKING:
-    from contract.checking.capture_coverage import Coverage
+
+
+class Coverage(Protocol):
+    """A capture's coverage as a report carries it (contract.checking.capture_coverage.Coverage, a
+    layer above: named by what the report and its reporters use of it, not imported)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def text_lines(self) -> list[str]: ...
 
 # Hostile input can break a rule on every one of millions of lines. The report keeps every
 # occurrence up to MAX_KEPT_VIOLATIONS (plenty for a person or a baseline file) and counts the

@@ -50,5 +50,5 @@ def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract
 
     report = provoke(emitter_argv(contract_session.emitter, golden), env=scenario_env(golden),
                      expect_exit=golden.reproduce.exit_status, timeout=contract_session.timeout,
-                     strict=contract_session.strict)
+                     strict=contract_session.strict, wire=golden.wire)
     assert report.conformant, render_text(report)

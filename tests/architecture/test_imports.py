@@ -1,11 +1,12 @@
-"""The package's import structure: no cycle, no private name imported across modules.
+"""The package's import structure: layers, no cycle, no private name imported across modules.
 
 A static scan of every module under ``contract/``: imports inside functions count (a lazy
-import is still a dependency), imports under ``if TYPE_CHECKING:`` do not (they never run).
-The module graph must be acyclic, and no ``from X import _name`` may cross modules
-(docs/architecture.md, "Pipeline": the import order). A submodule's implicit dependency on
-its parent package is not counted (Python runs the parent first); a package importing its own
-submodules is.
+import is still a dependency), and so do imports under ``if TYPE_CHECKING:`` (a type is a
+dependency too, even if it never runs). The subpackages are layers (docs/architecture.md,
+"Layers"): each imports only its own modules and those of the layers below it; the module
+graph is acyclic; no ``from X import _name`` crosses modules. A submodule's implicit
+dependency on its parent package is not counted (Python runs the parent first); a package
+importing its own submodules is.
 """
 
 from __future__ import annotations
@@ -37,12 +38,7 @@ def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
     """(imported module, names taken from it) for every import statement, at any depth."""
     found: list[tuple[str, list[str]]] = []
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {id(child) for node in ast.walk(tree) if isinstance(node, ast.If)
-                   and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-                   for child in ast.walk(node)}  # never executed: annotations only
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
         if isinstance(node, ast.Import):
             found.extend((alias.name, []) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:
@@ -110,6 +106,64 @@ def test_the_scan_sees_imports() -> None:
     graph = _graph()
     assert "contract.checking.pipeline" in graph["contract.checking.checker"]
     assert "contract.wires" in graph["contract.rules.catalog"]
+
+
+# The layers, bottom up (docs/architecture.md, "Layers"). A wire's programs and hypothesis
+# extensions (its reference emitter or host, its consumers, strategies, breakers and future
+# variants: PROGRAMS) are loaded by path only when run or asked for, and stand above the machinery
+# they use; the descriptor modules of a wire package stand right above core.
+LAYERS = ("core", "wires", "rules", "checking", "strategies", "live", "goldens", "consumers", "evolution",
+          "reporting", "programs", "cli", "plugin", "reference", "tests")
+PROGRAMS = frozenset({"strategies", "broken", "future", "emitter", "host", "client", "consumer", "strict_consumer"})
+# contract/__init__.py is the public facade (lazy check, Report...): below it only __version__ is taken
+FACADE_NAMES = frozenset({"__version__"})
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) >= 4 and parts[1] == "wires" and parts[3] in PROGRAMS:
+        return "programs"
+    return {"__main__": "cli"}.get(parts[1], parts[1]) if len(parts) > 1 else "contract"
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from one layer into a layer above it (or between the two top ones)."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        here = layer(module)
+        if here == "contract":
+            continue
+        for target in sorted(targets):
+            there = layer(target)
+            if there in ("contract", here):
+                continue
+            if LAYERS.index(there) > LAYERS.index(here) or {here, there} == {"cli", "plugin"}:
+                found.append(f"{module} ({here}) imports {target} ({there})")
+    return found
+
+
+def test_every_module_stands_in_a_layer() -> None:
+    """A new subpackage is placed in LAYERS (and in docs/architecture.md's picture) before use."""
+    unplaced = sorted({layer(m) for m in MODULES} - {*LAYERS, "contract"})
+    assert unplaced == [], f"subpackages in no layer: {unplaced}"
+
+
+def test_each_layer_imports_only_the_layers_below_it() -> None:
+    assert upward(_graph()) == []
+
+
+def test_an_upward_import_would_be_found() -> None:
+    """Near miss: the real graph plus one import from the rules up into the checking layer."""
+    graph = _graph()
+    graph["contract.rules.report"] = graph["contract.rules.report"] | {"contract.checking.capture_coverage"}
+    assert upward(graph) == ["contract.rules.report (rules) imports contract.checking.capture_coverage (checking)"]
+
+
+def test_below_the_facade_only_the_version_is_taken_from_it() -> None:
+    taken = sorted(f"{name}: {n}" for name, path in MODULES.items() if layer(name) != "contract"
+                   for target, names in _imports(name, path) if target == "contract"
+                   for n in names if n not in FACADE_NAMES)
+    assert taken == []
 
 
 def test_no_private_name_is_imported_across_modules() -> None:

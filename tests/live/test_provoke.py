@@ -167,3 +167,30 @@ def test_a_stderr_terminal_is_drained_and_its_tail_reported(started: list[int]) 
                               max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES)
     assert report.conformant, report.violations
     assert "faulty-emitter huge_stderr: done with the noise" in report.stderr
+
+
+def test_provoke_judges_the_wire_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --wire W --provoke`` judges W: every environment by W's rules, W's own reference emitter by
+    default (issue 29: the wire was fixed at import to the registry's first stream wire, so another
+    stream wire's runs were judged as stream-json and its reference never started)."""
+    from contract.rules.requirements import verdicts
+    from contract.wires import registered
+    from tests.wires.audit_log import AUDIT_LOG
+
+    with registered(AUDIT_LOG):
+        report = provoke.provoke(None, wire=AUDIT_LOG.name, environments=ENVIRONMENTS[:1], timeout=20)
+        assert report.wire == AUDIT_LOG.name
+        assert report.conformant, report.violations
+        assert {r.rule.id: r.status for r in verdicts(report)}["al.seq"] == "passed"
+        code = cli.run(["run", "--wire", AUDIT_LOG.name, "--provoke", "--format", "json", "--timeout", "20"])
+    assert code == 0, capsys.readouterr()
+    assert '"wire": "audit-log"' in capsys.readouterr().out
+
+
+def test_provoke_refuses_a_conversation_wire() -> None:
+    """Near miss: a wire whose live mode is a conversation is no stream to provoke (its hosts are fuzzed)."""
+    from contract.wires import first
+    from contract.wires.base import Live
+
+    with pytest.raises(ValueError, match="conversation wire"):
+        provoke.provoke(None, wire=first(Live.CONVERSATION).name, environments=())
