@@ -18,12 +18,14 @@ from contract import cli
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
 from contract.live import harness, provoke
 from contract.live.provoke import ENVIRONMENTS, Environment
+from contract.wires import Live, first
 from tests.support.paths import TESTS
 from tests.support.processes import spy_on_starts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
 EMITTERS = TESTS / "faulty_emitters"
+STREAM = first(Live.STREAM).name  # the wire the private captures judge by
 SLACK = 3.0  # interpreter start-up on a loaded two-core machine
 
 
@@ -118,7 +120,7 @@ def test_an_emitter_that_hangs_in_a_pty_is_killed_in_bounded_time(started: list[
     began = time.monotonic()
     report = provoke._capture(_emitter("hangs"), Environment("pty", pty=True), env=None, timeout=timeout,
                               expect_exit=0, strict=False, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,
-                              max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES)
+                              max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES, wire=STREAM)
     assert "run.timeout" in report.counts
     assert time.monotonic() - began < timeout + 2.0 + SLACK
 
@@ -164,7 +166,7 @@ def test_a_stderr_terminal_is_drained_and_its_tail_reported(started: list[int]) 
     [stderr_tty] = [e for e in ENVIRONMENTS if e.name == "stderr-tty"]
     report = provoke._capture(_emitter("huge_stderr"), stderr_tty, env=None, timeout=10, expect_exit=0,
                               strict=False, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,
-                              max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES)
+                              max_output_bytes=harness.DEFAULT_MAX_OUTPUT_BYTES, wire=STREAM)
     assert report.conformant, report.violations
     assert "faulty-emitter huge_stderr: done with the noise" in report.stderr
 
@@ -189,8 +191,5 @@ def test_provoke_judges_the_wire_it_is_given(capsys: pytest.CaptureFixture[str])
 
 def test_provoke_refuses_a_conversation_wire() -> None:
     """Near miss: a wire whose live mode is a conversation is no stream to provoke (its hosts are fuzzed)."""
-    from contract.wires import first
-    from contract.wires.base import Live
-
     with pytest.raises(ValueError, match="conversation wire"):
         provoke.provoke(None, wire=first(Live.CONVERSATION).name, environments=())
