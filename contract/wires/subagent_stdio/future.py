@@ -185,8 +185,40 @@ def vector(name: str, data: bytes) -> st.SearchStrategy[tuple[str, bytes]]:
         lambda drawn: ("; ".join(drawn[1]), conversation(from_host_lines(name, drawn[0], ""))))
 
 
+def _host(name: str, data: bytes) -> list[Line]:
+    from contract.feed_client import host_lines, script_from
+
+    return host_lines(script_from(name, data))
+
+
+def vector_kinds(data: bytes) -> tuple[str, ...]:
+    """The kinds the golden conversation ``data`` has a place for (the vectors draw one of each)."""
+    try:
+        return available(_host("golden", data))
+    except ValueError:
+        return ()
+
+
+@st.composite
+def _one(draw: st.DrawFn, golden: tuple[Line, ...], kind: str) -> tuple[list[Line], list[str]]:
+    lines = copy.deepcopy(list(golden))
+    return lines, [_apply(draw, lines, kind)]
+
+
+def kind_vector(name: str, data: bytes, kind: str) -> st.SearchStrategy[tuple[str, bytes]]:
+    """One change of ``kind`` to the golden ``name``'s host side, as (changes, conversation): a client
+    polling once per answer. ValueError when the golden has no place for it."""
+    from contract.feed_client import from_host_lines
+
+    host = _host(name, data)
+    if kind not in available(host):
+        raise ValueError(f"{name}: no place for a {kind} change")
+    return _one(tuple(host), kind).map(
+        lambda drawn: ("; ".join(drawn[1]), conversation(from_host_lines(name, drawn[0], ""))))
+
+
 OBLIGATION = ("subagent-stdio schema: a member it models but does not require may be present, and a host that "
               "advertises capabilities.events may push events between responses; a client must accept both")
-FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION)
+FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector)
 
-__all__ = ["FUTURE", "KINDS", "OBLIGATION", "available", "conversation", "variants", "vector"]
+__all__ = ["FUTURE", "KINDS", "kind_vector", "vector_kinds", "OBLIGATION", "available", "conversation", "variants", "vector"]
