@@ -704,6 +704,9 @@ def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
         note_failure(out, failure, saved=len(result.failures) == 1)
 
 
+record = _record  # for the other feed loops (contract.broken_feed, contract.transport)
+
+
 def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
     """Say in the report itself (every format) which stream failed and where to see it.
 

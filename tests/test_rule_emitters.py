@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from contract import baseline, checker, driver, failsafe, feed, feed_client, harness, reader
+from contract import baseline, broken_feed, checker, driver, failsafe, feed, feed_client, harness, reader
 from contract.catalog import CATALOG
 from contract.pipeline import SchemaStep
 from contract.reader import read_records
@@ -22,7 +22,7 @@ from tests.casefiles import all_cases
 
 def _declared() -> set[str]:
     ids = set(reader.RULES | SchemaStep.rules | failsafe.RULES | harness.RULES | driver.RULES | baseline.RULES
-              | feed.RULES | feed_client.RULES | checker.RULES)
+              | feed.RULES | feed_client.RULES | broken_feed.RULES | checker.RULES)
     for wire in WIRES.values():
         for machine in wire.machines():
             ids |= machine.rules

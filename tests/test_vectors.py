@@ -48,7 +48,9 @@ def test_every_vector_rechecks_to_its_stated_verdict(exported: Path) -> None:
         assert ("conformant" if report.conformant else "not-conformant") == document["verdict"], document["id"]
         assert sorted(report.counts) == [rule["id"] for rule in document["rules"]], document["id"]
     groups = {(d["wire"], d["group"]) for d in documents}
-    assert groups == {(wire, group) for wire in NAMES for group in vectors.GROUPS}
+    # the broken streams of feed --broken are stream-json's (a client's host is the suite)
+    assert groups == {(wire, group) for wire in NAMES for group in vectors.GROUPS
+                      if group != "must-not-succeed" or wire == "stream-json"}
 
 
 def test_a_not_conformant_vector_for_every_breakable_rule(exported: Path) -> None:
