@@ -146,6 +146,7 @@ class Outcome:
     # to it, or left in its stdin pipe), or None when that is not known (a terminal's buffer
     # cannot be looked into: only bytes never written are known there).
     left: int | None = None
+    never: int = 0  # of ``left``: the bytes never written (it stopped asking for them: the feed is paced)
 
     @property
     def overflowed(self) -> bool:
@@ -194,6 +195,44 @@ def _write_fd(fd: int, data: bytes, deadline: float, stop: threading.Event) -> i
         except OSError:
             break
     return written
+
+
+def pending(fd: int) -> int | None:
+    """The bytes waiting unread in a pipe or a terminal's input queue (FIONREAD); None when not known."""
+    import fcntl
+    import struct
+
+    try:
+        answer: int = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    except OSError:
+        return None
+    return answer
+
+
+DRAIN_POLL_SECONDS = 0.005  # the longest wait between two looks at a pipe the consumer has not drained
+
+
+PTY_SETTLE_SECONDS = 0.002  # a terminal queues what the master wrote a moment later (its flip buffer)
+
+
+def drained(witness: int | None, deadline: float, stop: threading.Event, settle: float = 0.0) -> bool:
+    """Wait until the consumer has read everything written to it (its pipe or terminal holds nothing
+    unread), it went away (``stop``) or ``deadline`` passed; whether it drained. Without a witness
+    nothing can be waited for (True at once). ``settle``: an empty queue is looked at again after
+    this long before it counts (a terminal's input queue fills a moment after the write)."""
+    if witness is None:
+        return True
+    wait = 0.0001
+    while not stop.is_set() and time.monotonic() < deadline:
+        left = pending(witness)
+        if left == 0 and settle:
+            stop.wait(settle)
+            left = pending(witness)
+        if left is None or left == 0:
+            return True
+        stop.wait(wait)  # a consumer that reads at its own pace is waited for, in growing steps
+        wait = min(wait * 2, DRAIN_POLL_SECONDS)
+    return False
 
 
 def _unread_in_stdin(pid: int, pipe: int) -> int | None:
@@ -252,12 +291,20 @@ def hold(
     pty: bool = False,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     env: Mapping[str, str] | None = None,
+    chunks: Sequence[tuple[bytes, float]] | None = None,
+    linger: float = 0.0,
 ) -> Outcome:
     """Run the consumer ``argv`` once with ``data`` on its stdin; how it ended (never raises for it).
 
+    ``chunks`` (``contract.transport``): write ``data`` as these pieces instead of line by line,
+    each followed by its pause and written once the consumer has taken the one before; ``linger``:
+    seconds to hold its stdin open after the last byte before the end of input.
     Ctrl-C kills the consumer's group and is re-raised (the caller reports ``run.interrupted``).
     """
     lines = [line + b"\n" for line in data.split(b"\n")[:-1]] if data.endswith(b"\n") else data.splitlines(True)
+    pieces = [(line, pace) for line in lines] if chunks is None else list(chunks)
+    if b"".join(piece for piece, _ in pieces) != data:
+        raise ValueError("the chunks to write are not the stream")  # a bug of the caller
     notes: list[str] = []
     if pty and any(len(line) > PTY_LINE_BYTES for line in lines):
         notes.append(f"a line longer than {PTY_LINE_BYTES} bytes cannot pass a terminal's line discipline: "
@@ -307,13 +354,23 @@ def hold(
 
     def write() -> None:
         try:
-            for line in lines:
-                if not put(line):
+            for number, (piece, pause) in enumerate(pieces):
+                if not put(piece):
                     return
-                fed[0] += 1
-                ends.append(written[0])
-                if pace:
-                    time.sleep(pace)
+                for _ in range(piece.count(b"\n")):
+                    fed[0] += 1
+                    ends.append(written[0])  # (within a piece the end is its end: enough for a count)
+                if pause:
+                    stop.wait(pause)
+                if number + 1 < len(pieces):
+                    # the next piece only once the consumer has taken this one: a consumer that stops
+                    # early cannot have pulled the rest into its own buffer first (stdio, a runtime's
+                    # reader), so what it never asked for is never written, and counted unread
+                    drained(witness, deadline, stop, PTY_SETTLE_SECONDS if master is not None else 0.0)
+            if pieces and not pieces[-1][0].endswith(b"\n"):
+                fed[0] += 1  # a last line without its end of line was written too
+            if linger:
+                stop.wait(linger)  # stdin held open after the last byte (the result), as a producer may
             if master is not None:  # VEOF (^D) after the last LF: the consumer's read returns 0 bytes
                 ended[0] = put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
             elif inlet is not None:
@@ -364,7 +421,8 @@ def hold(
     return Outcome(status, hung, bytes(drain.kept), drain.total, proc.stderr_tail(), fed[0], len(lines),
                    time.monotonic() - began, notes=notes, ended=ended[0], written=written[0], read=read,
                    unread=unread,
-                   through="stdin" if master is None else "terminal", left=left)
+                   through="stdin" if master is None else "terminal", left=left,
+                   never=max(0, sum(len(line) for line in lines) - written[0]) if left is not None else 0)
 
 
 def _left(total: int, written: int, witness: int | None) -> int | None:
@@ -372,16 +430,10 @@ def _left(total: int, written: int, witness: int | None) -> int | None:
     plus those still in its stdin (asked of the ``witness``: the pipe's read end, or the terminal's
     slave end, whose input queue keeps what was not read); without one only the first are known."""
     never = max(0, total - written)  # through a terminal the end of input (VEOF) is one byte written more
-    if witness is None:
+    waiting = pending(witness) if witness is not None else None
+    if waiting is None:
         return never if never > 0 else None
-    import fcntl
-    import struct
-
-    try:
-        pending: int = struct.unpack("i", fcntl.ioctl(witness, termios.FIONREAD, b"\0\0\0\0"))[0]
-    except OSError:
-        return never if never > 0 else None
-    return never + pending
+    return never + waiting
 
 
 def hang_detail(outcome: Outcome) -> str:
@@ -476,8 +528,9 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
             "consumer.early-exit",
             f"expected the consumer to read {label} to its end before it exited, found it exited 0 with "
             + (f"none of its {total} bytes read: nothing of the wire was exercised" if none
-               else f"{outcome.left} of its {total} "
-                    "bytes unread")
+               else f"{outcome.left} of its {total} bytes unread"
+                    + (f" ({outcome.never} never written: the next line is written once the consumer has taken "
+                       "the one before)" if outcome.never else ""))
             + f" ({outcome.fed} of {outcome.lines} lines written to its {outcome.through}){said}",
             "read stdin to its end (or to the result line, the last); exit 0 only then"))
     if not expect.given:
