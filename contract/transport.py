@@ -133,13 +133,14 @@ def feed_transport(
     argv: Sequence[str],
     goldens: Sequence[Any],
     *,
-    expect: Expectation = Expectation(),
+    expect: Expectation | None = None,
     seed: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     huge: bool = True,
 ) -> FeedResult:
     """Feed the consumer every hostile delivery of each golden; the verdict."""
+    expect = expect if expect is not None else Expectation()
     feed = Feed(list(argv), seed, WIRE)
     for golden in goldens:
         with feed.guarded("consumer", "transport feeder"):

@@ -15,7 +15,8 @@ ids of its findings with each rule's level, words and basis, and why it is in it
 
 Vectors are drawn deterministically (a fixed seed per vector), so two exports of one version are
 identical; the draw is not hypothesis' first (always its simplest) example but a later one, so
-the seed matters (a rule with more than one way to break gets more than its minimal stream). Every vector is checked as it is written: one whose ``check`` verdict or rules differ
+the seed matters (a rule with more than one way to break gets more than its minimal stream).
+Every vector is checked as it is written: one whose ``check`` verdict or rules differ
 from what it states is an internal error, never a file (fail closed). The files' format is
 ``schemas/vector.schema.json``, copied into DIR; a Go, TypeScript or Java parser test reads
 ``index.json`` and the files, and needs no Python.

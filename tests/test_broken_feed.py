@@ -78,16 +78,19 @@ def test_a_consumer_printing_success_on_a_truncated_stream_fails(capsys: pytest.
 def test_a_report_of_is_error_false_fails(capsys: pytest.CaptureFixture[str], result_contract: Path) -> None:
     lying = [sys.executable, "-c", "import sys; sys.stdin.buffer.read(); print('{\"is_error\": false}')"]
     code, report = _feed(capsys, "--expect-json", str(result_contract), "--", *lying)
-    assert code == 1 and report["counts"] == {"consumer.dishonest": len(broken_feed.KINDS)}
+    assert code == 1
+    assert report["counts"] == {"consumer.dishonest": len(broken_feed.KINDS)}
 
 
 def test_a_consumer_killed_by_a_signal_is_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
-    dies = [sys.executable, "-c", "import os, signal, sys; sys.stdin.buffer.read(); os.kill(os.getpid(), signal.SIGSEGV)"]
+    dies = [sys.executable, "-c",
+            "import os, signal, sys; sys.stdin.buffer.read(); os.kill(os.getpid(), signal.SIGSEGV)"]
     code, report = _feed(capsys, "--scenario", "hello", "--", *dies)
-    assert code == 1 and set(report["counts"]) == {"consumer.crash"}
+    assert code == 1
+    assert set(report["counts"]) == {"consumer.crash"}
 
 
-@pytest.mark.parametrize("args,says", [
+@pytest.mark.parametrize(("args", "says"), [
     (["--future"], "--future"),
     (["--transport"], "--broken and --transport"),
     (["--wire", "subagent-stdio"], "stream consumers"),
@@ -95,7 +98,8 @@ def test_a_consumer_killed_by_a_signal_is_a_crash(capsys: pytest.CaptureFixture[
 def test_misuse_is_one_line(capsys: pytest.CaptureFixture[str], args: list[str], says: str) -> None:
     assert cli.run(["feed", "--broken", *args, "--", *REFERENCE]) == 2
     err = capsys.readouterr().err
-    assert says in err and len(err.strip().splitlines()) == 1
+    assert says in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_an_expectation_without_is_error_is_misuse(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -50,7 +50,8 @@ def test_the_vectors_of_one_golden_are_pairwise_different(drawn: list[tuple[vect
 
     for (wire, name), streams in by_golden.items():
         future = get(wire).load_future()
-        assert future is not None and future.kinds is not None
+        assert future is not None
+        assert future.kinds is not None
         assert len(streams) == 1 + len(future.kinds(load(wire, name).data())), name  # one per kind it has room for
         assert len(set(streams)) == len(streams), name
     assert sum(len(streams) > 1 for streams in by_golden.values()) >= len(by_golden) - 1  # room in all but one
@@ -78,7 +79,8 @@ def test_the_draws_are_not_the_simplest_example(drawn: list[tuple[vectors.Vector
     golden = load("stream-json", "tool_calls")
     simplest = vectors._drawn(kind_vector(golden.name, golden.data(), "line-type"), seed=0, skip=0)
     seeded = {vectors._drawn(kind_vector(golden.name, golden.data(), "line-type"), seed=seed)[1] for seed in range(4)}
-    assert simplest[1] not in seeded and len(seeded) > 1
+    assert simplest[1] not in seeded
+    assert len(seeded) > 1
 
 
 def test_a_rule_broken_more_than_one_way_has_more_than_its_minimal_stream(
@@ -91,7 +93,7 @@ def test_a_rule_broken_more_than_one_way_has_more_than_its_minimal_stream(
     assert "sj.result-last" in {rule for _, rule in several}  # cut anywhere, or a line after it
 
 
-@pytest.mark.parametrize("wire,kind", [(w, k) for w, kinds in FAULTS.items() for k in kinds])
+@pytest.mark.parametrize(("wire", "kind"), [(w, k) for w, kinds in FAULTS.items() for k in kinds])
 def test_a_consumer_dying_on_one_kind_fails_the_vectors(drawn: list[tuple[vectors.Vector, dict[str, Any]]],
                                                          wire: str, kind: str) -> None:
     goldens = [v for v in _group(drawn, "conformant") if v.wire == wire]
@@ -100,3 +102,18 @@ def test_a_consumer_dying_on_one_kind_fails_the_vectors(drawn: list[tuple[vector
     failed = [v.name for v in future if fires(wire, kind, v.data)]
     assert failed, f"a consumer dying on {kind} accepts every future vector"
     assert any(v.kind == kind or v.kind == kind.replace("-replaced", "") for v in future if v.name in failed)
+
+
+@pytest.mark.process
+def test_a_single_fault_consumer_runs_as_a_program(drawn: list[tuple[vectors.Vector, dict[str, Any]]]) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    program = [sys.executable, str(Path(__file__).parent / "faulty_consumers" / "single_fault.py"), "stream-json",
+               "stop-reason"]
+    golden = next(v for v in _group(drawn, "conformant") if v.name == "hello")
+    changed = next(v for v in _group(drawn, "future-compatible") if v.name == "hello-stop-reason")
+    assert subprocess.run(program, input=golden.data, capture_output=True, timeout=60).returncode == 0
+    died = subprocess.run(program, input=changed.data, capture_output=True, timeout=60)
+    assert died.returncode == 1 and b"RuntimeError" in died.stderr

@@ -1,18 +1,20 @@
 """Single-fault consumers: each reads a stream well but for one kind of future change, on which it dies.
 
-``python tests/faulty_consumers/single_fault.py KIND`` reads a stream-json run (or, with a
-subagent-stdio KIND, a conversation) on stdin and raises on the one thing it was written without:
+``python tests/faulty_consumers/single_fault.py WIRE KIND`` reads a stream-json run (or a
+subagent-stdio conversation) on stdin and raises on the one thing it was written without:
 an unknown line type, system subtype, block type, delta or payload type, stop_reason, result
 subtype, capability or role label (values outside the schema's own known sets), a member of a
 free-form payload or a member on a line or block that no golden shows there (an SDK's closed
-struct); for subagent-stdio, a member no golden shows on an object of its place and tag (a node's status: a tagged-union decoder), or an event that repeats the
-snapshot before it (a client that takes it for a duplicate delivery). Otherwise it exits 0.
+struct); for subagent-stdio, a member no golden shows on an object of its place and tag (a node's
+status: a tagged-union decoder), or an event that repeats the event before it but for its revision
+(a client that diffs events and asserts a change). Otherwise it exits 0.
 tests/test_vector_kinds.py holds that each passes every golden and fails at least one exported
 future vector: a consumer that fails on any single kind fails the vectors.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections.abc import Iterator
@@ -97,7 +99,7 @@ def _unknown(value: Any, group: str) -> bool:
     return isinstance(value, str) and value not in _known(group)
 
 
-def _stream_fault(kind: str, line: Line) -> bool:  # noqa: C901 - one branch per kind, on purpose
+def _stream_fault(kind: str, line: Line) -> bool:
     t = line.get("type")
     event = line.get("event") if isinstance(line.get("event"), dict) else {}
     if kind == "line-type":
@@ -155,7 +157,7 @@ def _client_fault(kind: str, lines: list[Line]) -> bool:
         return any((location, _tag(target), member) not in _shown()
                    for target, location in objects(host) for member in target)
     if kind == "unasked-event":  # it diffs each event against the event before and asserts a change
-        for before, line in zip(host, host[1:]):
+        for before, line in itertools.pairwise(host):
             a, b = _snapshot(before), _snapshot(line)
             if before.get("type") == line.get("type") == "subagent_event" and isinstance(a, dict) \
                     and isinstance(b, dict) and {**a, "revision": None} == {**b, "revision": None}:
@@ -174,7 +176,7 @@ def fires(wire: str, kind: str, data: bytes) -> bool:
 
 
 if __name__ == "__main__":
-    which = sys.argv[1]
-    if fires("subagent-stdio" if which == "unasked-event" else "stream-json", which, sys.stdin.buffer.read()):
+    wire, which = sys.argv[1], sys.argv[2]
+    if fires(wire, which, sys.stdin.buffer.read()):
         raise RuntimeError(f"single_fault {which}: a value this consumer was written without")
     sys.stdout.write('{"ok": true}\n')

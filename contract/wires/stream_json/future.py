@@ -357,4 +357,5 @@ OBLIGATION = ('stream-json schema, description: "open-set enums everywhere — t
               'in descriptions but does not constrain them, and consumers must ignore values they don\'t recognize"')
 FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector)
 
-__all__ = ["FUTURE", "KINDS", "VECTOR_KINDS", "kind_vector", "vector_kinds", "OBLIGATION", "Change", "Variant", "available", "known", "unknown", "variants", "vector"]
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "VECTOR_KINDS", "Change", "Variant", "available", "kind_vector", "known",
+           "unknown", "variants", "vector", "vector_kinds"]

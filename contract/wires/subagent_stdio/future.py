@@ -240,4 +240,5 @@ OBLIGATION = ("subagent-stdio schema: a member it models but does not require ma
               "advertises capabilities.events may push events between responses; a client must accept both")
 FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector)
 
-__all__ = ["FUTURE", "KINDS", "kind_vector", "vector_kinds", "OBLIGATION", "available", "conversation", "variants", "vector"]
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "available", "conversation", "kind_vector", "objects", "shown_members",
+           "variants", "vector", "vector_kinds"]
