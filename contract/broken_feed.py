@@ -213,6 +213,7 @@ def feed_broken(
     if not streams:
         raise BrokenUsage("no golden fed has the three lines a broken stream is cut from")
     feed = Feed(list(argv), seed, WIRE)
+    feed.result.broken = True
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
     with feed.guarded("consumer", "broken-stream feeder"):
         for broken in streams:

@@ -599,6 +599,7 @@ class FeedResult:
     seed: int
     failures: list[Failure] = field(default_factory=list)
     streams: int = 0  # consumer runs in all
+    broken: bool = False  # the streams fed are broken on purpose (feed --broken): none is conformant
 
 
 class Feed:
@@ -838,7 +839,8 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
     for number, failure in enumerate(result.failures):
         out += ["", f"failing stream: {textsafe.text(failure.variant)}",
                 f"changes: {textsafe.text(clip(failure.changes, 2000))}",
-                _heading(result.report.wire, saved=number == 0, max_line_chars=max_line_chars)]
+                _heading(result.report.wire, saved=number == 0, max_line_chars=max_line_chars,
+                         broken=result.broken)]
         lines = failure.data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
@@ -850,9 +852,13 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
     return "\n".join(out) + "\n"
 
 
-def _heading(wire: str, saved: bool, max_line_chars: int) -> str:
+def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False) -> str:
     """What the lines below are, and what ``--transcript FILE`` holds and how to use it (first failure only)."""
     clipped = f"each line shown up to {max_line_chars} characters"
+    if broken:
+        return (f"broken stream fed ({clipped}; " + ("--transcript FILE saves it whole: `milk-contract check FILE` "
+                "finds it not conformant, as meant, and `CONSUMER < FILE` feeds it again):" if saved else
+                "--transcript FILE saves the first failing stream, not this one):"))
     if get(wire).live is Live.STREAM:
         if not saved:
             return f"stream fed ({clipped}; --transcript FILE saves the first failing stream, not this one):"

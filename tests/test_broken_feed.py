@@ -1,7 +1,7 @@
 """``feed --broken``: streams real pipes deliver, judged by an honest ending (consumer.dishonest).
 
 The fire/no-fire cases of consumer.dishonest were written from issue 30's text alone, before the
-rule (tests/cases/consumer/dishonest.json), and are held against the implementation here; then
+rule (tests/data/consumer_dishonest.json), and are held against the implementation here; then
 whole feeds: the reference consumer passes with and without --expect-json, one that prints
 "success" for a truncated stream fails, one killed by a signal is a crash, misuse is exit 2.
 """
@@ -21,7 +21,7 @@ from contract.feed import Outcome
 
 pytestmark = pytest.mark.process
 
-CASES = json.loads((Path(__file__).parent / "cases" / "consumer" / "dishonest.json").read_text("utf-8"))["cases"]
+CASES = json.loads((Path(__file__).parent / "data" / "consumer_dishonest.json").read_text("utf-8"))["cases"]
 REFERENCE = [sys.executable, "-m", "contract.reference.stream_json_consumer"]
 SUCCESS = [sys.executable, "-c", "import sys; sys.stdin.buffer.read(); print('success')"]
 RESULT = {"members": {"is_error": "/is_error", "result": "/result"}}
