@@ -2,7 +2,9 @@
 
 ``milk-contract feed -- CONSUMER…`` runs the consumer once per stream, the stream on its stdin
 written line by line with a pause between lines (as a live emitter writes; through a pipe or,
-with ``pty``, a pseudo-terminal), and judges how it ended:
+with ``pty``, a pseudo-terminal), each line once the consumer has taken the one before (so a
+consumer that stops early has not pulled the rest into a buffer of its own), and judges how it
+ended:
 
 - ``consumer.crash``: it exited with a status other than 0, or was killed by a signal;
 - ``consumer.hang``: it was still running ``timeout`` seconds after it started (its process group
@@ -45,6 +47,7 @@ from contract import textsafe
 from contract.harness import GRACE_SECONDS, Interrupted, Process, StartError, describe_status, internal, interrupted
 from contract.interrupts import signal_of
 from contract.jsonvalue import clip, quoted, shown
+from contract.pacing import PTY_SETTLE_SECONDS, drained, pending
 from contract.report import Collector, Report
 from contract.wires import Live, first, get
 
@@ -195,44 +198,6 @@ def _write_fd(fd: int, data: bytes, deadline: float, stop: threading.Event) -> i
         except OSError:
             break
     return written
-
-
-def pending(fd: int) -> int | None:
-    """The bytes waiting unread in a pipe or a terminal's input queue (FIONREAD); None when not known."""
-    import fcntl
-    import struct
-
-    try:
-        answer: int = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
-    except OSError:
-        return None
-    return answer
-
-
-DRAIN_POLL_SECONDS = 0.005  # the longest wait between two looks at a pipe the consumer has not drained
-
-
-PTY_SETTLE_SECONDS = 0.002  # a terminal queues what the master wrote a moment later (its flip buffer)
-
-
-def drained(witness: int | None, deadline: float, stop: threading.Event, settle: float = 0.0) -> bool:
-    """Wait until the consumer has read everything written to it (its pipe or terminal holds nothing
-    unread), it went away (``stop``) or ``deadline`` passed; whether it drained. Without a witness
-    nothing can be waited for (True at once). ``settle``: an empty queue is looked at again after
-    this long before it counts (a terminal's input queue fills a moment after the write)."""
-    if witness is None:
-        return True
-    wait = 0.0001
-    while not stop.is_set() and time.monotonic() < deadline:
-        left = pending(witness)
-        if left == 0 and settle:
-            stop.wait(settle)
-            left = pending(witness)
-        if left is None or left == 0:
-            return True
-        stop.wait(wait)  # a consumer that reads at its own pace is waited for, in growing steps
-        wait = min(wait * 2, DRAIN_POLL_SECONDS)
-    return False
 
 
 def _unread_in_stdin(pid: int, pipe: int) -> int | None:

@@ -100,3 +100,28 @@ def test_a_consumer_that_reads_everything_passes_every_one_of_20_runs(tmp_path: 
     argv = _reads_all(tmp_path, reader)
     verdicts = [feed.feed_stream(argv, scenarios("stream-json"), seed=1).report.conformant for _ in range(RUNS)]
     assert verdicts == [True] * RUNS
+
+
+def test_drained_waits_for_the_reader_and_no_longer() -> None:
+    import os
+    import threading
+    import time
+
+    from contract.pacing import drained, pending
+
+    reader, writer = os.pipe()
+    try:
+        stop = threading.Event()
+        assert drained(reader, time.monotonic() + 5, stop)
+        assert pending(reader) == 0
+        os.write(writer, b"line\n")
+        assert pending(reader) == 5
+        assert not drained(reader, time.monotonic() + 0.05, stop)  # nobody reads: the deadline ends the wait
+        stop.set()
+        assert not drained(reader, time.monotonic() + 5, stop)  # the consumer went away: no wait at all
+        os.read(reader, 5)
+        assert drained(reader, time.monotonic() + 5, threading.Event())
+        assert drained(None, time.monotonic() + 5, stop)  # no witness: nothing to wait for
+    finally:
+        os.close(reader)
+        os.close(writer)
