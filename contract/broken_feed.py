@@ -40,11 +40,12 @@ from contract.feed import (
     hold,
     record,
 )
+from contract.feed import WIRE as FEED_WIRE
 from contract.harness import describe_status
 from contract.jsonvalue import clip
 
 RULES = frozenset({"consumer.dishonest"})
-WIRE = "stream-json"
+WIRE = FEED_WIRE  # the stream wire (contract.feed)
 DEFAULT_GOLDEN = "tool_calls"  # long enough to be cut in the middle, a success result to contradict
 IS_ERROR = "/is_error"
 BANNER = b"Update available: milk 0.43.0 -> run `milk update` to install\n"

@@ -47,9 +47,9 @@ def runner(args: Any, command: list[str], goldens: Sequence[Any], expect: Expect
     if args.pty:
         raise ModeUsage("--transport writes to a pipe (a terminal's line discipline reframes what is written)")
     from contract.goldens import load
-    from contract.transport import DEFAULT_GOLDEN, feed_transport
+    from contract.transport import DEFAULT_GOLDEN, WIRE, feed_transport
 
-    picked = chosen if chosen is not None else [load("stream-json", DEFAULT_GOLDEN)]
+    picked = chosen if chosen is not None else [load(WIRE, DEFAULT_GOLDEN)]
     return lambda: feed_transport(command, picked, expect=expect, **common)
 
 

@@ -35,6 +35,7 @@ from contract import textsafe
 from contract.feed import (
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT,
+    WIRE,
     Expectation,
     Failure,
     Feed,
@@ -44,7 +45,6 @@ from contract.feed import (
     record,
 )
 
-WIRE = "stream-json"
 DEFAULT_GOLDEN = "tool_calls"  # without --scenario: a run of many lines and kinds
 MIB = 1024 * 1024
 PIECE = 64 * 1024
@@ -162,4 +162,4 @@ def feed_transport(
     return feed.end(*(("consumer.output",) if expect.given else ()), "consumer.early-exit")
 
 
-__all__ = ["Delivery", "deliveries", "feed_transport", "padded"]
+__all__ = ["DEFAULT_GOLDEN", "WIRE", "Delivery", "deliveries", "feed_transport", "padded"]
