@@ -37,7 +37,7 @@ def _known(group: str) -> frozenset[str]:
 
 
 def _goldens(wire: str) -> list[list[Line]]:
-    from contract.goldens import scenarios
+    from contract.goldens.store import scenarios
 
     return [[json.loads(raw) for raw in g.data().splitlines() if raw.strip()] for g in scenarios(wire)]
 
