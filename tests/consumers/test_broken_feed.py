@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import contract
-from contract import broken_feed, cli
+from contract import cli
+from contract.consumers import broken_feed
 from contract.consumers.feed import Outcome
 from tests.support.paths import TESTS
 

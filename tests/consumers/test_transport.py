@@ -12,7 +12,8 @@ import sys
 import pytest
 
 import contract
-from contract import cli, transport
+from contract import cli
+from contract.consumers import transport
 from contract.consumers.feed import Expectation
 from contract.goldens.store import load
 from tests.support.paths import TESTS
