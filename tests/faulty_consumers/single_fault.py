@@ -8,7 +8,7 @@ free-form payload or a member on a line or block that no golden shows there (an 
 struct); for subagent-stdio, a member no golden shows on an object of its place and tag (a node's
 status: a tagged-union decoder), or an event that repeats the event before it but for its revision
 (a client that diffs events and asserts a change). Otherwise it exits 0.
-tests/test_vector_kinds.py holds that each passes every golden and fails at least one exported
+tests/consumers/test_vector_kinds.py holds that each passes every golden and fails at least one exported
 future vector: a consumer that fails on any single kind fails the vectors.
 """
 
