@@ -187,6 +187,14 @@ def _consumer_rules() -> tuple[Rule, ...]:
              "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
              "does not change when a producer adds what the seed lets it add",
              observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+        Rule("consumer.dishonest", Level.MUST, "consumer",
+             "a consumer fed a broken stream (feed --broken) does not report it as a success",
+             "policy (the suite's, not the seed's words): a stream that is not a whole run as the seed frames one "
+             "(one JSON object per line, system/init first, exactly one terminal result last, is_error agreeing "
+             "with the subtype) says nothing certain of how the run ended, so a consumer that reports success on "
+             "it (exit 0 with no --expect-json; with it, a report whose is_error is not true or null) tells its "
+             "caller a run succeeded that may not have; real pipes deliver such streams (docs/consumers.md)",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
     )
 
 
