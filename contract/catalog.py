@@ -90,7 +90,11 @@ def _framing_rules() -> tuple[Rule, ...]:
              basis=Basis.WRITTEN, basis_on=on, filterable=False),
         Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
              f"{framing}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
-             f"so neither first-wins nor last-wins is judged: {opaque}", basis=Basis.POLICY),
+             f"so neither first-wins nor last-wins is judged: {opaque}. The line is still a JSON object: its "
+             "place in the run is read from its type wherever every reading agrees (an init that repeats a "
+             "member of extension is the init), so this finding never fails a run through another rule; only "
+             "a type repeated with different values cannot be read, and the place rules say so",
+             basis=Basis.POLICY),
         Rule("line.ansi", Level.MUST, _ansi_wire(),
              "no ANSI escapes: no raw ESC byte, no ESC (U+001B) or C1 control (U+0080-U+009F, CSI U+009B included) "
              "in any decoded string or member name, payloads included", _ansi_source(), basis=Basis.WRITTEN),

@@ -39,7 +39,7 @@ from typing import Any, cast
 
 import orjson
 
-from contract.jsonvalue import clip, escape
+from contract.jsonvalue import clip, escape, same_value
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
@@ -155,6 +155,47 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
             ),
         )
     return value, ()
+
+
+class Ambiguous:
+    """A member repeated with different values: which one a reader keeps is unpredictable (RFC 8259
+    §4), so no rule reads it (``top_members``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "AMBIGUOUS"
+
+
+AMBIGUOUS = Ambiguous()
+
+
+def top_members(body: bytes, names: tuple[str, ...]) -> dict[str, Any]:
+    """Of a line whose outermost value is an object (one with a repeated member name: the line is
+    opaque), the members ``names`` as every reading of the repeats agrees: a member present once,
+    or repeated with one value, is that value; one repeated with different values is
+    ``AMBIGUOUS``; an absent one is absent.
+
+    For the rules about a line's place in the run (``sj.init-first``, ``sj.result-once``,
+    ``sj.result-last``): a repeated member elsewhere in the line (``extension``, a payload) leaves
+    its type as readable as any other line's. Only opaque lines take this second parse.
+    """
+    outermost: list[list[tuple[str, Any]]] = [[]]
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        outermost[0] = items  # the outermost object closes last, so its pairs come last
+        return dict(items)
+
+    _loads_with_headroom(body, nesting(body), pairs, int)
+    found: dict[str, Any] = {}
+    for name, value in outermost[0]:
+        if name not in names:
+            continue
+        if name in found and (found[name] is AMBIGUOUS or not same_value(found[name], value)):
+            found[name] = AMBIGUOUS
+        else:
+            found.setdefault(name, value)
+    return found
 
 
 def number(text: str) -> float | Decimal:

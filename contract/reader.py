@@ -24,6 +24,9 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 # The catalog rules the reader emits: its own framing checks and every parse fault.
 RULES = jsonline.RULES | {"line.newline", "line.object", "line.ansi", "line.limit"}
 
+# The members of an opaque object line that the rules about a line's place read (``Record.head``).
+HEAD_MEMBERS = ("type", "subtype")
+
 Source = bytes | bytearray | memoryview | BinaryIO | Iterable[bytes]
 
 
@@ -35,6 +38,10 @@ class Record:
     raw: bytes
     obj: dict[str, Any] | None
     valid: bool = False  # set by the checker: the object passed the wire's schema
+    # A line that is a JSON object made opaque by a policy fault (a repeated member name): its
+    # "type" and "subtype" as every reading agrees (``jsonline.top_members``), for the rules about
+    # a line's place in the run; None for every other line.
+    head: dict[str, Any] | None = None
 
 
 def as_stream(source: Source) -> BinaryIO:
@@ -165,8 +172,9 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
         if faults:
             # A line that failed framing (here: a repeated member name) is opaque: parsers disagree
             # on its content, so neither first-wins nor last-wins is judged by any schema or
-            # content rule. It still takes its place in the run (a record without an object).
-            yield Record(number, raw, None)
+            # content rule. It still takes its place in the run (a record without an object), and it
+            # is still an object: its type, where every reading agrees, says what place it takes.
+            yield Record(number, raw, None, head=jsonline.top_members(body, HEAD_MEMBERS))
             continue
         if (block.may_esc and escapes and ansi
                 and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))):

@@ -187,6 +187,12 @@ def write(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> Non
     path.write_text(f'{{"rule": "{rule}", "wire": "{wire}", "cases": [\n{body}\n]}}\n', encoding="utf-8")
 
 
+def _last_line(text: str, change: Any) -> str:
+    """``text`` (whole lines) with its last line changed by ``change``."""
+    lines = text.splitlines()
+    return "\n".join([*lines[:-1], change(lines[-1])]) + "\n"
+
+
 def tool_args(fragments: list[str], final_input: Any) -> list[dict[str, Any]]:
     lines = base()
     deltas = [
@@ -552,8 +558,17 @@ def main() -> None:
             ),
             case("a first line that is not JSON (opaque, but it keeps its place)", True,
                  raw_text="{oops\n" + ok, at=[(1, None)]),
-            case("a first line that repeats a member name is opaque, so no init is first", True,
-                 raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"system",', 1), at=[(1, None)]),
+            # A repeated member makes the line opaque (line.duplicate-key, policy), not something
+            # other than an object: its type is read from the parse wherever the readings agree.
+            case("a first line whose type is repeated with different values: no reading is the line's", True,
+                 raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"result",', 1), at=[(1, "/type")]),
+            case("a first line whose subtype is repeated with different values", True,
+                 raw_text=ok.replace('"subtype":"init",', '"subtype":"init","subtype":"state",', 1),
+                 at=[(1, "/type")]),
+            case("an init that repeats a member inside extension is still the init (line.duplicate-key alone)", False,
+                 raw_text=ok.replace('"subtype":"init",', '"subtype":"init","extension":{"a":1,"a":1},', 1)),
+            case("an init whose type is repeated with one value is still the init", False,
+                 raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"system",', 1)),
             case("system/init is first", False, lines=base()),
         ],
     )
@@ -581,6 +596,9 @@ def main() -> None:
                 lines=edit(lambda ls: (ls.append(copy.deepcopy(ls[-1])), renumber(ls))),
                 at=[(6, "/type")],
             ),
+            case("a second result that repeats a member name is still a second result", True,
+                 raw_text=ok + ok.splitlines()[-1].replace('"seq":4', '"seq":5')[:-1] + ',"extension":{"a":1,"a":2}}\n',
+                 at=[(6, "/type")]),
             case("one result line", False, lines=base()),
             case("no result line is sj.result-last's (a truncated run), not this rule", False,
                  lines=edit(lambda ls: ls.pop()), exercised=False),
@@ -599,7 +617,13 @@ def main() -> None:
                 at=[(6, None)],
             ),
             case("an opaque (not JSON) line after the result", True, raw_text=ok + "{oops\n", at=[(6, None)]),
+            case("a last line whose type is repeated with different values may or may not be the result", True,
+                 raw_text=_last_line(ok, lambda last: last.replace('{"type":"result",',
+                                                                   '{"type":"result","type":"user",', 1)),
+                 at=[(5, None)]),
             case("the result is the last line", False, lines=base()),
+            case("a result that repeats a member inside extension is still the result (line.duplicate-key alone)",
+                 False, raw_text=_last_line(ok, lambda last: last[:-1] + ',"extension":{"a":1,"a":2}}')),
         ],
     )
     # 'a "type" discriminator per line plus "subtype" for the system/result families'

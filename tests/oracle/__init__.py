@@ -25,7 +25,7 @@ import jsonschema
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from tests.oracle.jsonparse import JSONLimitError, JSONSyntaxError, JSONValue, max_depth_of_bytes, parse
+from tests.oracle.jsonparse import JSONLimitError, JSONSyntaxError, JSONValue, Parsed, max_depth_of_bytes, parse
 from tests.oracle.rfc3339 import is_rfc3339_date_time
 
 WIRES = ("stream-json", "subagent-stdio")
@@ -283,12 +283,14 @@ def _integral(value: object) -> Decimal | None:
 Position = tuple[int, "dict[str, JSONValue] | None"]
 
 
-def _frame(data: bytes, verdict: Verdict, wire: str) -> list[Position]:
+def _frame(data: bytes, verdict: Verdict, wire: str,
+           heads: dict[int, dict[str, JSONValue | _Ambiguous]] | None = None) -> list[Position]:
     """Per-line rules; returns (line number, object or None) for every non-blank line.
 
     A line that fails framing (not UTF-8, not JSON, not an object, a repeated member name, beyond
     a limit) is opaque: None here, judged by no schema or content rule, but it keeps its place in
-    the stream for sj.init-first, sj.result-last and sj.seq. A blank line takes no place.
+    the stream for sj.init-first, sj.result-last and sj.seq. A blank line takes no place. An
+    object line opaque for a repeated member name puts its type (``_head``) in ``heads``.
     """
     objects: list[Position] = []
     if not data:
@@ -299,18 +301,41 @@ def _frame(data: bytes, verdict: Verdict, wire: str) -> list[Position]:
     else:
         verdict.fire("line.newline", len(pieces), "the last line has no trailing newline")
     for number, raw in enumerate(pieces, start=1):
-        findings, obj = _judge_line(raw, wire)
+        findings, obj, head = _judge_line(raw, wire)
         for rule, detail in findings:
             verdict.fire(rule, number, detail)
         if not any(rule == "line.blank" for rule, _ in findings):
             objects.append((number, obj))
+        if head is not None and heads is not None:
+            heads[number] = head
     return objects
+
+
+class _Ambiguous:
+    """A top-level member repeated with different values: no reading of it is the line's."""
+
+
+AMBIGUOUS = _Ambiguous()
+
+
+def _head(parsed: Parsed) -> dict[str, JSONValue | _Ambiguous]:
+    """An object line with a repeated member name is opaque, but still an object: its type and
+    subtype, where every reading of the repeats agrees, give its place in the run (issue 31: a
+    repeated member in `extension` leaves an init the init)."""
+    value = parsed.value
+    assert isinstance(value, dict)
+    head: dict[str, JSONValue | _Ambiguous] = {name: value[name] for name in ("type", "subtype") if name in value}
+    for name, again in parsed.top_repeats:
+        if name in head and (type(again) is not type(head[name]) or again != head[name]):
+            head[name] = AMBIGUOUS
+    return head
 
 
 # Mutated transcripts share most of their lines, so per-line verdicts are memoised by content (a
 # line's findings depend on nothing else). The returned object must not be mutated by callers.
 @lru_cache(maxsize=8192)
-def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dict[str, JSONValue] | None]:
+def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dict[str, JSONValue] | None,
+                                                dict[str, JSONValue | _Ambiguous] | None]:
     found: list[tuple[str, str]] = []
     if b"\r" in raw:
         found.append(("line.newline", "CR byte in the line (only LF terminates a line)"))
@@ -321,56 +346,63 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
         found.append(("line.ansi", "raw ESC byte on the wire"))
     if raw.strip(b" \t\r") == b"":
         found.append(("line.blank", "empty line"))
-        return tuple(found), None
+        return tuple(found), None, None
     if raw.startswith(b"\xef\xbb\xbf"):
         found.append(("line.utf8", "byte order mark"))
-        return tuple(found), None
+        return tuple(found), None, None
     try:
         text = raw.decode("utf-8", errors="strict")
     except UnicodeDecodeError as exc:
         found.append(("line.utf8", f"not UTF-8: {exc.reason}"))
-        return tuple(found), None
+        return tuple(found), None, None
     depth = max_depth_of_bytes(raw)
     if depth > MAX_DEPTH:
         found.append(("line.limit", f"nesting depth {depth} > {MAX_DEPTH}"))
-        return tuple(found), None
+        return tuple(found), None, None
     try:
         parsed = parse(text)
     except JSONSyntaxError as exc:
         found.append(("line.json", str(exc)))
-        return tuple(found), None
+        return tuple(found), None, None
     except JSONLimitError as exc:
         found.append(("line.limit", str(exc)))
-        return tuple(found), None
+        return tuple(found), None, None
     if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
         found.append(("line.limit", f"integer of {parsed.longest_integer_digits} digits"))
-        return tuple(found), None
+        return tuple(found), None, None
     if not isinstance(parsed.value, dict):
         found.append(("line.object", "the line is JSON but not an object"))
-        return tuple(found), None
+        return tuple(found), None, None
     if parsed.duplicate_pointers:
         # Opaque: parsers disagree on which duplicate wins, so no content is judged.
         found.append(("line.duplicate-key", f"repeated member name at {parsed.duplicate_pointers[0]!r}"))
-        return tuple(found), None
+        return tuple(found), None, _head(parsed)
     if ansi and _strings_with_esc(parsed.value):
         found.append(("line.ansi", "ESC in a decoded member name or string"))
     rule = "sj.schema" if wire == "stream-json" else "sa.schema"
     for message in _schema_errors(wire, parsed.value, parsed.max_depth):
         found.append((rule, message[:300]))
-    return tuple(found), parsed.value
+    return tuple(found), parsed.value, None
 
 
 # --- stream-json cross-line rules ---------------------------------------------------------------
 
 
-def _stream_json(positions: list[Position], verdict: Verdict) -> None:
-    def is_init(obj: dict[str, JSONValue] | None) -> bool:
+def _stream_json(positions: list[Position], verdict: Verdict,
+                 heads: dict[int, dict[str, JSONValue | _Ambiguous]] | None = None) -> None:
+    def is_init(obj: dict[str, Any] | None) -> bool:
         return obj is not None and obj.get("type") == "system" and obj.get("subtype") == "init"
 
     objects = [(number, obj) for number, obj in positions if obj is not None]
+    # A line's place (init first, one result, result last) is read from its type, that of an
+    # object line opaque for a repeated member name too (its head: the type every reading agrees
+    # on; a type repeated with different values is no type, so such a line is neither).
+    heads = heads or {}
+    places: list[tuple[int, dict[str, Any] | None]] = [
+        (number, obj if obj is not None else heads.get(number)) for number, obj in positions]
     # "system/init first": the first line on stdout, read literally. A first line that is not a
     # judged object (broken, beyond limits) is not a system/init line either.
-    if not positions or not is_init(positions[0][1]):
+    if not places or not is_init(places[0][1]):
         verdict.fire("sj.init-first", 1, "the first line is not system/init")
     # "system/init first, then agent_switch | route | ...": one init, so every init after the
     # first one is a second init (a single misplaced init is init-first's business alone).
@@ -379,7 +411,7 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
         verdict.fire("sj.init-once", number, "a second system/init")
     # "exactly one terminal result last": a second result is sj.result-once; a missing one is a
     # truncated run, whose last line is not the result (sj.result-last, the lead's decision).
-    results = [number for number, obj in objects if obj.get("type") == "result"]
+    results = [number for number, obj in places if obj is not None and obj.get("type") == "result"]
     for number in results[1:]:
         verdict.fire("sj.result-once", number, "a second result line")
     if not results:
@@ -387,7 +419,7 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
     else:
         # "last", read literally: nothing but results may follow the first result (an opaque
         # line after it is a line that is not the result).
-        for number, obj in positions:
+        for number, obj in places:
             if number > results[0] and (obj is None or obj.get("type") != "result"):
                 verdict.fire("sj.result-last", number, "a line after the result")
     _seq(positions, verdict)
@@ -679,9 +711,10 @@ def judge(data: bytes, wire: str) -> Verdict:
     if wire not in WIRES:
         raise ValueError(f"unknown wire {wire!r}")
     verdict = Verdict(wire=wire)
-    positions = _frame(data, verdict, wire)
+    heads: dict[int, dict[str, JSONValue | _Ambiguous]] = {}
+    positions = _frame(data, verdict, wire, heads)
     if wire == "stream-json":
-        _stream_json(positions, verdict)
+        _stream_json(positions, verdict, heads)
     else:
         _subagent_stdio(positions, verdict)
     return verdict

@@ -40,6 +40,9 @@ class Parsed:
     duplicate_pointers: list[str] = field(default_factory=list)
     max_depth: int = 0
     longest_integer_digits: int = 0
+    # The repeats of the outermost object's members (name, the value after the first): which
+    # reading wins is unpredictable, so the oracle reads a repeated type only where all agree.
+    top_repeats: list[tuple[str, JSONValue]] = field(default_factory=list)
 
 
 def _escape_pointer_token(token: str) -> str:
@@ -51,6 +54,7 @@ def parse(text: str) -> Parsed:
     # Frames of the explicit stack: (container, pointer, pending member name or None).
     stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]] = []
     dups: list[str] = []
+    repeats: list[tuple[str, JSONValue]] = []
     max_depth = 0
     longest_int = 0
     pos = 0
@@ -77,7 +81,7 @@ def parse(text: str) -> Parsed:
             if ch == "{" or ch == "[":
                 container: list[JSONValue] | dict[str, JSONValue] = {} if ch == "{" else []
                 pointer = stack[-1][1] + "/" + _escape_pointer_token(_current_token(stack)) if stack else ""
-                _attach(stack, container)
+                _attach(stack, container, repeats)
                 stack.append((container, pointer, [None]))
                 max_depth = max(max_depth, len(stack))
                 pos += 1
@@ -122,7 +126,7 @@ def parse(text: str) -> Parsed:
             else:
                 raise JSONSyntaxError(f"unexpected character at offset {pos}")
             if stack:
-                _attach(stack, value)
+                _attach(stack, value, repeats)
             else:
                 result, have_result = value, True
             state = "after"
@@ -173,7 +177,7 @@ def parse(text: str) -> Parsed:
             continue
         raise JSONSyntaxError(f"expected ',' or a closer at offset {pos}")
     assert have_result
-    return Parsed(result, dups, max_depth, longest_int)
+    return Parsed(result, dups, max_depth, longest_int, repeats)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -197,7 +201,8 @@ def _current_token(stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str
 
 
 def _attach(
-    stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]], value: JSONValue
+    stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]], value: JSONValue,
+    repeats: list[tuple[str, JSONValue]],
 ) -> None:
     if not stack:
         return
@@ -208,6 +213,8 @@ def _attach(
         # Keep the first occurrence: the duplicate is reported, never silently merged.
         if name not in container:
             container[name] = value
+        elif len(stack) == 1:
+            repeats.append((name, value))
     else:
         container.append(value)
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 from itertools import repeat
 from typing import Any, ClassVar
 
-from contract.jsonline import MAX_INT_DIGITS
+from contract.jsonline import AMBIGUOUS, MAX_INT_DIGITS
 from contract.jsonvalue import clip, quoted, same_value, shown
 from contract.jsonvalue import kind as json_kind
 from contract.reader import Record
@@ -99,7 +99,8 @@ class StreamRules:
         self.result_failed = False  # the result says is_error true: an unfinished tool call is explained
         self.last_line = 0
         self.last_unreadable = False  # the last line read was not a JSON object the checker could read
-        self.unreadable_line = 0  # the last such line (a call's tool_use may be in it)
+        self.unreadable_line = 0  # the last line no content rule judged (a call's tool_use may be in it)
+        self.last_head: dict[str, Any] | None = None  # that line's type, where it could be read (Record.head)
         self.next_seq: int | None = None  # one step per line (sj.seq-contiguous)
         self.last_seq: int | None = None  # the last seq read (sj.seq: monotonic)
         self.session: str | None = None
@@ -132,12 +133,11 @@ class StreamRules:
         line = record.line
         self.last_line = line
         self.last_unreadable = obj is None
+        if obj is None:
+            self._opaque(record, out)
+            return
         if self.result_line is not None:
             self._after_result(obj, line, out)
-        if obj is None:
-            self.unreadable_line = line
-            self._broken(line, out)
-            return
         kind = obj.get("type")
         if self.first:
             self._first(obj, line, out)
@@ -342,8 +342,8 @@ class StreamRules:
             # says why it could not be read.
             out.emit("sj.result-last", self.last_line, None,
                      f"expected a terminal result line, found none that could be read: the last line, "
-                     f"line {self.last_line}, is unreadable (not a JSON object the checker could read; "
-                     "see its line.* finding), so whether it is the result cannot be told",
+                     f"line {self.last_line}, is {_kind(self.last_head)}, so whether it is the result "
+                     "cannot be told",
                      "every run ends with exactly one result line, even when it fails")
         elif self.result_line is None:
             out.emit("sj.result-last", self.last_line or None, None,
@@ -362,21 +362,42 @@ class StreamRules:
             out.emit("sj.init-first", line, "/type", f"expected system/init as the first line, found {_kind(obj)}",
                      "a consumer reads session, model and capabilities from init before anything else")
 
-    def _broken(self, line: int, out: Sink) -> None:
-        """A line that is not an object still takes its place in the run."""
+    def _opaque(self, record: Record, out: Sink) -> None:
+        """A line no content rule judges still takes its place in the run.
+
+        An object line made opaque by a policy fault (a repeated member name: ``record.head``)
+        is still an object, so the rules about a line's place read its type from the parse, as
+        on any line: its finding is its own rule's, never ``sj.init-first`` or ``sj.result-last``
+        in its words (an init with a repeated ``extension`` member is the init). Only a type the
+        readings disagree on (``"type"`` itself repeated with different values) cannot be read:
+        then no run can be shown whole, and the place rules fail closed, saying why.
+        """
+        line, head = record.line, record.head
+        self.unreadable_line, self.last_head = line, head
+        self.last_unreadable = head is None or _unread_type(head)
+        if head is not None and self.result_line is None and not self.last_unreadable and head.get("type") == "result":
+            self.result_line = line  # the result, whose is_error no rule reads (an unfinished call is excused)
+        elif self.result_line is not None:
+            self._after_result(head, line, out, opaque=True)
         if self.first:
             self.first = False
-            out.emit("sj.init-first", line, None,
-                     "expected system/init as the first line, found a line that is not a JSON object")
+            out.exercised("sj.init-first")
+            if head is None or not _is_init(head):
+                out.emit("sj.init-first", line, None if head is None else "/type",
+                         f"expected system/init as the first line, found {_kind(head)}")
         if self.next_seq is not None:
             self.next_seq += 1
 
-    def _after_result(self, obj: dict[str, Any] | None, line: int, out: Sink) -> None:
+    def _after_result(self, obj: dict[str, Any] | None, line: int, out: Sink, opaque: bool = False) -> None:
         out.exercised("sj.result-last")
-        if obj is None:  # whatever an unreadable line holds, it is a line after the result
+        if obj is None or _unread_type(obj):  # whatever an unreadable line holds, it is a line after the result
             out.emit("sj.result-last", line, None,
-                     f"expected nothing after the terminal result on line {self.result_line}, found an "
-                     "unreadable line (not a JSON object the checker could read; see its line.* finding)")
+                     f"expected nothing after the terminal result on line {self.result_line}, found "
+                     f"{_kind(obj)}")
+        elif obj.get("type") == "result" and opaque:
+            out.exercised("sj.result-once")  # an opaque second result: its place, read from its type
+            out.emit("sj.result-once", line, "/type",
+                     f"expected exactly one result line, found another after line {self.result_line}")
         elif obj.get("type") != "result":  # a second result is sj.result-once's
             out.emit("sj.result-last", line, None,
                      f"expected nothing after the terminal result on line {self.result_line}, "
@@ -950,9 +971,19 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
     return era * 146097 + doe
 
 
+def _unread_type(head: dict[str, Any]) -> bool:
+    """Whether an opaque object line's type cannot be read: its readings disagree on it."""
+    return head.get("type") is AMBIGUOUS or (head.get("type") == "system" and head.get("subtype") is AMBIGUOUS)
+
+
 def _kind(obj: dict[str, Any] | None) -> str:
+    """What a line is, for a message: its type (and subtype), or why it has none to read."""
     if obj is None:
-        return "non-object"
+        return ("an unreadable line (not a JSON object the checker could read, or one beyond its limits; "
+                "see its line.* finding)")
+    if _unread_type(obj):
+        return ('a JSON object whose type cannot be read (its "type" or "subtype" member is repeated with '
+                "different values; see its line.duplicate-key finding)")
     kind, subtype = obj.get("type"), obj.get("subtype")
     if type(kind) is not str:
         return "untyped"

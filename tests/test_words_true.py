@@ -1,0 +1,95 @@
+"""Issue 31: a finding's words are true and its basis is no stronger than the seed.
+
+The outside review's reproducers, each a test that failed before the fix: a line that parses as a
+JSON object (one with a repeated member name: ``line.duplicate-key``, policy) is never "not a JSON
+object", and its policy finding never fails a run under ``--basis written`` through the rules
+about a line's place (``sj.init-first``, ``sj.result-once``, ``sj.result-last``), which read its
+type from the parse wherever every reading of the repeats agrees.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import contract
+from contract.cli import run
+
+INIT = ('{"type":"system","subtype":"init","session_id":"sess_1","seq":1,"ts":"2026-01-01T00:00:00Z",'
+        '"agent":{"name":"milk","provider":"p","model":"m"}}')
+ASSISTANT = ('{"type":"assistant","session_id":"sess_1","seq":2,"ts":"2026-01-01T00:00:01Z","agent":"primary",'
+             '"message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}')
+RESULT = ('{"type":"result","subtype":"success","session_id":"sess_1","seq":3,"ts":"2026-01-01T00:00:02Z",'
+          '"is_error":false}')
+REPEAT = ',"extension":{"a":1,"a":1}}'
+
+
+def _stream(*lines: str) -> bytes:
+    return "\n".join(lines).encode() + b"\n"
+
+
+def _repeat(line: str) -> str:
+    """The line with a repeated member inside ``extension``: an object, opaque by policy."""
+    return line[:-1] + REPEAT
+
+
+# Each stream is conformant but for its repeated members: under --basis written it must pass.
+REPEATED = {
+    "init": _stream(_repeat(INIT), ASSISTANT, RESULT),
+    "result": _stream(INIT, ASSISTANT, _repeat(RESULT)),
+    "init-and-result": _stream(_repeat(INIT), ASSISTANT, _repeat(RESULT)),
+    "every-line": _stream(_repeat(INIT), _repeat(ASSISTANT), _repeat(RESULT)),
+    "type-repeated-with-one-value": _stream(
+        INIT.replace('"type":"system"', '"type":"system","type":"system"'), ASSISTANT,
+        RESULT.replace('"type":"result"', '"type":"result","type":"result"')),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPEATED))
+def test_a_repeated_member_alone_is_conformant_under_basis_written(name: str) -> None:
+    report = contract.check(REPEATED[name], wire="stream-json", basis=["written"])
+    assert {v.rule for v in report.violations} == {"line.duplicate-key"}, report.violations
+    assert report.conformant
+    assert not contract.check(REPEATED[name], wire="stream-json").conformant  # policy still judges it
+
+
+@pytest.mark.parametrize("name", sorted(REPEATED))
+def test_an_object_line_is_never_called_not_an_object(name: str) -> None:
+    for basis in (None, ["written"]):
+        report = contract.check(REPEATED[name], wire="stream-json", basis=basis)
+        for violation in report.violations:
+            assert "not a JSON object" not in violation.message, violation
+
+
+def test_the_cli_reproducer_lists_the_policy_finding_as_outside_the_basis(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_bytes(REPEATED["init-and-result"])
+    assert run(["check", "--basis", "written", "--format", "json", str(path)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    found = [(v["rule"], v["judged"]) for v in document["violations"]]
+    assert found == [("line.duplicate-key", False), ("line.duplicate-key", False)]
+
+
+def test_a_type_the_readings_disagree_on_fails_closed_and_says_why() -> None:
+    data = _stream(INIT.replace('"type":"system"', '"type":"system","type":"result"'), ASSISTANT, RESULT)
+    report = contract.check(data, wire="stream-json", basis=["written"])
+    first = [v for v in report.violations if v.rule == "sj.init-first"]
+    assert len(first) == 1
+    assert "type cannot be read" in first[0].message
+    assert not report.conformant
+
+
+def test_an_opaque_second_result_is_a_second_result() -> None:
+    data = _stream(INIT, ASSISTANT, RESULT, _repeat(RESULT.replace('"seq":3', '"seq":4')))
+    rules = [v.rule for v in contract.check(data, wire="stream-json").violations]
+    assert sorted(rules) == ["line.duplicate-key", "sj.result-once"]
+
+
+def test_an_opaque_line_after_the_result_is_named_by_its_type() -> None:
+    data = _stream(INIT, RESULT.replace('"seq":3', '"seq":2'), _repeat(ASSISTANT.replace('"seq":2', '"seq":3')))
+    last = [v for v in contract.check(data, wire="stream-json").violations if v.rule == "sj.result-last"]
+    assert len(last) == 1
+    assert "type assistant" in last[0].message
