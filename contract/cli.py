@@ -478,7 +478,7 @@ def _refuse_nothing(reports: Sequence[Report]) -> None:
         raise UsageError(f"{empty[0]}: no line to check (an empty input, judged {reports[0].wire}): {why}")
     named = ", ".join(empty[:SHOWN_EMPTY]) + (f" and {len(empty) - SHOWN_EMPTY} more" if len(empty) > SHOWN_EMPTY
                                              else "")
-    raise UsageError(f"no line to check in {len(empty)} of {len(reports)} files ({named}): {why}")
+    raise UsageError(f"no line to check in {len(empty)} of {textsafe.counted(len(reports), 'file')} ({named}): {why}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -712,7 +712,7 @@ def cmd_vectors_export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{PROG}: error: {textsafe.text(str(exc))}; the export is incomplete\n")
         return EXIT_USAGE
     total = sum(counts.values())
-    sys.stdout.write(f"{textsafe.text(args.folder)}: {total} vectors ("
+    sys.stdout.write(f"{textsafe.text(args.folder)}: {textsafe.counted(total, 'vector')} ("
                      + ", ".join(f"{group} {count}" for group, count in counts.items())
                      + f"), index.json and {vectors.SCHEMA_FILE}\n")
     return EXIT_OK

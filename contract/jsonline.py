@@ -40,6 +40,7 @@ from typing import Any, cast
 import orjson
 
 from contract.jsonvalue import clip, escape, same_value
+from contract.textsafe import counted
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
@@ -127,7 +128,7 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
 
     def integer(text: str) -> int:
         if len(text) > MAX_INT_DIGITS:
-            raise _Limit(f"an integer of {len(text)} digits (the checker reads at most {MAX_INT_DIGITS})")
+            raise _Limit(f"an integer of {counted(len(text), 'digit')} (the checker reads at most {MAX_INT_DIGITS})")
         return int(text)
 
     depth = nesting(body)

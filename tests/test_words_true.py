@@ -9,7 +9,10 @@ type from the parse wherever every reading of the repeats agrees.
 
 from __future__ import annotations
 
+import ast
+import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -93,3 +96,56 @@ def test_an_opaque_line_after_the_result_is_named_by_its_type() -> None:
     last = [v for v in contract.check(data, wire="stream-json").violations if v.rule == "sj.result-last"]
     assert len(last) == 1
     assert "type assistant" in last[0].message
+
+
+# -- counts are worded by one helper (textsafe.counted) ------------------------------------------
+
+_PLURAL = re.compile(r" (?:more )?(?:[a-z]+s\b|[a-z]+\(s\))")
+# A count: len(...)/sum(...), arithmetic, or a name that holds one. Constants (MAX_LINES) are never 1.
+_COUNT_NAMES = re.compile(r"(?:total|count|dropped|missing|unlisted|fed|answered|written|findings|lines|"
+                          r"shrink_runs|searched|entries|catalogued|exercised|left|unread|taken)$")
+
+
+def _is_count(node: ast.expr) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in ("len", "sum")
+    if isinstance(node, ast.BinOp):
+        return True
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return bool(_COUNT_NAMES.search(name)) and not name.isupper()
+
+
+def _uncounted(source: str) -> list[str]:
+    """Each f-string piece ``{count} nouns`` (or ``noun(s)``) not worded through textsafe.counted."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.JoinedStr):
+            continue
+        for value, text in itertools.pairwise(node.values):
+            if (isinstance(value, ast.FormattedValue) and value.format_spec is None and _is_count(value.value)
+                    and isinstance(text, ast.Constant) and isinstance(text.value, str)
+                    and _PLURAL.match(text.value)):
+                found.append(f"line {node.lineno}: {{{ast.unparse(value.value)}}}{text.value[:30]}")
+    return found
+
+
+def test_the_scan_finds_a_count_worded_by_hand() -> None:
+    assert _uncounted('f"{len(x)} findings of {rules}"')
+    assert _uncounted('f"its {self.findings} finding(s)"')
+    assert not _uncounted('f"{counted(len(x), \'finding\')} of {rules}"')
+    assert not _uncounted('f"{MAX_LINES} lines"')
+
+
+def test_every_count_in_the_package_is_worded_by_counted() -> None:
+    package = Path(contract.__file__).parent
+    found = {str(path.relative_to(package)): hits for path in sorted(package.rglob("*.py"))
+             if (hits := _uncounted(path.read_text(encoding="utf-8")))}
+    assert not found, found
+
+
+def test_one_finding_outside_the_basis_is_one_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_bytes(REPEATED["init"])
+    assert run(["check", "--basis", "written", str(path)]) == 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert "(1 finding of line.duplicate-key listed, not failing;" in summary, summary
