@@ -149,3 +149,53 @@ def test_one_finding_outside_the_basis_is_one_finding(tmp_path: Path, capsys: py
     assert run(["check", "--basis", "written", str(path)]) == 0
     summary = capsys.readouterr().out.splitlines()[-1]
     assert "(1 finding of line.duplicate-key listed, not failing;" in summary, summary
+
+
+# -- leap seconds: RFC 3339 §5.7, the end of months in which a leap second occurs --------------
+
+
+def _with_ts(*stamps: str) -> bytes:
+    lines = [INIT, ASSISTANT, RESULT]
+    return _stream(*(line.replace(line[line.index('"ts":"') + 6:line.index('"', line.index('"ts":"') + 6)], ts)
+                     for line, ts in zip(lines, stamps, strict=True)))
+
+
+@pytest.mark.parametrize(("ts", "rule"), [
+    ("2026-03-15T23:59:60Z", "sj.ts-format"),  # the issue's reproducer: mid-month
+    ("2026-03-15T15:59:60-08:00", "sj.ts-format"),
+    ("2021-12-31T23:59:60Z", "sj.ts-leap-second"),  # a month's end without one
+    ("2019-01-01T00:29:60+00:30", "sj.ts-leap-second"),
+    ("2016-12-31T23:59:60Z", None),  # the last one there was
+    ("2017-01-01T00:29:60+00:30", None),
+    ("2026-06-30T23:59:60Z", None),  # beyond the table: noted, not judged
+])
+def test_second_60_is_judged_by_rfc_3339_and_the_table(ts: str, rule: str | None) -> None:
+    report = contract.check(_with_ts(ts, ts, ts), wire="stream-json", strict=True)
+    assert {v.rule for v in report.violations} == ({rule} if rule else set()), report.violations
+
+
+def test_a_leap_second_beyond_the_table_is_noted_once() -> None:
+    report = contract.check(_with_ts(*["2026-06-30T23:59:60Z"] * 3), wire="stream-json")
+    assert len([note for note in report.notes if "leap-second table" in note]) == 1
+
+
+def test_the_oracle_types_the_same_leap_seconds_as_the_table() -> None:
+    from contract.wires.stream_json import leaps
+    from tests.oracle import rfc3339
+    assert {f"{y:04d}-{m:02d}-{d:02d}" for y, m, d in rfc3339.LEAP_DAYS} == leaps.LEAP_DAYS
+    assert "{:04d}-{:02d}-{:02d}".format(*rfc3339.KNOWN_THROUGH) == leaps.KNOWN_THROUGH
+
+
+def test_the_fast_path_never_takes_a_second_60() -> None:
+    from contract.wires.stream_json.facts import UTC_STAMPS
+    for ts in ("2016-12-31T23:59:60Z", "2021-12-31T23:59:60Z", "2026-03-15T23:59:60Z"):
+        assert UTC_STAMPS.fullmatch(ts) is None
+    # A long run, the bad stamp deep inside it (where blocks take the batch path), judged as alone.
+    middle = [ASSISTANT.replace('"seq":2', f'"seq":{seq}').replace("2026-01-01T00:00:01Z", "2021-12-31T23:59:59Z")
+              for seq in range(2, 5002)]
+    middle[3000] = middle[3000].replace("2021-12-31T23:59:59Z", "2021-12-31T23:59:60Z")
+    middle[3001:] = [line.replace("2021-12-31T23:59:59Z", "2022-01-01T00:00:00Z") for line in middle[3001:]]
+    init = INIT.replace("2026-01-01T00:00:00Z", "2021-12-31T23:59:59Z")
+    data = _stream(init, *middle, RESULT.replace('"seq":3', '"seq":5002'))
+    found = [(v.rule, v.line) for v in contract.check(data, wire="stream-json").violations]
+    assert found == [("sj.ts-leap-second", 3002)]

@@ -536,13 +536,44 @@ def main() -> None:
             case("second 60 at 09:14 UTC", True, lines=edit(setf(4, "/ts", "2026-03-01T09:14:60Z"))),
             case("23:59:60 local time at +01:00 is 22:59:60 UTC", True,
                  lines=edit(setf(4, "/ts", "2026-03-01T23:59:60+01:00"))),
-            case("a leap second at 23:59:60Z", False, lines=edit(setf(4, "/ts", "2026-03-01T23:59:60Z"))),
-            case("a leap second at 15:59:60-08:00 (23:59:60 UTC)", False,
-                 lines=edit(setf(4, "/ts", "2026-03-01T15:59:60-08:00"))),
-            case("a leap second at 00:29:60+00:30 (23:59:60 UTC the day before)", False,
-                 lines=edit(setf(4, "/ts", "2026-03-02T00:29:60+00:30"))),
+            # RFC 3339 §5.7: "at the end of months" (issue 31): 23:59:60 UTC mid-month is no leap second.
+            case("23:59:60Z in the middle of a month (RFC 3339 §5.7: leap seconds end a month)", True,
+                 lines=edit(setf(4, "/ts", "2026-03-15T23:59:60Z")), at=[(5, "/ts")]),
+            case("23:59:60Z on the first of a month", True, lines=edit(setf(4, "/ts", "2026-03-01T23:59:60Z"))),
+            case("15:59:60-08:00 mid-month (23:59:60 UTC, not a month's end)", True,
+                 lines=edit(setf(4, "/ts", "2026-03-15T15:59:60-08:00"))),
+            case("a leap second at 23:59:60Z at a month's end", False,
+                 lines=edit(setf(4, "/ts", "2016-12-31T23:59:60Z"))),
+            case("a leap second at 15:59:60-08:00 (23:59:60 UTC on 2016-12-31)", False,
+                 lines=edit(setf(4, "/ts", "2016-12-31T15:59:60-08:00"))),
+            case("a leap second at 00:29:60+00:30 (23:59:60 UTC the day before, a month's end)", False,
+                 lines=edit(setf(4, "/ts", "2017-01-01T00:29:60+00:30"))),
+            case("23:59:60Z at the end of a month the table says had none is sj.ts-leap-second's, not this rule's",
+                 False, lines=edit(setf(4, "/ts", "2021-12-31T23:59:60Z"))),
             case("lower-case t and z (RFC 3339 §5.6 note)", False, lines=edit(setf(2, "/ts", "2026-03-01t10:00:02z"))),
             case("a ts that is an array is the schema's finding", False, lines=edit(setf(2, "/ts", ["x"]))),
+        ],
+    )
+    # RFC 3339 §5.7 "months in which a leap second occurs": which months, from the IERS table
+    # (contract/wires/stream_json/leap_seconds.json), known through 2025-12-31.
+    write(
+        sj,
+        "sj.ts-leap-second",
+        sj,
+        [
+            case("23:59:60Z at the end of December 2021: no leap second that month", True,
+                 lines=edit(setf(4, "/ts", "2021-12-31T23:59:60Z")), at=[(5, "/ts")]),
+            case("15:59:60-08:00 on 2017-06-30 (23:59:60 UTC at a month's end without one)", True,
+                 lines=edit(setf(4, "/ts", "2017-06-30T15:59:60-08:00"))),
+            case("00:29:60+00:30 on 2019-01-01 (23:59:60 UTC on 2018-12-31, which had none)", True,
+                 lines=edit(setf(4, "/ts", "2019-01-01T00:29:60+00:30"))),
+            case("the leap second of 2016-12-31", False, lines=edit(setf(4, "/ts", "2016-12-31T23:59:60Z"))),
+            case("the leap second of 2015-06-30 written at -08:00", False,
+                 lines=edit(setf(4, "/ts", "2015-06-30T15:59:60-08:00"))),
+            case("a month's end after the table (2026-06-30): not judged, the report notes it", False,
+                 lines=edit(setf(4, "/ts", "2026-06-30T23:59:60Z"))),
+            case("a second 60 mid-month is sj.ts-format's, not this rule's", False,
+                 lines=edit(setf(4, "/ts", "2026-03-15T23:59:60Z")), exercised=False),
         ],
     )
     write(
@@ -1088,14 +1119,16 @@ def main() -> None:
             case(
                 "23:59:59.9 after the leap second 23:59:60 of the same minute",
                 True,
-                lines=edit(stamps("2026-03-01T23:59:60Z", "2026-03-01T23:59:59.9Z", "2026-03-02T00:00:00Z")),
+                lines=edit(stamps("2016-12-31T23:59:00Z", "2016-12-31T23:59:30Z", "2016-12-31T23:59:60Z",
+                                  "2016-12-31T23:59:59.9Z", "2017-01-01T00:00:00Z")),
                 at=[(4, "/ts")],
                 strict=True,
             ),
             case(
                 "23:59:59.5, the leap second 23:59:60, then the next day",
                 False,
-                lines=edit(stamps("2026-03-01T23:59:59.5Z", "2026-03-01T15:59:60-08:00", "2026-03-02T00:00:00Z")),
+                lines=edit(stamps("2016-12-31T23:59:00Z", "2016-12-31T23:59:30Z", "2016-12-31T23:59:59.5Z",
+                                  "2016-12-31T15:59:60-08:00", "2017-01-01T00:00:00Z")),
                 strict=True,
             ),
             case(

@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from tests.oracle.jsonparse import JSONLimitError, JSONSyntaxError, JSONValue, Parsed, max_depth_of_bytes, parse
-from tests.oracle.rfc3339 import is_rfc3339_date_time
+from tests.oracle.rfc3339 import is_rfc3339_date_time, leap_second_occurred
 
 WIRES = ("stream-json", "subagent-stdio")
 # The project's documented limits (see the brief in READINGS.md): deeper lines and longer integer
@@ -63,7 +63,8 @@ BASIS: dict[str, str] = {
     "line.utf8": "written", "line.newline": "written", "line.blank": "written", "line.json": "written",
     "line.object": "written", "line.ansi": "written", "line.duplicate-key": "policy", "line.limit": "policy",
     "checker.limit": "policy",
-    "sj.schema": "written", "sj.ts-format": "written", "sj.init-first": "written", "sj.init-once": "derived",
+    "sj.schema": "written", "sj.ts-format": "written", "sj.ts-leap-second": "derived",
+    "sj.init-first": "written", "sj.init-once": "derived",
     "sj.result-once": "written", "sj.result-last": "written", "sj.subtype": "written",
     "sj.seq": "written", "sj.seq-contiguous": "derived",
     "sj.session": "written", "sj.session-constant": "derived",
@@ -429,6 +430,9 @@ def _stream_json(positions: list[Position], verdict: Verdict,
         ts = obj.get("ts")
         if isinstance(ts, str) and not is_rfc3339_date_time(ts):
             verdict.fire("sj.ts-format", number, f"ts {ts!r} is not RFC 3339")
+        elif isinstance(ts, str) and ts[17:19] == "60" and leap_second_occurred(ts) is False:
+            # RFC 3339 5.7 "months in which a leap second occurs": which ones, from the IERS record
+            verdict.fire("sj.ts-leap-second", number, f"ts {ts!r}: no leap second that month")
         # "a \"type\" discriminator per line plus \"subtype\" for the system/result families"; a
         # subtype of the wrong JSON type is the schema's finding only.
         if kind in ("system", "result") and "subtype" not in obj:

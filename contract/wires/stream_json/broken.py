@@ -148,11 +148,22 @@ def ts_format(draw: st.DrawFn) -> list[Line]:
                 "2021-01-01T00:00:٠٠Z",
                 "2021-01-01T09:14:60Z",
                 "2021-12-31T23:59:60+01:00",
+                "2026-03-15T23:59:60Z",  # 23:59:60 UTC, but not at a month's end (RFC 3339 §5.7)
             ]
         )
     )
     lines[index] = lines[index] | {"ts": bad}
     return lines
+
+
+def ts_leap_second(draw: st.DrawFn) -> list[Line]:
+    """A second 60 at a month's end (sj.ts-format passes it) in a month without a leap second,
+    by the IERS table (``leaps``): within the table, so it is judged. Every line takes the stamp,
+    so ts never goes back (sj.ts-order stays silent)."""
+    lines = draw(transcripts())
+    bad = draw(st.sampled_from(["2021-12-31T23:59:60Z", "2017-06-30T23:59:60Z", "2024-02-29T15:59:60-08:00",
+                                "2019-01-01T00:29:60+00:30"]))
+    return [line | {"ts": bad} for line in lines]
 
 
 def init_first(draw: st.DrawFn) -> list[Line]:

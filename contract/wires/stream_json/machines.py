@@ -23,6 +23,7 @@ from contract.reader import Record
 from contract.rules import Check
 from contract.sink import Sink
 from contract.wires.stream_json import facts as batch
+from contract.wires.stream_json import leaps
 from contract.wires.stream_json.facts import TASK_SUBTYPES, UTC_STAMPS
 from contract.wires.stream_json.rules import REGISTRY
 
@@ -107,6 +108,7 @@ class StreamRules:
         self.last_ts: str | None = None
         self.valid_head = ""  # the date-time part of the last valid ts (never a leap second)
         self.valid_tails: set[str] = set()  # fraction-and-offset parts seen in valid stamps
+        self.leap_beyond_noted = False  # a leap second beyond the table was noted (once per run)
         self.advertised: set[str] | None = None
         self.tool_uses: set[str] = set()
         self.tool_use_bytes = 0
@@ -476,8 +478,11 @@ class StreamRules:
         if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
                      f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {quoted(clip(ts))}",
-                     "ASCII digits, a real calendar date, second 60 only as a leap second at 23:59:60 UTC")
+                     "ASCII digits, a real calendar date, second 60 only as a leap second at 23:59:60 UTC on "
+                     "the last day of a month")
             return
+        if ts[17:19] == "60":  # a leap second in its place: was there one that month?
+            self._leap_second(ts, line, out)
         last = self.last_ts
         self.last_ts = ts
         if last is not None:
@@ -487,6 +492,26 @@ class StreamRules:
         if _ts_key(ts) < _ts_key(last):
             out.emit("sj.ts-order", line, "/ts",
                      f"expected ts at or after the previous line's {clip(last)}, found {clip(ts)}")
+
+    def _leap_second(self, ts: str, line: int, out: Sink) -> None:
+        """sj.ts-leap-second: a second 60 at a month's end, on a day the IERS table says ended
+        without one (``leaps``); a day beyond the table passes, with a note once per run."""
+        match = RFC3339.fullmatch(ts)
+        assert match is not None  # it passed sj.ts-format
+        day = _leap_place(match).day
+        out.exercised("sj.ts-leap-second")
+        known = leaps.occurred(day)
+        if known is None:
+            if not self.leap_beyond_noted:
+                self.leap_beyond_noted = True
+                out.note(f"line {line}: ts {clip(ts)} is a leap second at the end of {day}, after the leap-second "
+                         f"table's last known month ({leaps.KNOWN_THROUGH}): judged by RFC 3339's end of month "
+                         "only (sj.ts-leap-second cannot tell; later such stamps are not noted again)")
+        elif not known:
+            out.emit("sj.ts-leap-second", line, "/ts",
+                     f"expected second 60 only at the end of a month in which a leap second occurred "
+                     f"(RFC 3339 §5.7), found {clip(ts)}: no leap second ended {day} UTC",
+                     "the last leap second was 2016-12-31T23:59:60Z; a clock that never shows :60 is never wrong")
 
     def _rfc3339(self, ts: str) -> bool:
         """Whether ``ts`` is an RFC 3339 date-time (the schema: "ts (RFC 3339)").
@@ -939,10 +964,18 @@ def _offset_minutes(match: re.Match[str]) -> int:
     return minutes if match.group(9) == "+" else -minutes
 
 
-def _leap_minute(match: re.Match[str]) -> bool:
-    """Second 60 is a leap second, valid only at 23:59:60 UTC (after removing the offset)."""
+def _leap_place(match: re.Match[str]) -> leaps.Leap:
+    """Where a second-60 stamp falls in UTC (its minute and day once the offset is removed)."""
     local = int(match.group(4)) * 60 + int(match.group(5))
-    return (local - _offset_minutes(match)) % _DAY_MINUTES == _DAY_MINUTES - 1
+    return leaps.place(int(match.group(1)), int(match.group(2)), int(match.group(3)), local, _offset_minutes(match))
+
+
+def _leap_minute(match: re.Match[str]) -> bool:
+    """Second 60 is a leap second, valid only at 23:59:60 UTC (after removing the offset) on the
+    last day of a month: RFC 3339 §5.7, "at the end of months" (which months had one is
+    sj.ts-leap-second's, from the table)."""
+    where = _leap_place(match)
+    return where.at_2359 and where.month_end
 
 
 def _ts_key(ts: str) -> tuple[int, int, Decimal]:

@@ -56,10 +56,22 @@ REGISTRY.add(
 REGISTRY.add(
     "StreamRules",
     Rule("sj.ts-format", Level.MUST, "stream-json",
-         "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC",
-         f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written); the leap-second placement is '
-         "RFC 3339 §5.7 read as JSON-Schema-Test-Suite's date-time cases read it (the standard the seed names)",
+         "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC on a month's "
+         "last day",
+         f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written: the standard the seed names); '
+         "RFC 3339 §5.6 for the grammar, §5.7 for the leap second: 'Leap seconds ... may only occur at the end "
+         "of months', read in UTC once the offset is removed (23:59:60 on the 30th or 31st, or February's "
+         "last day; which months had one is sj.ts-leap-second's)",
          basis=_W, breaker="ts_format"),
+    Rule("sj.ts-leap-second", Level.MUST, "stream-json",
+         "a second 60 at a month's end falls in a month in which a leap second occurred (the IERS table; "
+         "months after it are noted, not judged)",
+         f"{_SJ}, properties.ts.description: 'RFC 3339 timestamp'; RFC 3339 §5.7: second 60 only 'at the end "
+         "of months in which a leap second occurs' (derived: which months those are is a fact neither the "
+         "seed nor the RFC holds; the suite reads it from the IERS leap-second table, kept as data in "
+         "contract/wires/stream_json/leap_seconds.json, known through its last month; a stamp after that "
+         "passes with a note, since the table cannot tell)",
+         basis=_D, breaker="ts_leap_second"),
     Rule("sj.init-first", Level.MUST, "stream-json", "the first line is system/init",
          f'{_SJ}, description: "system/init first"; oneOf[0].description: "system/init first" (written)',
          basis=_W, breaker="init_first", filterable=False, silenceable=False),
