@@ -201,7 +201,16 @@ CASES: list[tuple[str, str, bytes, str, str, bool]] = [
         "MUST",
         False,
     ),
-    ("is-error", "stream-json", sj(INIT, A, R.replace("false", "true")), "sj.result-is-error", "MUST", True),
+    ("is-error", "stream-json", sj(INIT, A, R.replace('"success"', '"refused"').replace("false", "true")),
+     "sj.result-is-error", "MUST", True),
+    # success with is_error true: "true when the run failed" read as "only then" (derived, its own rule)
+    ("is-error-success", "stream-json", sj(INIT, A, R.replace("false", "true")), "sj.result-success", "MUST", True),
+    ("is-error-success-near", "stream-json", sj(INIT, A, R.replace("false", "true")), "sj.result-is-error", "MUST",
+     False),
+    ("session-bare-prefix", "stream-json", sj(INIT, A, R).replace(b'"sess_1"', b'"sess_"'), "sj.session-suffix",
+     "MUST", True),
+    ("session-bare-prefix-near", "stream-json", sj(INIT, A, R).replace(b'"sess_1"', b'"sess_"'), "sj.session",
+     "MUST", False),
     (
         "is-error-missing",
         "stream-json",

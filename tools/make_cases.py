@@ -769,7 +769,40 @@ def main() -> None:
             ),
             case("the session id changes mid-run to another sess_ id: sj.session-constant's (derived)", False,
                  lines=edit(setf(3, "/session_id", "sess_other"))),
+            case("sess_ with nothing after it has the prefix: sj.session-suffix's (derived)", False,
+                 lines=edit(lambda ls: [o.update(session_id="sess_") for o in ls])),
             case("one sess_ id throughout", False, lines=base()),
+        ],
+    )
+    # "milk session id (sess_...)": the ellipsis read as an id, one token (issue 31: derived)
+    write(
+        sj,
+        "sj.session-suffix",
+        sj,
+        [
+            case("sess_ with nothing after it", True, lines=edit(lambda ls: [o.update(session_id="sess_") for o in ls]),
+                 at=[(1, "/session_id")]),
+            case("white space in the id after sess_", True,
+                 lines=edit(lambda ls: [o.update(session_id="sess_01 HZX3") for o in ls])),
+            case("a one-character id after sess_", False,
+                 lines=edit(lambda ls: [o.update(session_id="sess_1") for o in ls])),
+            case("no sess_ prefix at all is sj.session's (written)", False,
+                 lines=edit(lambda ls: [o.update(session_id="1d1e46f9") for o in ls]), exercised=False),
+            case("one sess_ id throughout", False, lines=base()),
+        ],
+    )
+    # "true when the run failed": that a success reports false is "only then" read (issue 31: derived)
+    write(
+        sj,
+        "sj.result-success",
+        sj,
+        [
+            case("success with is_error true", True,
+                 lines=edit(lambda ls: ls[4].update(subtype="success", is_error=True)),
+                 at=[(5, "/is_error")]),
+            case("success with is_error false", False, lines=base()),
+            case("a refusal with is_error true is sj.result-is-error's (written)", False,
+                 lines=edit(lambda ls: ls[4].update(subtype="refused", is_error=True)), exercised=False),
         ],
     )
     write(
@@ -813,6 +846,11 @@ def main() -> None:
                 "an interrupted run with is_error true",
                 False,
                 lines=edit(lambda ls: ls[4].update(subtype="interrupted", is_error=True)),
+            ),
+            case(
+                "success with is_error true is sj.result-success's (derived), not this rule's",
+                False,
+                lines=edit(lambda ls: ls[4].update(subtype="success", is_error=True)),
             ),
             case(
                 "is_error written as the string false is the schema's finding alone",
@@ -1288,6 +1326,10 @@ def idle() -> None:
                                    exercised=False),
         "sj.role-form": case("init and result only: no role", False, lines=minimal(), exercised=False),
         "sj.result-is-error": case("no result line", False, lines=only_init, exercised=False),
+        "sj.result-success": case("no result line", False, lines=only_init, exercised=False),
+        "sj.session-suffix": case("no session_id on any line", False, lines=without("session_id", base()),
+                                  exercised=False),
+        "sj.ts-leap-second": case("no second 60 on any line", False, lines=base(), exercised=False),
         "sj.usage-rollup": case("a result without model_usage", False, lines=minimal(), exercised=False),
         "sj.capabilities": case("no stream_event or task line", False, lines=minimal(), exercised=False),
         "sj.tool-result-ref": case("no tool_result block", False, lines=minimal(), exercised=False),

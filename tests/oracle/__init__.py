@@ -67,8 +67,9 @@ BASIS: dict[str, str] = {
     "sj.init-first": "written", "sj.init-once": "derived",
     "sj.result-once": "written", "sj.result-last": "written", "sj.subtype": "written",
     "sj.seq": "written", "sj.seq-contiguous": "derived",
-    "sj.session": "written", "sj.session-constant": "derived",
-    "sj.result-is-error": "written", "sj.agent-form": "written", "sj.message-form": "written",
+    "sj.session": "written", "sj.session-suffix": "derived", "sj.session-constant": "derived",
+    "sj.result-is-error": "written", "sj.result-success": "derived", "sj.agent-form": "written",
+    "sj.message-form": "written",
     "sj.message-present": "derived",
     "sj.tool-result-ref": "derived", "sj.parent-ref": "derived", "sj.tool-args-reassembly": "derived",
     "sj.tool-args-duplicate-key": "policy",
@@ -443,7 +444,10 @@ def _stream_json(positions: list[Position], verdict: Verdict,
             elif isinstance(subtype, str) and subtype in _RESULT_IS_ERROR:
                 is_error = obj["is_error"]
                 if isinstance(is_error, bool) and is_error is not _RESULT_IS_ERROR[subtype]:
-                    verdict.fire("sj.result-is-error", number, f"is_error {is_error} on {subtype}")
+                    # "true when the run failed" names the failures; that success is false needs
+                    # "only then" (derived, its own rule: issue 31)
+                    rule = "sj.result-success" if subtype == "success" else "sj.result-is-error"
+                    verdict.fire(rule, number, f"is_error {is_error} on {subtype}")
         # agent: "the AgentInfo object on system/init lines; a role label string ... on assistant/user lines"
         if "agent" in obj:
             agent = obj["agent"]
@@ -515,8 +519,11 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
     """Relations derived from the seed's structure, MUST by the lead's decision (READINGS.md)."""
     # "milk session id (sess_...)"; one id per run, since seq and the stream are "per run".
     sessions = [obj["session_id"] for _, obj in objects if isinstance(obj.get("session_id"), str)]
-    if sessions and not _SESSION_FORM.fullmatch(str(sessions[0])):
-        verdict.fire("sj.session", 0, "the run's session_id is not of the form sess_...")
+    # The prefix is written; that an id (one token) follows it is the ellipsis read (derived).
+    if sessions and not str(sessions[0]).startswith("sess_"):
+        verdict.fire("sj.session", 0, "the run's session_id does not start sess_")
+    elif sessions and not _SESSION_FORM.fullmatch(str(sessions[0])):
+        verdict.fire("sj.session-suffix", 0, "no id after sess_, or white space in it")
     if len(set(sessions)) > 1:
         verdict.fire("sj.session-constant", 0, "more than one session_id in one run")
     tool_uses: dict[str, JSONValue] = {}

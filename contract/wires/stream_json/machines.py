@@ -41,7 +41,9 @@ RESULT_IS_ERROR = {
 # enums everywhere — this schema documents known values in descriptions but does not constrain
 # them"), so any string passes sj.agent-form; generators draw from these.
 AGENT_LABELS = ("primary", "escalation")
-SESSION_FORM = re.compile(r"sess_\S+")
+# "milk session id (sess_...)": the sess_ prefix is written (sj.session); that an id follows it,
+# one token with no white space, is the reading of the ellipsis (sj.session-suffix, derived).
+SESSION_SUFFIX = re.compile(r"\S+")
 
 # RFC 3339 §5.6 date-time, with the field ranges in the pattern; day-of-month and the leap
 # second are checked after. Digits are [0-9], never \d: RFC 3339 digits are ASCII, and Python's
@@ -463,9 +465,15 @@ class StreamRules:
         if self.session is None:
             out.exercised("sj.session")
             self.session = session
-            if not SESSION_FORM.fullmatch(session):
+            if not session.startswith("sess_"):
                 out.emit("sj.session", line, "/session_id",
                          f"expected a milk session id of the form sess_..., found {quoted(clip(session))}")
+                return
+            out.exercised("sj.session-suffix")
+            if not SESSION_SUFFIX.fullmatch(session, 5):
+                out.emit("sj.session-suffix", line, "/session_id",
+                         f"expected sess_ followed by an id (one or more characters, no white space), "
+                         f"found {quoted(clip(session))}")
             return
         out.exercised("sj.session-constant")
         out.emit("sj.session-constant", line, "/session_id",
@@ -652,11 +660,17 @@ class StreamRules:
             return
         subtype = obj.get("subtype")
         want = RESULT_IS_ERROR.get(subtype) if type(subtype) is str else None
-        if want is not None and want is not is_error:
+        if subtype == "success":  # no sentence says it: "true when the run failed" read as "only then"
+            out.exercised("sj.result-success")
+            if is_error:
+                out.emit("sj.result-success", line, "/is_error",
+                         "expected is_error false for subtype success, found true",
+                         "is_error is true when the run failed; a success is not a failed run")
+        elif want is not None and want is not is_error:
             out.emit("sj.result-is-error", line, "/is_error",
                      f"expected is_error {str(want).lower()} for subtype {subtype}, "
                      f"found {str(is_error).lower()}",
-                     "success and refused are completed turns; errors, max turns and interruptions are not")
+                     "a refusal is a completed turn; errors, max turns and interruptions are failed runs")
 
     @staticmethod
     def _usage(obj: dict[str, Any], line: int, out: Sink) -> None:

@@ -113,18 +113,32 @@ REGISTRY.add(
          "captured is incomplete, and a repeat would hide a drop or a duplicated line). "
          "Judged by value, a framing-rejected line standing for one step, as "
          "sj.seq", basis=_D, breaker="seq_contiguous"),
-    Rule("sj.session", Level.MUST, "stream-json", "the run's session_id has the milk session id form sess_...",
-         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
+    Rule("sj.session", Level.MUST, "stream-json",
+         "the run's session_id starts sess_ (the milk session id form sess_...)",
+         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the prefix); '
+         "what follows it is sj.session-suffix's (derived), "
          'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W, breaker="session"),
+    Rule("sj.session-suffix", Level.MUST, "stream-json",
+         "the run's session_id has an id after sess_: one or more characters, no white space",
+         f"{_SJ}, properties.session_id.description: 'milk session id (sess_...)' (derived: the ellipsis "
+         "stands for the characters of the id, so at least one follows the prefix, and an id is one token, "
+         "so none of them is white space; the words write neither, and nothing about its alphabet or length)",
+         basis=_D, breaker="session_suffix"),
     Rule("sj.session-constant", Level.MUST, "stream-json", "one session_id for the whole run",
          f"{_SJ}, properties.session_id.description: 'milk session id' on every line (required), and "
          "'monotonic seq per run': derived from the structure (seq and the stream are per run of one "
          "session, so a second id on one stream is a second session's line)", basis=_D, breaker="session_constant"),
     Rule("sj.result-is-error", Level.MUST, "stream-json",
-         "is_error is present on every result line and matches the known subtype (a non-boolean is sj.schema's)",
+         "is_error is present on every result line, true on error_during_execution, error_max_turns and "
+         "interrupted, false on refused (a non-boolean is sj.schema's; success is sj.result-success's)",
          f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '
          '(execution error, max turns, interruption); present on every result line"; description: '
-         '"a refusal is a completed turn and reports is_error false" (written)', basis=_W, breaker="result_is_error"),
+         '"a refusal is a completed turn and reports is_error false" (written: the three failures are named '
+         "one to one by the known subtypes, the refusal in so many words)", basis=_W, breaker="result_is_error"),
+    Rule("sj.result-success", Level.MUST, "stream-json", "a result of subtype success reports is_error false",
+         f"{_SJ}, properties.is_error.description: 'boolean contract: true when the run failed' (derived: the "
+         "words say when it is true, not that it is false otherwise; read as the boolean contract it is "
+         "called, true only then, and a success is not a failed run)", basis=_D, breaker="result_success"),
     Rule("sj.agent-form", Level.MUST, "stream-json",
          "agent, where present, is an object on system/init and a string on assistant/user (any label)",
          f'{_SJ}, properties.agent.description: "dual-form: the AgentInfo object on system/init lines; '
