@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol
 import orjson
 
 from contract import capture_coverage, failsafe, requirements
+from contract.jsonline import ANSI_RULES
 from contract.jsonvalue import clip, shown
 from contract.reader import Block, Piece, Record, Source, as_stream, blocks, frame, read_records
 from contract.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
@@ -498,7 +499,7 @@ class Deciding:
             else:  # counted only, as the collector will
                 count, first = self._more.get(rule, (0, (rule, line, pointer, message, hint)))
                 self._more[rule] = (count + 1, first)
-        elif self._ansi or rule != "line.ansi":
+        elif self._ansi or rule not in ANSI_RULES:
             self._out.emit(rule, line, pointer, message, hint)
 
     def note(self, text: str) -> None:
@@ -528,11 +529,11 @@ class Deciding:
         """Pass ``held`` on, judged by the decided wire's setting."""
         for kind, args in held:
             if kind == "emit":
-                if self._ansi or args[0] != "line.ansi":
+                if self._ansi or args[0] not in ANSI_RULES:
                     self._out.emit(*args)  # type: ignore[arg-type]  # as emit received them
             elif kind == "more":
                 rule, count, first = args
-                if self._ansi or rule != "line.ansi":
+                if self._ansi or rule not in ANSI_RULES:
                     for _ in range(count):  # type: ignore[call-overload]  # an int
                         self._out.emit(*first)  # type: ignore[misc]  # as emit received it
             elif kind == "note":

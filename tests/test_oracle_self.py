@@ -344,7 +344,9 @@ CASES: list[tuple[str, str, bytes, str, str, bool]] = [
         False,
     ),
     # The lead's decisions (issue 12): each with a case that fires and a near miss.
-    ("surrogate", "stream-json", sj(INIT, A.replace('"hi"', '"\\ud800"'), R), "line.json", "MUST", True),
+    # RFC 8259 8.2 admits a lone surrogate: policy, its own rule (issue 31), and the line is still JSON
+    ("surrogate", "stream-json", sj(INIT, A.replace('"hi"', '"\\ud800"'), R), "line.surrogate", "MUST", True),
+    ("surrogate-json-near", "stream-json", sj(INIT, A.replace('"hi"', '"\\ud800"'), R), "line.json", "MUST", False),
     ("surrogate-pair-near", "stream-json", sj(INIT, A.replace('"hi"', '"\\ud83d\\ude00"'), R), "line.json", "MUST",
      False),
     # A repeated member makes the line opaque, still an object: its type is read where all readings agree.
@@ -362,8 +364,13 @@ CASES: list[tuple[str, str, bytes, str, str, bool]] = [
      False),
     ("esc-tool-input", "stream-json", sj(INIT, TU.replace('"input":{', '"input":{"c":"\\u001b[1m",', 1), R4),
      "line.ansi", "MUST", True),
+    # C1 controls: ESC's one-character forms by ECMA-48 (derived, line.c1: issue 31)
     ("csi-tool-input", "stream-json", sj(INIT, TU.replace('"input":{', '"input":{"c":"\\u009b1m",', 1), R4),
-     "line.ansi", "MUST", True),
+     "line.c1", "MUST", True),
+    ("csi-tool-input-ansi-near", "stream-json", sj(INIT, TU.replace('"input":{', '"input":{"c":"\\u009b1m",', 1),
+     R4), "line.ansi", "MUST", False),
+    ("nel-tool-input", "stream-json", sj(INIT, TU.replace('"input":{', '"input":{"c":"a\u0085b",', 1), R4),
+     "line.c1", "MUST", True),
     ("nbsp-tool-input-near", "stream-json", sj(INIT, TU.replace('"input":{', '"input":{"c":"\\u00a01m",', 1), R4),
      "line.ansi", "MUST", False),
     ("message-missing", "stream-json", sj(INIT, '{"type":"assistant","session_id":"sess_1","seq":2,'

@@ -298,9 +298,82 @@ def main() -> None:
                 True,
                 raw_text=ok.replace("The file says hello.", "\x1b[31mred", 1),
             ),
-            case("a lone surrogate escape", True, raw_text=ok.replace("hello", "\\ud800")),
+            case("a lone surrogate escape is JSON (RFC 8259 §8.2): line.surrogate's (policy), not this rule's", False,
+                 raw_text=ok.replace("hello", "\\ud800")),
             case("a valid surrogate pair escape is fine", False, raw_text=ok.replace("hello", "\\ud83d\\ude00")),
             case("the word NaN inside a string is fine", False, raw_text=ok.replace("hello", "NaN Infinity")),
+        ],
+    )
+    # RFC 8259 §8.2 admits a lone surrogate escape ("unpredictable"): rejecting it is policy (issue 31).
+    write(
+        "line",
+        "line.surrogate",
+        "stream-json",
+        [
+            case("a lone high surrogate escape in a tool_result", True, raw_text=ok.replace("hello", "\\ud800"),
+                 at=[(3, "/message/content/0/content")]),
+            case("a lone low surrogate escape in assistant text", True,
+                 raw_text=ok.replace("The file says hello.", "\\udc00", 1)),
+            case("a reversed pair is two lone surrogates", True, raw_text=ok.replace("hello", "\\ude00\\ud83d")),
+            case("a lone surrogate in a member name of tool input", True,
+                 raw_text=ok.replace('{"path":"a.txt"}', '{"\\udbffpath":"a.txt"}')),
+            case("a valid surrogate pair escape is fine", False, raw_text=ok.replace("hello", "\\ud83d\\ude00")),
+            case("the text \\\\ud800 (an escaped backslash) is no surrogate", False,
+                 raw_text=ok.replace("hello", "\\\\ud800")),
+        ],
+    )
+    # C1 controls are ECMA-48's one-character codings of ESC Fe (CSI U+009B is ESC [): "never any
+    # ANSI escapes" reaches them through that equivalence, raw or escaped (issue 23; derived: issue 31).
+    write(
+        "line",
+        "line.c1",
+        "stream-json",
+        [
+            case(
+                "C1 CSI (U+009B, ECMA-48's one-character ESC [) escaped in tool input",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u009b31ma.txt"}'),
+                at=[(2, "/message/content/0/input/path")],
+            ),
+            case(
+                "C1 CSI (U+009B) written raw (UTF-8 C2 9B) in assistant text",
+                True,
+                raw_text=ok.replace("The file says hello.", "\u009b31mred", 1),
+                at=[(4, "/message/content/0/text")],
+            ),
+            case(
+                "C1 OSC (U+009D) in a tool_result payload",
+                True,
+                raw_text=ok.replace('"content":"hello"', '"content":"\\u009d0;title\\u0007"'),
+                at=[(3, "/message/content/0/content")],
+            ),
+            case(
+                "BEL, tab and DEL are not escapes, and e-caron's UTF-8 bytes (C4 9B) hold no C1 control",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\u011b\\u0007\\t\\u007f.txt"}'),
+            ),
+            case(
+                "U+00A0 (no-break space, just past C1) is text",
+                False,
+                raw_text=ok.replace("The file says hello.", "The file\u00a0says hello.", 1),
+            ),
+            case(
+                "NEL (U+0085) raw in a tool_result's free text",
+                True,
+                raw_text=ok.replace('"content":"hello"', '"content":"a\u0085b"'),
+                at=[(3, "/message/content/0/content")],
+            ),
+            case(
+                "a C1 control in a member name",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"\\u0080path":"a.txt"}'),
+                at=[(2, "/message/content/0/input/\x80path")],
+            ),
+            case(
+                "ESC is line.ansi's, not this rule's",
+                False,
+                raw_text=ok.replace("The file says hello.", "\\u001b[31mred", 1),
+            ),
         ],
     )
     write(
@@ -368,35 +441,12 @@ def main() -> None:
                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u001b[31ma.txt"}'),
                 at=[(2, "/message/content/0/input/path")],
             ),
-            # C1 controls are ECMA-48's one-character codings of ESC Fe (CSI U+009B is ESC [):
-            # "never any ANSI escapes" covers them as it covers ESC, raw or escaped (issue 23).
+            case("BEL, tab and DEL are not escapes", False,
+                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u0007\\t\\u007f.txt"}')),
             case(
-                "C1 CSI (U+009B, ECMA-48's one-character ESC [) escaped in tool input",
-                True,
+                "C1 CSI (U+009B) is line.c1's (derived), not this rule's",
+                False,
                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u009b31ma.txt"}'),
-                at=[(2, "/message/content/0/input/path")],
-            ),
-            case(
-                "C1 CSI (U+009B) written raw (UTF-8 C2 9B) in assistant text",
-                True,
-                raw_text=ok.replace("The file says hello.", "\u009b31mred", 1),
-                at=[(4, "/message/content/0/text")],
-            ),
-            case(
-                "C1 OSC (U+009D) in a tool_result payload",
-                True,
-                raw_text=ok.replace('"content":"hello"', '"content":"\\u009d0;title\\u0007"'),
-                at=[(3, "/message/content/0/content")],
-            ),
-            case(
-                "BEL, tab and DEL are not escapes, and e-caron's UTF-8 bytes (C4 9B) hold no C1 control",
-                False,
-                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\u011b\\u0007\\t\\u007f.txt"}'),
-            ),
-            case(
-                "U+00A0 (no-break space, just past C1) is text",
-                False,
-                raw_text=ok.replace("The file says hello.", "The file\u00a0says hello.", 1),
             ),
             case(
                 "ESC in a member name (a model_usage key)",
@@ -598,6 +648,8 @@ def main() -> None:
                  at=[(1, "/type")]),
             case("an init that repeats a member inside extension is still the init (line.duplicate-key alone)", False,
                  raw_text=ok.replace('"subtype":"init",', '"subtype":"init","extension":{"a":1,"a":1},', 1)),
+            case("an init with a lone surrogate escape (line.surrogate, policy) is still the init", False,
+                 raw_text=ok.replace('"cwd":"/work"', '"cwd":"/w\\udc00rk"', 1)),
             case("an init whose type is repeated with one value is still the init", False,
                  raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"system",', 1)),
             case("system/init is first", False, lines=base()),
@@ -1271,6 +1323,10 @@ def numbers() -> None:
              raw_text=sa_conversation(["1"], '"input":1e1,"output":5,"total":15.0')),
     ])
     # line.ansi is a stream-json rule: the subagent-stdio seed has no such words.
+    write(SA, "line.c1", SA, [
+        case("a C1 control inside a subagent-stdio string is not a line.c1 finding", False,
+             raw_text=sa_conversation(["1"]).replace('"key":"r"', '"key":"\\u009b31mr"')),
+    ])
     write(SA, "line.ansi", SA, [
         case("ESC inside a subagent-stdio string is not a line.ansi finding", False,
              raw_text=sa_conversation(["1"]).replace('"key":"r"', '"key":"\\u001b[31mr"')),
@@ -1304,7 +1360,7 @@ def idle() -> None:
     """
     empty = case("an empty stream: no line to judge", False, raw_text="", exercised=False)
     for rule in ("line.utf8", "line.newline", "line.blank", "line.json", "line.object",
-                 "line.duplicate-key", "line.limit", "line.ansi"):
+                 "line.duplicate-key", "line.limit", "line.ansi", "line.c1", "line.surrogate"):
         merge("line", rule, sj, [empty])
     only_init = [base()[0]]
     stream_json = {

@@ -61,7 +61,8 @@ _RESULT_IS_ERROR = {
 # basis selection drops them.
 BASIS: dict[str, str] = {
     "line.utf8": "written", "line.newline": "written", "line.blank": "written", "line.json": "written",
-    "line.object": "written", "line.ansi": "written", "line.duplicate-key": "policy", "line.limit": "policy",
+    "line.object": "written", "line.ansi": "written", "line.c1": "derived", "line.surrogate": "policy",
+    "line.duplicate-key": "policy", "line.limit": "policy",
     "checker.limit": "policy",
     "sj.schema": "written", "sj.ts-format": "written", "sj.ts-leap-second": "derived",
     "sj.init-first": "written", "sj.init-once": "derived",
@@ -372,15 +373,24 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
     if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
         found.append(("line.limit", f"integer of {parsed.longest_integer_digits} digits"))
         return tuple(found), None, None
+    if parsed.lone_surrogate:
+        # RFC 8259 8.2 admits it ("unpredictable"): JSON, so rejecting it is policy (issue 31). Opaque
+        # as a repeated member makes a line: no content is judged, its place is read from its type.
+        found.append(("line.surrogate", "a lone surrogate escape"))
     if not isinstance(parsed.value, dict):
         found.append(("line.object", "the line is JSON but not an object"))
         return tuple(found), None, None
     if parsed.duplicate_pointers:
         # Opaque: parsers disagree on which duplicate wins, so no content is judged.
         found.append(("line.duplicate-key", f"repeated member name at {parsed.duplicate_pointers[0]!r}"))
+    if parsed.duplicate_pointers or parsed.lone_surrogate:
         return tuple(found), None, _head(parsed)
-    if ansi and _strings_with_esc(parsed.value):
+    texts = _strings_with_esc(parsed.value) if ansi else []
+    if any("\x1b" in text for text in texts):
         found.append(("line.ansi", "ESC in a decoded member name or string"))
+    if any(any("\x80" <= ch <= "\x9f" for ch in text) for text in texts):
+        # ECMA-48 5.3: each C1 control is ESC Fe in one character (derived: issue 31)
+        found.append(("line.c1", "a C1 control in a decoded member name or string"))
     rule = "sj.schema" if wire == "stream-json" else "sa.schema"
     for message in _schema_errors(wire, parsed.value, parsed.max_depth):
         found.append((rule, message[:300]))
@@ -587,6 +597,8 @@ def _reassembly(tid: str, joined: str, given: JSONValue, number: int, verdict: V
         verdict.fire("checker.limit", number, f"reassembled arguments of {tid!r} hold an over-long integer")
     elif parsed.duplicate_pointers:  # policy, as line.duplicate-key: the seed is silent on names
         verdict.fire("sj.tool-args-duplicate-key", number, f"fragments of {tid!r} repeat a member name")
+    elif parsed.lone_surrogate:
+        verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} hold a lone surrogate escape")
     elif not same_json(parsed.value, given):
         verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} differ from its input")
 
