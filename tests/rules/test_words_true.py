@@ -199,3 +199,59 @@ def test_the_fast_path_never_takes_a_second_60() -> None:
     data = _stream(init, *middle, RESULT.replace('"seq":3', '"seq":5002'))
     found = [(v.rule, v.line) for v in contract.check(data, wire="stream-json").violations]
     assert found == [("sj.ts-leap-second", 3002)]
+
+
+# -- each finding's basis is the weakest step its verdict needs (the review's reproducers) -------
+
+
+def _basis(data: bytes) -> dict[str, str]:
+    report = contract.check(data, wire="stream-json")
+    return {v.rule: report.basis_of(v.rule).value for v in report.violations}
+
+
+TOOL_RESULT = ('{"type":"user","session_id":"sess_1","seq":2,"ts":"2026-01-01T00:00:01Z","agent":"primary",'
+               '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_1","content":"CONTENT"}]}}')
+TOOL_USE = ('{"type":"assistant","session_id":"sess_1","seq":2,"ts":"2026-01-01T00:00:01Z","agent":"primary",'
+            '"message":{"role":"assistant","content":[{"type":"tool_use","id":"tu_1","name":"Read","input":{}}]}}')
+
+
+def _tool_result(content: str) -> bytes:
+    return _stream(INIT, TOOL_USE, TOOL_RESULT.replace('"seq":2', '"seq":3').replace("CONTENT", content),
+                   RESULT.replace('"seq":3', '"seq":4'))
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    ("a\u0085b", {"line.c1": "derived"}),  # NEL raw in free text
+    ("\\u009b31mred", {"line.c1": "derived"}),  # escaped CSI
+    ("\\u001b[31mred", {"line.ansi": "written"}),  # ESC itself: the words
+    ("\\udc00", {"line.surrogate": "policy"}),  # RFC 8259 §8.2 admits it
+    ("\\ud83d\\ude00", {}),
+])
+def test_escapes_and_surrogates_name_the_weakest_basis(content: str, expected: dict[str, str]) -> None:
+    assert _basis(_tool_result(content)) == expected
+
+
+def test_a_lone_surrogate_is_json_and_conformant_under_basis_written() -> None:
+    report = contract.check(_tool_result("\\udc00"), wire="stream-json", basis=["written"])
+    assert report.conformant
+    assert [v.rule for v in report.violations] == ["line.surrogate"]
+    assert all("not a JSON object" not in v.message and v.rule != "line.json" for v in report.violations)
+
+
+def test_success_with_is_error_true_is_derived_and_the_named_failures_written() -> None:
+    assert _basis(_stream(INIT, ASSISTANT, RESULT.replace("false", "true"))) == {"sj.result-success": "derived"}
+    refused = RESULT.replace('"success"', '"refused"').replace("false", "true")
+    assert _basis(_stream(INIT, ASSISTANT, refused)) == {"sj.result-is-error": "written"}
+    max_turns = RESULT.replace('"success"', '"error_max_turns"')
+    assert _basis(_stream(INIT, ASSISTANT, max_turns)) == {"sj.result-is-error": "written"}
+
+
+@pytest.mark.parametrize(("session", "expected"), [
+    ("sess_", {"sj.session-suffix": "derived"}),
+    ("sess_a b", {"sj.session-suffix": "derived"}),
+    ("session-1", {"sj.session": "written"}),
+    ("sess_1", {}),
+])
+def test_a_bare_sess_prefix_is_derived_and_a_missing_prefix_written(session: str, expected: dict[str, str]) -> None:
+    data = _stream(INIT, ASSISTANT, RESULT).replace(b'"sess_1"', json.dumps(session).encode())
+    assert _basis(data) == expected

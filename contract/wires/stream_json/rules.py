@@ -59,9 +59,10 @@ REGISTRY.add(
          "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC on a month's "
          "last day",
          f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written: the standard the seed names); '
-         "RFC 3339 §5.6 for the grammar, §5.7 for the leap second: 'Leap seconds ... may only occur at the end "
-         "of months', read in UTC once the offset is removed (23:59:60 on the 30th or 31st, or February's "
-         "last day; which months had one is sj.ts-leap-second's)",
+         "RFC 3339 §5.6 for the grammar, §5.7 for the leap second: 'time-second may have the value 60 at the "
+         "end of months in which a leap second occurs', and in other time zones the leap second point is "
+         "shifted by the zone offset: read in UTC, 23:59:60 on a month's last day (which months had one is "
+         "sj.ts-leap-second's)",
          basis=_W, breaker="ts_format"),
     Rule("sj.ts-leap-second", Level.MUST, "stream-json",
          "a second 60 at a month's end falls in a month in which a leap second occurred (the IERS table; "
@@ -209,8 +210,10 @@ REGISTRY.add(
          f'inferred from {_SJ}: usage is "aggregate per-run token accounting", model_usage '
          '"per-model token rollups"', basis=_D, breaker="usage_rollup"),
     Rule("sj.ts-order", Level.SHOULD, "stream-json", "ts never goes back within a run (leap seconds included)",
-         f"inferred: {_SJ} orders lines by seq; timestamps that go back suggest a relay reordered lines",
-         basis=_D, breaker="ts_order"),
+         f"policy: {_SJ} orders lines by seq ('monotonic seq per run'), never by ts, and a wall clock may step "
+         "back; timestamps that go back suggest a relay reordered lines, so the suite warns (SHOULD) on them "
+         "(issue 31: an independent reading found no seed structure it follows from)",
+         basis=_P, breaker="ts_order"),
     Rule("sj.role-form", Level.SHOULD, "stream-json",
          "message.role matches the line type (assistant on assistant, user on user)",
          f'inferred from {_SJ}: oneOf[2] "completed assistant message blocks", oneOf[3] "tool_result blocks"',
