@@ -97,8 +97,8 @@ def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
     from contract.core.reader import Record
     from contract.core.sink import Sink
     from contract.rules.requirements import verdicts
-    from contract.wires import registered
     from contract.wires.base import Coverage, Evidence, Live, Wire
+    from tests.support.wires import registered
     from tests.wires.audit_log import GOLDEN, HERE, RULES
 
     # the block stands inside a list item, indented: as written, then dedented
