@@ -87,9 +87,7 @@ def test_every_vector_says_what_a_plain_validator_of_the_seed_says(exported: Pat
     unknown_types = 0
     for document in documents:
         plain = document["plain_validator"]
-        schemas = {"stream-json": "stream-json.schema.json", "subagent-stdio": "subagent-stdio.schema.json"}
-        seed = json.loads((Path(contract.__file__).parent.parent / "schemas" / schemas[document["wire"]])
-                          .read_text("utf-8"))
+        seed = json.loads(get(document["wire"]).schema_path.read_text("utf-8"))
         stock = jsonschema.Draft202012Validator(seed)
         lines = vectors.stream_of(document).split(b"\n")
         recomputed = []
