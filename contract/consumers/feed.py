@@ -122,7 +122,8 @@ def members_problem(members: Mapping[str, str], goldens: Sequence[Any]) -> str |
     results = [(golden.name, _result_line(golden.data())) for golden in goldens]
     for name, pointer in members.items():
         if not any(result is not None and _found(result, pointer) for _, result in results):
-            where = f"golden {results[0][0]}" if len(results) == 1 else f"any of the {len(results)} goldens fed"
+            where = (f"golden {results[0][0]}" if len(results) == 1
+                     else f"any of the {textsafe.counted(len(results), 'golden')} fed")
             return (f"member {quoted(clip(name))}: {quoted(clip(pointer))} finds nothing in the result line of "
                     f"{where}, so it could only ever expect null (a pointer into the stream's result line, "
                     "such as /result or /is_error, is needed)")
@@ -411,8 +412,8 @@ def _left(total: int, written: int, witness: int | None) -> int | None:
 
 def hang_detail(outcome: Outcome) -> str:
     """What is known of how far a consumer found hanging got: lines written, and read when known."""
-    whole = (f"all {outcome.lines} lines" if outcome.fed == outcome.lines and outcome.lines != 1
-             else f"{outcome.fed} of {outcome.lines} lines")
+    whole = (f"all {textsafe.counted(outcome.lines, 'line')}" if outcome.fed == outcome.lines and outcome.lines != 1
+             else f"{outcome.fed} of {textsafe.counted(outcome.lines, 'line')}")
     written = f"{whole}{' and the end of input' if outcome.ended else ''} written to its {outcome.through}"
     if not outcome.written:
         return written
@@ -420,10 +421,10 @@ def hang_detail(outcome: Outcome) -> str:
         return f"{written}; how much of it it read is not known"
     taken = outcome.written - outcome.unread
     if taken <= 0:
-        return f"{written}; it had read none of it (all {outcome.written} bytes waiting unread)"
+        return f"{written}; it had read none of it (all {textsafe.counted(outcome.written, 'byte')} waiting unread)"
     if outcome.unread == 0:
         return f"{written}; it had read all of it"
-    return (f"{written}; it had read {taken} of the {outcome.written} bytes "
+    return (f"{written}; it had read {taken} of the {textsafe.counted(outcome.written, 'byte')} "
             f"({textsafe.counted(outcome.read or 0, 'line')} whole)")
 
 
@@ -500,11 +501,11 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
         findings.append(Finding(
             "consumer.early-exit",
             f"expected the consumer to read {label} to its end before it exited, found it exited 0 with "
-            + (f"none of its {total} bytes read: nothing of the wire was exercised" if none
-               else f"{outcome.left} of its {total} bytes unread"
+            + (f"none of its {textsafe.counted(total, 'byte')} read: nothing of the wire was exercised" if none
+               else f"{outcome.left} of its {textsafe.counted(total, 'byte')} unread"
                     + (f" ({outcome.never} never written: the next line is written once the consumer has taken "
                        "the one before)" if outcome.never else ""))
-            + f" ({outcome.fed} of {outcome.lines} lines written to its {outcome.through}){said}",
+            + f" ({outcome.fed} of {textsafe.counted(outcome.lines, 'line')} written to its {outcome.through}){said}",
             "read stdin to its end (or to the result line, the last); exit 0 only then"))
     if not expect.given:
         return findings
@@ -743,7 +744,7 @@ def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
     lines = failure.data.count(b"\n")
     where = ("saved whole by --transcript FILE" if saved
              else "not saved by --transcript FILE, which saves the first failing stream")
-    out.note(f"failing stream {textsafe.text(failure.variant)} ({lines} lines): "
+    out.note(f"failing stream {textsafe.text(failure.variant)} ({textsafe.counted(lines, 'line')}): "
              f"{textsafe.text(clip(failure.changes, 400))}; shown after a text report (on stderr for "
              f"the other formats; up to {SHOWN_LINES} lines of up to {SHOWN_LINE_CHARS} characters), {where}")
 
@@ -799,7 +800,8 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
                       search.shrink_runs, search.shrink_cut)
     _record(result, out, failure)
     out.note(f"{golden.name}: a failing future variant found within {search.searched} generated ones (seed "
-             f"{result.seed}), shrunk to {len(variant.changes)} change(s) in {search.shrink_runs} more runs"
+             f"{result.seed}), shrunk to {textsafe.counted(len(variant.changes), 'change')} in "
+             f"{textsafe.counted(search.shrink_runs, 'more run', 'more runs')}"
              + (" (shrinking stopped at its budget: the smallest failing variant found so far)"
                 if search.shrink_cut else ""))
 
@@ -820,7 +822,7 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
         for index, raw in enumerate(lines[:SHOWN_LINES], 1):
             out.append(f"{index:>4} {textsafe.text(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
         if len(lines) > SHOWN_LINES:
-            out.append(f"     … {len(lines) - SHOWN_LINES} more lines not shown")
+            out.append(f"     … {textsafe.counted(len(lines) - SHOWN_LINES, 'more line', 'more lines')} not shown")
     out += ["", f"seed: {result.seed}; find it again with: {replay}"]
     return "\n".join(out) + "\n"
 

@@ -315,7 +315,8 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
     for rule, count in report.counts.items():
         dropped = count - report.kept_counts().get(rule, 0)
         if dropped and report.violations and CATALOG[rule].level is Level.MUST:
-            found.append((rule, None, None, f"{label}: {dropped} more {rule} findings counted but not kept", None))
+            found.append((rule, None, None, f"{label}: {dropped} more {rule} {textsafe.number(dropped, 'finding')} "
+                          "counted but not kept", None))
     tail = outcome.stderr.strip().splitlines()
     said = f"; its stderr ends: {textsafe.text(clip(tail[-1], 300))}" if tail else ""
     if outcome.flooded is not None:  # the conversation was cut: it cannot pass
@@ -324,7 +325,7 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
     elif outcome.hung:
         found.append(("consumer.hang", None, None,
                       f"expected the client to exit on {label}, found it still running after {outcome.elapsed:.3g}s "
-                      f"({outcome.fed} answers sent); killed it and its process group{said}",
+                      f"({textsafe.counted(outcome.fed, 'answer')} sent); killed it and its process group{said}",
                       "a client exits when its work is done, or when the host's stdout (its stdin) ends"))
     elif outcome.status != 0:
         found.append(("consumer.crash", None, None,
@@ -458,8 +459,9 @@ def _search(result: FeedResult, out: Collector, name: str, script: HostScript, h
                                    _findings_of(found), search.shrink_runs, search.shrink_cut))
     note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
     out.note(f"{name}: a failing future host variant found within {search.searched} generated ones (seed "
-             f"{result.seed}), shrunk to {len(candidate.changes)} change(s) in {search.shrink_runs} more "
-             "conversations" + (" (shrinking stopped at its budget)" if search.shrink_cut else ""))
+             f"{result.seed}), shrunk to {textsafe.counted(len(candidate.changes), 'change')} in "
+             f"{textsafe.counted(search.shrink_runs, 'more conversation', 'more conversations')}"
+             + (" (shrinking stopped at its budget)" if search.shrink_cut else ""))
 
 
 __all__ = ["HostScript", "converse", "feed_client", "host_lines", "judge", "script_from"]

@@ -19,7 +19,10 @@ the seed matters (a rule with more than one way to break gets more than its mini
 Every vector is checked as it is written: one whose ``check`` verdict or rules differ
 from what it states is an internal error, never a file (fail closed). The files' format is
 ``schemas/vector.schema.json``, copied into DIR; a Go, TypeScript or Java parser test reads
-``index.json`` and the files, and needs no Python.
+``index.json`` and the files, and needs no Python. Each vector also says what a plain Draft
+2020-12 validator of the seed says of its lines (``plain_validator``, ``contract.consumers.plain``):
+where the seed's schema and its descriptions disagree (an unknown line type), the vector states
+both readings and which one the verdict follows.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contract.consumers import plain
 from contract.core.resources import data_dir
 from contract.rules.catalog import CATALOG
 
@@ -69,6 +73,8 @@ class Vector:
             "strict": self.strict,
             "verdict": "conformant" if report.conformant else "not-conformant",
             "rules": [_rule(rule) for rule in rules],
+            # what a stock Draft 2020-12 validator of the seed says, and why it differs (issue 31)
+            "plain_validator": plain.verdict(self.wire, self.data, report),
         }
         if self.kind is not None:
             document["kind"] = self.kind

@@ -39,6 +39,7 @@ import orjson
 from hypothesis import strategies as st
 
 from contract.core.jsonvalue import shown
+from contract.core.textsafe import counted
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
 from contract.wires.base import Future
 
@@ -295,7 +296,7 @@ def variants(scenario: str, golden: list[Line], max_changes: int = 4) -> st.Sear
     """
     kinds = available(golden)
     if not kinds:
-        raise ValueError(f"{scenario}: a golden of {len(golden)} line(s) has no place for a future change")
+        raise ValueError(f"{scenario}: a golden of {counted(len(golden), 'line')} has no place for a future change")
     return _variant(scenario, tuple(golden), kinds, max_changes)
 
 
