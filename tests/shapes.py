@@ -162,10 +162,24 @@ def run(body: str, lines: int, start: datetime, style: str = "ms", first_seq: in
     return out
 
 
-def text(objs: list[Line]) -> bytes:
-    """The run as a file: compact JSON, one object a line."""
-    return b"".join(json.dumps(o, separators=(",", ":"), ensure_ascii=False).encode() + b"\n" for o in objs)
+# How an emitter may write a line: compact; as Go's encoding/json (<, > and & escaped); ASCII
+# only (every other character escaped); with a space after each separator (Python's default).
+SPELLINGS = ("compact", "go", "ascii", "spaced")
 
 
-def stream(body: str, lines: int, start: datetime, style: str = "ms", first_seq: int = 1) -> bytes:
-    return text(run(body, lines, start, style, first_seq))
+def text(objs: list[Line], spelling: str = "compact") -> bytes:
+    """The run as a file, one object a line, spelt as ``spelling`` says (``SPELLINGS``)."""
+    def one(obj: Line) -> str:
+        if spelling == "spaced":
+            return json.dumps(obj, ensure_ascii=False)
+        line = json.dumps(obj, separators=(",", ":"), ensure_ascii=spelling == "ascii")
+        if spelling == "go":  # these characters are found only inside strings
+            line = line.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        return line
+
+    return b"".join(one(o).encode() + b"\n" for o in objs)
+
+
+def stream(body: str, lines: int, start: datetime, style: str = "ms", first_seq: int = 1,
+           spelling: str = "compact") -> bytes:
+    return text(run(body, lines, start, style, first_seq), spelling)

@@ -11,7 +11,9 @@ the machine would not (a wrong accept is a missed finding).
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -36,11 +38,46 @@ def _fully_covered(data: bytes) -> None:
     exercised = report.exercised | {"checker.input-changed"}  # a file's own rule: the meter reads bytes
     assert (report.violations, report.notes, exercised, report.lines) == (
         checked.violations, checked.notes, checked.exercised, checked.lines)
+    assert checked.to_json() == _line_by_line(data)
+
+
+def _line_by_line(data: bytes) -> dict[str, Any]:
+    """The report of the line-by-line path (a readline-only source: a live pipe's)."""
+    class ReadlineOnly:
+        readline = io.BytesIO(data).readline
+
+    return contract.check(ReadlineOnly(), "stream-json", strict=True, source="-").to_json()
 
 
 @pytest.mark.parametrize("body", sorted(shapes.bodies()))
 def test_every_body_is_judged_by_facts(body: str) -> None:
     _fully_covered(shapes.stream(body, LINES, shapes.DATES["the 31st, to February"], first_seq=17))
+
+
+@pytest.mark.parametrize("spelling", shapes.SPELLINGS)
+def test_every_spelling_of_a_line_is_judged_by_facts(spelling: str) -> None:
+    """Lines orjson does not write back byte for byte take the strict parse inside the block proof."""
+    for body in ("goldens", "strategies 1"):
+        _fully_covered(shapes.stream(body, LINES, shapes.DATES["the 30th"], spelling=spelling))
+
+
+@pytest.mark.parametrize(("fault", "found"), [
+    ('"a": 1, "a": 2, ', {"line.duplicate-key": 1}),  # a repeated member: the line is opaque
+    ('"a": 1e+400, ', {}),  # no double holds it: a Decimal
+    ('"a": 123456789012345678901234567890, ', {}),  # nor an int orjson reads
+    ('"a": 1E+2, "b": -0.0, "c": 3.6845546438802145e+18, "d": 1.50, ', {}),  # spellings, exact or not
+    ('"a": "\\u001b[31m", ', {"line.ansi": 1}), ('"a": "\\u0090", ', {"line.ansi": 1}),
+    ('"a": "\\u0010 line+=1 e+5", ', {}),
+])
+def test_a_line_read_by_the_strict_parse_is_judged_as_line_by_line(fault: str, found: dict[str, int]) -> None:
+    """What the block proof's strict parse meets, in a tool's free-form input: the line path's report."""
+    lines = shapes.text(shapes.run("goldens", LINES, shapes.DATES["the 30th"]), "spaced").split(b"\n")
+    at = next(i for i in range(700, len(lines)) if b'"input": {"' in lines[i])
+    lines[at] = lines[at].replace(b'"input": {', b'"input": {' + fault.encode(), 1)
+    data = b"\n".join(lines)
+    report = contract.check(data, "stream-json", strict=True, jobs=1)
+    assert report.counts == found
+    assert report.to_json() == _line_by_line(data)
 
 
 @pytest.mark.parametrize("style", shapes.STYLES)
