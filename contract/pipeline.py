@@ -310,16 +310,17 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
             values = list(map(loads, bodies))
             if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
                 return None
-            written = list(map(dumps, values))
-            strict = written != bodies or block.may_exp  # some lines take the strict parse
-            if strict and (not exact or not _exactly(bodies, values, written, block.may_exp)):
-                return None
+            # each line written back as it is, in one call (each line was read alone: so the array's
+            # items are the lines, and the texts are equal exactly when each line's is)
+            strict = dumps(values) != b"[" + b",".join(bodies) + b"]" or block.may_exp
+            if strict and (not exact or not _exactly(bodies, values, list(map(dumps, values)), block.may_exp)):
+                return None  # some lines take the strict parse, and one of them has something to say
             if known is not None:
                 kinds = set(map(get_member, values, repeat("type")))
                 if not kinds <= known and (noted is None or not noted(kinds - known)):
                     return None
             # looked up per block, as SchemaStep does per stream: the engine's own verdict
-            if not all(map(tolerant if strict else eng.is_valid_fast, values)):
+            if not (all(map(tolerant, values)) if strict else eng.all_valid(values)):
                 return None
         except Exception:  # a proof that fails proves nothing: the line-by-line path judges the block
             return None

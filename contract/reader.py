@@ -295,8 +295,7 @@ def may_escape(data: bytes) -> bool:
 
     Only those are judged (``frame``: ``line.ansi``); another escaped control (``\\u0010``, text
     a generator or a tool's output may hold) leaves the block to the C-level proof."""
-    return (b"\\u00" in data and (b"\\u001b" in data or b"\\u001B" in data or may_c1(data))) or (
-        b"\xc2" in data and _C1_RAW.search(data) is not None)
+    return _ESCAPED.search(data) is not None or (b"\xc2" in data and _C1_RAW.search(data) is not None)
 
 
 def may_exponent(data: bytes) -> bool:
@@ -339,6 +338,9 @@ def _skip_line(readline: Any, limit: int) -> int:
 # C2 9F, valid JSON: RFC 8259 §7 asks only U+0000 to U+001F to be escaped) or as \u0080..\u009f.
 _C1_RAW = re.compile(rb"\xc2[\x80-\x9f]")
 _EXPONENT = re.compile(rb"[0-9]e\+[0-9]")
+# An escaped ESC or C1 control (may_escape): one search, whose literal prefix the regex engine
+# scans for at twice the speed of ``in`` for the four bytes alone.
+_ESCAPED = re.compile(rb"\\u00(?:1[bB]|[89])")
 _ANSI_TEXT = re.compile("[\x1b\x80-\x9f]")
 _C1_NAMES = {0x9B: "CSI", 0x9D: "OSC", 0x90: "DCS", 0x98: "SOS", 0x9C: "ST", 0x9E: "PM", 0x9F: "APC"}
 

@@ -34,7 +34,7 @@ _STAMP = (rf"{_DATE}(?:(?:{_CLOCK}|23:59:60)(?:\.[0-9]+)?Z"
           rf"|{_CLOCK}(?:\.[0-9]+)?[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])")
 STAMPS = re.compile(rf"(?:{_STAMP}\n)*{_STAMP}")  # many stamps joined by LF: one C-level match
 ONE_STAMP = re.compile(_STAMP)
-_DIGITS = str.maketrans("0123456789", "0000000000")  # every ASCII digit read as 0: a stamp's shape
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")  # every ASCII digit read as 0: a stamp's shape
 # Stamps of one offset and any fraction length, as bytes that sort in time order: Z read as "!",
 # below "." and every digit, as "+" and "-" already are (``in_order``).
 _ORDER = bytes.maketrans(b"Z", b"!")
@@ -105,9 +105,13 @@ def in_order(stamps: list[str], joined: str, mixed: bool = True) -> bool:
     zone = "Z" if first[-1:] == "Z" else first[-6:]
     if not last.endswith(zone) or (zone != "Z" and joined.count(zone + "\n") != count - 1):
         return False  # not one offset: text order is not time order
-    if (first[:16] == last[:16] and ONE_STAMP.fullmatch(first) and ONE_STAMP.fullmatch(last)
-            and joined.translate(_DIGITS) == "\n".join([first.translate(_DIGITS)] * count)):
-        return sorted(stamps) == stamps and _days_exist(stamps)
+    if first[:16] == last[:16] and ONE_STAMP.fullmatch(first) and ONE_STAMP.fullmatch(last):
+        try:  # bytes: their translate is a table lookup a byte (a stamp not ASCII is no stamp)
+            shapes = (joined + "\n").encode("ascii").translate(_DIGITS)
+        except UnicodeEncodeError:
+            return False
+        if shapes == (first + "\n").encode("ascii").translate(_DIGITS) * count:
+            return sorted(stamps) == stamps and _days_exist(stamps)
     if STAMPS.fullmatch(joined) is None:
         return False
     if len(set(map(len, stamps))) == 1:
