@@ -1,11 +1,11 @@
 """CPU regression benchmark: this tree against json.loads on many shapes, or against another commit.
 
 ``python bench/regress.py`` (the catalogue, issue 34) builds streams of several shapes and dates
-from the shape catalogue (tests/shapes.py: ``CATALOGUE`` below picks them), and for each, round by
+from the shape catalogue (tests/support/shapes.py: ``CATALOGUE`` below picks them), and for each, round by
 round in shuffled order, runs ``json.loads`` over every line, ``check ARGS --jobs 1`` and ``check
 ARGS`` with ``--jobs`` unset (the default's choice), and prints each one's CPU and wall as a
 multiple of the loop's in the same round (medians over the rounds), the facts coverage of the
-stream (``contract.fastpath``), and the median and worst shape.
+stream (``contract.checking.fastpath``), and the median and worst shape.
 
 ``python bench/regress.py --against REV``: it builds the stream-json benchmark
 transcript (``bench/run.py``'s builder, ``--lines`` lines), extracts ``REV`` with ``git archive``
@@ -143,8 +143,8 @@ def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | 
 BUILD = (
     "import json, sys\n"
     "sys.path.insert(0, sys.argv[1])\n"
-    "from contract.fastpath import measure\n"
-    "from tests import shapes\n"
+    "from contract.checking.fastpath import measure\n"
+    "from tests.support import shapes\n"
     "path, lines, body, date, style, spelling = sys.argv[2:]\n"
     "data = shapes.stream(body, int(lines), shapes.DATES[date], style, spelling=spelling)\n"
     "open(path, 'wb').write(data)\n"

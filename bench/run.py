@@ -11,8 +11,9 @@ run (these machines are noisy, so only ratios within a round mean anything):
 
 It reports the median ratio of three rounds, peak RSS of the check process at three
 transcript sizes (flat memory means the peak does not grow with the length), and the share of
-lines the fast path (the block facts) judged, with the reasons for the rest (``contract.fastpath``). The same is done
-for a subagent-stdio conversation built from its goldens.
+lines the fast path (the block facts) judged, with the reasons for the rest
+(``contract.checking.fastpath``). The same is done for a subagent-stdio conversation built from
+its goldens.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from contract.resources import data_dir  # noqa: E402
+from contract.core.resources import data_dir  # noqa: E402
 
 LOADS_LOOP = "import json,sys\nfor line in open(sys.argv[1],'rb'):\n    json.loads(line)\n"
 PER_LINE = (
@@ -184,14 +185,14 @@ def per_line_baseline(transcript: Path, wire: str, sample: int, loads_s: float, 
 COVERAGE = (
     "import sys\n"
     "sys.path.insert(0, sys.argv[1])\n"
-    "from contract.fastpath import measure\n"
+    "from contract.checking.fastpath import measure\n"
     "coverage, _ = measure(open(sys.argv[2], 'rb').read())\n"
     "print('\\n'.join(coverage.lines_of_text()))\n"
 )
 
 
 def facts_coverage(transcript: Path) -> list[str]:
-    """The share of lines the block facts judged, and why the rest were not (``contract.fastpath``),
+    """The share of lines the block facts judged, and why the rest were not (``contract.checking.fastpath``),
     measured in a child process: this one stays small (a child's peak RSS starts from its parent's)."""
     done = subprocess.run([sys.executable, "-c", COVERAGE, str(ROOT), str(transcript)],
                           capture_output=True, text=True, check=True)

@@ -3,7 +3,7 @@
 * ``dev`` (the default run): few examples and no deadline, so the default run stays under a
   minute on two cores; the generated-data tests scale their own counts from it.
 * ``ci`` (the deep run): ten times deeper, every sweep whole and the tests marked ``deep``
-  (tests/depth.py). Select it with ``--hypothesis-profile=ci``, ``HYPOTHESIS_PROFILE=ci`` or
+  (tests/support/depth.py). Select it with ``--hypothesis-profile=ci``, ``HYPOTHESIS_PROFILE=ci`` or
   ``tox -e deep``.
 
 Both print the reproduction blob of a failing example, and both keep hypothesis' default
@@ -22,8 +22,8 @@ import pytest
 from hypothesis import settings
 
 from contract.wires import NAMES, Wire, get, registered
-from tests.depth import deep
-from tests.synthetic_wire import AUDIT_LOG
+from tests.support.depth import deep
+from tests.wires.audit_log import AUDIT_LOG
 
 settings.register_profile("dev", max_examples=10, deadline=None, print_blob=True)
 settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True)
@@ -38,7 +38,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     if deep():
         return
-    skip = pytest.mark.skip(reason="deep: runs in the deep run only (tox -e deep; tests/depth.py)")
+    skip = pytest.mark.skip(reason="deep: runs in the deep run only (tox -e deep; tests/support/depth.py)")
     for item in items:
         if item.get_closest_marker("deep") is not None:
             item.add_marker(skip)
@@ -51,7 +51,7 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 # The wires a generic test runs over: every bundled one and the synthetic audit-log wire
-# (tests/synthetic_wire), which is registered only for the duration of each test that takes it.
+# (tests/wires/audit_log), which is registered only for the duration of each test that takes it.
 ANY_WIRE = (*NAMES, AUDIT_LOG.name)
 
 

@@ -1,5 +1,5 @@
 """Write tests/data/shapes/: the *shapes* of the real transcripts of ../shared/corpus/foreign, as
-milk stream-json bodies, for the fast-path shape catalogue (tests/shapes.py, issue 34).
+milk stream-json bodies, for the fast-path shape catalogue (tests/support/shapes.py, issue 34).
 
 Run ``python tools/foreign_shapes.py [CORPUS]`` from the checkout (CORPUS defaults to
 ../shared/corpus/foreign); nothing reads the corpus at test time. Each foreign transcript is
@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from contract.schema import engine  # noqa: E402
+from contract.checking.schema import engine  # noqa: E402
 
 ENVELOPE = {"seq": 0, "session_id": "sess_shape", "ts": "2026-01-01T00:00:00.000Z"}
 

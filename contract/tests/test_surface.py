@@ -4,7 +4,7 @@ One readable JSON snapshot per wire lives in __snapshots__/test_surface/. The st
 read before asserting, so that a breaking change is refused even under ``--snapshot-update``
 (the stored value is asserted again, which keeps the file as it was) unless accepted-breaks.json
 names it with its ADR; a stale entry there fails too. Additive changes fail until the snapshot is
-updated, saying that nothing breaks. See contract/gate.py for the rules.
+updated, saying that nothing breaks. See contract/evolution/gate.py for the rules.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from contract.gate import Accepted, Verdict, evaluate, load_accepted, sources
-from contract.surface import WIRES, surface_for
+from contract.evolution.gate import Accepted, Verdict, evaluate, load_accepted, sources
+from contract.evolution.surface import WIRES, surface_for
 
 
 class SurfaceGate(JSONSnapshotExtension):

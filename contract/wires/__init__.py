@@ -89,7 +89,7 @@ def derived(rebuild: Callable[[], None]) -> Callable[[], None]:
 def registered(wire: Wire) -> Iterator[Wire]:
     """``wire`` in the registry for the duration, after the bundled ones, with every derived table
     following: how the tests hold a synthetic wire to the claim that a wire is its package plus
-    one registry line (tests/synthetic_wire/)."""
+    one registry line (tests/wires/audit_log/)."""
     if wire.name in WIRES or is_auto(wire.name):
         raise ValueError(f"a wire named {wire.name!r} is already registered")
     WIRES[wire.name] = wire
@@ -109,9 +109,9 @@ def is_auto(name: str) -> bool:
 
 
 def ansi_for(name: str) -> bool:
-    """The reader's ``ansi`` setting for a --wire value (``contract.reader.read_records``): the
+    """The reader's ``ansi`` setting for a --wire value (``contract.core.reader.read_records``): the
     wire's own when it is known; True under auto, where every line.ansi finding is held until the
-    wire is decided and then kept only if that wire's ``ansi`` says so (``contract.pipeline.pick_wire``),
+    wire is decided and then kept only if that wire's ``ansi`` says so (``contract.checking.pipeline.pick_wire``),
     so auto judges each line exactly as the decided wire does."""
     return True if is_auto(name) else get(name).ansi
 

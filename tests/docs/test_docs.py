@@ -1,0 +1,53 @@
+"""Docs that match behaviour: the README and the catalog say what the code does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from contract.cli import run
+from contract.rules.catalog import CATALOG
+from tests.support.paths import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SOURCES = sorted((ROOT / "contract").rglob("*.py"))
+
+
+def test_the_rules_page_names_every_rule() -> None:
+    """The README names the families and links the rules page, whose table has a row per rule
+    (tests/rules/test_basis.py holds each row's level and basis to the catalog)."""
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    missing = [rule for rule in CATALOG if f"| `{rule}` |" not in page]
+    assert not missing, f"docs/rules.md lacks rules: {missing}"
+    assert "[docs/rules.md](docs/rules.md)" in README
+    for family in {rule.split(".")[0] for rule in CATALOG}:
+        assert f"`{family}." in README, family
+
+
+def test_the_rules_table_is_the_one_generated_from_the_catalog() -> None:
+    """docs/rules.md's table is written from the rules' declarations (tools/rules_doc.py): a rule
+    added, retitled or rebased in its wire's rules.py makes it stale until the tool runs again."""
+    import runpy
+
+    tool = runpy.run_path(str(ROOT / "tools" / "rules_doc.py"))
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert tool["rewritten"](page) == page, "the rules table is stale: run python tools/rules_doc.py"
+    edited = page.replace("| no empty or whitespace-only lines |", "| no blank lines |")  # a row edited by hand
+    assert edited != page
+    assert tool["rewritten"](edited) == page  # is stale: the tool puts the declaration's words back
+
+
+VERBS = sorted(set(re.findall(r"(?:^|[\s`/|])milk-contract ([a-z]+)\b", README, re.MULTILINE)))
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_in_the_readme_exists(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run([verb, "--help"]) == 0
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_every_catalogued_rule_says_where_it_comes_from() -> None:
+    for rule in CATALOG.values():
+        assert rule.source.strip(), rule.id
+        assert rule.id.split(".")[0] in ("line", "sj", "sa", "run", "baseline", "checker", "consumer"), rule.id
