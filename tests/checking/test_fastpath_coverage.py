@@ -148,3 +148,16 @@ def test_the_block_paths_pass_what_they_should() -> None:
     assert not stamps.in_order(["2026-02-28T00:00:00Z", "2026-02-30T00:00:00Z"], "x")
     assert not stamps.in_order(*(lambda b: (b, "\n".join(b)))(["2026-02-28T00:00:00Z", "2026-02-29T00:00:00Z"]))
     assert not stamps.in_order(*(lambda b: (b, "\n".join(b)))(["2026-01-01T00:00:00.1Z", "2026-01-01T00:00:00.09Z"]))
+
+
+def test_a_lower_case_t_out_of_order_is_reported() -> None:
+    """Text order is time order only for stamps of one separator: "t09" sorts after "T10"."""
+    lines = [{"type": "system", "subtype": "init", "session_id": "sess_1", "seq": 1, "ts": "2026-01-01T10:00:00Z",
+              "capabilities": ["stream_v1"]},
+             {"type": "system", "subtype": "notification", "session_id": "sess_1", "seq": 2,
+              "ts": "2026-01-01t09:00:00Z"},
+             {"type": "result", "subtype": "success", "is_error": False, "session_id": "sess_1", "seq": 3,
+              "ts": "2026-01-01T10:00:01Z"}]
+    report = contract.check(shapes.text(lines), "stream-json", strict=True)
+    assert report.counts == {"sj.ts-order": 1}
+    assert not stamps.follows("2026-01-01T10:00:00Z", "2026-01-01t09:00:00Z")
