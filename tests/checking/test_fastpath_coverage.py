@@ -161,3 +161,18 @@ def test_a_lower_case_t_out_of_order_is_reported() -> None:
     report = contract.check(shapes.text(lines), "stream-json", strict=True)
     assert report.counts == {"sj.ts-order": 1}
     assert not stamps.follows("2026-01-01T10:00:00Z", "2026-01-01t09:00:00Z")
+
+
+@pytest.mark.parametrize(("fault", "found"), [
+    ('"a":"\\u003c","a":1,', {"line.duplicate-key": 1}),  # Go's escape beside a repeated member
+    ('"a":"\\\\u003c x \\u0026",', {}),  # an escaped backslash before "u003c" is text, not an escape
+    ('"a":"\\u003C\\u003e",', {}),  # another spelling of the escape: the strict parse
+])
+def test_go_escapes_are_read_as_the_line_path_reads_them(fault: str, found: dict[str, int]) -> None:
+    lines = shapes.text(shapes.run("goldens", LINES, shapes.DATES["the 30th"]), "go").split(b"\n")
+    at = next(i for i in range(700, len(lines)) if b'"input":{"' in lines[i])
+    lines[at] = lines[at].replace(b'"input":{', b'"input":{' + fault.encode(), 1)
+    data = b"\n".join(lines)
+    report = contract.check(data, "stream-json", strict=True, jobs=1)
+    assert report.counts == found
+    assert report.to_json() == _line_by_line(data)
