@@ -1,6 +1,13 @@
-"""CPU regression benchmark: this tree against another commit, paired in one run.
+"""CPU regression benchmark: this tree against json.loads on many shapes, or against another commit.
 
-Rerunnable (``python bench/regress.py --against REV``). It builds the stream-json benchmark
+``python bench/regress.py`` (the catalogue, issue 34) builds streams of several shapes and dates
+from the shape catalogue (tests/support/shapes.py: ``CATALOGUE`` below picks them), and for each, round by
+round in shuffled order, runs ``json.loads`` over every line, ``check ARGS --jobs 1`` and ``check
+ARGS`` with ``--jobs`` unset (the default's choice), and prints each one's CPU and wall as a
+multiple of the loop's in the same round (medians over the rounds), the facts coverage of the
+stream (``contract.checking.fastpath``), and the median and worst shape.
+
+``python bench/regress.py --against REV``: it builds the stream-json benchmark
 transcript (``bench/run.py``'s builder, ``--lines`` lines), extracts ``REV`` with ``git archive``
 into a temporary folder, and then, round by round in shuffled order, runs on the same file:
 
@@ -22,6 +29,7 @@ medians of the per-round ratios, never one absolute time.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -31,11 +39,29 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from run import LOADS_LOOP, build_stream_json  # noqa: E402
+
+# (body, date, stamp style, line spelling): the shapes timed, each a stream of --lines lines
+CATALOGUE = [
+    ("goldens", "new year's day", "ms", "compact"),
+    ("goldens", "the 30th", "ms", "compact"),
+    ("goldens", "the year's end", "trimmed", "compact"),
+    ("goldens", "a leap day, to March", "+05:30", "compact"),
+    ("goldens", "the 31st", "us", "go"),
+    ("golden tool_calls", "the 30th", "ms", "compact"),
+    ("golden streaming_thinking", "the 29th", "ms", "compact"),
+    ("golden subagent_tasks", "the 31st, to February", "ms", "compact"),
+    ("golden session_housekeeping", "the 30th, to May", "s", "compact"),
+    ("strategies 0", "the 30th", "ms", "compact"),
+    ("foreign claude-code--yoke-capture-partial-messages", "the 30th", "ms", "compact"),
+    ("foreign claude-code--archistrator-success_with_tools", "the 31st", "ms", "spaced"),
+    ("foreign opencode--software-factory-opencode-run", "the year's end", "ms", "compact"),
+]
 
 DEFAULT_ARGS = ["--strict", "--format", "json"]
 
@@ -69,17 +95,106 @@ def environment(tree: Path) -> dict[str, str]:
     return env
 
 
+def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | None) -> int:
+    """Every shape of ``CATALOGUE`` (or those named in ``only``) against json.loads, paired."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for body, date, style, spelling in CATALOGUE:
+            name = f"{body}, {date}, {style}, {spelling}"
+            if only and not any(word in name for word in only):
+                continue
+            path = folder / "shape.jsonl"
+            built = _build(path, lines, body, date, style, spelling)
+            if not built["conformant"]:
+                raise SystemExit(f"{name}: not conformant: {built['violations']}")
+            runs = {"loads": ([sys.executable, "-c", LOADS_LOOP, str(path)], dict(os.environ))}
+            for label, jobs in (("-j1", ["--jobs", "1"]), ("default", [])):
+                argv = [sys.executable, "-m", "contract", "check", *check_args, *jobs, str(path)]
+                runs[label] = (argv, environment(ROOT))
+            got = _rounds(runs, rounds, folder)
+            loads = got["loads"]
+            cpu = statistics.median(c / b[0] for (c, *_), b in zip(got["-j1"], loads, strict=True))
+            wall1 = statistics.median(w / b[1] for (_, w, *_), b in zip(got["-j1"], loads, strict=True))
+            wall = statistics.median(w / b[1] for (_, w, *_), b in zip(got["default"], loads, strict=True))
+            paired = statistics.median(d[1] / j[1] for d, j in zip(got["default"], got["-j1"], strict=True))
+            rss = max(f[2] for f in got["-j1"]) / 1024
+            rows.append((name, cpu, wall1, wall, paired, built["coverage"], rss))
+            print(f"{name}: {built['lines']:,} lines, {path.stat().st_size / 2**20:.0f} MiB, facts "
+                  f"{100 * built['coverage']:.2f} % | --jobs 1 CPU {cpu:.3f}x loads, wall {wall1:.3f}x | "
+                  f"default wall {wall:.3f}x (paired with --jobs 1: {paired:.3f}) | peak RSS {rss:.0f} MiB",
+                  flush=True)
+            for text in built["text"][1:]:
+                print(f"    {text}")
+            path.unlink()
+    if not rows:
+        raise SystemExit("no shape of the catalogue matched")
+    cpus = [row[1] for row in rows]
+    worst = max(rows, key=lambda row: row[1])
+    print(f"{len(rows)} shapes, {lines} lines each, {rounds} paired rounds, check {' '.join(check_args)} "
+          f"(load average {os.getloadavg()[0]:.1f} at the end)")
+    print(f"  --jobs 1 CPU x loads: median {statistics.median(cpus):.3f}, worst {worst[1]:.3f} ({worst[0]})")
+    print(f"  default wall / --jobs 1 wall, paired: median {statistics.median(r[4] for r in rows):.3f}, "
+          f"worst {max(r[4] for r in rows):.3f}")
+    print(f"  facts coverage: lowest {100 * min(r[5] for r in rows):.2f} %")
+    return 0
+
+
+BUILD = (
+    "import json, sys\n"
+    "sys.path.insert(0, sys.argv[1])\n"
+    "from contract.checking.fastpath import measure\n"
+    "from tests.support import shapes\n"
+    "path, lines, body, date, style, spelling = sys.argv[2:]\n"
+    "data = shapes.stream(body, int(lines), shapes.DATES[date], style, spelling=spelling)\n"
+    "open(path, 'wb').write(data)\n"
+    "coverage, report = measure(data)\n"
+    "print(json.dumps({'conformant': report.conformant, 'lines': report.lines, 'coverage': coverage.coverage,\n"
+    "                  'text': coverage.lines_of_text(), 'violations': [str(v) for v in report.violations[:2]]}))\n"
+)
+
+
+def _build(path: Path, lines: int, body: str, date: str, style: str, spelling: str) -> dict[str, Any]:
+    """Write a catalogue stream and measure its facts coverage, in a child process: this one stays
+    small, since a child's peak RSS starts from its parent's (Linux keeps it across exec)."""
+    done = subprocess.run([sys.executable, "-c", BUILD, str(ROOT), str(path), str(lines), body, date, style, spelling],
+                          capture_output=True, text=True, check=True)
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+def _rounds(runs: dict[str, tuple[list[str], dict[str, str]]], rounds: int,
+            folder: Path) -> dict[str, list[tuple[float, float, int, int]]]:
+    """A warm-up of each run (it must exit 0), then ``rounds`` rounds of all, in shuffled order."""
+    for name, (argv, env) in runs.items():
+        status = measure(argv, env, folder)[3]  # also the warm-up: bytecode compiled, file cached
+        if status != 0:
+            raise SystemExit(f"{name}: exited {status} on a conformant transcript")
+    got: dict[str, list[tuple[float, float, int, int]]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        order = list(runs)
+        random.shuffle(order)  # no side always runs first, on a warmer cache
+        for name in order:
+            got[name].append(measure(*runs[name], folder))
+    return got
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", required=True, metavar="REV", help="the commit to compare with")
-    parser.add_argument("--lines", type=int, default=400_000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--against", metavar="REV", help="the commit to compare with (else: the catalogue)")
+    parser.add_argument("--lines", type=int, default=None, help="lines a stream (400,000; 100,000 a shape)")
+    parser.add_argument("--rounds", type=int, default=None, help="paired rounds (5; 3 a shape)")
+    parser.add_argument("--shape", action="append", metavar="WORDS",
+                        help="only the catalogue's shapes whose name holds WORDS (repeatable)")
     parser.add_argument("--check-arg", action="append", metavar="ARG",
                         help=f"argument of every check (repeatable; default {' '.join(DEFAULT_ARGS)}); "
                              "--jobs is added")
     parser.add_argument("--no-jobs2", action="store_true", help="leave out the --jobs 2 runs")
     args = parser.parse_args()
     check_args = args.check_arg or DEFAULT_ARGS
+    if args.against is None:
+        return catalogue(args.lines or 100_000, args.rounds or 3, check_args, args.shape)
+    args.lines, args.rounds = args.lines or 400_000, args.rounds or 5
     jobs = ["1"] if args.no_jobs2 else ["1", "2"]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -9,9 +9,11 @@ run (these machines are noisy, so only ratios within a round mean anything):
 * the validator-per-line baseline (``jsonschema.validate`` per line). At about 24 lines a second
   it would take hours on the whole file, so it is timed on a sample and scaled per line.
 
-It reports the median ratio of three rounds, and peak RSS of the check process at three
-transcript sizes (flat memory means the peak does not grow with the length). The same is done
-for a subagent-stdio conversation built from its goldens.
+It reports the median ratio of three rounds, peak RSS of the check process at three
+transcript sizes (flat memory means the peak does not grow with the length), and the share of
+lines the fast path (the block facts) judged, with the reasons for the rest
+(``contract.checking.fastpath``). The same is done for a subagent-stdio conversation built from
+its goldens.
 """
 
 from __future__ import annotations
@@ -180,6 +182,23 @@ def per_line_baseline(transcript: Path, wire: str, sample: int, loads_s: float, 
     return float(done.stdout) * lines / loads_s
 
 
+COVERAGE = (
+    "import sys\n"
+    "sys.path.insert(0, sys.argv[1])\n"
+    "from contract.checking.fastpath import measure\n"
+    "coverage, _ = measure(open(sys.argv[2], 'rb').read())\n"
+    "print('\\n'.join(coverage.lines_of_text()))\n"
+)
+
+
+def facts_coverage(transcript: Path) -> list[str]:
+    """The share of lines the block facts judged, and why the rest were not (``contract.checking.fastpath``),
+    measured in a child process: this one stays small (a child's peak RSS starts from its parent's)."""
+    done = subprocess.run([sys.executable, "-c", COVERAGE, str(ROOT), str(transcript)],
+                          capture_output=True, text=True, check=True)
+    return done.stdout.splitlines()
+
+
 def flatness(build: Any, wire: str, sizes: list[int], folder: Path) -> list[tuple[int, float]]:
     out = []
     for size in sizes:
@@ -216,6 +235,8 @@ def main() -> int:
             found = compare(path, wire, args.rounds, args.check_arg)
             found["size_mib"] = path.stat().st_size / 2**20
             found["per_line_validate_ratio"] = per_line_baseline(path, wire, args.sample, found["loads_s"], args.lines)
+            found["facts"] = facts_coverage(path) if wire == "stream-json" else [
+                "facts: none (this wire's machines take no facts: every line is judged line by line)"]
             found["peak_rss_by_lines"] = flatness(build, wire, [args.lines // 4, args.lines // 2, args.lines], folder)
             path.unlink()
             results[wire] = found
@@ -235,6 +256,8 @@ def _print(wire: str, r: dict[str, Any], lines: int) -> None:
     print(f"  ratio check/loads     {r['ratio_median']:.3f}  (rounds: {r['ratios']})")
     print(f"  validate-per-line     {r['per_line_validate_ratio']:.0f}x the json.loads loop (sampled)")
     print(f"  peak RSS              {r['peak_rss_mib']:.0f} MiB")
+    for text in r["facts"]:
+        print(f"  {text}")
     steps = ", ".join(f"{n} lines: {m:.0f} MiB" for n, m in r["peak_rss_by_lines"])
     print(f"  peak RSS by length    {steps}")
 

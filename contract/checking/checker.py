@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from contract.checking import capture_coverage
+from contract.checking import capture_coverage, cores
 from contract.checking.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Source
 from contract.core.rule import bases
@@ -47,8 +47,10 @@ def check(
     An unknown rule id in ``ignore`` raises ``ValueError`` naming the known ones.
 
     ``jobs``: 1 checks in this process; 2 splits the work of a regular file over two
-    processes (``contract.checking.parallel``); None (auto) does so for files large enough to gain.
-    The report is the same either way.
+    processes (``contract.checking.parallel``); None (auto) does so for files large enough to gain
+    when a second core is free at the start (``contract.checking.cores``: a quick probe of the
+    machine's load), and the report's notes say which was used. The report is the same either
+    way, that note apart.
 
     ``coverage``: also measure what the capture showed of the wire's surface
     (``report.coverage``, from a bounded sample: ``contract.checking.capture_coverage``).
@@ -76,19 +78,29 @@ def check(
     sample = capture_coverage.Sample() if coverage else None
     before = _state(data)
     report = None
+    choice = None
     if jobs != 1:
         from contract.checking import parallel
 
         if parallel.worth_it(data, jobs, descriptor):
-            with no_cycle_collection():
-                report = parallel.check_file(data, descriptor, strict=strict, ignore=ignore,
-                                             max_line_bytes=max_line_bytes, source=source, sample=sample)
+            # --jobs unset: two processes only when a second core is free now (contract.checking.cores)
+            choice = None if jobs is not None else cores.choose(_usable_cores())
+            if choice is None or choice.two:
+                with no_cycle_collection():
+                    report = parallel.check_file(data, descriptor, strict=strict, ignore=ignore,
+                                                 max_line_bytes=max_line_bytes, source=source, sample=sample)
     if report is None:
         report = check_stream(data, descriptor, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
                               source=source, sample=sample)
+    if choice is not None:
+        report.notes.append(choice.note)
     _judge_unchanged(report, before, _state(data))
     report.bases = judged
     return measured(report, sample)
+
+
+def _usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _state(data: object) -> tuple[int, int] | None:

@@ -252,7 +252,7 @@ def _work(fd: int, start: int, end: int, wire: Wire, max_line_bytes: int, out_fd
     when the machine gave none)."""
     from contract.checking.pipeline import clean_block
 
-    prove = clean_block(wire, max_line_bytes)
+    prove = clean_block(wire, max_line_bytes, exact=False)  # the main reads a clean block with orjson
     [machine] = wire.machines()
     facts_of: Callable[[list[Any]], Any] = machine.block_facts  # type: ignore[attr-defined]  # splits() checked
     for index, block in enumerate(blocks(_open(fd, start, end), max_line_bytes, _elsewhere)):

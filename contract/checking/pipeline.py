@@ -19,9 +19,9 @@ import orjson
 
 from contract.checking import capture_coverage, failsafe
 from contract.checking.schema import Engine, SchemaError, engine, known_types
-from contract.core.jsonline import ANSI_RULES
+from contract.core.jsonline import ANSI_RULES, parse
 from contract.core.jsonvalue import clip, shown
-from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks, frame, read_records
+from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks, frame, may_exponent, read_records
 from contract.core.sink import Sink
 from contract.rules import requirements
 from contract.rules.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
@@ -182,7 +182,7 @@ def _judge_blocks(stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
     validate, feed, feed_batch = judge.validate, judge.machines.feed, judge.machines.batch()
     fold = judge.machines.folding() if proofs is not None and feed_batch is not None else None
     add = sample.add if sample is not None else None
-    prove = clean_block(wire, max_line_bytes)
+    prove = clean_block(wire, max_line_bytes, judge.validate.noted)
     loads = orjson.loads
     pieces = blocks(stream, max_line_bytes, proofs.lazy if fold is not None and proofs is not None else None)
     ansi = wire.ansi
@@ -283,39 +283,85 @@ class _Whole:
         return list(map(orjson.loads, self.bodies()))
 
 
-def clean_block(wire: Wire, max_line_bytes: int) -> Callable[[Block], list[Any] | None]:
+def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], bool] | None = None,
+                exact: bool = True) -> Callable[[Block], list[Any] | None]:
     """A proof that a block has nothing for the reader or the schema step to report.
 
-    It returns the block's objects when every line is compact canonical JSON (what
-    ``orjson.dumps`` writes back byte for byte: no duplicate member, every number exact, as
-    ``contract.core.jsonline.parse``'s fast path), an object, no longer than ``max_line_bytes``, of a
-    type the schema lists (an unlisted one gets a note) and valid under the schema, in a block
-    with no CR, no escaped control or C1 character and no "e+" float; else None. Any exception
-    is a None too: the block is then judged line by line, where every step is guarded.
+    It returns the block's objects when every line is an object read as the line path reads it,
+    no longer than ``max_line_bytes``, of a type the schema lists (an unlisted one gets a note;
+    ``noted(types)``: whether those unlisted types' notes are given already, ``SchemaStep.noted``)
+    and valid under the schema, in a block with no CR and no escaped ESC or C1 character; else
+    None. A line that is compact canonical JSON (what ``orjson.dumps`` writes back byte for byte:
+    no duplicate member, every number exact, ``contract.core.jsonline.parse``'s fast path) is read by
+    orjson. With ``exact``, any other line (another spelling of a number, an escaped "<", spaces)
+    and one that may hold an "e+" float (``reader.may_exponent``) is read by the strict parse,
+    as the line path reads it (``_exactly``); without (the two-process worker: its main reads a
+    clean block with orjson) such a block is None. Any exception is a None too: the block is then
+    judged line by line, where every step is guarded.
     """
     eng = engine(wire.name)
     loads, dumps, get_member = orjson.loads, orjson.dumps, dict.get
     known = known_types(wire.name) if wire.open_types else None
 
     def prove(block: Block) -> list[Any] | None:
-        if block.overlong or block.unterminated or block.may_cr or block.may_esc or block.may_exp:
+        if block.overlong or block.unterminated or block.may_cr or block.may_esc:
             return None
         bodies = block.bodies
         try:
             values = list(map(loads, bodies))
-            if (list(map(dumps, values)) != bodies or set(map(type, values)) != {dict}
-                    or max(map(len, bodies)) > max_line_bytes):
+            if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
                 return None
-            if known is not None and not set(map(get_member, values, repeat("type"))) <= known:
-                return None
+            # each line written back as it is, in one call (each line was read alone: so the array's
+            # items are the lines, and the texts are equal exactly when each line's is)
+            strict = dumps(values) != b"[" + b",".join(bodies) + b"]" or block.may_exp
+            if strict and (not exact or not _exactly(bodies, values, list(map(dumps, values)), block.may_exp)):
+                return None  # some lines take the strict parse, and one of them has something to say
+            if known is not None:
+                kinds = set(map(get_member, values, repeat("type")))
+                if not kinds <= known and (noted is None or not noted(kinds - known)):
+                    return None
             # looked up per block, as SchemaStep does per stream: the engine's own verdict
-            if not all(map(eng.is_valid_fast, values)):
+            if not (all(map(tolerant, values)) if strict else eng.all_valid(values)):
                 return None
         except Exception:  # a proof that fails proves nothing: the line-by-line path judges the block
             return None
         return values
 
+    def tolerant(value: Any) -> bool:
+        """The schema's verdict as ``SchemaStep`` gives it on a strictly parsed value (a Decimal
+        the fast engine cannot take goes to the reference engine)."""
+        try:
+            return eng.is_valid_fast(value)
+        except (ValueError, OverflowError, TypeError):
+            return eng.is_valid(value)
+
     return prove
+
+
+def _html_escaped(body: bytes, written: bytes) -> bool:
+    """Whether ``body`` is orjson's own text ``written`` but for "<", ">" and "&" escaped in its
+    strings (as Go's encoding/json writes them): then it reads as that text does, with no
+    duplicate member and every number as written, and orjson's value is the strict parse's. (An
+    escaped backslash before "u003c" becomes a bare backslash here, which no orjson text holds.)"""
+    return b"\\u00" in body and body.replace(b"\\u003c", b"<").replace(b"\\u003e", b">").replace(
+        b"\\u0026", b"&") == written
+
+
+def _exactly(bodies: list[bytes], values: list[Any], written: list[bytes], exponents: bool) -> bool:
+    """The values of the lines orjson may not have read as written (not written back byte for
+    byte but for Go's escapes, ``_html_escaped``, or, with ``exponents``, holding an "e+" number:
+    ``reader.may_exponent``) replaced by the strict parse's (``contract.core.jsonline.parse``:
+    exact numbers, duplicate members), as the line path reads them; False when such a line has a
+    fault or is no object."""
+    for index, body in enumerate(bodies):
+        if written[index] != body or (exponents and may_exponent(body)):
+            if _html_escaped(body, written[index]) and not (exponents and may_exponent(body)):
+                continue  # orjson read it as the strict parse would: only "<", ">", "&" spelt escaped
+            value, faults = parse(body)
+            if faults or type(value) is not dict:
+                return False
+            values[index] = value
+    return True
 
 
 class Judge:
@@ -381,6 +427,11 @@ class SchemaStep:
 
 
     MAX_UNKNOWN_NOTES = 8  # distinct unknown types named in notes; one more note says there were more
+
+    def noted(self, kinds: set[Any]) -> bool:
+        """Whether lines of these unlisted types have nothing more to note: each named in a note
+        already, or the notes at their end (``clean_block`` then proves their block)."""
+        return len(self._unknown) > self.MAX_UNKNOWN_NOTES or kinds <= self._unknown.keys()
 
     def _note_unknown(self, kind: str, line: int) -> None:
         if kind in self._unknown or len(self._unknown) > self.MAX_UNKNOWN_NOTES:

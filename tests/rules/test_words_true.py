@@ -187,9 +187,11 @@ def test_the_oracle_types_the_same_leap_seconds_as_the_table() -> None:
 
 
 def test_the_fast_path_never_takes_a_second_60() -> None:
-    from contract.wires.stream_json.facts import UTC_STAMPS
+    from contract.wires.stream_json.stamps import ONE_STAMP, STAMPS  # the block path's reading of a stamp
     for ts in ("2016-12-31T23:59:60Z", "2021-12-31T23:59:60Z", "2026-03-15T23:59:60Z"):
-        assert UTC_STAMPS.fullmatch(ts) is None
+        assert ONE_STAMP.fullmatch(ts) is None
+        assert STAMPS.fullmatch(f"2016-12-31T23:59:59Z\n{ts}") is None
+    assert ONE_STAMP.fullmatch("2016-12-31T23:59:59Z") is not None  # near miss: second 59 is the block's
     # A long run, the bad stamp deep inside it (where blocks take the batch path), judged as alone.
     middle = [ASSISTANT.replace('"seq":2', f'"seq":{seq}').replace("2026-01-01T00:00:01Z", "2021-12-31T23:59:59Z")
               for seq in range(2, 5002)]

@@ -1,8 +1,8 @@
 """A block's facts: what ``StreamRules`` needs of a block of lines beyond what the lines alone decide.
 
 The rule machine's work on a block splits in two. Most of it depends only on each line: its
-run-wide members agree among themselves (seq one step per line, one session id, UTC stamps of
-one shape in order), and its type's own members have the right form (an assistant line's
+run-wide members agree among themselves (seq one step per line, one session id, stamps of
+one offset in time order), and its type's own members have the right form (an assistant line's
 message is an object of the line's role, a system line has a subtype, a tool_result names a
 tool_use id). The rest depends on the run so far: the block must continue the run's seq, session
 and stamps, the capabilities advertised at init, the tool_use ids met before, the fragments
@@ -42,23 +42,12 @@ tests/checking/test_block_check.py and tests/wires/stream_json/test_stream_json_
 
 from __future__ import annotations
 
-import re
 from itertools import repeat
 from typing import Any
 
 from contract.core.jsonline import Fault, parse
 from contract.core.jsonvalue import same_value
-
-# Many UTC stamps joined by LF, each an RFC 3339 date-time (contract.wires.stream_json.machines'
-# RFC3339) with a day that exists in every month (01-28) and no leap second (valid only at 23:59
-# UTC, judged line by line): one C-level match proves a whole batch of stamps valid.
-_STAMP_UTC = (
-    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-    r"(?:\.[0-9]+)?Z"
-)
-UTC_STAMPS = re.compile(rf"(?:{_STAMP_UTC}\n)*{_STAMP_UTC}")
-_ONE_STAMP = re.compile(_STAMP_UTC)
-_DIGITS = str.maketrans("0123456789", "0000000000")  # every ASCII digit read as 0: a stamp's shape
+from contract.wires.stream_json.stamps import in_order
 
 # flags: rules judged with no finding on some line of the block
 AGENT_FORM, MESSAGE_PRESENT, MESSAGE_FORM, ROLE_FORM, SUBTYPE = 1, 2, 4, 8, 16
@@ -87,17 +76,23 @@ def reassemble(pieces: list[str]) -> tuple[str, Any, tuple[Fault, ...]]:
     return text, args, faults
 
 
-def block_facts(objs: list[dict[str, Any]]) -> Facts | None:
+def block_facts(objs: list[dict[str, Any]], *, mixed: bool = False, settle: bool = True) -> Facts | None:
     """The facts of consecutive schema-valid object lines, or None (see the module's docstring).
 
     None is never a verdict: the machine then judges the block line by line. So is any exception
     here (a shape this function did not foresee).
+
+    ``mixed``: stamps of several fraction lengths are taken too (``stamps.in_order``; without it
+    the block's stamps are of one length, as ``tests/test_stream_json_facts.py`` holds the plain
+    call to). ``settle``: a call streamed and completed in the block is judged here (``calls``);
+    without it its fragments and tool_use stay steps, for a machine holding earlier fragments of
+    the same call (``StreamRules.feed_batch``).
     """
     try:
-        step = _in_step(objs)
+        step = _in_step(objs, mixed)
         if step is None:
             return None
-        steps = _Steps()
+        steps = _Steps(settle)
         flags = _lines(objs, steps)
         if flags < 0:
             return None
@@ -106,12 +101,12 @@ def block_facts(objs: list[dict[str, Any]]) -> Facts | None:
         return None
 
 
-def _in_step(objs: list[dict[str, Any]]) -> tuple[int, int, str, str, str] | None:
+def _in_step(objs: list[dict[str, Any]], mixed: bool) -> tuple[int, int, str, str, str] | None:
     """``(count, first_seq, session, first_ts, last_ts)`` when the block is in step with itself:
     seq the consecutive integers (of type int: a 7.0 takes the line-by-line
-    path) from the first, one session id, and ts all valid UTC stamps of one length, in order
-    (for one shape in UTC, text order is time order), none a leap second. Whether it continues
-    the run is the machine's to judge (``StreamRules.feed_facts``)."""
+    path) from the first, one session id, and ts all valid stamps of one offset, in time order
+    (``stamps.in_order``). Whether it continues the run is the machine's to judge
+    (``StreamRules.feed_facts``)."""
     count = len(objs)
     if not count:
         return None
@@ -129,25 +124,9 @@ def _in_step(objs: list[dict[str, Any]]) -> tuple[int, int, str, str, str] | Non
         joined = "\n".join(stamps)
     except TypeError:  # a missing or mistyped ts: the schema's finding, judged line by line
         return None
-    if sorted(stamps) != stamps or not _valid_stamps(stamps, joined):
+    if not in_order(stamps, joined, mixed):
         return None
     return count, first_seq, session, stamps[0], stamps[-1]
-
-
-def _valid_stamps(stamps: list[str], joined: str) -> bool:
-    """Whether the sorted ``stamps`` (``joined`` by LF) are all valid UTC stamps of one length,
-    none a leap second (``UTC_STAMPS``).
-
-    Most blocks take a minute or less: when the first and last stamps are valid and share their
-    date, hour and minute, every stamp between them (in text order) shares them too, and the
-    digit after the minute's colon lies between theirs (0 to 5); so a stamp is valid when it has
-    the first one's shape (each ASCII digit read as 0, every other character the same), which one
-    C-level translate of the whole batch shows. Any other block takes the full pattern."""
-    first, last = stamps[0], stamps[-1]
-    if first[:16] == last[:16] and _ONE_STAMP.fullmatch(first) and _ONE_STAMP.fullmatch(last):
-        return joined.translate(_DIGITS) == "\n".join([first.translate(_DIGITS)] * len(stamps))
-    return (joined.count("\n") == len(stamps) - 1 and set(map(len, stamps)) == {len(first)}
-            and UTC_STAMPS.fullmatch(joined) is not None)
 
 
 def _lines(objs: list[dict[str, Any]], steps: _Steps) -> int:
@@ -244,10 +223,11 @@ class _Steps:
     """A block's run-dependent steps, settled inside the block as far as they can be (the
     module's docstring: ``uses``, ``ops``, ``calls`` and the costs), as the lines give them."""
 
-    __slots__ = ("calls", "flags", "frag_bytes", "frag_entries", "named", "ops", "pending", "started",
+    __slots__ = ("calls", "flags", "frag_bytes", "frag_entries", "named", "ops", "pending", "settle", "started",
                  "use_bytes", "used", "uses")
 
-    def __init__(self) -> None:
+    def __init__(self, settle: bool = True) -> None:
+        self.settle = settle  # judge the calls completed in the block here
         self.flags = 0
         self.uses: list[Any] = []
         self.ops: list[Any] = []
@@ -284,8 +264,10 @@ class _Steps:
         if ref not in self.used:
             self.use_bytes += len(ref)
             at = self.pending.pop(ref, None)
-            if at is not None:
+            if at is not None and self.settle:
                 self._complete(ref, at, block)
+            elif at is not None:
+                self.named.add(ref)  # judged by the machine, with the fragments, at the tool_use
         self.used.add(ref)
         if ref in self.named:
             self.ops += (offset, USE, ref, index)

@@ -8,12 +8,12 @@ the fields whose type it can trust: a missing or mistyped field is the schema's 
 
 from __future__ import annotations
 
-import calendar
 import copy
 import json
 import re
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from itertools import repeat
 from typing import Any, ClassVar
 
@@ -25,8 +25,10 @@ from contract.core.rule import Check
 from contract.core.sink import Sink
 from contract.wires.stream_json import facts as batch
 from contract.wires.stream_json import leaps
-from contract.wires.stream_json.facts import TASK_SUBTYPES, UTC_STAMPS
+from contract.wires.stream_json.facts import TASK_SUBTYPES
 from contract.wires.stream_json.rules import REGISTRY
+from contract.wires.stream_json.stamps import RFC3339, follows, in_order, leap_minute, leap_place, real_day
+from contract.wires.stream_json.stamps import key as ts_key
 
 # result subtype -> is_error, from the schema's description: "result subtype known set:
 # success | error_during_execution | error_max_turns | interrupted | refused, with is_error as
@@ -45,15 +47,6 @@ AGENT_LABELS = ("primary", "escalation")
 # "milk session id (sess_...)": the sess_ prefix is written (sj.session); that an id follows it,
 # one token with no white space, is the reading of the ellipsis (sj.session-suffix, derived).
 SESSION_SUFFIX = re.compile(r"\S+")
-
-# RFC 3339 §5.6 date-time, with the field ranges in the pattern; day-of-month and the leap
-# second are checked after. Digits are [0-9], never \d: RFC 3339 digits are ASCII, and Python's
-# \d also matches fullwidth, Arabic-Indic and mathematical-bold digits.
-RFC3339 = re.compile(
-    r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)"
-    r"(?:\.([0-9]+))?([Zz]|([+-])([01][0-9]|2[0-3]):([0-5][0-9]))"
-)
-_DAY_MINUTES = 24 * 60
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read", "cache_creation")
 
@@ -93,8 +86,9 @@ class StreamRules:
     # (sj.init-first was judged on line 1; sj.result-last is judged by finish in any case).
     IN_STEP = ("sj.seq", "sj.seq-contiguous", "sj.session-constant", "sj.ts-format", "sj.ts-order")
 
-    # What each line of a block decides alone (no state: the parallel checker's worker runs it)
-    block_facts = staticmethod(batch.block_facts)
+    # What each line of a block decides alone (no state: the parallel checker's worker runs it),
+    # stamps of several fraction lengths included
+    block_facts = staticmethod(partial(batch.block_facts, mixed=True))
 
     def __init__(self) -> None:
         self.first = True
@@ -170,17 +164,55 @@ class StreamRules:
     def feed_batch(self, first: int, objs: list[dict[str, Any]], out: Sink) -> None:
         """Feed consecutive object lines ``first``, ``first + 1``, ...: the same as ``feed`` on each.
 
-        When the whole batch passes the run-wide checks at once (``_batch_in_step``), only the
-        checks that depend on each line's type run line by line; otherwise every line takes
-        ``feed``. Either way the findings and their order are those of ``feed``.
-
         First the block's facts (``facts.block_facts``) are tried: when no line has anything to
         report on its own and the block continues the run, ``feed_facts`` takes only the steps
-        that depend on the run.
+        that depend on the run. A block holding the run's first line (init) or ending with its
+        result has that line fed alone and the rest by facts (``_by_facts_within``). Otherwise,
+        when the whole batch passes the run-wide checks at once (``_batch_in_step``), only the
+        checks that depend on each line's type run line by line; else every line takes ``feed``.
+        Every way, the findings and their order are those of ``feed``.
         """
-        facts = self.block_facts(objs)
-        if facts is not None and self.feed_facts(first, facts, out, objs.__getitem__):
+        if self._by_facts(first, objs, out) or self._by_facts_within(first, objs, out):
             return
+        self._by_lines(first, objs, out)
+
+    def _by_facts(self, first: int, objs: list[dict[str, Any]], out: Sink) -> bool:
+        """The block fed by its facts, or False with nothing done. A block completing a call whose
+        fragments began in an earlier block is fed by facts that leave the call's judgement to
+        the machine (``block_facts``' ``settle``), which holds those fragments."""
+        facts = self.block_facts(objs)
+        if facts is None:
+            return False
+        if self.feed_facts(first, facts, out, objs.__getitem__):
+            return True
+        calls, fragments = facts[8], self.fragments
+        if not any(calls[at] in fragments for at in range(0, len(calls), 2)):
+            return False
+        facts = batch.block_facts(objs, mixed=True, settle=False)
+        return facts is not None and self.feed_facts(first, facts, out, objs.__getitem__)
+
+    def _by_facts_within(self, first: int, objs: list[dict[str, Any]], out: Sink) -> bool:
+        """A block holding the run's first line, or ending with a result: that line fed alone
+        (``feed``: it changes the run's state, init, or ends it, result), the lines between by
+        their facts; False, with nothing done, when those lines have none."""
+        head = 1 if self.first else 0
+        tail = 1 if objs[-1].get("type") == "result" else 0
+        if not head + tail or len(objs) <= head + tail:
+            return False
+        middle = objs[head : len(objs) - tail]
+        facts = self.block_facts(middle)
+        if facts is None:
+            return False
+        if head:
+            self.feed(Record(first, b"", objs[0]), out)
+        if not self.feed_facts(first + head, facts, out, middle.__getitem__):
+            self._by_lines(first + head, middle, out)
+        if tail:
+            self.feed(Record(first + len(objs) - 1, b"", objs[-1]), out)
+        return True
+
+    def _by_lines(self, first: int, objs: list[dict[str, Any]], out: Sink) -> None:
+        """The block fed by ``_batch_in_step`` and the type handlers, or by ``feed`` line by line."""
         if not self._batch_in_step(objs):
             for line, obj in enumerate(objs, first):
                 self.feed(Record(line, b"", obj), out)
@@ -279,8 +311,7 @@ class StreamRules:
         lines need were advertised (or no init said any)."""
         before = self.last_ts
         if (self.first or self.result_line is not None or first_seq != self.next_seq
-                or session != self.session or before is None or len(before) != len(first_ts) or before[-1] != "Z"
-                or first_ts < before):
+                or session != self.session or before is None or not follows(before, first_ts)):
             return False
         advertised = self.advertised
         return advertised is None or all(capability in advertised for bit, capability in batch.NEEDS if flags & bit)
@@ -333,11 +364,10 @@ class StreamRules:
         sj.session, sj.ts-format and sj.ts-order with nothing to report, judged with a few
         C-level operations; if so the run's state moves past the batch.
 
-        The batch must continue a run already under way (init seen, seq, session and a UTC ts
+        The batch must continue a run already under way (init seen, seq, session and a ts
         known), hold no result line, and have: seq exactly the next integers (of type int: a
-        7.0 takes the line-by-line path), every session_id the run's, and ts all valid UTC
-        stamps of the previous stamp's length, in order (for one shape in UTC, text order is
-        time order), none of them a leap second.
+        7.0 takes the line-by-line path), every session_id the run's, and ts all valid stamps
+        of one offset in time order from the previous stamp on (``stamps.in_order``, ``follows``).
         """
         expected, last_ts = self.next_seq, self.last_ts
         if self.first or self.result_line is not None or expected is None or self.session is None or last_ts is None:
@@ -355,8 +385,7 @@ class StreamRules:
             joined = "\n".join(stamps)
         except TypeError:  # a missing or mistyped ts: the schema's finding, judged line by line
             return False
-        if (joined.count("\n") != count - 1 or set(map(len, stamps)) != {len(last_ts)} or last_ts[-1] != "Z"
-                or stamps[0] < last_ts or sorted(stamps) != stamps or UTC_STAMPS.fullmatch(joined) is None):
+        if not in_order(stamps, joined) or not follows(last_ts, stamps[0]):
             return False
         self.next_seq = expected + count
         self.last_seq = expected + count - 1
@@ -523,9 +552,9 @@ class StreamRules:
         self.last_ts = ts
         if last is not None:
             out.exercised("sj.ts-order")
-        if last is None or (ts >= last and len(ts) == len(last) and ts[-1] == last[-1] == "Z"):
+        if last is None or (ts >= last and len(ts) == len(last) and ts[-1] == last[-1] == "Z" and ts[10] == last[10]):
             return  # same shape in UTC: text order is time order (a leap second included)
-        if _ts_key(ts) < _ts_key(last):
+        if ts_key(ts) < ts_key(last):
             out.emit("sj.ts-order", line, "/ts",
                      f"expected ts at or after the previous line's {clip(last)}, found {clip(ts)}")
 
@@ -534,7 +563,7 @@ class StreamRules:
         without one (``leaps``); a day beyond the table passes, with a note once per run."""
         match = RFC3339.fullmatch(ts)
         assert match is not None  # it passed sj.ts-format
-        day = _leap_place(match).day
+        day = leap_place(match).day
         out.exercised("sj.ts-leap-second")
         known = leaps.occurred(day)
         if known is None:
@@ -561,10 +590,10 @@ class StreamRules:
         if head == self.valid_head and tail in self.valid_tails:
             return True
         match = RFC3339.fullmatch(ts)
-        if match is None or (match.group(3) > "28" and not _real_day(match)):
+        if match is None or (match.group(3) > "28" and not real_day(*map(int, match.group(1, 2, 3)))):
             return False
         if match.group(6) == "60":
-            return _leap_minute(match)
+            return leap_minute(match)  # at a month's end (RFC 3339 §5.7), not only at 23:59 UTC
         self.valid_head = head
         if len(self.valid_tails) < self.MAX_REMEMBERED_TAILS and len(tail) <= self.MAX_REMEMBERED_TAIL_LENGTH:
             self.valid_tails.add(tail)
@@ -1010,58 +1039,6 @@ def _dumps(value: Any) -> str:
 
 def _is_init(obj: dict[str, Any]) -> bool:
     return obj.get("type") == "system" and obj.get("subtype") == "init"
-
-
-def _real_day(match: re.Match[str]) -> bool:
-    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
-    return day <= calendar.monthrange(year, month)[1]
-
-
-def _offset_minutes(match: re.Match[str]) -> int:
-    if match.group(9) is None:  # Z
-        return 0
-    minutes = int(match.group(10)) * 60 + int(match.group(11))
-    return minutes if match.group(9) == "+" else -minutes
-
-
-def _leap_place(match: re.Match[str]) -> leaps.Leap:
-    """Where a second-60 stamp falls in UTC (its minute and day once the offset is removed)."""
-    local = int(match.group(4)) * 60 + int(match.group(5))
-    return leaps.place(int(match.group(1)), int(match.group(2)), int(match.group(3)), local, _offset_minutes(match))
-
-
-def _leap_minute(match: re.Match[str]) -> bool:
-    """Second 60 is a leap second, valid only at 23:59:60 UTC (after removing the offset) on the
-    last day of a month: RFC 3339 §5.7, "at the end of months" (which months had one is
-    sj.ts-leap-second's, from the table)."""
-    where = _leap_place(match)
-    return where.at_2359 and where.month_end
-
-
-def _ts_key(ts: str) -> tuple[int, int, Decimal]:
-    """An exact sort key for a valid RFC 3339 stamp: UTC minute, second (60 for a leap second), fraction.
-
-    Computed from the digits, not through datetime: any fraction length, year 0000 and a leap
-    second (the 61st second of 23:59 UTC, after 59.999... and before the next minute) all order.
-    """
-    match = RFC3339.fullmatch(ts)
-    assert match is not None  # only stamps that passed _rfc3339 are ordered
-    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
-    days = _days_from_civil(year, month, day)
-    minute = days * _DAY_MINUTES + int(match.group(4)) * 60 + int(match.group(5)) - _offset_minutes(match)
-    fraction = Decimal("0." + match.group(7)) if match.group(7) else Decimal(0)
-    return minute, int(match.group(6)), fraction
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 0000-03-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm)."""
-    if month <= 2:
-        year -= 1
-    era = year // 400
-    yoe = year - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe
 
 
 def _unread_type(head: dict[str, Any]) -> bool:
