@@ -69,20 +69,36 @@ def _collapse(text: str) -> str:
 # -- derivation ----------------------------------------------------------------------------------
 
 
-def _resolve(schema: Mapping[str, Any], at: str) -> str | None:
-    """The description text at a catalog location such as ``properties.seq.description``."""
-    node: Any = schema
+_BRANCHES = ("oneOf", "anyOf", "allOf")  # arrays whose members an ADR may insert or reorder
+
+
+def _resolve(schema: Mapping[str, Any], at: str) -> list[str]:
+    """The description texts at a catalog location such as ``properties.seq.description``.
+
+    A location is read by content, not by position: the catalog names a branch of a ``oneOf``
+    (``oneOf[4].description``) as the seed numbers it, and an ADR that inserts or reorders
+    branches moves the words one index on without removing them. So an index into a list of
+    branches yields the branch it names first (where the words stand when nothing moved) and
+    then every sibling branch's text at the same place: the quote is found wherever it went.
+    """
+    nodes: list[Any] = [schema]
+    parent = ""
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", at):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            node = node[index] if isinstance(node, list) and index < len(node) else None
-        elif isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, Mapping) and isinstance(node.get("properties"), Mapping) and part in node["properties"]:
-            node = node["properties"][part]
-        else:
-            return None
-    return _collapse(node) if isinstance(node, str) else None
+        step: list[Any] = []
+        for node in nodes:
+            if part.startswith("["):
+                index = int(part[1:-1])
+                if isinstance(node, list):
+                    named = [node[index]] if index < len(node) else []
+                    siblings = [b for i, b in enumerate(node) if i != index] if parent in _BRANCHES else []
+                    step += named + siblings
+            elif isinstance(node, Mapping) and part in node:
+                step.append(node[part])
+            elif isinstance(node, Mapping) and isinstance(node.get("properties"), Mapping) \
+                    and part in node["properties"]:
+                step.append(node["properties"][part])
+        nodes, parent = step, part
+    return [_collapse(node) for node in nodes if isinstance(node, str) and node.strip()]
 
 
 def _descriptions(node: Any) -> Iterator[str]:
@@ -178,8 +194,7 @@ def rules_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
     def texts_at(at: str) -> list[str]:
         nonlocal everywhere
         if at != "*":
-            text = _resolve(schema, at)
-            return [text] if text else []
+            return _resolve(schema, at)
         if everywhere is None:  # walked once, not once per quote
             everywhere = [t for t in _descriptions(schema) if t]
         return everywhere

@@ -144,3 +144,47 @@ def test_a_surface_from_before_the_rules_section_is_a_baseline() -> None:
     del stored["rules"]
     changes = classify(stored, surface_of(SJ, "stream-json"))
     assert [(c.kind, c.code) for c in changes] == [("additive", "rules-baseline")]
+
+
+# -- words located by content, not by position (issue 36) ----------------------------------------
+
+_RATE_LIMIT = {"description": "rate limit notices while a provider throttles the run (open set)",
+               "properties": {"type": {"const": "rate_limit"}}, "required": ["type"]}
+
+
+def _branch_at(schema: dict[str, Any], words: str) -> int:
+    return next(i for i, b in enumerate(schema["oneOf"]) if words in b.get("description", ""))
+
+
+@pytest.mark.parametrize("where", ["first", "before the quoted branch", "after it", "last"])
+def test_a_branch_inserted_anywhere_in_the_oneof_is_additive(where: str) -> None:
+    """sj.result-once quotes the result branch as the seed numbers it (oneOf[N]); a new line type
+    inserted before it moves the words one index on, which is not removing them."""
+    quoted = _branch_at(SJ, "exactly one terminal line")
+    at = {"first": 0, "before the quoted branch": quoted, "after it": quoted + 1, "last": len(SJ["oneOf"])}[where]
+    edited = copy.deepcopy(SJ)
+    edited["oneOf"].insert(at, _RATE_LIMIT)
+    found = classify(surface_of(SJ), surface_of(edited))
+    assert [c.code for c in found] == ["line-kind-added"], found
+    cited = rules_surface(edited)["cited"]
+    assert all(c["found"] for item in cited.values() for c in item["cites"]
+               if c["at"].startswith("oneOf["))
+
+
+def test_branches_reordered_and_descriptions_reflowed_move_no_rule_words() -> None:
+    edited = copy.deepcopy(SJ)
+    edited["oneOf"].reverse()
+    for branch in edited["oneOf"]:  # the same words, wrapped differently
+        branch["description"] = "\n  ".join(branch["description"].split(" "))
+    found = classify(surface_of(SJ), surface_of(edited))
+    assert {c.code for c in found} <= {"description-edited"}, found  # a text edit, additive: no rule moved
+
+
+def test_words_really_removed_from_a_moved_branch_are_still_breaking() -> None:
+    """The near miss: the branch moved and its quoted words changed; the change is still named."""
+    edited = copy.deepcopy(SJ)
+    edited["oneOf"].insert(0, _RATE_LIMIT)
+    branch = edited["oneOf"][_branch_at(edited, "exactly one terminal line")]
+    branch["description"] = "the terminal line of a run"
+    codes = {c.code for c in classify(surface_of(SJ), surface_of(edited)) if c.kind == BREAKING}
+    assert codes & {"rule-words-removed", "rule-words-weakened", "rule-words-edited"}, codes
