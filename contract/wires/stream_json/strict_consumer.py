@@ -11,29 +11,41 @@ docs/consumers.md; do not copy it.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any
 
+from contract.schema import known_types, load
+from contract.surface import open_set_values
 from contract.wires.stream_json.consumer import read
 
-KNOWN = {
-    "type": {"system", "stream_event", "assistant", "user", "result"},
-    "block": {"text", "thinking", "tool_use", "tool_result"},
-    "delta": {"text_delta", "thinking_delta"},
-    "event": {"content_block_delta", "tool_args_delta"},
-}
-LINE_MEMBERS = {"type", "subtype", "session_id", "seq", "ts", "agent", "capabilities", "cwd", "milk_version",
-                "tools", "mcp_servers", "message", "event", "parent_tool_use_id", "tool_use_result", "is_error",
-                "stop_reason", "num_turns", "duration_ms", "ttft_ms", "usage", "model_usage",
-                "output_tokens_per_second", "result", "task_id", "task", "from", "to", "route", "route_history",
-                "escalation_agent", "reason", "status", "body", "subject", "severity", "category", "kind",
-                "count", "limit", "commands", "option", "value", "finished_ids", "running_ids", "session_state",
-                "op", "percept_id", "command_hint", "recoverable", "warnings", "id", "tool"}
+WIRE = "stream-json"
+
+
+def _documented(schema: dict[str, Any], definition: str) -> frozenset[str]:
+    """The values a definition's ``type`` member documents (its open set's known values)."""
+    described = schema.get("$defs", {}).get(definition, {}).get("properties", {}).get("type", {})
+    return frozenset(open_set_values(str(described.get("description", ""))) or ())
+
+
+@functools.cache
+def known() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """What this reader treats as closed: the values and line members the schema in force documents.
+
+    Read from the schema (its ``oneOf`` line types, the open sets its ``type`` members document,
+    its top-level properties), never from a list of ours: under an ADR's evolved schema the reader
+    moves with it, and every golden written to that schema still passes.
+    """
+    schema = load(WIRE)
+    values = {"type": known_types(WIRE), "block": _documented(schema, "content_block"),
+              "delta": _documented(schema, "delta"), "event": _documented(schema, "stream_payload")}
+    return values, frozenset(schema.get("properties", {}))
 
 
 def reject(line: dict[str, Any]) -> str | None:
     """Why this strict reader refuses the line, or None."""
+    KNOWN, LINE_MEMBERS = known()  # noqa: N806 (read as the constants they were)
     if line.get("type") not in KNOWN["type"]:
         return f"unknown line type {line.get('type')!r}"
     extra = set(line) - LINE_MEMBERS
