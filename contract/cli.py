@@ -204,8 +204,17 @@ def _build_parser() -> argparse.ArgumentParser:
     evolve.add_argument("--adr", default=None, metavar="ADR-NNNN", type=_adr,
                         help="the ADR this change implements (recorded in schemas/pins.json)")
     evolve.add_argument("--dry-run", action="store_true", help="classify and say what would happen; write nothing")
+    evolve.add_argument("--accept", action="store_true",
+                        help="write the accepted-breaks entries the change needs, with --adr, together with the schema")
+    evolve.add_argument("--then-record", action="store_true",
+                        help="take the schema in although the goldens are not valid under it (re-record them next)")
     evolve.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
     evolve.set_defaults(handler=cmd_evolve)
+
+    from contract import migrate as migrate_verb  # its arguments live with its logic (contract/migrate.py)
+
+    migrate_verb.add_parser(verbs, NAMES)
+    verbs.choices["migrate"].set_defaults(handler=cmd_migrate)
 
     scenario = verbs.add_parser("scenario", help="add a golden scenario (transcript + meta) and update the snapshot")
     scenario.add_argument("--wire", choices=NAMES, required=True)
@@ -803,6 +812,16 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     try:
         return evolve.cmd_evolve(args)
     except evolve.EvolveError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Rewrite the goldens for a mechanical ADR change (contract.migrate)."""
+    from contract import evolve, migrate
+
+    try:
+        return migrate.cmd_migrate(args)
+    except (migrate.MigrateError, evolve.EvolveError) as exc:
         raise UsageError(str(exc)) from None
 
 
