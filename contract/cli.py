@@ -736,7 +736,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     from contract.harness import Interrupted
     from contract.progress import Progress
     from contract.reporters import render_record
-    from contract.scenarios import rerecord_run, run_scenario
+    from contract.accepting import with_accepted
+    from contract.scenarios import rerecordable, run_scenario
 
     command = _command(args.command)
     try:
@@ -760,9 +761,11 @@ def cmd_record(args: argparse.Namespace) -> int:
     if not goldens:  # re-recording nothing is never reported as done
         wire = "" if args.wire == "all" else f" of the {args.wire} wire"
         raise UsageError(f"{folder}: no golden{wire} to record in this folder (nothing to run)")
+    accepted = _accepted_for(folder)
     results: list[Any] = []
     failed = False
     progress = Progress("record")  # on a terminal stderr only; erased before the report is written
+    runs: list[Any] = []
     for number, golden in enumerate(goldens, 1):
         progress.update(f"scenario {number} of {len(goldens)}: {golden.wire}/{golden.name}")
         try:
@@ -774,13 +777,40 @@ def cmd_record(args: argparse.Namespace) -> int:
             progress.close()  # the emitter never really ran, or was stopped: a harness error, not a diff
             return _record_stopped(golden, run_.report, results, args, folder, signal.SIGINT)
         # a golden is rewritten only from a complete, conformant run (rerecord_run checks both)
-        recorded = None if args.dry_run else rerecord_run(run_, command or None)
-        comparison = run_.comparison if args.dry_run else (recorded.comparison if recorded else None)
+        usable = args.dry_run or rerecordable(run_)
+        comparison = with_accepted(run_.comparison, accepted) if usable else None
         failed |= comparison is None or bool(comparison.breaking)
-        results.append((golden, run_, comparison, recorded is not None and recorded.written))
+        runs.append(run_)
+        results.append((golden, run_, comparison, False))
     progress.close()
+    if not args.dry_run and not failed:  # every run first: a record that reports a break writes nothing
+        results = [_rewritten(run_, command, accepted) for run_ in runs]
     sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
+    if failed and not args.dry_run and args.format == "text":
+        sys.stdout.write("nothing rewritten: a scenario above has a breaking change or a finding (every golden kept)\n")
     return EXIT_VIOLATIONS if failed else EXIT_OK
+
+
+def _accepted_for(folder: Any) -> list[Any]:
+    """The accepted-breaks entries of the checkout the goldens folder is in (contract.accepting)."""
+    from contract import recording
+    from contract.accepting import entries_for
+    from contract.gate import AcceptedBreaksError
+
+    try:
+        return entries_for(recording.project_root(folder))
+    except AcceptedBreaksError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _rewritten(run_: Any, command: list[str], accepted: list[Any]) -> tuple[Any, Any, Any, bool]:
+    from contract.accepting import with_accepted
+    from contract.scenarios import rerecord_run
+
+    recorded = rerecord_run(run_, command or None)
+    if recorded is None:  # judged rerecordable above: the same run, the same verdict
+        raise UsageError(f"{run_.golden.wire}/{run_.golden.name}: the run was not re-recordable; golden kept")
+    return run_.golden, run_, with_accepted(recorded.comparison, accepted), recorded.written
 
 
 def _record_stopped(golden: Any, report: Report, results: list[Any], args: argparse.Namespace, folder: Any,
