@@ -303,10 +303,28 @@ def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, An
         elif now and not was:
             yield _change(path, "rule-words-added", f"{rule}'s words {shown(words)} at {at} are now in the schema "
                                                     "(a rule the checker enforces is now grounded there)")
-        elif was and now and a is not None and b is not None and a.get("sentence") != b.get("sentence"):
+        elif was and now and a is not None and b is not None and a.get("sentence") != b.get("sentence") \
+                and not values_added_only(str(a.get("sentence")), str(b.get("sentence"))):
             yield _change(path, "rule-sentence-edited",
                           f"the sentence {rule} quotes at {at} changed: {shown(a.get('sentence'))} -> "
                           f"{shown(b.get('sentence'))}; review the rule, then accept the change by ADR")
+
+
+def values_added_only(old: str, new: str) -> bool:
+    """Whether two sentences differ only by values added to their ``a | b | c`` lists.
+
+    A new value in an open set ("result subtype known set: success | … | refused") edits the
+    sentence a rule quotes next to it, but not what the sentence says of the values already there:
+    the addition is ``known-value-added`` (additive, the seed's "consumers must ignore values they
+    don't recognize"), not a rule's sentence edited. A value removed or any other word changed
+    is still the sentence edited.
+    """
+    spans_old, spans_new = _ALTERNATION.findall(old), _ALTERNATION.findall(new)
+    if len(spans_old) != len(spans_new) or _ALTERNATION.sub("|", old) != _ALTERNATION.sub("|", new):
+        return False
+    values = [({v.strip() for v in a.split("|")}, {v.strip() for v in b.split("|")})
+              for a, b in zip(spans_old, spans_new, strict=True)]
+    return all(before <= after for before, after in values)
 
 
 def _known_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:

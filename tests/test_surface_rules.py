@@ -188,3 +188,29 @@ def test_words_really_removed_from_a_moved_branch_are_still_breaking() -> None:
     branch["description"] = "the terminal line of a run"
     codes = {c.code for c in classify(surface_of(SJ), surface_of(edited)) if c.kind == BREAKING}
     assert codes & {"rule-words-removed", "rule-words-weakened", "rule-words-edited"}, codes
+
+
+def _known_result_subtypes(text: str) -> str:
+    return next(span for span in rules_surface(_with_description(text))["known_values"]["description"]["words"]
+                if "refused" in span)
+
+
+def test_a_value_added_to_an_open_set_a_rule_sentence_lists_is_additive() -> None:
+    """A new result subtype in the top-level known set edits the sentence sj.result-is-error quotes;
+    the addition is known-value-added, not the rule's sentence edited."""
+    span = _known_result_subtypes(SJ["description"])
+    edited = _with_description(SJ["description"].replace(span, span + " | budget_exceeded"))
+    found = classify(surface_of(SJ), surface_of(edited))
+    assert not [c for c in found if c.kind == BREAKING], found
+    assert "known-value-added" in {c.code for c in found}
+
+
+@pytest.mark.parametrize(("edit", "code"), [
+    (lambda span: span.replace(" | refused", ""), "known-value-removed"),  # a value removed
+    (lambda span: span + " | budget_exceeded, never", "rule-sentence-edited"),  # a word added beside it
+])
+def test_a_value_removed_or_a_word_changed_beside_the_list_is_still_breaking(edit: Any, code: str) -> None:
+    span = _known_result_subtypes(SJ["description"])
+    edited = _with_description(SJ["description"].replace(span, edit(span)))
+    codes = {c.code for c in classify(surface_of(SJ), surface_of(edited)) if c.kind == BREAKING}
+    assert code in codes, codes
