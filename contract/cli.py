@@ -733,10 +733,10 @@ def cmd_record(args: argparse.Namespace) -> int:
     Where it writes, and why an unchanged golden is not touched: contract/recording.py.
     """
     from contract import recording
+    from contract.accepting import with_accepted
     from contract.harness import Interrupted
     from contract.progress import Progress
     from contract.reporters import render_record
-    from contract.accepting import with_accepted
     from contract.scenarios import rerecordable, run_scenario
 
     command = _command(args.command)

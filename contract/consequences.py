@@ -31,7 +31,7 @@ from typing import Any
 from contract import textsafe
 from contract.classify import BREAKING, Change
 from contract.gate import Accepted, evaluate
-from contract.migrate import Step, first_finding, migrate_bytes
+from contract.migration import Step, first_finding, migrate_bytes
 from contract.wires import get
 
 CODE_FOLDERS = ("contract", "tests", "tools", "bench", "fuzz")  # where the checkout's code is
@@ -162,7 +162,7 @@ def code_naming(root: Path, changes: Sequence[Change]) -> list[str]:
     """Each place in the checkout's code that spells a renamed or removed member as a string."""
     notes = []
     for member, _ in _changed_members(changes):
-        spelled = re.compile(r"""["'](?:/)?%s["']""" % re.escape(member))
+        spelled = re.compile(rf"""["'](?:/)?{re.escape(member)}["']""")
         hits = []
         for path in _sources(root):
             if path.name == "volatile.py" and path.parent.parent.name == "wires":

@@ -305,7 +305,7 @@ def _accept(root: Path, wire: str, needed: list[Change], adr: str) -> None:
     document: dict[str, Any] = json.loads(read_whole(path)) if path.exists() else {"accepted": []}
     have = {(e.get("wire"), e.get("path"), e.get("code"), e.get("adr")) for e in document["accepted"]}
     for change in needed:
-        entry = {**_entry(wire, change, adr), "note": f"accepted with the schema by milk-contract evolve --accept"}
+        entry = {**_entry(wire, change, adr), "note": "accepted with the schema by milk-contract evolve --accept"}
         if (entry["wire"], entry["path"], entry["code"], entry["adr"]) not in have:
             document["accepted"].append(entry)
     write_atomically(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

@@ -45,22 +45,22 @@ def known() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
 
 def reject(line: dict[str, Any]) -> str | None:
     """Why this strict reader refuses the line, or None."""
-    KNOWN, LINE_MEMBERS = known()  # noqa: N806 (read as the constants they were)
-    if line.get("type") not in KNOWN["type"]:
+    values, members = known()
+    if line.get("type") not in values["type"]:
         return f"unknown line type {line.get('type')!r}"
-    extra = set(line) - LINE_MEMBERS
+    extra = set(line) - members
     if extra:
         return f"unknown members {sorted(extra)!r}"
     event = line.get("event")
     if isinstance(event, dict):
-        if event.get("type") not in KNOWN["event"]:
+        if event.get("type") not in values["event"]:
             return f"unknown stream event {event.get('type')!r}"
         delta = event.get("delta")
-        if isinstance(delta, dict) and delta.get("type") not in KNOWN["delta"]:
+        if isinstance(delta, dict) and delta.get("type") not in values["delta"]:
             return f"unknown delta {delta.get('type')!r}"
     message = line.get("message")
     for block in message.get("content", []) if isinstance(message, dict) else []:
-        if isinstance(block, dict) and block.get("type") not in KNOWN["block"]:
+        if isinstance(block, dict) and block.get("type") not in values["block"]:
             return f"unknown block {block.get('type')!r}"
     return None
 
