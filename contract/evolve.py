@@ -11,6 +11,12 @@ the wire's surface snapshot through the surface gate (``pytest --snapshot-update
 It also says which other places of the schema the change must be mirrored in
 (:func:`mirror_notes`: a definition nothing references that duplicates another object, such as
 stream-json's ``$defs/event`` and the top-level object, read from the schema, not from names).
+Before writing anything it tells the rest of the consequence (contract/consequences.py): the
+goldens the new schema does not accept, each with its first finding, and the ``migrate`` command
+that fixes them when the change is mechanical; the accepted-breaks entries the surface gate will
+need; the volatile declaration and the code that spell a renamed or removed member. It refuses a
+schema its goldens do not meet (``--then-record`` takes it in to re-record them next), and with
+``--accept --adr`` writes the entries the gate needs together with the schema.
 
 ``milk-contract scenario --wire W --name NAME --description TEXT [--like SCENARIO] [--arg=ARG …]
 [--exit-status N]
