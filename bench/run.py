@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from contract.resources import data_dir  # noqa: E402
+from contract.core.resources import data_dir  # noqa: E402
 
 LOADS_LOOP = "import json,sys\nfor line in open(sys.argv[1],'rb'):\n    json.loads(line)\n"
 PER_LINE = (

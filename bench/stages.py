@@ -5,7 +5,7 @@ Rerunnable (``python bench/stages.py``). It builds the stream-json benchmark tra
 (``time.process_time``), each stage against the one it adds to (the "over" column):
 
 1. ``json.loads`` of every line (the baseline);
-2. the reader (``contract.reader.read_records``: framing, strict parse, decoded-escape scan);
+2. the reader (``contract.core.reader.read_records``: framing, strict parse, decoded-escape scan);
 3. + the fail-closed guard around it (``failsafe.GuardedRecords``);
 4. + the schema step (``pipeline.SchemaStep``);
 5. + each rule machine of the wire behind its guard (``failsafe.Machines``), one at a time, line
@@ -49,11 +49,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from run import build_stream_json  # noqa: E402
 
-from contract import failsafe, reporters, requirements  # noqa: E402
-from contract.capture_coverage import Sample  # noqa: E402
-from contract.pipeline import SchemaStep, check_stream  # noqa: E402
-from contract.reader import DEFAULT_MAX_LINE_BYTES, read_records  # noqa: E402
-from contract.report import Report  # noqa: E402
+from contract.checking import failsafe  # noqa: E402
+from contract.checking.capture_coverage import Sample  # noqa: E402
+from contract.checking.pipeline import SchemaStep, check_stream  # noqa: E402
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES, read_records  # noqa: E402
+from contract.reporting import reporters  # noqa: E402
+from contract.rules import requirements  # noqa: E402
+from contract.rules.report import Report  # noqa: E402
 from contract.wires import get  # noqa: E402
 
 WIRE = "stream-json"

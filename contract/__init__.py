@@ -19,16 +19,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from contract.catalog import CATALOG, Level, Rule
-    from contract.checker import check
-    from contract.report import Report, Violation
+    from contract.checking.checker import check
+    from contract.rules.catalog import CATALOG, Level, Rule
+    from contract.rules.report import Report, Violation
 
 __version__ = "0.1.0"
 
 # public name -> the module that defines it
 _LAZY = {
-    "CATALOG": "contract.catalog", "Level": "contract.catalog", "Rule": "contract.catalog",
-    "check": "contract.checker", "Report": "contract.report", "Violation": "contract.report",
+    "CATALOG": "contract.rules.catalog", "Level": "contract.rules.catalog", "Rule": "contract.rules.catalog",
+    "check": "contract.checking.checker", "Report": "contract.rules.report", "Violation": "contract.rules.report",
 }
 
 

@@ -12,7 +12,7 @@ stream-json lines and exits with the scenario's status.
 Without ``MILK_CONTRACT_GOLDEN`` it has no script and says so on stderr, exit 2: a replaying build
 cannot do anything else, and the shipped suite must never start it that way unless asked to (the
 fuzzing mode, ``--contract-fuzz N``, is opt-in and documented in docs/milk-ci.md). Standard
-library only, as a milk maintainer's scripted provider would be. ``tests/test_installed.py`` runs
+library only, as a milk maintainer's scripted provider would be. ``tests/plugin/test_installed.py`` runs
 the installed suite against it; ``MILK_REPLAY_DROP_RESULT=1`` makes it drop the stream-json result
 line, the fault that test expects the suite to catch.
 """

@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the reader and both checkers with atheris (libFuzzer), by hand.
 
-The property is the suite's (tests/test_fuzz.py): ``contract.check(data, wire=…)`` returns a
+The property is the suite's (tests/live/test_fuzz.py): ``contract.check(data, wire=…)`` returns a
 report, never an exception, for stream-json, subagent-stdio and auto, and the report renders
 as text and JSON. The first input byte picks the wire and the line limit; the rest is the stream.
 
@@ -23,7 +23,7 @@ import atheris  # type: ignore[import-untyped,import-not-found,unused-ignore]  #
 
 with atheris.instrument_imports():
     from contract import check
-    from contract.reporters import render_json, render_text
+    from contract.reporting.reporters import render_json, render_text
 
 WIRES = ("stream-json", "subagent-stdio", "auto")
 LIMITS = (64 * 1024 * 1024, 16, 200)

@@ -1,4 +1,5 @@
-"""Write tests/cases/{line,stream-json}/*.json from the small stream below (a dev tool, run by hand).
+"""Write tests/cases/line/*.json and tests/wires/stream_json/cases/*.json from the small stream below
+(a dev tool, run by hand).
 
 Case files are the artifact the suite reads; this script only saves typing for the cases it
 writes. Each case is a base conformant stream with one edit, so a reviewer sees exactly what
@@ -15,7 +16,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "cases"
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+
+
+def _folder(name: str) -> Path:
+    """tests/cases/line for the shared rules, a wire's own tests/wires/<package>/cases otherwise."""
+    return TESTS / "cases" / name if name == "line" else TESTS / "wires" / name.replace("-", "_") / "cases"
 S = "sess_01HZX3"
 
 
@@ -181,7 +187,7 @@ def case(
 
 
 def write(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> None:
-    path = OUT / folder / f"{rule}.json"
+    path = _folder(folder) / f"{rule}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     body = ",\n".join("    " + json.dumps(c, ensure_ascii=False) for c in cases)
     path.write_text(f'{{"rule": "{rule}", "wire": "{wire}", "cases": [\n{body}\n]}}\n', encoding="utf-8")
@@ -1133,7 +1139,7 @@ def sa_events(revisions: list[Any]) -> str:
 def merge(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> None:
     """Add cases to a file kept by hand (the subagent-stdio ones): replace those of the same
     description, keep the rest as they are."""
-    path = OUT / folder / f"{rule}.json"
+    path = _folder(folder) / f"{rule}.json"
     kept: list[dict[str, Any]] = []
     if path.exists():
         names = {c["description"] for c in cases}
@@ -1205,7 +1211,7 @@ def idle() -> None:
 
     The rule must stay quiet and its requirement verdict must be not-exercised (never passed).
     sj.init-first and sj.result-last have none: they judge the end of every stream, an empty
-    one included (contract.requirements.ALWAYS_JUDGED).
+    one included (contract.rules.requirements.ALWAYS_JUDGED).
     """
     empty = case("an empty stream: no line to judge", False, raw_text="", exercised=False)
     for rule in ("line.utf8", "line.newline", "line.blank", "line.json", "line.object",

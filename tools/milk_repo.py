@@ -11,7 +11,7 @@ removed afterwards, unless ``--at DIR`` names one (created, and kept for inspect
 
 Why outside the checkout: pytest reads the configuration of the folder it starts in and of its
 parents, and this checkout's pyproject.toml would register what milk's does not (``tox -e
-installed`` runs this; tests/test_installed.py runs it in a fresh virtualenv).
+installed`` runs this; tests/plugin/test_installed.py runs it in a fresh virtualenv).
 """
 
 from __future__ import annotations

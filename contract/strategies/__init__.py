@@ -37,8 +37,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contract.catalog import CATALOG, rules_for
-from contract.rules import Observed
+from contract.core.rule import Observed
+from contract.rules.catalog import CATALOG, rules_for
 from contract.strategies import framing
 from contract.strategies._common import render
 from contract.strategies._compose import lines as _composed_lines

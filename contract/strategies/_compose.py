@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
-from contract.schema import ecma_pattern, load
+from contract.checking.schema import ecma_pattern, load
 from contract.strategies._common import SAFE_INT, count, flags, ints, json_values
 from contract.strategies._schemas import DEFAULT_DEPTH, unroll
 

@@ -9,7 +9,7 @@ hypothesis-jsonschema cannot follow a recursive ``$ref`` (the subagent schema's 
 refers to ``node``) and it generates ``pattern`` strings with Python's ``re``, whose ``$`` also
 matches before a final newline. So the schema handed to it is derived from the seed in code:
 the node recursion unrolled into ``node_0 … node_N`` (the deepest ``children`` empty), and every
-pattern's ``$`` translated to ``\\Z`` (ECMA-262 semantics, as :mod:`contract.schema` does for
+pattern's ``$`` translated to ``\\Z`` (ECMA-262 semantics, as :mod:`contract.checking.schema` does for
 jsonschema). Building a strategy is cheap; drawing is slow (tens of lines a second), so the
 strategies are cached and callers keep their example counts low.
 """
@@ -23,7 +23,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from contract.schema import ecma_pattern, load
+from contract.checking.schema import ecma_pattern, load
 
 # node_0 … node_2: trees three levels deep; deeper ones draw at 3-11 snapshots/s (docs/architecture.md, "Pitfalls")
 DEFAULT_DEPTH = 2

@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contract.jsonline import MAX_DEPTH
+from contract.core.jsonline import MAX_DEPTH
 from contract.strategies._common import dump
 
 Line = dict[str, Any]
@@ -131,7 +131,7 @@ def ansi(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) ->
 
 
 def limit(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
-    """Nesting deeper than the checker's limit (``contract.jsonline.MAX_DEPTH``)."""
+    """Nesting deeper than the checker's limit (``contract.core.jsonline.MAX_DEPTH``)."""
     depth = MAX_DEPTH + draw(st.integers(1, 64))
     return _sacrificed(draw, sacrificial, lambda body: body.replace(QMARK, b"[" * depth + b"]" * depth))
 

@@ -12,8 +12,8 @@ import shlex
 
 import pytest
 
-from contract.goldens import Golden, scenarios
-from contract.reporters import render_text
+from contract.goldens.store import Golden, scenarios
+from contract.reporting.reporters import render_text
 from contract.wires import Live, first
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -26,7 +26,7 @@ def test_consumer_accepts_golden_and_future_variants(golden: Golden, pytestconfi
     command = pytestconfig.getoption("--contract-consumer")
     if not command:
         pytest.skip("no --contract-consumer CMD: the reference consumer is fed by tests/")
-    from contract.feed import DEFAULT_EXAMPLES, describe, feed_stream
+    from contract.consumers.feed import DEFAULT_EXAMPLES, describe, feed_stream
 
     try:
         argv = shlex.split(command)

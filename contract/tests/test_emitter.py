@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from contract.goldens import Golden, all_scenarios
-from contract.session import ContractSession
+from contract.goldens.store import Golden, all_scenarios
+from contract.plugin.session import ContractSession
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 

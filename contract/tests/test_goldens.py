@@ -10,7 +10,9 @@ import json
 import pytest
 
 import contract
-from contract import coverage, golden_compare, goldens
+from contract.checking import coverage
+from contract.goldens import compare as golden_compare
+from contract.goldens import store as goldens
 from contract.wires import WIRES, Live, get
 
 SCENARIOS = goldens.all_scenarios()

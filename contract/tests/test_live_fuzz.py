@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import pytest
 
-from contract.goldens import Golden, all_scenarios
-from contract.reporters import render_text
-from contract.scenarios import emitter_argv, scenario_env
-from contract.session import ContractSession
+from contract.goldens.scenarios import emitter_argv, scenario_env
+from contract.goldens.store import Golden, all_scenarios
+from contract.plugin.session import ContractSession
+from contract.reporting.reporters import render_text
 from contract.wires import Live
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -31,9 +31,9 @@ def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: Contr
     examples = pytestconfig.getoption("--contract-fuzz")
     if examples <= 0:
         pytest.skip("fuzzing is opt-in: --contract-fuzz N holds N generated conversations with the host")
-    # imported here: hypothesis (which contract.fuzz needs) takes about a second to import, and a
+    # imported here: hypothesis (which contract.live.fuzz needs) takes about a second to import, and a
     # run that does not fuzz need not pay for it
-    from contract.fuzz import describe, fuzz_host
+    from contract.live.fuzz import describe, fuzz_host
 
     argv = emitter_argv(contract_session.emitter, HOST_SCENARIO) if contract_session.emitter else None
     result = fuzz_host(argv, examples=examples, strict=contract_session.strict,
@@ -46,9 +46,9 @@ def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: Contr
 def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract_session: ContractSession) -> None:
     if not pytestconfig.getoption("--contract-provoke"):
         pytest.skip("--contract-provoke not given")
-    from contract.provoke import provoke
+    from contract.live.provoke import provoke
 
     report = provoke(emitter_argv(contract_session.emitter, golden), env=scenario_env(golden),
                      expect_exit=golden.reproduce.exit_status, timeout=contract_session.timeout,
-                     strict=contract_session.strict)
+                     strict=contract_session.strict, wire=golden.wire)
     assert report.conformant, render_text(report)

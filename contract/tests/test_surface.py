@@ -4,7 +4,7 @@ One readable JSON snapshot per wire lives in __snapshots__/test_surface/. The st
 read before asserting, so that a breaking change is refused even under ``--snapshot-update``
 (the stored value is asserted again, which keeps the file as it was) unless accepted-breaks.json
 names it with its ADR; a stale entry there fails too. Additive changes fail until the snapshot is
-updated, saying that nothing breaks. See contract/gate.py for the rules.
+updated, saying that nothing breaks. See contract/evolution/gate.py for the rules.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from contract.gate import Accepted, Verdict, evaluate, load_accepted, sources
-from contract.surface import WIRES, surface_for
+from contract.evolution.gate import Accepted, Verdict, evaluate, load_accepted, sources
+from contract.evolution.surface import WIRES, surface_for
+from contract.wires import BUNDLED
 
 
 class SurfaceGate(JSONSnapshotExtension):
@@ -58,6 +59,8 @@ def surface_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_surface(wire: str, surface_snapshot: SnapshotAssertion) -> None:
+    if wire not in BUNDLED:  # a wire registered beside the package (a test's) ships no snapshot here
+        pytest.skip(f"{wire}: registered outside the package, so its surface has no shipped snapshot")
     where = sources()
     current = surface_for(wire, where.schemas, where.goldens)
     gate = surface_snapshot.extension

@@ -9,7 +9,7 @@ CLI, scenarios, goldens, coverage, normalize, surface, parallel checker and stra
 A rule machine is a small incremental state machine: ``feed`` sees every record in order
 (objects that failed the schema too, with ``record.valid`` False, so a machine must tolerate
 any shape), ``finish`` runs once at the end of the stream. Machines write findings to a sink
-(``contract.sink.Sink``) and never raise; each declares the rule ids it emits (``rules``), and a
+(``contract.core.sink.Sink``) and never raise; each declares the rule ids it emits (``rules``), and a
 test checks that the union of every emitter's declaration is exactly the catalog.
 """
 
@@ -22,10 +22,10 @@ from enum import Enum, IntEnum, StrEnum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from contract.reader import Record
-from contract.resources import data_dir
-from contract.rules import Basis, Rule
-from contract.sink import Sink
+from contract.core.reader import Record
+from contract.core.resources import data_dir
+from contract.core.rule import Basis, Rule
+from contract.core.sink import Sink
 
 Line = dict[str, Any]
 Edge = Callable[[list[Line]], bool]  # a coverage edge: does this transcript show the shape?
@@ -33,7 +33,7 @@ Segment = str | int  # one step of a path into a line: a member name or an array
 
 
 class Treatment(Enum):
-    """What normalization does with a volatile field (``contract.normalize``)."""
+    """What normalization does with a volatile field (``contract.goldens.normalize``)."""
 
     MAP = "map"  # a placeholder per distinct value, by first appearance
     ERASE = "erase"  # one placeholder for every value
@@ -144,7 +144,7 @@ class Strategies:
 class Cites:
     """What a wire's seed says on the rules every wire shares (framing, line.ansi, the harness and
     consumer rules): the catalog composes those rules' ``source`` from each registered wire's words
-    here, in registry order (``contract.catalog``), so no common rule names a wire.
+    here, in registry order (``contract.rules.catalog``), so no common rule names a wire.
 
     Each is the wire's clause of that rule's source, or None where its seed has nothing to add.
     """
@@ -163,11 +163,11 @@ class Future:
     shows, and a consumer must accept (built by the module ``Wire.future`` names, so hypothesis
     loads lazily).
 
-    ``variants``: the wire's own drawing, for the feeder of its live mode (``contract.feed`` for a
-    stream wire, ``contract.feed_client`` for a conversation); ``vector(name, data)``: a strategy
+    ``variants``: the wire's own drawing, for the feeder of its live mode (``contract.consumers.feed`` for a
+    stream wire, ``contract.consumers.feed_client`` for a conversation); ``vector(name, data)``: a strategy
     drawing ``(changes, stream)`` from the golden ``name`` whose transcript is ``data`` (ValueError
     when the golden has no place for a change); ``obligation``: the seed's words a consumer of the
-    variants is held to (``contract.vectors``).
+    variants is held to (``contract.consumers.vectors``).
     """
 
     variants: Callable[..., Any]
@@ -228,13 +228,13 @@ class Wire:
     # escapes"). Under --wire auto the wire is decided first and every line judged by its setting.
     ansi: bool = False
     # Whether the line type is an open set by the seed's own words: a line of a type the top-level
-    # ``oneOf`` does not list is judged by the schema without that ``oneOf`` (``contract.schema``).
+    # ``oneOf`` does not list is judged by the schema without that ``oneOf`` (``contract.checking.schema``).
     open_types: bool = False
     # Rules the wire's machines judge on every stream, an empty one included (their finish
-    # decides them), so no capture leaves them not exercised (``contract.requirements``).
+    # decides them), so no capture leaves them not exercised (``contract.rules.requirements``).
     always_judged: frozenset[str] = frozenset()
     # Rules whose findings explain a failure wherever they are (the terminal-line ones): kept past
-    # the report's general cap like the run, framing and checker rules (``contract.report``).
+    # the report's general cap like the run, framing and checker rules (``contract.rules.report``).
     vital: frozenset[str] = frozenset()
     # The conversation's line types and command builder (None for a ``Live.STREAM`` wire).
     dialogue: Dialogue | None = None
@@ -244,12 +244,12 @@ class Wire:
     # The emitter version a transcript reports about itself, if the wire carries one.
     version: Callable[[bytes], str | None] | None = None
     # The surface's policy notes on the wire's seed's own quirks (name, note), printed in its
-    # ``policy`` beside the notes on every schema (``contract.surface.policy``).
+    # ``policy`` beside the notes on every schema (``contract.evolution.surface.policy``).
     surface_policy: tuple[tuple[str, str], ...] = ()
     # What the wire's seed says on the rules every wire shares (the catalog composes their sources).
     cites: Cites = Cites()
     # The folder holding the wire's data, its goldens in ``goldens/<name>/`` (``goldens_dir``): the
-    # bundled data (``contract.resources.data_dir``) when empty; a wire registered by a test keeps
+    # bundled data (``contract.core.resources.data_dir``) when empty; a wire registered by a test keeps
     # its own beside it (an absolute path).
     data_root: str = ""
     # The module whose ``FUTURE`` is the wire's future-compatible variants (``Future``), if it has
@@ -266,7 +266,7 @@ class Wire:
     @property
     def goldens_dir(self) -> Path:
         """The wire's goldens: ``goldens/<name>/`` under its ``data_root`` (the bundled ``goldens/``
-        by default). Every wire's are found here, by ``contract.goldens`` and everything above it."""
+        by default). Every wire's are found here, by ``contract.goldens.store`` and everything above it."""
         root = Path(self.data_root) / "goldens" if self.data_root else data_dir("goldens")
         return root / self.name
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from contract.resources import data_dir
+from contract.core.resources import data_dir
 
 NAME = os.path.splitext(os.path.basename(sys.argv[0]))[0]
 MARKER = sys.argv[1] if len(sys.argv) > 1 else "no-marker"

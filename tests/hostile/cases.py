@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from contract.resources import data_dir
+from contract.core.resources import data_dir
 
 SJ, SA, AUTO = "stream-json", "subagent-stdio", "auto"
 MiB = 1024 * 1024
@@ -277,7 +277,7 @@ CASES: tuple[Case, ...] = (
     Case("ansi-in-tool-input", lambda: tool_stream(b'{"out":"\\u001b[31mred\\u001b[0m"}'),
          {SJ: expect(1, "line.ansi")},
          note="ESC in a free-form payload is line.ansi too: never any ANSI escapes, no written exception"),
-    # over 2 MiB: the CLI checks these on two processes (contract.parallel) when it has two cores
+    # over 2 MiB: the CLI checks these on two processes (contract.checking.parallel) when it has two cores
     Case("random-binary-3mib", lambda: random_bytes(3 * MiB, seed=10),
          {SJ: expect(1, "line.utf8", "line.newline")}, big=True),
     Case("deep-lines-many", lambda: (nested_array(300_000) + b"\n") * 8,

@@ -16,8 +16,8 @@ import functools
 import json
 from typing import Any
 
-from contract.jsonline import parse
-from contract.resources import data_dir
+from contract.core.jsonline import parse
+from contract.core.resources import data_dir
 from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
 from contract.wires.stream_json import coverage
 from contract.wires.stream_json.machines import StreamRules
@@ -56,7 +56,7 @@ def _version(data: bytes) -> str | None:
     return None
 
 
-# The surface's notes on this seed's quirks (contract.surface.policy): an open set its oneOf
+# The surface's notes on this seed's quirks (contract.evolution.surface.policy): an open set its oneOf
 # closes, and a definition nothing references.
 SURFACE_POLICY = (
     ("line-kinds", (
@@ -95,7 +95,7 @@ STREAM_JSON = Wire(
     version=_version,
     future="contract.wires.stream_json.future",  # what a producer may add: feed --future, the vectors
     ansi=True,  # "never any ANSI escapes", written with no exception (free-form payloads included)
-    open_types=True,  # "open set: ignore unknown values", though its oneOf lists the types (contract.schema)
+    open_types=True,  # "open set: ignore unknown values", though its oneOf lists the types (contract.checking.schema)
     # judged by the machine's finish on every stream: a stream with no init and no result breaks both
     always_judged=frozenset({"sj.init-first", "sj.result-last"}),
     vital=frozenset({"sj.result-last", "sj.result-once"}),  # the terminal-line rules

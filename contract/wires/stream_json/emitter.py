@@ -6,7 +6,7 @@ path of a golden transcript), else ``$MILK_CONTRACT_SCENARIO`` (a bundled stream
 scenario's name), else ``DEFAULT_SCENARIO``. Arguments are the scenario's own milk arguments
 (the prompt, ``--output-format stream-json``, ...) and are accepted and ignored.
 
-Every value that ``contract.normalize`` calls volatile is new on each run: a fresh ``sess_``
+Every value that ``contract.goldens.normalize`` calls volatile is new on each run: a fresh ``sess_``
 id, timestamps from the current clock that keep the golden's spacing and order, tool, message,
 task and memory ids remapped consistently (a tool_result still names its tool_use), jittered
 durations and rate, and the real working directory. So a faithful emitter's output differs
@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from contract import __version__
-from contract.jsonline import parse
-from contract.normalize import Segment, Treatment, Volatile, volatile_at
-from contract.resources import data_dir
+from contract.core.jsonline import parse
+from contract.core.resources import data_dir
+from contract.goldens.normalize import Segment, Treatment, Volatile, volatile_at
 
 WIRE = "stream-json"
 DEFAULT_SCENARIO = "tool_calls"
@@ -125,7 +125,7 @@ def _golden_path(environ: dict[str, str]) -> Path:
     if environ.get(ENV_GOLDEN):
         return Path(environ[ENV_GOLDEN])
     name = environ.get(ENV_SCENARIO) or DEFAULT_SCENARIO
-    return data_dir("goldens") / WIRE / f"{name}.jsonl"  # not contract.goldens: deepdiff costs 60 ms
+    return data_dir("goldens") / WIRE / f"{name}.jsonl"  # not contract.goldens.store: deepdiff costs 60 ms
 
 
 def _exit_status(path: Path) -> int:

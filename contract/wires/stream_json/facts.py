@@ -9,7 +9,7 @@ and stamps, the capabilities advertised at init, the tool_use ids met before, th
 awaiting their tool_use.
 
 ``block_facts`` does the first part for a block of schema-valid objects, with no state, so it
-can run in another process (``contract.parallel``'s workers): it returns the block's **facts**,
+can run in another process (``contract.checking.parallel``'s workers): it returns the block's **facts**,
 or None when any line would have something to report on its own, or is of a kind the facts do not
 cover (init, result). The facts are plain data (tuples, ints, strings: what ``marshal`` sends):
 
@@ -36,8 +36,8 @@ frag_bytes, frag_entries)``
   machine's bounds (``StreamRules.MAX_TOOL_USE_BYTES``, ``MAX_PENDING_BYTES``).
 
 ``StreamRules.feed_facts`` does the second part, in order, with the machine's own methods, so
-the findings are exactly those of ``feed`` on each line (tests/test_parallel.py,
-tests/test_block_check.py and tests/test_stream_json_machine.py compare them).
+the findings are exactly those of ``feed`` on each line (tests/checking/test_parallel.py,
+tests/checking/test_block_check.py and tests/wires/stream_json/test_stream_json_machine.py compare them).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ import re
 from itertools import repeat
 from typing import Any
 
-from contract.jsonline import Fault, parse
-from contract.jsonvalue import same_value
+from contract.core.jsonline import Fault, parse
+from contract.core.jsonvalue import same_value
 
 # Many UTC stamps joined by LF, each an RFC 3339 date-time (contract.wires.stream_json.machines'
 # RFC3339) with a day that exists in every month (01-28) and no leap second (valid only at 23:59
@@ -80,7 +80,7 @@ Facts = tuple[int, int, str, str, str, int, list[Any], list[Any], list[Any], int
 
 
 def reassemble(pieces: list[str]) -> tuple[str, Any, tuple[Fault, ...]]:
-    """A call's fragments concatenated, and read as a line is (``contract.jsonline.parse``: the
+    """A call's fragments concatenated, and read as a line is (``contract.core.jsonline.parse``: the
     same strict RFC 8259 numbers, nesting limit and duplicate-member detection, never last-wins)."""
     text = "".join(pieces)
     args, faults = parse(text.encode("utf-8", "surrogatepass"))

@@ -21,10 +21,10 @@ simplest value):
   label, a non-init system subtype, the result subtype — is_error stays "the boolean contract") or an
   unknown capability added.
 
-The known values are read from the schema's own prose (``contract.coverage.known_values`` over the
+The known values are read from the schema's own prose (``contract.checking.coverage.known_values`` over the
 wire's ``Coverage.known_sets``); an unknown value is never one of them. After the changes seq is
 renumbered from the first line's and an inserted line repeats the ts of the line before it, so every
-variant stays conformant under ``check --strict`` (tests/test_future.py holds that).
+variant stays conformant under ``check --strict`` (tests/consumers/test_future.py holds that).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
-from contract.jsonvalue import shown
+from contract.core.jsonvalue import shown
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
 from contract.wires.base import Future
 
@@ -67,8 +67,8 @@ _PARTIAL = "partial_messages_v1"
 @cache
 def known(group: str) -> frozenset[str]:
     """The known values of one open set, as the schema's descriptions list them."""
-    from contract.coverage import known_values
-    from contract.schemawalk import walker
+    from contract.checking.coverage import known_values
+    from contract.checking.schemawalk import walker
     from contract.wires import get
 
     walk = walker(WIRE)

@@ -16,12 +16,12 @@ from decimal import Decimal
 from itertools import repeat
 from typing import Any, ClassVar
 
-from contract.jsonline import MAX_INT_DIGITS
-from contract.jsonvalue import clip, quoted, same_value, shown
-from contract.jsonvalue import kind as json_kind
-from contract.reader import Record
-from contract.rules import Check
-from contract.sink import Sink
+from contract.core.jsonline import MAX_INT_DIGITS
+from contract.core.jsonvalue import clip, quoted, same_value, shown
+from contract.core.jsonvalue import kind as json_kind
+from contract.core.reader import Record
+from contract.core.rule import Check
+from contract.core.sink import Sink
 from contract.wires.stream_json import facts as batch
 from contract.wires.stream_json.facts import TASK_SUBTYPES, UTC_STAMPS
 from contract.wires.stream_json.rules import REGISTRY
@@ -784,7 +784,7 @@ class StreamRules:
         if call.stopped:
             return
         pieces = call.pieces
-        # The reassembly is read as a line is (contract.jsonline): the same strict RFC 8259
+        # The reassembly is read as a line is (contract.core.jsonline): the same strict RFC 8259
         # numbers, nesting limit and duplicate-member detection, never last-wins.
         text, args, faults = batch.reassemble(pieces)
         rules = {fault.rule for fault in faults}

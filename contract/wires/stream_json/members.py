@@ -18,12 +18,19 @@ import functools
 import json
 from typing import Any
 
-from contract.resources import data_dir
-from contract.schema import load
+from contract.core.resources import data_dir
 
 WIRE = "stream-json"
 RESULT_STRUCTURE = frozenset({"type", "subtype", "is_error", "usage", "model_usage"})
 MAX_GOLDEN_BYTES = 1 << 24  # a bundled golden is a few kilobytes; a bigger file is not read whole
+
+
+@functools.cache
+def load(wire: str) -> dict[str, Any]:
+    """The wire's schema in force, read as JSON (this module stands below the checking layer)."""
+    with open(data_dir("schemas") / f"{wire}.schema.json", "rb") as handle:
+        schema: dict[str, Any] = json.load(handle)
+    return schema
 
 
 def _golden_lines() -> list[dict[str, Any]]:

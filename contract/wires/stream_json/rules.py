@@ -10,13 +10,13 @@ dispatch by line type (docs/architecture.md, "Adding a rule").
 
 from __future__ import annotations
 
-from contract.rules import SCHEMA_STEP, Basis, Level, Registry, Rule
+from contract.core.rule import SCHEMA_STEP, Basis, Level, Registry, Rule
 from contract.wires.base import Cites
 
 _W, _D, _P = Basis.WRITTEN, Basis.DERIVED, Basis.POLICY
 _SJ = "stream-json schema"  # how a rule's source cites the seed
 
-# The seed's words on the rules every wire shares (their sources: contract.catalog).
+# The seed's words on the rules every wire shares (their sources: contract.rules.catalog).
 CITES = Cites(
     framing=f'{_SJ}, description: "one UTF-8 JSON object per line with one trailing newline and nothing else on '
             'stdout"',
@@ -80,7 +80,7 @@ REGISTRY.add(
          filterable=False, silenceable=False),
     Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
          # The seed words in single quotes: a new rule's double-quoted words would enter the wire
-         # surface's rules section as a breaking "rule-words-added" change (contract/framing.py).
+         # surface's rules section as a breaking "rule-words-added" change (contract/evolution/framing.py).
          f"{_SJ}, description: 'a type discriminator per line plus subtype for the system/result "
          "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)",
          basis=_W, breaker="subtype"),
@@ -157,7 +157,7 @@ REGISTRY.add(
          "concatenation; derived: the words say how consumers reassemble, not what the result must be; the "
          "concatenation is the tool's arguments, so it is one JSON text equal to the tool_use's input by JSON "
          "value; repeated member names are sj.tool-args-duplicate-key). "
-         # Issue 20. The new seed words in single quotes, as sj.subtype's (contract/framing.py).
+         # Issue 20. The new seed words in single quotes, as sj.subtype's (contract/evolution/framing.py).
          "When: oneOf[2].description: 'completed assistant message blocks (text | thinking | tool_use)' "
          "(derived: the assistant line completes the call, so its fragments come before it, and a "
          "non-empty fragment after it contradicts a completed input; an empty one changes no "
@@ -191,5 +191,5 @@ REGISTRY.add(
          basis=_D, breaker="role_form"),
 )
 
-# The wire's catalog rules, in declaration order (contract.catalog); declare new rules above.
+# The wire's catalog rules, in declaration order (contract.rules.catalog); declare new rules above.
 RULES: tuple[Rule, ...] = REGISTRY.rules

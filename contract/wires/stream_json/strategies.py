@@ -12,7 +12,7 @@ Hypothesis pays per choice (about 0.1 ms each), so a run's skeleton is drawn a f
 time (:func:`contract.strategies._common.pick`): a body step's kind, system subtype and nesting
 in one choice, an assistant turn's blocks, tool uses, message id and agent label in another,
 the timestamps per run rather than per line. Each body step is a strategy of its own, so that
-shrinking deletes whole steps; tests/test_strategies_reach.py pins what the streams reach.
+shrinking deletes whole steps; tests/strategies/test_strategies_reach.py pins what the streams reach.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from contract.evolution.surface import open_set_values
 from contract.strategies import _compose
 from contract.strategies._common import count, flags, ident, ints, json_objects, json_values, pick, render, text
-from contract.surface import open_set_values
 from contract.wires.stream_json.machines import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 from contract.wires.stream_json.members import member_schema, result_members
 

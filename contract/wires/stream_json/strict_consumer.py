@@ -16,8 +16,8 @@ import json
 import sys
 from typing import Any
 
-from contract.schema import known_types, load
-from contract.surface import open_set_values
+from contract.checking.schema import known_types, load
+from contract.evolution.surface import open_set_values
 from contract.wires.stream_json.consumer import read
 
 WIRE = "stream-json"

@@ -1,4 +1,4 @@
-"""The stream-json fields that differ on every run (``Wire.volatile``; see ``contract.normalize``).
+"""The stream-json fields that differ on every run (``Wire.volatile``; see ``contract.goldens.normalize``).
 
 Which members vary per run is the one fact about them the schema cannot say, so it is declared
 here, once for the wire, and nowhere else: the normaliser, the reference emitter (which makes

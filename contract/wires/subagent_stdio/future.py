@@ -14,7 +14,7 @@ on a client). What a conformant host may still do that a golden does not show:
   event where the host advertises ``capabilities.events``, its revision one above the highest so
   far and every later revision in that epoch moved up by one (``sa.revision-order``).
 
-Each variant is conformant under ``check --strict`` (tests/test_future.py holds that).
+Each variant is conformant under ``check --strict`` (tests/consumers/test_future.py holds that).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
-from contract.jsonvalue import shown
+from contract.core.jsonvalue import shown
 from contract.strategies._common import ints
 from contract.wires.base import Future
 from contract.wires.subagent_stdio.dialogue import command
@@ -42,7 +42,7 @@ _KEYLIKE = frozenset({"runId", "workflowId", "key", "startedAt", "updatedAt", "e
 
 
 def _schema(location: str) -> dict[str, Any]:
-    from contract.schemawalk import walker
+    from contract.checking.schemawalk import walker
 
     return walker(WIRE).at(location)
 
@@ -165,7 +165,7 @@ def variants(host: list[Line], max_changes: int = 3) -> st.SearchStrategy[tuple[
 
 
 def conversation(script: Any) -> bytes:
-    """A client polling once per answer of ``script`` (a ``contract.feed_client.HostScript``), each
+    """A client polling once per answer of ``script`` (a ``contract.consumers.feed_client.HostScript``), each
     command with the id its response carries."""
     out = b""
     for response, events in script.answers:
@@ -178,7 +178,7 @@ def conversation(script: Any) -> bytes:
 def vector(name: str, data: bytes) -> st.SearchStrategy[tuple[str, bytes]]:
     """The host-side variants of the golden ``name`` (its conversation ``data``) as (changes,
     conversation): a client polling once per answer, for the vectors."""
-    from contract.feed_client import from_host_lines, host_lines, script_from
+    from contract.consumers.feed_client import from_host_lines, host_lines, script_from
 
     script = script_from(name, data)
     return variants(host_lines(script)).map(

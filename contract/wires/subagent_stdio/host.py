@@ -9,7 +9,7 @@ script's responses are used up, further commands get the last response again (sa
 nothing changed). At end of input it exits 0.
 
 The script is a JSONL transcript holding commands, responses and events in order, such as a
-golden recorded by ``contract.driver``. Without ``--script`` it uses ``$MILK_CONTRACT_GOLDEN``
+golden recorded by ``contract.live.driver``. Without ``--script`` it uses ``$MILK_CONTRACT_GOLDEN``
 when that names a ``.jsonl`` file, else the built-in conversation below, which is conformant
 under ``--strict``. Lines that are not ``subagent_status`` objects are skipped with a note on
 stderr: the wire has no error response (``success`` is ``const true``).

@@ -28,11 +28,11 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from contract.jsonline import exact_int
-from contract.jsonvalue import clip, quoted, same_value
-from contract.reader import Record
-from contract.rules import Check
-from contract.sink import Sink
+from contract.core.jsonline import exact_int
+from contract.core.jsonvalue import clip, quoted, same_value
+from contract.core.reader import Record
+from contract.core.rule import Check
+from contract.core.sink import Sink
 from contract.wires.subagent_stdio.rules import REGISTRY
 
 COMMAND, RESPONSE, EVENT = "subagent_status", "response", "subagent_event"
@@ -53,7 +53,7 @@ MAX_PENDING = 65536  # unanswered commands remembered by sa.response-correlation
 MAX_KEY_CHARS = 256  # a longer epoch is remembered by its digest, so memory stays bounded
 
 
-LIMIT = "checker.limit"  # the catalog's rule for a bound reached (contract.catalog)
+LIMIT = "checker.limit"  # the catalog's rule for a bound reached (contract.rules.catalog)
 
 
 def _limit(out: Sink, line: int, check: str, bound: str) -> None:
@@ -98,7 +98,7 @@ def _nodes(where: str, snap: dict[str, Any]) -> Iterator[tuple[str, dict[str, An
 
 def _show(value: Any) -> str:
     if type(value) is str:
-        return quoted(clip(value))  # raw: the reporter escapes it (contract.textsafe)
+        return quoted(clip(value))  # raw: the reporter escapes it (contract.core.textsafe)
     if value is None:
         return "null"
     if type(value) is bool:

@@ -10,12 +10,12 @@ logic here as a ``Check`` (``REGISTRY.check``), which the wire's machines run by
 
 from __future__ import annotations
 
-from contract.rules import SCHEMA_STEP, Basis, Level, Registry, Rule
+from contract.core.rule import SCHEMA_STEP, Basis, Level, Registry, Rule
 from contract.wires.base import Cites
 
 _SA = "subagent-stdio schema"  # how a rule's source cites the seed
 
-# The seed's words on the rules every wire shares (their sources: contract.catalog): it has none
+# The seed's words on the rules every wire shares (their sources: contract.rules.catalog): it has none
 # on framing, so ours stands in (policy), and none on ANSI escapes.
 CITES = Cites(
     framing="subagent-stdio: policy (its schema has no descriptions, and nothing in it says how its JSON objects "
@@ -106,5 +106,5 @@ REGISTRY.add(
          f"inferred from {_SA}: snapshot.available", basis=_D, breaker="unavailable"),
 )
 
-# The wire's catalog rules, in declaration order (contract.catalog); declare new rules above.
+# The wire's catalog rules, in declaration order (contract.rules.catalog); declare new rules above.
 RULES: tuple[Rule, ...] = REGISTRY.rules

@@ -14,7 +14,7 @@ the shape of each part (a node's status and children, which optional members) a 
 a choice (:func:`contract.strategies._common.pick`), as hypothesis pays per choice. A snapshot
 after the first may keep its host's previous runs, fleet or both unchanged (a host asked again
 before anything changed; each way one time in four): the cross-line rules see one more
-snapshot for the cost of its identity. tests/test_strategies_reach.py pins what the
+snapshot for the cost of its identity. tests/strategies/test_strategies_reach.py pins what the
 conversations reach.
 """
 

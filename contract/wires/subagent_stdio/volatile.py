@@ -1,4 +1,4 @@
-"""The subagent-stdio fields that differ on every run (``Wire.volatile``; see ``contract.normalize``)."""
+"""The subagent-stdio fields that differ on every run (``Wire.volatile``; see ``contract.goldens.normalize``)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,3 @@
+"""Checking a captured stream: the schema step, coverage, the fail-safe wrapper, the one- and two-
+process pipelines, the public check() and many-file runs.
+"""

@@ -1,0 +1,442 @@
+"""Judging a subagent-stdio client: milk-contract plays the host, answering from the goldens.
+
+``milk-contract feed --wire subagent-stdio -- CLIENT…`` starts the client with its stdin and stdout
+on pipes. The client writes ``subagent_status`` commands; the suite answers each with the golden's
+next response (its ``id`` the command's, or none when the command has none) followed by the events
+the golden pushes after it; once the golden's responses are spent it answers with the last one
+again. When the client has been quiet for ``QUIET_SECONDS`` after the golden is spent, its stdin is
+closed (the host ended). The client must exit 0 before ``timeout``.
+
+The conversation, both directions in order, is judged by the same reader and rules as
+``check --wire subagent-stdio``: a client that sends a line that is not JSON, a command the schema
+refuses (no ``version``, an unknown member, an id over 128 characters) fails with that rule
+(``line.json``, ``sa.schema``, ...), and the findings name the scenario. How the client ended is
+``consumer.crash`` (a status other than 0), ``consumer.hang`` (still running at the timeout:
+killed with its process group and descendants, ``contract.live.harness.Process``) or
+``consumer.early-exit`` (it exited 0 having sent no command: nothing of the wire was exercised).
+
+With ``future``, the host's side of each golden is also transformed the ways the subagent-stdio
+seed allows (the wire's ``Wire.future``): optional members it models added where the
+golden has none, and events the client did not ask about. The seed states no open set (the node
+status is an ``enum``, every object ``additionalProperties: false``), so no unknown value is sent:
+a host that sent one would not be conformant (docs/consumers.md).
+
+Every wait is bounded (``timeout`` per conversation) and every buffer: a client line is kept up to
+the checker's line limit, the conversation up to ``max_output_bytes`` (a finding past it).
+"""
+
+from __future__ import annotations
+
+import copy
+import queue
+import random
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from contract.consumers.feed import (
+    DEFAULT_EXAMPLES,
+    DEFAULT_MAX_OUTPUT_BYTES,
+    DEFAULT_PACE,
+    DEFAULT_SHRINK_SECONDS,
+    DEFAULT_TIMEOUT,
+    Failure,
+    Feed,
+    FeedResult,
+    Finding,
+    Outcome,
+    Search,
+    ShrinkSpent,
+    note_failure,
+)
+from contract.core import textsafe
+from contract.core.jsonvalue import clip
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.core.rule import Level
+from contract.live.harness import (
+    GRACE_SECONDS,
+    LimitedStream,
+    Process,
+    StartError,
+    describe_status,
+    internal,
+)
+from contract.rules.catalog import CATALOG
+from contract.rules.report import Collector
+from contract.wires import conversation, get
+
+WIRE = conversation().name  # the client side of the registry's conversation wire
+# The catalog rules this module emits beside the wire's (the checker's, on the conversation).
+RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "run.start", "run.interrupted",
+                   "run.output-limit", "checker.internal"})
+MAX_COMMANDS = 10_000  # client lines answered in one conversation: past it the client is flooding
+QUIET_SECONDS = 0.5  # after the golden is spent, this long without a command ends the conversation
+_DIALOGUE = get(WIRE).dialogue
+assert _DIALOGUE is not None  # conversation() has one
+COMMAND, RESPONSE, EVENT = _DIALOGUE.command, _DIALOGUE.response, _DIALOGUE.event
+
+Line = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class HostScript:
+    """The host's side of a conversation: per answer, the response and the events pushed after it."""
+
+    name: str
+    answers: tuple[tuple[Line, tuple[Line, ...]], ...]
+    changes: str = "the golden as recorded"
+
+    @property
+    def key(self) -> bytes:
+        return orjson.dumps([[r, list(e)] for r, e in self.answers])
+
+
+def script_from(name: str, data: bytes) -> HostScript:
+    """The host lines of a golden conversation, grouped by the response each event follows."""
+    answers: list[tuple[Line, list[Line]]] = []
+    early: list[Line] = []  # events before the first response go after it
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        line = orjson.loads(raw)
+        if not isinstance(line, dict):
+            continue
+        if line.get("type") == RESPONSE:
+            answers.append((line, early))
+            early = []
+        elif line.get("type") == EVENT:
+            (answers[-1][1] if answers else early).append(line)
+    if not answers:
+        raise ValueError(f"{name}: the golden holds no response to play")
+    return HostScript(name, tuple((r, tuple(e)) for r, e in answers))
+
+
+def host_lines(script: HostScript) -> list[Line]:
+    """The script as the host's lines in order (what the future-variant generator transforms)."""
+    return [line for response, events in script.answers for line in (response, *events)]
+
+
+def from_host_lines(name: str, lines: list[Line], changes: str) -> HostScript:
+    answers: list[tuple[Line, list[Line]]] = []
+    for line in lines:
+        if line.get("type") == RESPONSE or not answers:
+            answers.append((line, []))
+        else:
+            answers[-1][1].append(line)
+    return HostScript(name, tuple((r, tuple(e)) for r, e in answers), changes)
+
+
+def _snapshot(line: Line) -> Any:
+    return line.get("data") if line.get("type") == RESPONSE else line.get("snapshot")
+
+
+def _remember(line: Any, shown: dict[str, int]) -> None:
+    snap = _snapshot(line) if isinstance(line, dict) else None
+    if isinstance(snap, dict) and isinstance(snap.get("epoch"), str) and type(snap.get("revision")) is int:
+        shown[snap["epoch"]] = max(shown.get(snap["epoch"], 0), snap["revision"])
+
+
+def _catch_up(response: Line, shown: dict[str, int]) -> None:
+    """A repeated response shows the highest revision of its epoch (it may repeat, never go back)."""
+    snap = _snapshot(response)
+    if isinstance(snap, dict) and type(snap.get("revision")) is int and snap.get("epoch") in shown:
+        snap["revision"] = max(snap["revision"], shown[snap["epoch"]])
+
+
+def _dump(line: Line) -> bytes:
+    return orjson.dumps(line) + b"\n"
+
+
+@dataclass
+class _Talk:
+    proc: Process
+    inbox: queue.Queue[bytes | None]
+    transcript: list[bytes]
+    size: int = 0
+    overflow: bool = False
+
+
+def converse(
+    argv: Sequence[str],
+    script: HostScript,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    pace: float = DEFAULT_PACE,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES * 64,
+) -> tuple[Outcome, bytes]:
+    """Play the host to the client ``argv``; how the client ended, and the transcript (both directions)."""
+    began = time.monotonic()
+    try:
+        proc = Process(argv, stdin=True)
+    except StartError as exc:
+        return Outcome(None, False, b"", 0, "", 0, 0, 0.0, start_error=str(exc)), b""
+    deadline = began + timeout
+    talk = _Talk(proc, queue.Queue(), [])
+    stream = LimitedStream(proc.stdout, max_output_bytes)
+
+    def read() -> None:
+        try:
+            while piece := stream.readline(max_line_bytes + 1):
+                if not piece.endswith(b"\n"):  # too long (judged line.limit) or the last line
+                    rest = b""
+                    while (rest := stream.readline(max_line_bytes + 1)) and not rest.endswith(b"\n"):
+                        pass
+                    piece += b"\n" if rest else b""
+                talk.inbox.put(piece)
+        finally:
+            talk.inbox.put(None)
+
+    reader = threading.Thread(target=read, daemon=True)
+    answered = 0
+    commands = 0
+    closed = False
+    quiet_since: float | None = None
+    shown: dict[str, int] = {}  # epoch -> highest revision the host showed (sa.revision-order)
+    flooded = False
+    status: int | None = None
+    hung = False
+    with proc:
+        try:
+            reader.start()
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    break
+                wait = deadline - now
+                if answered >= len(script.answers) and not closed:
+                    quiet_since = quiet_since if quiet_since is not None else now
+                    wait = min(wait, max(quiet_since + QUIET_SECONDS - now, 0.0))
+                try:
+                    item = talk.inbox.get(timeout=wait)
+                except queue.Empty:
+                    if answered >= len(script.answers) and not closed and time.monotonic() < deadline:
+                        proc.close_stdin()  # the golden is spent and the client quiet: the host ends
+                        closed = True
+                    continue
+                if item is None:
+                    break
+                talk.transcript.append(item)
+                commands += 1
+                quiet_since = None
+                if commands > MAX_COMMANDS:
+                    flooded = True
+                    break
+                try:
+                    line = orjson.loads(item)
+                except orjson.JSONDecodeError:
+                    continue  # not a command: nothing to answer (the judgement says what it is)
+                if not isinstance(line, dict) or line.get("type") != COMMAND or closed:
+                    continue
+                response, events = script.answers[min(answered, len(script.answers) - 1)]
+                response = copy.deepcopy(response)
+                if answered >= len(script.answers):  # a repeat: never behind what was shown since
+                    _catch_up(response, shown)
+                response.pop("id", None)
+                if isinstance(line.get("id"), str):
+                    response["id"] = line["id"]
+                out = [_dump(response)] + ([_dump(e) for e in events] if answered < len(script.answers) else [])
+                answered += 1
+                for piece in out:
+                    if not proc.write(piece, timeout=max(deadline - time.monotonic(), 0.0)):
+                        break
+                    talk.transcript.append(piece)
+                    _remember(orjson.loads(piece), shown)
+                    if pace:
+                        time.sleep(pace)
+            if not closed:
+                proc.close_stdin()
+            status = None if flooded else proc.wait(deadline - time.monotonic())
+            hung = status is None and not flooded
+            if status is None:
+                proc.kill()
+                status = proc.popen.returncode
+            else:
+                proc.reap_group()
+            reader.join(GRACE_SECONDS)
+            while True:  # what the client wrote before it exited
+                try:
+                    item = talk.inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    break
+                talk.transcript.append(item)
+        except BaseException:
+            proc.kill()
+            raise
+    transcript = b"".join(talk.transcript)
+    outcome = Outcome(status, hung, b"", 0, proc.stderr_tail(), answered, commands, time.monotonic() - began)
+    if stream.exceeded or flooded:
+        outcome.flooded = (f"expected at most {max_output_bytes} bytes" if stream.exceeded else
+                           f"expected at most {MAX_COMMANDS} lines") + " from the client, found more; it was killed"
+    return outcome, transcript
+
+
+def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+          exercised: set[str] | None = None) -> list[tuple[str, int | None, str | None, str, str | None]]:
+    """Findings (rule, line, pointer, message, hint) on one conversation: the wire's rules, then the
+    client's end; the rules the check judged are added to ``exercised``."""
+    from contract.checking.checker import check
+
+    found: list[tuple[str, int | None, str | None, str, str | None]] = []
+    report = check(transcript, WIRE, max_line_bytes=max_line_bytes)
+    if exercised is not None:
+        exercised |= report.exercised
+    for v in report.failing():  # MUST findings: SHOULD ones are not a client's failure (no --strict here)
+        found.append((v.rule, v.line, v.pointer, f"{label}: {v.message}", v.hint))
+    for rule, count in report.counts.items():
+        dropped = count - report.kept_counts().get(rule, 0)
+        if dropped and report.violations and CATALOG[rule].level is Level.MUST:
+            found.append((rule, None, None, f"{label}: {dropped} more {rule} findings counted but not kept", None))
+    tail = outcome.stderr.strip().splitlines()
+    said = f"; its stderr ends: {textsafe.text(clip(tail[-1], 300))}" if tail else ""
+    if outcome.flooded is not None:  # the conversation was cut: it cannot pass
+        found.append(("run.output-limit", None, None, f"{label}: {outcome.flooded}",
+                      "a client sends a command and awaits its response"))
+    elif outcome.hung:
+        found.append(("consumer.hang", None, None,
+                      f"expected the client to exit on {label}, found it still running after {outcome.elapsed:.3g}s "
+                      f"({outcome.fed} answers sent); killed it and its process group{said}",
+                      "a client exits when its work is done, or when the host's stdout (its stdin) ends"))
+    elif outcome.status != 0:
+        found.append(("consumer.crash", None, None,
+                      f"expected exit status 0 on {label}, found {describe_status(outcome.status or 0)}{said}",
+                      "answer-driven clients must tolerate events they did not ask for and members they do not read"))
+    elif outcome.fed == 0:  # it exited 0 having asked nothing: its exit says nothing of how it reads the wire
+        found.append(("consumer.early-exit", None, None,
+                      f"expected the client to send at least one {COMMAND} command on {label}, found it exited 0 "
+                      f"having sent none: nothing of the wire was exercised{said}",
+                      "a client sends its commands and reads the answers before it exits"))
+    return found
+
+
+def _findings_of(found: list[tuple[str, int | None, str | None, str, str | None]]) -> list[Finding]:
+    return [Finding(rule, message, hint) for rule, _, _, message, hint in found]
+
+
+def feed_client(
+    argv: Sequence[str],
+    goldens: Iterable[Any],
+    *,
+    future: bool = False,
+    examples: int = DEFAULT_EXAMPLES,
+    seed: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    pace: float = DEFAULT_PACE,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES * 64,
+    shrink_seconds: float = DEFAULT_SHRINK_SECONDS,
+) -> FeedResult:
+    """Play the host of every golden (and, with ``future``, its variants) to the client; the verdict."""
+    argv = list(argv)
+    goldens = list(goldens)
+    if not goldens:  # feeding nothing is never a pass
+        raise ValueError("no golden conversation to play")
+    feed = Feed(argv, seed, WIRE)
+    report, out, result = feed.report, feed.out, feed.result
+    options: dict[str, Any] = {"timeout": timeout, "pace": pace, "max_output_bytes": max_output_bytes}
+
+    def hold(script: HostScript) -> tuple[Outcome, bytes, list[tuple[str, int | None, str | None, str, str | None]]]:
+        outcome, transcript = converse(argv, script, **options)
+        result.streams += 1
+        report.lines += transcript.count(b"\n")
+        if outcome.start_error is not None:
+            return outcome, transcript, []
+        label = textsafe.text(script.name if script.changes == "the golden as recorded"
+                              else f"{script.name} ({clip(script.changes, 400)})")
+        return outcome, transcript, judge(outcome, transcript, label, exercised=report.exercised)
+
+    with feed.guarded("client", f"{WIRE} host double"):
+        for golden in goldens:
+            feed.doing = f"the golden {golden.name}"
+            script = script_from(golden.name, golden.data())
+            outcome, transcript, found = hold(script)
+            if outcome.start_error is not None:
+                return feed.cannot_start(outcome.start_error, "client")
+            feed.started = True
+            report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
+            _emit(out, found)
+            if found:
+                result.failures.append(Failure(golden.name, golden.name, script.changes, transcript, outcome,
+                                               _findings_of(found)))
+                note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
+            elif future:
+                feed.doing = f"the future variants of {golden.name}"
+                _search(result, out, golden.name, script, hold, examples, shrink_seconds)
+    return feed.end("consumer.early-exit")
+
+
+def _emit(out: Collector, found: list[tuple[str, int | None, str | None, str, str | None]]) -> None:
+    for rule, line, pointer, message, hint in found:
+        out.emit(rule, line, pointer, message, hint)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A host variant as :class:`contract.consumers.feed.Search` knows one: its bytes and its changes."""
+
+    script: HostScript
+    changes: tuple[str, ...]
+
+    @property
+    def data(self) -> bytes:
+        return self.script.key
+
+
+def _search(result: FeedResult, out: Collector, name: str, script: HostScript, hold: Any, examples: int,
+            shrink_seconds: float) -> None:
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    future = get(WIRE).load_future()
+    if future is None:
+        out.note(f"{name}: the {WIRE} wire has no future variants (Wire.future)")
+        return
+    try:
+        strategy = future.variants(host_lines(script)).map(
+            lambda drawn: _Candidate(from_host_lines(name, drawn[0], "; ".join(drawn[1])), tuple(drawn[1])))
+    except ValueError as exc:
+        out.note(f"{name}: {exc}")
+        return
+
+    def run(candidate: _Candidate) -> tuple[Outcome, Any]:
+        outcome, transcript, found = hold(candidate.script)
+        outcome.stdout = transcript  # the conversation is what a failure shows
+        return outcome, found
+
+    search = Search(run, examples, shrink_seconds)
+    shape = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
+                     suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
+    answer = None
+    trouble: Exception | None = None
+    try:
+        answer = find(strategy, search, settings=shape, random=random.Random(result.seed))
+    except (NoSuchExample, ShrinkSpent):
+        pass
+    except Exception as exc:  # a search that broke is no pass
+        trouble = exc
+    chosen = search.smallest(answer)
+    if chosen is None:
+        if trouble is not None:
+            internal(result.report, "future-variant search", trouble)
+            return
+        if search.searched == 0:  # nothing was varied: no pass can be claimed for --future
+            internal(result.report, "future-variant search", RuntimeError(f"no variant of {name} was generated"))
+            return
+        out.note(f"{name}: the golden and {search.searched} future host variants answered (seed {result.seed})")
+        return
+    candidate, outcome, found = chosen
+    _emit(out, found)
+    result.failures.append(Failure(name, f"{name}+future", candidate.script.changes, outcome.stdout, outcome,
+                                   _findings_of(found), search.shrink_runs, search.shrink_cut))
+    note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
+    out.note(f"{name}: a failing future host variant found within {search.searched} generated ones (seed "
+             f"{result.seed}), shrunk to {len(candidate.changes)} change(s) in {search.shrink_runs} more "
+             "conversations" + (" (shrinking stopped at its budget)" if search.shrink_cut else ""))
+
+
+__all__ = ["HostScript", "converse", "feed_client", "host_lines", "judge", "script_from"]

@@ -1,0 +1,316 @@
+"""Strict parsing of one JSONL line: exactly one RFC 8259 JSON text, judged as the wire demands.
+
+Python's ``json`` keeps the last of duplicate keys and accepts NaN and Infinity; orjson
+rejects NaN/Infinity, invalid UTF-8 and lone surrogates, but silently keeps the last duplicate
+and turns integers beyond 64 bits into floats. So the fast path parses with orjson and
+re-serialises: when the compact re-serialisation equals the input byte for byte, the input
+held exactly the members that were parsed (no duplicates) and every number survived exactly.
+Anything else (whitespace, escapes written differently, big integers, duplicates, numbers
+written as ``5e0`` or beyond double range) takes the exact path through ``json`` with hooks,
+which is slower but only runs on unusual lines.
+
+Numbers are read so that no verdict depends on float rounding (JSON Schema judges a number by
+its value: ``7.0`` and ``5e0`` are integers, ``2.0000000000000001`` is not). A number written
+as an integer is an ``int``; any other number is a ``float`` when the float holds its exact
+value or cannot change a verdict (a non-integral float lies strictly between the same two
+integers as the text, with the same sign), and a ``decimal.Decimal`` otherwise: beyond double
+range (``1e400``), rounded to zero (``1e-400``) or rounded onto an integer
+(``9007199254740991.0000001``). Consumers judge integers with ``exact_int``.
+
+Nesting is measured without recursion, so the verdict never depends on the caller's stack:
+a line ``MAX_DEPTH`` levels deep or less is parsed (with the recursion headroom it needs),
+a deeper one is a ``line.limit``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import math
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from itertools import accumulate, repeat
+from operator import sub
+from typing import Any, cast
+
+import orjson
+
+from contract.core.jsonvalue import clip, escape
+
+BOM = b"\xef\xbb\xbf"
+MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
+QUOTED_LINE_BYTES = 80  # of a line that is not JSON, its finding quotes this much (and says what is left)
+MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never a RecursionError
+# The catalog rules a Fault can name (the reader emits them; see contract.rules.catalog).
+RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.duplicate-key", "line.ansi", "line.limit"})
+Number = int | float | Decimal
+
+
+def exact_int(value: object, digits: int = MAX_INT_DIGITS) -> int | None:
+    """The exact integer a JSON number stands for (``7.0`` and ``5E+0`` too), else None.
+
+    None for a non-number, a boolean, a number whose exact value is not an integer, and an
+    integer of more than ``digits`` digits (converting ``1e999999999`` would not terminate in
+    bounded memory; the schemas' maxima reject such values anyway).
+    """
+    kind = type(value)
+    if kind is int:  # the common case first: this runs for every integer a rule reads
+        return cast(int, value)
+    if kind is bool:
+        return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, Decimal):
+        if not value.is_finite() or value != value.to_integral_value() or value.adjusted() >= digits:
+            return None
+        return int(value)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A framing finding on one line: the rule, where in the line, what was found."""
+
+    rule: str
+    pointer: str | None
+    message: str
+    hint: str | None = None
+
+
+class _Limit(Exception):
+    pass
+
+
+class _Constant(ValueError):
+    """NaN, Infinity or -Infinity: Python's json reads them, RFC 8259 has no such numbers."""
+
+
+def reject_constant(name: str) -> Any:
+    """``parse_constant`` hook for ``json.loads``: strict RFC 8259 numbers only."""
+    raise _Constant(f"{name} is not JSON")
+
+
+def parse(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
+    """Parse one line (without its LF). Returns the value (None when unusable) and its faults."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        message = str(exc)
+        if "infinity" in message:  # a float that overflows, or an integer orjson cannot hold
+            return _exact(body)
+        return None, _diagnose(body, message)
+    try:
+        # orjson writes a float of 1e16 or more as "1.5e+300": such a float is integral but may not
+        # be the number written (3.6845546438802145e+18 is not the double's exact value), so
+        # those lines take the exact path, which keeps the float only where it is exact.
+        if orjson.dumps(value) == body and b"e+" not in body:
+            return value, ()
+    except orjson.JSONEncodeError:  # orjson writes at most 254 levels deep but reads 1024
+        pass
+    return _exact(body)
+
+
+def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
+    """The slow, exact path: duplicate members, big integers, numbers kept as written."""
+    duplicates: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items):
+            seen: set[str] = set()
+            duplicates.extend(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]  # add() is None: marks first sightings
+        return obj
+
+    def integer(text: str) -> int:
+        if len(text) > MAX_INT_DIGITS:
+            raise _Limit(f"an integer of {len(text)} digits (the checker reads at most {MAX_INT_DIGITS})")
+        return int(text)
+
+    depth = nesting(body)
+    if depth > MAX_DEPTH:
+        return None, (Fault("line.limit", None,
+                            f"nesting deeper than {MAX_DEPTH} levels (the checker's limit), found {depth}"),)
+    try:
+        value = _loads_with_headroom(body, depth, pairs, integer)
+    except _Limit as exc:
+        return None, (Fault("line.limit", None, str(exc)),)
+    except RecursionError:
+        return None, (Fault("line.limit", None, "nesting too deep for the exact parser"),)
+    except ValueError as exc:  # orjson accepted it, so this should not happen
+        return None, (Fault("line.json", None, f"not strict JSON: {exc}"),)
+    if duplicates:
+        name = duplicates[0]
+        where = _first_holder(value, name)
+        more = f" (and {len(duplicates) - 1} more)" if len(duplicates) > 1 else ""
+        return value, (
+            Fault(
+                "line.duplicate-key",
+                where,
+                f'expected unique member names, found "{clip(name)}" repeated{more}',
+                "parsers disagree on which duplicate wins; emit each member once",
+            ),
+        )
+    return value, ()
+
+
+def number(text: str) -> float | Decimal:
+    """``parse_float`` hook: a float where it is exact or cannot change a verdict, else a Decimal."""
+    value = float(text)
+    if value in (math.inf, -math.inf) or value.is_integer():  # is_integer() is True for 0.0
+        try:
+            exact = Decimal(text)
+        except InvalidOperation:  # an exponent beyond any decimal's (1e followed by 50,000 nines)
+            raise _Limit(f"a number whose exponent the checker cannot hold: {clip(text)}") from None
+        return value if exact == value else exact  # Decimal == float compares exact values
+    return value
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_SIGNS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+
+
+def nesting(body: bytes) -> int:
+    """How deeply the arrays and objects of one JSON text nest, without recursion.
+
+    Strings are removed first (their brackets are text); what remains is counted in C-level
+    passes, so even a 64 MiB line is measured in seconds, never with a recursion.
+    """
+    skeleton = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    opens = skeleton.count(b"[") + skeleton.count(b"{")
+    if opens <= 1:
+        return opens
+    # +1 per opening bracket, -1 per closing one: the highest running sum is the depth
+    depth: int = max(accumulate(map(sub, skeleton.translate(_SIGNS), repeat(1))))
+    return depth
+
+
+_HEADROOM = threading.Lock()
+
+
+def _loads_with_headroom(body: bytes, depth: int, pairs: Any, integer: Any) -> Any:
+    """``json.loads`` with enough recursion limit for ``depth``, whatever the caller's stack.
+
+    Python's json decoder spends a recursion level per nesting level, counted against the
+    interpreter-wide limit from wherever the caller stands. A shallow line needs no change; a
+    deep one raises the limit for the parse (under a lock, so two threads never restore each
+    other's limit early). ``depth`` is at most ``MAX_DEPTH``, so the C stack stays small.
+    """
+
+    def loads() -> Any:
+        return json.loads(body, object_pairs_hook=pairs, parse_int=integer, parse_float=number,
+                          parse_constant=reject_constant)
+
+    if depth <= 32:
+        try:
+            return loads()
+        except RecursionError:  # a caller already near the limit: take the headroom path
+            pass
+    with _HEADROOM:
+        frames = _stack_depth()
+        before = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(before, frames + 2 * depth + 200))
+        try:
+            return loads()
+        finally:
+            sys.setrecursionlimit(before)
+
+
+def _stack_depth() -> int:
+    frame = sys._getframe()
+    count = 0
+    while frame is not None:
+        count += 1
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
+    return count
+
+
+def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
+    """Say why a line failed to parse, in the catalog's terms."""
+    if not body.strip(b" \t\r\n\f\v"):
+        return (Fault("line.blank", None, "expected one JSON object, found an empty line"),)
+    faults: list[Fault] = []
+    if body.startswith(BOM):
+        faults.append(Fault("line.utf8", None, "expected UTF-8 without a byte order mark, found a BOM",
+                            "write UTF-8 without BOM"))
+        return tuple(faults)
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        found = body[exc.start : exc.start + 4].hex(" ")
+        faults.append(Fault("line.utf8", None,
+                            f"expected valid UTF-8, found invalid bytes {found} at byte {exc.start}"))
+        return tuple(faults)
+    if b"\x1b" in body:
+        at = body.index(b"\x1b")
+        # line.ansi applies as the wire's descriptor says (Wire.ansi): the reader drops this
+        # fault on a wire it does not apply to (under --wire auto, once the wire is decided).
+        faults.append(Fault("line.ansi", None,
+                            f"expected no ANSI escapes, found a raw ESC byte at byte {at}",
+                            "strip terminal colouring from machine-readable output"))
+        if "control character" in orjson_message:  # a raw control byte in a string: not JSON either
+            faults.append(Fault("line.json", None,
+                                f"expected strict JSON, found a raw control character (ESC) at byte {at} "
+                                "inside a string (RFC 8259 §7: escape it)"))
+            return tuple(faults)
+    if "depth limit" in orjson_message:
+        faults.append(Fault("line.limit", None,
+                            f"nesting deeper than {MAX_DEPTH} levels (the checker's limit)"))
+    elif "surrogate" in orjson_message:
+        faults.append(Fault("line.json", None,
+                            "expected Unicode text, found a lone surrogate escape (RFC 8259 §8.2)"))
+    else:
+        faults.append(Fault("line.json", None, f"expected one strict JSON text, found {quoted_start(body)}: "
+                                               f"{_why(body, orjson_message)}"))
+    return tuple(faults)
+
+
+def quoted_start(body: bytes) -> str:
+    """The start of a line, in double quotes, for a message: at most ``QUOTED_LINE_BYTES`` bytes
+    (cut before a character the bound would split) and how many bytes more the line holds.
+
+    The text is the line's own (decoded, invalid bytes as U+FFFD): the reporter that prints the
+    message escapes it (``contract.core.textsafe``), once, as it does every input-derived string.
+    """
+    head = body[:QUOTED_LINE_BYTES]
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    text = decoder.decode(head, final=len(body) <= QUOTED_LINE_BYTES)
+    shown = len(head) - len(decoder.getstate()[0])  # the bytes of a split character are not shown
+    more = len(body) - shown
+    return f'"{text}"' + (f"…({more} more bytes)" if more else "")
+
+
+def _why(body: bytes, orjson_message: str) -> str:
+    if b"NaN" in body or b"Infinity" in body:
+        try:
+            json.loads(body, parse_constant=reject_constant)
+        except _Constant as exc:
+            return f"{exc} (RFC 8259 has no NaN or Infinity)"
+        except (ValueError, RecursionError):
+            pass
+    return orjson_message
+
+
+def _first_holder(value: Any, name: str) -> str | None:
+    """JSON pointer of the first object (depth first) that has member ``name``."""
+    for pointer, node in walk(value):
+        if isinstance(node, dict) and name in node:
+            return pointer
+    return None
+
+
+def walk(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Every node of a parsed value with its JSON pointer, iteratively (no recursion limit)."""
+    stack: list[tuple[str, Any]] = [(pointer, value)]
+    while stack:
+        where, node = stack.pop()
+        yield where, node
+        if isinstance(node, dict):
+            stack.extend((f"{where}/{escape(k)}", v) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((f"{where}/{i}", v) for i, v in reversed(list(enumerate(node))))
+

@@ -1,0 +1,381 @@
+"""The line reader: bytes in (file, stdin, a pipe, an iterable of chunks), records out.
+
+It splits on LF only (``str.splitlines`` would also split on U+2028 and friends inside JSON
+strings), reads with ``readline(limit)`` so a single huge line never holds more than the limit
+in memory, and reports every ``line.*`` rule through the collector. Each record carries the
+1-based line number, the raw bytes and the parsed object (None when the line is unusable), so
+the cross-line rules can still count a broken line as a line.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO, NamedTuple, cast
+
+from contract.core import jsonline
+from contract.core.jsonline import Fault, parse
+from contract.core.jsonvalue import escape, kind
+from contract.core.sink import Sink
+
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+# The catalog rules the reader emits: its own framing checks and every parse fault.
+RULES = jsonline.RULES | {"line.newline", "line.object", "line.ansi", "line.limit"}
+
+Source = bytes | bytearray | memoryview | BinaryIO | Iterable[bytes]
+
+
+@dataclass(slots=True)
+class Record:
+    """One line: its 1-based number, its bytes, and its object (None when it did not parse)."""
+
+    line: int
+    raw: bytes
+    obj: dict[str, Any] | None
+    valid: bool = False  # set by the checker: the object passed the wire's schema
+
+
+def as_stream(source: Source) -> BinaryIO:
+    """Any accepted input as a readable binary stream (no copy of a file's contents)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(bytes(source))
+    if hasattr(source, "readline"):
+        return cast(BinaryIO, source)
+    return io.BufferedReader(_ChunkStream(iter(source)))
+
+
+class _ChunkStream(io.RawIOBase):
+    """An iterable of byte chunks (for example lines with their LF) as a raw stream."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            try:
+                self._pending = bytes(next(self._chunks))
+            except StopIteration:
+                return 0
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+
+def read_records(
+    source: Source,
+    out: Sink,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    parse_line: Parser | None = None,
+    escapes: bool = True,
+    ansi: bool = True,
+) -> Iterator[Record]:
+    """Yield one record per non-blank line, reporting framing faults as it goes.
+
+    A line is judged only when the previous record has been consumed, so a consumer that
+    reports as it goes (the checker) reports line by line, whatever the block size.
+    ``parse_line(body, number)`` replaces the strict parse; it must return the same value.
+    ``escapes`` False skips the decoded-ESC check (for a reader whose ``line.*`` findings are
+    reported elsewhere).
+    ``ansi`` says whether ``line.ansi`` applies: the wire's ``Wire.ansi`` (True, judging, when not
+    given: fail closed). Under ``--wire auto`` the reader judges it and its findings are held until
+    the wire is decided, then kept as that wire says (``contract.checking.pipeline.Deciding``).
+    """
+    stream = as_stream(source)
+    pieces = blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
+    number = 0
+    for block in pieces:
+        yield from frame(block, number, out, max_line_bytes, parse_line, escapes, ansi)
+        number += len(block.bodies) or 1
+
+
+# Bytes read at a time from a file or a buffer. Lines are split from each block by C code
+# (``bytes.split``), and the block-wide searches for CR and for an escaped ESC spare the
+# per-line ones: both are rare, so most blocks skip those checks for all their lines.
+# Small enough to stay in cache: larger blocks measured slower.
+BLOCK_BYTES = 32 * 1024
+
+Parser = Callable[[bytes, int], tuple[Any, tuple[Fault, ...]]]
+
+
+class Block(NamedTuple):
+    """One block's complete lines (without their LF) and what the block may hold."""
+
+    bodies: list[bytes]
+    unterminated: bool  # the last body ended the stream without an LF
+    may_cr: bool
+    may_esc: bool
+    overlong: int = 0  # when set, the block is one line too long to hold: its length in bytes
+    # "e+": a float orjson would write back as "1.5e+300" may be integral without being the number
+    # written (contract.core.jsonline), so such a block takes the exact parse, never a C-level shortcut
+    may_exp: bool = False
+
+
+def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
+          parse_line: Parser | None, escapes: bool = True, ansi: bool = True) -> Iterator[Record]:
+    """Judge the framing of one block's lines and parse them, one record at a time."""
+    emit = out.emit
+    if block.overlong:
+        _too_long(number + 1, block.overlong, max_line_bytes, out)
+        yield Record(number + 1, b"", None)
+        return
+    last = len(block.bodies) - 1
+    for index, raw in enumerate(block.bodies):
+        number += 1
+        if len(raw) > max_line_bytes:
+            _too_long(number, len(raw) + (index < last or not block.unterminated), max_line_bytes, out)
+            yield Record(number, b"", None)
+            continue
+        if index == last and block.unterminated:
+            emit("line.newline", number, None,
+                 "expected the stream to end with LF, found a last line without one "
+                 "(a stream cut mid-line?)")
+        body = raw
+        if block.may_cr and b"\r" in body:
+            if body[-1:] == b"\r":
+                emit("line.newline", number, None, "expected a line ending in LF alone, found CR LF",
+                     "write \\n, not \\r\\n")
+                body = body[:-1]
+            if b"\r" in body:
+                at = body.index(b"\r")
+                emit("line.newline", number, None,
+                     f"expected LF as the only line terminator, found a bare CR at byte {at}")
+        value, faults = parse(body) if parse_line is None else parse_line(body, number)
+        for fault in faults:
+            if ansi or fault.rule != "line.ansi":
+                emit(fault.rule, number, fault.pointer, fault.message, fault.hint)
+        if value is None:
+            if faults and faults[0].rule == "line.blank":
+                continue
+            if not faults and body.strip(b" \t") == b"null":  # JSON null: parsed, so no fault yet
+                emit("line.object", number, "", "expected a JSON object, found null")
+            yield Record(number, raw, None)
+            continue
+        if type(value) is not dict:
+            emit("line.object", number, "",
+                 f"expected a JSON object, found {kind(value)}")
+            yield Record(number, raw, None)
+            continue
+        if faults:
+            # A line that failed framing (here: a repeated member name) is opaque: parsers disagree
+            # on its content, so neither first-wins nor last-wins is judged by any schema or
+            # content rule. It still takes its place in the run (a record without an object).
+            yield Record(number, raw, None)
+            continue
+        if (block.may_esc and escapes and ansi
+                and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))):
+            _decoded_escapes(value, number, out)
+        yield Record(number, raw, value)
+
+
+def _too_long(number: int, found: int, max_line_bytes: int, out: Sink) -> None:
+    out.emit("line.limit", number, None,
+             f"expected a line of at most {max_line_bytes} bytes, found {found}",
+             "raise --max-line-bytes if such lines are legitimate")
+
+
+class Piece:
+    """A block of whole lines not yet split (``blocks``' ``lazy``): ``block()`` is the very
+    ``Block`` the eager split gives, built on demand; its line count and length are cheap."""
+
+    __slots__ = ("_data", "_head", "_made")
+
+    def __init__(self, head: bytes | None, data: bytes) -> None:
+        self._head = head  # a line begun in an earlier read, completed at the start of data
+        self._data = data  # the read after that line, up to and including its last LF, and beyond
+        self._made: Block | None = None
+
+    def block(self) -> Block:
+        if self._made is None:
+            data, head = self._data, self._head
+            bodies = data.split(b"\n")
+            bodies.pop()  # what follows the last LF: the next block's
+            may_cr, may_esc = b"\r" in data, may_escape(data)
+            if head is not None:
+                bodies.insert(0, head)
+                may_cr, may_esc = may_cr or b"\r" in head, may_esc or may_escape(head)
+            may_exp = may_exponent(data) or (head is not None and may_exponent(head))
+            self._made = Block(bodies, False, may_cr, may_esc, 0, may_exp)
+        return self._made
+
+    def size(self) -> tuple[int, int]:
+        """The block's line count and the length of its lines (LFs not counted)."""
+        data, head = self._data, self._head
+        lines = data.count(b"\n")
+        length = data.rfind(b"\n") + 1 - lines
+        if head is not None:
+            lines, length = lines + 1, length + len(head)
+        return lines, length
+
+
+def size(block: Block) -> tuple[int, int]:
+    """``Piece.size`` of a block already split."""
+    return len(block.bodies), sum(map(len, block.bodies))
+
+
+def blocks(stream: Any, max_line_bytes: int, lazy: Callable[[int], bool] | None = None) -> Iterator[Any]:
+    """Split a buffered stream into blocks of whole lines, in bounded memory.
+
+    Public with ``frame`` (which judges and parses one block): the two-process checker frames
+    the same blocks itself.
+
+    A line longer than ``max_line_bytes`` is counted, not kept: once the unfinished line
+    passes the limit its bytes are skipped up to the next LF.
+
+    ``lazy(index)``: whether the block of that index (0, 1, ... in the order given) comes as a
+    ``Piece``, unsplit, instead of a ``Block`` (the two-process checker's, for the blocks the
+    other process proves). Each index is the same block either way.
+    """
+    for index, block in enumerate(_pieces(stream, max_line_bytes)):
+        if type(block) is Piece and (lazy is None or not lazy(index)):
+            yield block.block()
+        else:
+            yield block
+
+
+def _pieces(stream: Any, max_line_bytes: int) -> Iterator[Block | Piece]:
+    read = stream.read1
+    pending: list[bytes] = []  # the start of a line that continues in the next block
+    pending_bytes = 0
+    skipped = -1  # >= 0 while skipping an over-long line: its bytes so far
+    while True:
+        data = read(BLOCK_BYTES)
+        if not data:
+            break
+        head: bytes | None = None
+        if pending or skipped >= 0:
+            at = data.find(b"\n")
+            if at < 0:
+                if skipped >= 0:
+                    skipped += len(data)
+                else:
+                    pending.append(data)
+                    pending_bytes += len(data)
+                    if pending_bytes > max_line_bytes:
+                        skipped, pending, pending_bytes = pending_bytes, [], 0
+                continue
+            if skipped >= 0:
+                yield Block([], False, False, False, skipped + at + 1)
+                skipped = -1
+            else:
+                pending.append(data[:at])
+                head = b"".join(pending)
+                pending, pending_bytes = [], 0
+            data = data[at + 1 :]
+        cut = data.rfind(b"\n") + 1
+        rest = data[cut:]
+        if rest:
+            if len(rest) > max_line_bytes:
+                skipped = len(rest)
+            else:
+                pending, pending_bytes = [rest], len(rest)
+        if head is not None or cut:
+            yield Piece(head, data)
+    if skipped >= 0:
+        yield Block([], False, False, False, skipped)
+    elif pending:
+        tail = b"".join(pending)
+        yield Block([tail], True, b"\r" in tail, may_escape(tail), 0, may_exponent(tail))
+
+
+# A block's searches run on every block, so each is a C-level pass: one-byte needles go at memchr
+# speed, longer ones about thirty times slower. So the rare first byte of "e+" ("+") and the
+# common prefix of the escaped controls ("\u00") are looked for first, and the exact needles
+# only in a block that holds them: the same answers, in a fraction of the time on most blocks.
+
+
+def may_escape(data: bytes) -> bool:
+    """Whether ``data`` may hold an escaped ESC or C1 control, or a raw C1 (no false negative)."""
+    return (b"\\u00" in data and (b"\\u001" in data or may_c1(data))) or (
+        b"\xc2" in data and _C1_RAW.search(data) is not None)
+
+
+def may_exponent(data: bytes) -> bool:
+    """Whether ``data`` holds "e+" (``Block.may_exp``)."""
+    return b"+" in data and b"e+" in data
+
+
+def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[Block]:
+    """A stream with only ``readline`` (a live pipe): one line at a time, as it arrives."""
+    readline = stream.readline
+    limit = max_line_bytes + 1  # room for the LF
+    while True:
+        raw = readline(limit)
+        if not raw:
+            break
+        if raw[-1] == 0x0A:  # 0x0A is LF
+            yield Block([raw[:-1]], False, True, True)
+        elif len(raw) == limit:
+            yield Block([], False, False, False, len(raw) + _skip_line(readline, limit))
+        else:
+            yield Block([raw], True, True, True)
+
+
+def _skip_line(readline: Any, limit: int) -> int:
+    """Discard the rest of an over-long line, in bounded pieces; return how much was skipped."""
+    skipped = 0
+    while True:
+        piece = readline(limit)
+        skipped += len(piece)
+        if not piece or piece[-1] == 0x0A:
+            return skipped
+
+
+# C1 controls, U+0080 to U+009F: ECMA-48 §5.3 codes each C1 control function either as one 8-bit
+# character or, in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is
+# ESC ]). "never any ANSI escapes" forbids every ESC, so every ESC Fe, so the same control function
+# in its one-character coding too (issue 23; docs/rules.md). They reach a line raw (UTF-8 C2 80 to
+# C2 9F, valid JSON: RFC 8259 §7 asks only U+0000 to U+001F to be escaped) or as \u0080..\u009f.
+_C1_RAW = re.compile(rb"\xc2[\x80-\x9f]")
+_ANSI_TEXT = re.compile("[\x1b\x80-\x9f]")
+_C1_NAMES = {0x9B: "CSI", 0x9D: "OSC", 0x90: "DCS", 0x98: "SOS", 0x9C: "ST", 0x9E: "PM", 0x9F: "APC"}
+
+
+def may_c1(data: bytes) -> bool:
+    """Whether ``data`` may hold a C1 control, raw or escaped (C-level searches; no false negative)."""
+    return b"\\u008" in data or b"\\u009" in data or (b"\xc2" in data and _C1_RAW.search(data) is not None)
+
+
+def _found(text: str) -> str:
+    """What ANSI escape a decoded string holds: ESC, or which C1 control (its first one)."""
+    match = _ANSI_TEXT.search(text)
+    code = ord(match.group()) if match else 0x1B
+    if code == 0x1B:
+        return "ESC (U+001B)"
+    name = _C1_NAMES.get(code, "a C1 control")
+    return f"{name} (U+{code:04X}, ECMA-48's one-character form of ESC {chr(code - 0x40)})"
+
+
+def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
+    """line.ansi for ESC or a C1 control in any decoded string or member name of a stream-json line.
+
+    "never any ANSI escapes" has no written exception: free-form payloads (tool_use.input,
+    tool_result content, tool_use_result, task, extension, _meta) are scanned like the rest.
+    """
+    search = _ANSI_TEXT.search
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, str):
+            if search(node):
+                out.emit("line.ansi", number, where,
+                         f"expected no ANSI escapes, found {_found(node)} in a decoded string",
+                         "the seed says never any ANSI escapes, free-form payloads included: strip terminal "
+                         "colour from what tools print before writing it (a C1 control in text is often "
+                         "Latin-1 mis-decoding)")
+        elif isinstance(node, dict):
+            for key, child in node.items():
+                if search(key):  # a member name is text too (a model_usage key, say)
+                    out.emit("line.ansi", number, f"{where}/{escape(key)}",
+                             f"expected no ANSI escapes in member names, found {_found(key)} in one")
+                stack.append((f"{where}/{escape(key)}", child))
+        elif isinstance(node, list):
+            stack.extend((f"{where}/{i}", child) for i, child in enumerate(node))
+
+

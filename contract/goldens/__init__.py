@@ -1,0 +1,2 @@
+"""Golden transcripts: normalisation, the store, comparison, rewriting, scenarios and re-recording.
+"""

@@ -1,0 +1,130 @@
+"""Running a golden scenario through an emitter, and re-recording goldens from it.
+
+One scenario run: start the emitter with the scenario's own arguments and environment (plus
+``MILK_CONTRACT_SCENARIO`` and ``MILK_CONTRACT_GOLDEN``, so a deterministic milk build or a
+replaying test double can find its script), check what it emits live, and compare the
+normalized output with the golden. The pytest plugin and ``milk-contract record`` both call
+:func:`run_scenario`; neither knows how the wires are driven.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from contract.core import textsafe
+from contract.goldens.compare import Comparison, compare
+from contract.goldens.recording import Recorded, project_root, record, stderr_lines
+from contract.goldens.store import Golden
+from contract.live.driver import record as converse
+from contract.live.harness import DEFAULT_LATE_GRACE, default_command, record_stream
+from contract.rules.report import Report
+from contract.wires import Live
+
+ENV_SCENARIO = "MILK_CONTRACT_SCENARIO"
+ENV_GOLDEN = "MILK_CONTRACT_GOLDEN"
+
+
+@dataclass(frozen=True)
+class ScenarioRun:
+    golden: Golden
+    argv: tuple[str, ...]
+    report: Report
+    output: bytes
+    comparison: Comparison
+
+    def explain(self) -> str:
+        """What a failing scenario says: the findings, then each difference with line and path."""
+        # every part but the rule ids comes from the emitter, its output or the command line
+        safe = textsafe.text
+        lines = [f"{self.golden.wire}/{self.golden.name} through {safe(shlex.join(self.argv))}"]
+        failing = self.report.failing()
+        lines.extend(f"  {safe(_where(v.line, v.pointer))}{v.rule}: {safe(v.message)}" for v in failing[:20])
+        if len(failing) > 20:
+            lines.append(f"  … {len(failing) - 20} more failing findings")
+        differences = self.comparison.differences
+        lines.extend(f"  {safe(str(difference))}" for difference in differences[:40])
+        if len(differences) > 40:
+            lines.append(f"  … {len(differences) - 40} more differences")
+        lines.extend(stderr_lines(self.report, "  "))  # escaped and bounded there
+        return "\n".join(lines)
+
+
+def _where(line: int | None, pointer: str | None) -> str:
+    """``line 3 /message/id: `` (only what is known: a run-level finding has neither)."""
+    parts = ([f"line {line}"] if line is not None else []) + ([pointer] if pointer else [])
+    return " ".join(parts) + ": " if parts else ""
+
+
+def emitter_argv(emitter: Sequence[str] | None, golden: Golden) -> list[str]:
+    """The command for one scenario: the emitter, then the scenario's own arguments."""
+    base = list(emitter) if emitter else default_command(golden.descriptor)
+    return [*base, *golden.reproduce.argv]
+
+
+def scenario_env(golden: Golden) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(golden.reproduce.environ())
+    env[ENV_SCENARIO] = golden.name
+    env[ENV_GOLDEN] = str(golden.path.resolve())
+    return env
+
+
+def run_scenario(
+    golden: Golden,
+    emitter: Sequence[str] | None = None,
+    *,
+    timeout: float = 60.0,
+    strict: bool = False,
+    late_grace: float = DEFAULT_LATE_GRACE,
+) -> ScenarioRun:
+    argv = emitter_argv(emitter, golden)
+    env = scenario_env(golden)
+    expect = golden.reproduce.exit_status
+    if golden.descriptor.live is Live.CONVERSATION:
+        from contract.live.driver import Step
+
+        plan = [Step(group) for group in golden.command_groups()]
+        conversation = converse(argv, timeout=timeout, env=env, plan=plan, expect_exit=expect, strict=strict,
+                                late_grace=late_grace)
+        report, output = conversation.report, conversation.transcript
+    else:
+        report, output = record_stream(argv, wire=golden.wire, timeout=timeout, env=env, expect_exit=expect,
+                                       strict=strict, keep=True, late_grace=late_grace)
+    return ScenarioRun(golden, tuple(argv), report, output, compare(golden.data(), output, golden.wire))
+
+
+INCOMPLETE = ("run.", "checker.")  # rule families that say the run or its judging did not finish
+
+
+def complete(report: Report) -> bool:
+    """The run ended and was judged to the end: no ``run.*`` or ``checker.*`` finding at all.
+
+    Checked on the counts, which ``--ignore`` cannot hide the fail-closed findings from
+    (``checker.internal`` and ``run.interrupted`` are emitted past it).
+    """
+    return not any(rule.startswith(INCOMPLETE) for rule in report.counts)
+
+
+def rerecord(run: ScenarioRun, emitter: Sequence[str] | None) -> Comparison | None:
+    """Re-record the golden from a complete, conformant run; None (golden kept) otherwise.
+
+    Written through :mod:`contract.goldens.recording`: an unchanged golden is left untouched, a changed
+    one keeps the stored bytes of whatever did not really change.
+    """
+    recorded = rerecord_run(run, emitter)
+    return None if recorded is None else recorded.comparison
+
+
+def rerecordable(run: ScenarioRun) -> bool:
+    """Whether a golden may be rewritten from this run: complete, conformant, with output."""
+    return run.report.conformant and complete(run.report) and bool(run.output)
+
+
+def rerecord_run(run: ScenarioRun, emitter: Sequence[str] | None) -> Recorded | None:
+    """As :func:`rerecord`, saying also whether anything was written."""
+    if not rerecordable(run):
+        return None
+    return record(run.golden, run.output, emitter, project_root(run.golden.path.parent.parent))

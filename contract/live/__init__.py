@@ -1,0 +1,3 @@
+"""Running emitters and hosts live: the harness (a stream), the driver (a conversation), provoked
+environments and live fuzzing.
+"""

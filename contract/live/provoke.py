@@ -1,0 +1,368 @@
+"""Provoked environments for stream-json emitters: the run again under terminals, colour, back-pressure.
+
+An emitter that writes ANSI colour only when stdout is a terminal, only when stderr or stdin is
+one (``milk … | jq`` typed in a shell: stdout a pipe, stdin and stderr the terminal), or only
+when ``FORCE_COLOR`` is set (a common CI setting), passes every pipe capture. ``provoke(argv,
+…)`` (``milk-contract run --provoke``) runs the emitter first as ``run`` does (a pipe, the
+caller's environment), then again in each of :data:`ENVIRONMENTS`:
+
+* ``pipe+colour``: a pipe, with colour forced (``FORCE_COLOR=1``, ``CLICOLOR_FORCE=1``,
+  ``TERM=xterm-256color``, ``NO_COLOR`` unset);
+* ``pty``: stdout is a pseudo-terminal, so ``isatty(1)`` is true;
+* ``pty+colour``: a pseudo-terminal with colour forced;
+* ``stderr-tty``: stdout a pipe, stderr a pseudo-terminal (``isatty(2)``);
+* ``stdin-tty``: stdout a pipe, stdin a pseudo-terminal (``isatty(0)``; nothing is ever typed
+  on it, so an emitter that reads it waits, and ``--timeout`` ends the run);
+* ``stderr-tty+colour``, ``stdin-tty+colour``: the same with colour forced;
+* ``slow-reader``: a pipe read in small pieces with pauses, so the emitter meets a full pipe
+  (back-pressure): a line lost or interleaved breaks the framing and sequence rules.
+
+Every capture is judged by the same reader and rules as ``check`` (streamed: memory stays flat
+whatever the output), with the same live rules as ``run`` (``run.timeout``, ``run.exit-status``,
+``run.output-limit``). Findings from a provoked run are merged into the one report with the
+environment named in the message (``under stderr-tty: …``); the notes list every environment
+tried (what each of stdin, stdout and stderr was) and which ones showed ``line.ansi``.
+
+Every pseudo-terminal is put in raw mode before the emitter starts: otherwise the terminal's own
+output processing (``onlcr``) turns every LF into CR LF, and the report would blame the emitter
+for a CR it never wrote (``line.newline``). A pseudo-terminal on stderr is drained as the stderr
+pipe of a plain run is (its last ``STDERR_TAIL_BYTES`` kept for the report), so a chatty emitter
+never blocks on it. On a terminal stderr, the environment running is shown (``contract.core.progress``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from contract.checking.checker import check
+from contract.core.interrupts import signal_of
+from contract.core.progress import Progress
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.live.harness import (
+    DEFAULT_LATE_GRACE,
+    DEFAULT_MAX_OUTPUT_BYTES,
+    GRACE_SECONDS,
+    STDERR_TAIL_BYTES,
+    Interrupted,
+    Process,
+    StartError,
+    await_output,
+    default_command,
+    identity,
+    internal,
+    interrupted,
+    judge_end,
+    run_stream,
+)
+from contract.rules.report import Collector, Report
+from contract.wires import Live, first, get
+
+COLOUR = {"FORCE_COLOR": "1", "CLICOLOR_FORCE": "1", "TERM": "xterm-256color"}
+SLOW_PIECE = 256  # bytes per read while reading slowly
+SLOW_PAUSE = 0.01  # seconds between slow reads: a pipe page (4 KiB) frees only every 160 ms
+SLOW_SECONDS = 2.0  # then full speed: a long run is not turned into a timeout by our slowness
+READ_SIZE = 65536
+
+
+@dataclass(frozen=True)
+class Environment:
+    """One provoked environment: which of stdin, stdout, stderr are terminals, how stdout is read,
+    whether colour is forced."""
+
+    name: str
+    pty: bool = False  # stdout a pseudo-terminal
+    colour: bool = False
+    slow: bool = False
+    stdin_tty: bool = False
+    stderr_tty: bool = False
+
+    def describe(self) -> str:
+        terminal = "a pseudo-terminal (raw mode)"
+        how = "stdout " + (terminal if self.pty else "a pipe")
+        if self.slow:
+            how += (f" read {SLOW_PIECE} bytes at a time with {SLOW_PAUSE * 1000:g} ms pauses "
+                    f"for the first {SLOW_SECONDS:g}s")
+        how += ", stdin " + (terminal if self.stdin_tty else "/dev/null")
+        how += ", stderr " + (terminal if self.stderr_tty else "a pipe")
+        if self.colour:
+            how += ", colour forced (" + " ".join(f"{k}={v}" for k, v in COLOUR.items()) + ", NO_COLOR unset)"
+        return f"{self.name}: {how}"
+
+    def environ(self, base: Mapping[str, str] | None) -> dict[str, str]:
+        env = dict(base) if base is not None else dict(os.environ)
+        if self.colour:
+            env.pop("NO_COLOR", None)
+            env.update(COLOUR)
+        return env
+
+
+ENVIRONMENTS: tuple[Environment, ...] = (
+    Environment("pipe+colour", colour=True),
+    Environment("pty", pty=True),
+    Environment("pty+colour", pty=True, colour=True),
+    # milk … | jq typed in a shell: stdout a pipe, the terminal on the other two
+    Environment("stderr-tty", stderr_tty=True),
+    Environment("stdin-tty", stdin_tty=True),
+    Environment("stderr-tty+colour", stderr_tty=True, colour=True),
+    Environment("stdin-tty+colour", stdin_tty=True, colour=True),
+    Environment("slow-reader", slow=True),
+)
+BASE = "pipe: stdout a pipe, stdin /dev/null, stderr a pipe, the caller's environment (as run)"
+
+
+class _Output:
+    """The emitter's stdout as byte chunks for the checker: bounded, slow when asked, EIO as end."""
+
+    def __init__(self, fd: int, limit: int, slow: bool) -> None:
+        self.fd = fd
+        self.left = limit
+        self.slow = slow
+        self.exceeded = False
+
+    def chunks(self) -> Iterator[bytes]:
+        slow_until = time.monotonic() + SLOW_SECONDS if self.slow else 0.0
+        while True:
+            slow = time.monotonic() < slow_until
+            try:
+                chunk = os.read(self.fd, SLOW_PIECE if slow else READ_SIZE)
+            except OSError:  # EIO: every holder of the pty's other end has closed it
+                return
+            if not chunk:
+                return
+            if len(chunk) > self.left:
+                self.exceeded = True
+                yield chunk[: self.left]
+                return
+            self.left -= len(chunk)
+            yield chunk
+            if slow:
+                time.sleep(SLOW_PAUSE)
+
+
+def _capture(
+    argv: Sequence[str],
+    environment: Environment,
+    *,
+    env: Mapping[str, str] | None,
+    timeout: float,
+    expect_exit: int | None,
+    strict: bool,
+    ignore: Iterable[str],
+    max_line_bytes: int,
+    max_output_bytes: int,
+    late_grace: float = DEFAULT_LATE_GRACE,
+    wire: str,
+) -> Report:
+    """Run the emitter once in ``environment`` and judge its stdout as ``check`` would (by ``wire``)."""
+    ignore = tuple(ignore)
+    source = shlex.join(argv)
+    terminals: dict[str, tuple[int, int]] = {}  # stream name -> (master, slave) of its own pty
+    try:
+        for stream, wanted in (("stdout", environment.pty), ("stdin", environment.stdin_tty),
+                               ("stderr", environment.stderr_tty)):
+            if wanted:
+                terminals[stream] = _raw_pty()
+        proc = Process(argv, env=environment.environ(env), stdout=_slave(terminals, "stdout"),
+                       stdin_fd=_slave(terminals, "stdin"), stderr=_slave(terminals, "stderr"))
+    except StartError as exc:
+        _close(fd for pair in terminals.values() for fd in pair)
+        report = Report(wire=wire, strict=strict, source=source)
+        Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
+        return report
+    except BaseException:  # no pty to be had (or Ctrl-C): no descriptor leaks, the caller reports it
+        _close(fd for pair in terminals.values() for fd in pair)
+        raise
+    # who holds the output open after the emitter exits: a pty's slave, or the pipe (harness.identity)
+    held_file = identity(terminals["stdout"][1] if "stdout" in terminals else proc.stdout.fileno())
+    # only the emitter's side holds a slave now: EIO on a master marks the end of that stream
+    _close(slave for _, slave in terminals.values())
+    masters = [master for master, _ in terminals.values()]
+    master = terminals["stdout"][0] if "stdout" in terminals else -1
+    stderr_tail = _Tail(terminals["stderr"][0]) if "stderr" in terminals else None
+    fd = master if environment.pty else proc.stdout.fileno()
+    output = _Output(fd, max_output_bytes, environment.slow)
+    result: list[Report] = []
+    failure: list[BaseException] = []
+
+    def judge() -> None:
+        try:
+            result.append(check(output.chunks(), wire, strict=strict, ignore=ignore,
+                                max_line_bytes=max_line_bytes, source=source, jobs=1))
+        except BaseException as exc:  # a fault is a finding, never a pass
+            failure.append(exc)
+            with contextlib.suppress(Exception):
+                for _ in output.chunks():  # keep draining: the emitter must not block on a full pipe
+                    pass
+
+    reader = threading.Thread(target=judge, daemon=True)
+    late_grace = max(late_grace, 0.0)
+    deadline = time.monotonic() + timeout
+    try:
+        with proc:
+            reader.start()
+            # as run does: descendants still holding stdout get the late grace, then are reaped
+            ending = await_output(proc, reader, lambda: output.exceeded, deadline, late_grace, held_file)
+            exited_itself = proc.popen.poll() is not None
+            timed_out = ending.timed_out and not output.exceeded
+            status = None if timed_out or output.exceeded else ending.status
+            if status is None:
+                proc.kill()
+                timed_out = not output.exceeded
+            reader.join(GRACE_SECONDS)
+            proc.release(reader)
+            status = proc.popen.returncode
+            stderr = proc.stderr_tail()
+        if stderr_tail is not None:  # every descendant is dead now: the stderr pty ends (EIO)
+            stderr_tail.thread.join(GRACE_SECONDS)
+            stderr = stderr_tail.text()
+    finally:
+        _close(masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
+    report = result[0] if result else Report(wire=wire, strict=strict, source=source)
+    out = Collector(report, ignore)
+    if failure:
+        internal(report, "reader and rule machines", failure[0])
+    elif not result:
+        internal(report, "reader", TimeoutError("output still open after the emitter was killed"))
+    judge_end(report, out, timed_out, output.exceeded, status, expect_exit, timeout, max_output_bytes,
+               exited_itself, ending.held, late_grace)
+    report.stderr = stderr
+    return report
+
+
+def _raw_pty() -> tuple[int, int]:
+    """A pseudo-terminal (master, slave) in raw mode: no onlcr, so LF reaches us as LF, not CR LF."""
+    import pty
+    import tty
+
+    master, slave = pty.openpty()
+    try:
+        tty.setraw(slave)
+    except BaseException:
+        _close((master, slave))
+        raise
+    return master, slave
+
+
+def _slave(terminals: Mapping[str, tuple[int, int]], stream: str) -> int | None:
+    return terminals[stream][1] if stream in terminals else None
+
+
+def _close(fds: Iterable[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+class _Tail:
+    """A stderr pseudo-terminal drained on a thread (a full pty would block the emitter), last bytes kept."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.chunks: deque[bytes] = deque()
+        self.size = 0
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:  # EIO: every holder of the slave has closed it (or we closed the master)
+                return
+            if not chunk:
+                return
+            self.chunks.append(chunk)
+            self.size += len(chunk)
+            while self.size > STDERR_TAIL_BYTES and len(self.chunks) > 1:
+                self.size -= len(self.chunks.popleft())
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", "replace")
+
+
+def _merge(into: Collector, report: Report, environment: str) -> None:
+    """``report``'s findings into ``into``, each saying the environment that showed it."""
+    for violation in report.violations:
+        into.emit(violation.rule, violation.line, violation.pointer, f"under {environment}: {violation.message}",
+                  violation.hint)
+    for rule, count in report.counts.items():
+        missing = count - report.kept[rule]
+        if missing > 0:  # past the report's retention cap: still counted, never dropped silently
+            findings = "finding" if missing == 1 else "findings"
+            into.emit(rule, None, None, f"under {environment}: {missing} more {rule} {findings} not kept")
+
+
+def provoke(
+    argv: Sequence[str] | None = None,
+    *,
+    timeout: float = 60.0,
+    env: Mapping[str, str] | None = None,
+    expect_exit: int | None = 0,
+    strict: bool = False,
+    ignore: Iterable[str] = (),
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    environments: Sequence[Environment] = ENVIRONMENTS,
+    late_grace: float = DEFAULT_LATE_GRACE,
+    wire: str | None = None,
+) -> Report:
+    """``milk-contract run --provoke``: the run as ``run`` does it, then once per environment.
+
+    ``wire`` is the stream wire to judge by (default: the registry's first stream wire); a wire
+    whose live mode is a conversation is refused (ValueError): its hosts are fuzzed instead.
+
+    ``timeout`` bounds each run, so the whole is bounded by about ``(1 + len(environments)) *
+    (timeout + late_grace + GRACE_SECONDS)``. A run that cannot start stops there (``run.start``).
+    Ctrl-C raises :class:`contract.live.harness.Interrupted` as a live run does.
+    """
+    judged = first(Live.STREAM) if wire is None else get(wire)  # KeyError for an unknown name
+    if judged.live is not Live.STREAM:
+        raise ValueError(f"provoke runs stream emitters; {judged.name} is a conversation wire (fuzz its host)")
+    wire = judged.name
+    command = list(argv) if argv else default_command(wire)
+    ignore = tuple(ignore)
+    with Progress("run --provoke") as progress:  # shown on a terminal stderr only (contract.core.progress)
+        total = 1 + len(environments)
+        progress.update(f"environment 1 of {total}: pipe (as run)")
+        report = run_stream(command, wire=wire, timeout=timeout, env=env, expect_exit=expect_exit,
+                            strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                            max_output_bytes=max_output_bytes, late_grace=late_grace)
+        if "run.start" in report.counts:
+            return report
+        if "run.timeout" in report.counts:  # hung as run: each environment would cost one more timeout
+            report.notes.append("provoked environments not tried: the emitter did not finish as run does "
+                                "(run.timeout), so the run is not conformant whatever they show")
+            return report
+        out = Collector(report, ignore)
+        coloured: list[str] = ["pipe"] if "line.ansi" in report.counts else []
+        for number, environment in enumerate(environments, 2):
+            progress.update(f"environment {number} of {total}: {environment.name}")
+            try:
+                provoked = _capture(command, environment, env=env, timeout=timeout, expect_exit=expect_exit,
+                                    strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                                    max_output_bytes=max_output_bytes, late_grace=late_grace, wire=wire)
+            except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
+                signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
+                interrupted(report, f"the emitter (under {environment.name})", signum)
+                raise Interrupted(report, signum=signum) from None
+            except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)
+                internal(report, f"provoked run under {environment.name}", exc)
+                continue
+            _merge(out, provoked, environment.name)
+            report.exercised |= provoked.exercised  # the requirement verdicts count every environment
+            if "line.ansi" in provoked.counts:
+                coloured.append(environment.name)
+            for note in provoked.notes:
+                report.notes.append(f"under {environment.name}: {note}")
+            if provoked.stderr and not report.stderr:
+                report.stderr = provoked.stderr
+    report.notes.append("provoked environments tried: " + "; ".join([BASE, *(e.describe() for e in environments)]))
+    report.notes.append("line.ansi seen under: " + (", ".join(coloured) if coloured else "none of them"))
+    return report

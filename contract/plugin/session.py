@@ -1,0 +1,166 @@
+"""State of one contract test run, kept apart from pytest so it can be tested and reused.
+
+It knows which emitter to run (a milk build, or the bundled reference emitters), runs a golden
+scenario through it, and collects what the run should say at the end (scenarios checked,
+goldens re-recorded, changes found). Outcomes arrive as :class:`Outcome` records attached to
+test reports, so the summary is right under pytest-xdist too, where scenarios run in workers
+and the summary is written by the controller.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from contract.core import textsafe
+from contract.core.jsonvalue import quoted
+from contract.core.options import seconds_problem
+
+if TYPE_CHECKING:  # loaded when a scenario runs: the plugin imports this module at every pytest start
+    from contract.goldens.scenarios import ScenarioRun
+    from contract.goldens.store import Golden
+
+
+def option_problem(fuzz: int | None, timeout: float, late_grace: float) -> str | None:
+    """What is wrong with the plugin's numeric options, in one line (None when nothing is).
+
+    argparse has made numbers of them already; a negative count, or seconds the CLI's
+    ``--timeout`` and ``--late-grace`` would refuse (contract.core.options), could only misbehave
+    later (a negative count ran nothing, a NaN grace waited unboundedly).
+    """
+    if fuzz is not None and fuzz < 0:
+        return f"--contract-fuzz: expected 0 (off) or a positive count of conversations, found {fuzz}"
+    for option, value, zero in (("--contract-timeout", timeout, False), ("--contract-late-grace", late_grace, True)):
+        problem = seconds_problem(value, zero=zero)
+        if problem is not None:
+            return f"{option}: {problem}, found {value}"
+    return None
+
+
+def startup_problem(emitter: str | None, record: bool, basis: Sequence[str] | None = None) -> str | None:
+    """Why a plugin run cannot start, in one line (None when it can).
+
+    An emitter command that is empty, unparsable or names no executable would fail every golden
+    scenario the same way; recording from an installed copy would write into site-packages; an
+    unknown ``--contract-basis`` would judge nothing it names.
+    """
+    if basis is not None:
+        from contract.core.rule import bases
+
+        try:
+            bases(basis)
+        except ValueError as exc:
+            return f"--contract-basis: {textsafe.text(str(exc))}"
+    if record:
+        from contract.core.resources import installed_copy
+
+        if installed_copy():
+            return ("--contract-record: this is an installed copy of milk-contract, whose goldens are inside "
+                    "site-packages; re-record from a checkout with `milk-contract record` (see docs/adr-walk.md)")
+    if emitter is None:
+        return None
+    try:
+        argv = shlex.split(emitter)
+    except ValueError as exc:
+        return f"--contract-emitter: cannot parse {quoted(textsafe.text(emitter))} ({exc})"
+    if not argv:
+        return "--contract-emitter: empty command"
+    if shutil.which(argv[0]) is None:
+        return (f"--contract-emitter: cannot start {quoted(textsafe.text(argv[0]))}: not found on PATH or not an "
+                "executable file")
+    return None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one scenario test says about itself, for the end-of-run summary."""
+
+    scenario: str
+    note: str = ""  # the change report under --contract-record; additive drift otherwise
+
+    def to_property(self) -> tuple[str, dict[str, str]]:
+        return (PROPERTY, {"scenario": self.scenario, "note": self.note})
+
+
+PROPERTY = "milk_contract"
+# contract.live.harness.DEFAULT_LATE_GRACE, not imported (the plugin imports this module at every pytest
+# start); tests/core/test_signals.py holds the two equal
+LATE_GRACE = 2.0
+
+
+@dataclass
+class ContractSession:
+    emitter: list[str] | None  # None: the bundled reference emitter of each wire
+    timeout: float = 60.0
+    record: bool = False
+    strict: bool = False
+    late_grace: float = LATE_GRACE
+    basis: tuple[str, ...] | None = None  # --contract-basis: the bases whose findings fail (None: all)
+    checked: int = 0
+    failed: list[str] = field(default_factory=list)
+    recorded: list[str] = field(default_factory=list)
+    drift: list[str] = field(default_factory=list)  # additive differences: they pass, but are news
+
+    @classmethod
+    def from_options(cls, emitter: str | None, timeout: float, record: bool, strict: bool,
+                     late_grace: float = LATE_GRACE, basis: Sequence[str] | None = None) -> ContractSession:
+        argv = shlex.split(emitter) if emitter else None
+        return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict, late_grace=late_grace,
+                   basis=tuple(basis) if basis else None)
+
+    def run(self, golden: Golden) -> tuple[ScenarioRun, Outcome]:
+        """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
+        from contract.core.rule import bases
+        from contract.goldens.scenarios import rerecord, run_scenario
+
+        result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict,
+                              late_grace=self.late_grace)
+        label = f"{golden.wire}/{golden.name}"
+        if not self.record:  # a golden is re-recorded only from a run conformant on every basis
+            result.report.bases = bases(self.basis)  # what fails the scenario; the rest is listed, not failing
+        if self.record:
+            comparison = rerecord(result, self.emitter)
+            verdict = "kept (the run was not conformant)" if comparison is None else comparison.summary()
+            return result, Outcome(label, verdict)
+        additive = result.comparison.additive
+        note = (f"{textsafe.counted(len(additive), 'additive difference')}, first: {textsafe.text(str(additive[0]))}"
+                if additive else "")
+        return result, Outcome(label, note)
+
+    def observe(self, properties: list[tuple[str, object]], passed: bool) -> None:
+        """Count a finished scenario test from the outcome its report carries."""
+        for key, value in properties:
+            if key != PROPERTY or not isinstance(value, dict):
+                continue
+            self.checked += 1
+            if not passed:
+                self.failed.append(str(value["scenario"]))
+            if self.record:
+                self.recorded.append(f"{value['scenario']}: {value['note']}")
+            elif value["note"]:
+                self.drift.append(f"{value['scenario']}: {value['note']}")
+
+    @property
+    def emitter_name(self) -> str:
+        return shlex.join(self.emitter) if self.emitter else "bundled reference emitters"
+
+    def summary_lines(self) -> list[str]:
+        if not self.checked and not self.recorded:
+            return []
+        lines = [f"milk-contract: {self.checked} golden scenarios run through {self.emitter_name}"]
+        if self.basis:
+            from contract.core.rule import bases
+            from contract.rules.catalog import always_judged
+
+            judged = ", ".join(b.value for b in bases(self.basis))
+            lines.append(f"milk-contract: judged --contract-basis {judged} only: findings of other bases are "
+                         "listed in a failing scenario's report, never failing it; "
+                         f"{always_judged(verb='always fail')}")
+        if self.failed:
+            lines.append(f"milk-contract: {len(self.failed)} failed: {', '.join(self.failed)}")
+        lines.extend(f"milk-contract: additive drift in {entry}" for entry in self.drift)
+        lines.extend(f"milk-contract: re-recorded {entry}" for entry in self.recorded)
+        return lines

@@ -1,0 +1,2 @@
+"""Rendering reports: text, JSON, JUnit, markdown and the CI formats (GitHub, SARIF).
+"""

@@ -1,0 +1,287 @@
+"""The rule catalog: every check milk-contract makes, as data.
+
+Each rule has a stable id that users see in reports and pass to ``--ignore``, a level
+(MUST comes from a seed schema: its words where it has them, its structure where it has none,
+as in the subagent-stdio schema, which carries no descriptions; SHOULD is inferred consistency,
+failing only under ``--strict``), ``source``: what it comes from, or why it is inferred,
+``basis``: written, derived or policy (``contract.core.rule.Basis``, docs/rules.md; one per rule and
+wire, so a rule that would mix two is split) and ``observed``: where its findings come from (the
+stream, the live process, a baseline, the checker itself).
+
+The catalog is the framing, checker, harness and baseline rules below plus each registered
+wire's own rules (``Wire.rules``, kept in the wire's package next to its machines), in that
+order. ``milk-contract rules`` prints it; every emitter of findings declares the rule ids it
+emits, and a test checks that their union is exactly the catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from contract.core.rule import Basis, Level, Observed, Rule, Unjudged
+from contract.wires import WIRES, Live, derived, named
+
+# The common rules' sources cite each registered wire's seed through its descriptor (``Wire.cites``),
+# in registry order; a wire whose seed has nothing to add to a rule adds nothing to its source.
+
+
+def _cited(clause: str) -> list[str]:
+    return [text for wire in WIRES.values() if (text := getattr(wire.cites, clause)) is not None]
+
+
+def _framing_source() -> str:
+    return "; ".join(_cited("framing"))
+
+
+def _framing_basis_on() -> tuple[tuple[str, Basis], ...]:
+    # Written where the seed says it; each wire whose framing is policy (or derived) says so.
+    return tuple((wire.name, wire.cites.framing_basis) for wire in WIRES.values()
+                 if wire.cites.framing is not None and wire.cites.framing_basis is not Basis.WRITTEN)
+
+
+# A line that fails framing (line.utf8, line.json, line.object, line.duplicate-key, line.limit) is
+# opaque: no schema or content rule judges it, but it keeps its place in the stream (it counts as
+# a line for the wires' positional rules, each wire naming its own). Lead's decision, issue 12.
+def _opaque() -> str:
+    places = "; ".join(_cited("opaque"))
+    return ("a line that fails it is opaque: no schema or content rule judges it, but it keeps its place in the "
+            "stream" + (f" ({places})" if places else ""))
+
+
+def _ansi_wire() -> str:
+    """The wire line.ansi is listed under (its ``wire`` column): the first whose seed says it."""
+    return next((wire.name for wire in WIRES.values() if wire.ansi), "line")
+
+
+def _ansi_source() -> str:
+    says = [wire.cites.ansi for wire in WIRES.values() if wire.ansi and wire.cites.ansi is not None]
+    silent = [wire.cites.ansi for wire in WIRES.values() if not wire.ansi and wire.cites.ansi is not None]
+    applies = ", ".join(wire.name for wire in WIRES.values() if wire.ansi)
+    ecma = ("The C1 controls by ECMA-48 §5.3: each C1 control function is coded either as one 8-bit character or, "
+            "in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is ESC ]); every ESC "
+            "is an ANSI escape, so is the same function in its one-character coding, raw (C2 9B) or escaped "
+            "(\\u009b). BEL, DEL and other C0 controls are no escape.")
+    only = f" {applies[:1].upper()}{applies[1:]} only: {'; '.join(silent)}" if silent else ""
+    return " ".join([*says, ecma]) + only
+
+
+def _framing_rules() -> tuple[Rule, ...]:
+    framing, on, opaque = _framing_source(), _framing_basis_on(), _opaque()
+    return (
+        # -- framing, both wires ------------------------------------------------------------
+        # line.utf8, line.json and line.object: a line the checker could not read, judged under
+        # any --basis (fail closed: an unreadable line cannot pass because its rule's basis was
+        # left out). line.newline stays filterable: a last line without LF that parses as an object
+        # holds the whole object (one cut inside it is not JSON: line.json fails it too).
+        Rule("line.utf8", Level.MUST, "line", "each line is valid UTF-8 with no byte order mark", framing,
+             basis=Basis.WRITTEN, basis_on=on, filterable=False),
+        Rule("line.newline", Level.MUST, "line",
+             "each line ends in exactly one LF, with no CR, and the stream ends with LF", framing,
+             basis=Basis.WRITTEN, basis_on=on),
+        Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", framing,
+             basis=Basis.WRITTEN, basis_on=on),
+        Rule("line.json", Level.MUST, "line",
+             "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
+             f"{framing}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
+             "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
+             f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {opaque}",
+             basis=Basis.WRITTEN, basis_on=on, filterable=False),
+        Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", framing,
+             basis=Basis.WRITTEN, basis_on=on, filterable=False),
+        Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
+             f"{framing}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
+             f"so neither first-wins nor last-wins is judged: {opaque}", basis=Basis.POLICY),
+        Rule("line.ansi", Level.MUST, _ansi_wire(),
+             "no ANSI escapes: no raw ESC byte, no ESC (U+001B) or C1 control (U+0080-U+009F, CSI U+009B included) "
+             "in any decoded string or member name, payloads included", _ansi_source(), basis=Basis.WRITTEN),
+        Rule("line.limit", Level.MUST, "line",
+             "a line stays within the checker's limits (length, nesting depth, integer digits)",
+             "checker limit: a line the checker cannot judge cannot be declared conformant; "
+             f"raise the limit with --max-line-bytes where the line is legitimate; {opaque}",
+             basis=Basis.POLICY, filterable=False),
+    )
+
+
+CHECKER: tuple[Rule, ...] = (
+    # -- the checker's own integrity, both wires -------------------------------------------
+    Rule("checker.internal", Level.MUST, "checker",
+         "the checker finished every check it started (an internal error is a finding, never a pass)",
+         "fail closed: a check that raised cannot vouch for the stream, so the stream is not conformant",
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+    Rule("checker.limit", Level.MUST, "checker",
+         "no internal bound of the checker was reached (a check that could not be completed is a finding)",
+         "fail closed, no silent limits: the message names the check that stopped, the bound and the line "
+         "(e.g. a seq of more than 4300 digits, such as 1e5000: the seq check stops for that line, the "
+         "line is otherwise judged)",
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+    Rule("checker.input-changed", Level.MUST, "checker",
+         "the input file did not change while it was checked",
+         "fail closed: a file still being written, or rewritten, was judged on bytes it no longer holds "
+         "alone, so the verdict cannot stand for the file (one process reads to the end it meets, two stop "
+         "at the size the check began with); check it again once it is complete",
+         observed=Observed.CHECKER, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+)
+
+def _harness_rules() -> tuple[Rule, ...]:
+    return (
+        # -- live runs -----------------------------------------------------------------------
+        Rule("run.timeout", Level.MUST, "run", "the emitter finishes within --timeout (plus a short exit grace)",
+             "harness: a hung emitter is killed with its process group; a conversation whose --timeout ends it "
+             "before its plan is done (a command not yet sent, a response wait cut short of the response timeout) "
+             "is this rule too, never run.no-response: the suite stopped it, so it was not judged to the end",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.exit-status", Level.MUST, "run", "the emitter exits with the expected status",
+             "harness: a run that crashes or is killed is not a conformant run (an emitter ended by a signal "
+             "did not finish its run: that finding is not judged to the end, so no --ignore or baseline drops it)",
+             observed=Observed.PROCESS, unjudged=Unjudged.KILLED, basis=Basis.POLICY, filterable=False),
+        Rule("run.start", Level.MUST, "run", "the emitter command can be started",
+             "harness: the command must exist and be executable",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
+             f"harness, {named(Live.CONVERSATION)}: a read-only request gets a response",
+             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
+        Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
+             "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.interrupted", Level.MUST, "run",
+             "the run is not interrupted (Ctrl-C, SIGINT; SIGTERM; SIGHUP) before it ends",
+             "harness: an interrupted run did not finish, so it cannot be judged conformant; the emitter's "
+             "process group and descendants are killed and the findings seen so far are reported (exit 128 + "
+             "the signal: 130, 143, 129)",
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+        Rule("run.stdout-held", Level.MUST, "run",
+             "no descendant of the emitter holds its stdout open past --late-grace after the emitter exits",
+             # the seed's words are paraphrased, not quoted: the framing rules quote them already, and a
+             # quote here would be a new surface item (contract/evolution/framing.py), breaking for emitters
+             "; ".join(["harness", *_cited("stdout_held"), "the holder is killed at the grace, so what it would "
+                                                            "still have written was not seen (not judged to the end)"]),
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+    )
+
+
+def _consumer_rules() -> tuple[Rule, ...]:
+    return (
+        # -- consumers fed streams (milk-contract feed) -----------------------------------------
+        # The seed's words are cited without double quotes: a quoted rule joins the surface's cited
+        # rules (contract.evolution.framing), which hold emitters to those words; this one holds consumers.
+        Rule("consumer.crash", Level.MUST, "consumer",
+             "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
+             "; ".join([*_cited("consumer"), "every stream fed is conformant under check --strict, so a conformant "
+                                             "milk may write it"]),
+             observed=Observed.CONSUMER, basis=Basis.WRITTEN, filterable=False),
+        Rule("consumer.hang", Level.MUST, "consumer",
+             "a consumer fed a conformant stream exits within --timeout (its group is killed otherwise)",
+             "harness: a consumer that never ends on a stream a conformant milk may write is as broken as one that "
+             "crashes; every stream fed ends (stdin is closed after the last line)",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.early-exit", Level.MUST, "consumer",
+             "a consumer exits 0 only after taking in what it is fed: a stream consumer reads the whole stream "
+             "(when that can be known), a client sends at least one command",
+             "harness: a consumer that exits 0 without reading the stream fed (or a client that sends no command) "
+             "exercised none (or not all) of the wire, so its exit status says nothing of how it reads it; "
+             "checking nothing is never reported as conformant. Through a pipe the bytes it left unread are "
+             "known (the suite holds the pipe); through a terminal only those never written to it",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+        Rule("consumer.output", Level.MUST, "consumer",
+             "a consumer's stdout meets the expectation given (--expect-stdout, --expect-json)",
+             "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
+             "does not change when a producer adds what the seed lets it add",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+    )
+
+
+BASELINE: tuple[Rule, ...] = (
+    Rule("baseline.stale", Level.MUST, "line",
+         "every finding listed in --baseline still occurs",
+         "baseline files only shrink: an entry that no longer occurs must be removed",
+         observed=Observed.BASELINE, basis=Basis.POLICY, filterable=False),
+)
+
+_RULES: tuple[Rule, ...] = ()
+CATALOG: dict[str, Rule] = {}
+
+
+@derived
+def _catalog() -> None:
+    """The common rules plus each registered wire's, in registry order (rebuilt if the registry changes)."""
+    global _RULES
+    _RULES = (*_framing_rules(), *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules),
+              *_harness_rules(), *_consumer_rules(), *BASELINE)
+    CATALOG.clear()  # the same dict: every module that imported it sees the change
+    CATALOG.update((rule.id, rule) for rule in _RULES)
+
+
+# The rule of the house (docs/unjudged.md), in one place: a finding that says the stream or run
+# was not judged to the end can be neither ignored nor baselined, by any path (CLI --ignore,
+# --baseline, --baseline-write, contract.check and every live API, a baseline file, the plugin),
+# and no requirement says "passed" beside it. Every path asks one of the two names below.
+UNJUDGED: frozenset[str] = frozenset(rule.id for rule in _RULES if rule.unjudged is Unjudged.ALWAYS)
+
+
+def not_judged_to_the_end(rule: str, exit_status: int | None = None) -> bool:
+    """Does a finding of ``rule`` (in a run that ended with ``exit_status``) mean "not judged to the end"?
+
+    ``UNJUDGED`` rules always do. ``run.exit-status`` does when the emitter was ended by a
+    signal (a negative ``exit_status``): it did not finish its run, whoever killed it. An
+    unknown id is not this predicate's business (``KeyError`` is left to the catalog's users).
+    """
+    unjudged = CATALOG[rule].unjudged
+    if unjudged is Unjudged.KILLED:
+        return exit_status is not None and exit_status < 0
+    return unjudged is Unjudged.ALWAYS
+
+
+# What no ignore list or baseline may silence: the unjudged rules above, and the rules declared
+# ``silenceable=False`` (a finding of them says the stream does not show a whole run: sj.init-first,
+# sj.result-last). Read from the catalog when asked, so a wire registered later counts too.
+NOT_WHOLE = "a finding of it says the stream does not show a whole run"
+UNFINISHED = "a finding of it says the check or the run was not judged to the end"
+
+
+def silence_refusal(rule: str) -> str | None:
+    """Why ``rule`` can be neither ignored nor baselined (None when it can, or is not catalogued)."""
+    entry = CATALOG.get(rule)
+    if entry is None:
+        return None
+    if entry.unjudged is Unjudged.ALWAYS:
+        return UNFINISHED
+    if not entry.silenceable:
+        return NOT_WHOLE
+    return None
+
+
+def unsilenceable() -> frozenset[str]:
+    """Every rule no ignore list or baseline may name (``silence_refusal`` says why)."""
+    return frozenset(rule for rule in CATALOG if silence_refusal(rule) is not None)
+
+
+def never_silenced(rule: str, exit_status: int | None = None) -> bool:
+    """Is a finding of ``rule`` (in a run that ended with ``exit_status``) kept whatever an ignore
+    list or a baseline says? Every unsilenceable rule, and a killed run's ``run.exit-status``."""
+    return not CATALOG[rule].silenceable or not_judged_to_the_end(rule, exit_status)
+
+
+def always_judged(wire: str | None = None, *, verb: str = "always judged") -> str:
+    """What --basis never leaves out, in words, from the catalog (on ``wire``; every wire for None):
+    the checker's, the harness', the consumers' and the baselines' findings, and the stream rules
+    that are not filterable (a line that could not be read, a run that is not whole, line.limit)."""
+    rules = _RULES if wire is None else tuple(rules_for(wire))
+    named = [rule.id for rule in rules if not rule.filterable and rule.observed is Observed.STREAM]
+    return f"checker, run, consumer and baseline findings and {', '.join(named)} {verb}"
+
+
+def rules_for(wire: str) -> Iterator[Rule]:
+    """The rules that apply to ``wire``: framing, the wire's own, the harness and consumer rules.
+
+    line.ansi is listed under the wire whose seed says it (its ``wire`` column), and applies to
+    every wire whose descriptor asks for it (``Wire.ansi``): a wire added later included.
+    """
+    descriptor = WIRES.get(wire)
+    ansi = descriptor is not None and descriptor.ansi
+    for rule in _RULES:
+        if rule.wire in ("line", "run", "checker", "consumer", wire) or (ansi and rule.id == "line.ansi"):
+            yield rule
+
+
+__all__ = ["CATALOG", "UNJUDGED", "Level", "Observed", "Rule", "Unjudged", "always_judged", "never_silenced",
+           "not_judged_to_the_end", "rules_for", "silence_refusal", "unsilenceable"]

@@ -1,0 +1,52 @@
+"""The wire schemas are the user's contract: byte-identical copies of the seeds, pinned by sha256.
+
+The pins live in schemas/pins.json, a data file that only `milk-contract evolve` rewrites (with
+the schema, in one step, when an ADR takes a new schema in). These tests prove the bundled
+schemas are the pinned bytes, and that in this repository the pins are the seeds' digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from contract.core.resources import data_dir, schema_path
+from contract.wires import BUNDLED
+from tests.support.paths import ROOT
+
+PINS = json.loads((data_dir("schemas") / "pins.json").read_text(encoding="utf-8"))
+WIRES = BUNDLED  # every wire the package ships is pinned (schemas/pins.json)
+SEED_DIGESTS = {
+    # the seeds these copies were taken from (shared/seeds/000_90736987e1c1f5ee.txt and 003_6b04cd759bd99691.txt)
+    "stream-json": "8d1f211b27c62dd1fffa5f5f82cd26fb37fe3a2965dbd87eca32ac3a048c30d7",
+    "subagent-stdio": "2c979c0598306920a04438312f27616bd638b80a71a550426cb513a4f0877c01",
+}
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def test_every_wire_is_pinned() -> None:
+    assert sorted(PINS["sha256"]) == sorted(WIRES)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_schema_copy_is_pinned(wire: str) -> None:
+    digest = hashlib.sha256(schema_path(wire).read_bytes()).hexdigest()
+    assert digest == PINS["sha256"][wire], (
+        f"schemas/{wire}.schema.json is not the pinned schema: a wire schema changes only through "
+        "`milk-contract evolve` (README: evolving a wire), which rewrites the pin with it")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_unevolved_pins_are_the_seeds(wire: str) -> None:
+    """Until an ADR takes a new schema in (pins.json names it), the pin is the seed's digest."""
+    if PINS["evolved"].get(wire) is not None:
+        pytest.skip(f"{wire} was evolved: {PINS['evolved'][wire]}")
+    assert PINS["sha256"][wire] == SEED_DIGESTS[wire]
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seeds are only beside a developer checkout")
+def test_pins_match_the_seeds() -> None:
+    seeds = {hashlib.sha256(p.read_bytes()).hexdigest() for p in SEEDS.glob("*.txt")}
+    assert set(SEED_DIGESTS.values()) <= seeds

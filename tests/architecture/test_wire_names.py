@@ -1,0 +1,119 @@
+"""No module outside a wire's own package names that wire: they read the descriptor.
+
+The words of a wire are what the registry says of it: its name (and its package's module name),
+its conversation's line types (``Wire.dialogue``) and its rule ids. They are looked for in the
+code of every module under ``contract/`` but the wire's own package, as string constants (not
+docstrings, not comments) and in imports; a module that must name one anyway is in ``ALLOWED``
+with the reason. The synthetic wire of tests/wires/audit_log is among the wires searched for:
+nothing under ``contract/`` names it, yet the suite's generic tests run over it
+(tests/wires/test_wire_registry.py), which is the claim that a wire is its package plus one line in
+the registry.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from contract.wires import WIRES, Wire
+from tests.support.paths import ROOT as CHECKOUT
+from tests.wires.audit_log import AUDIT_LOG
+
+ROOT = CHECKOUT / "contract"
+
+# Modules that name a wire, each with why. A module listed here that names none fails too. Beside
+# the registry, only public aliases: one-line programs at a path the docs tell users to type,
+# running a wire's own program (its logic stays in the wire's package).
+_ALIAS = "a public alias ({where}: python -m contract.reference.{name}) running contract/wires/{wire}/{module}.py"
+ALLOWED: dict[str, str] = {
+    "wires/__init__.py": "the registry: one import and one entry per wire",
+    "reference/stream_json_emitter.py": _ALIAS.format(where="README, docs/milk-ci.md; Wire.reference",
+                                                      name="stream_json_emitter", wire="stream_json", module="emitter"),
+    "reference/stream_json_consumer.py": _ALIAS.format(where="README, docs/consumers.md", name="stream_json_consumer",
+                                                       wire="stream_json", module="consumer"),
+    "reference/strict_consumer.py": _ALIAS.format(where="README, docs/consumers.md", name="strict_consumer",
+                                                  wire="stream_json", module="strict_consumer"),
+    "reference/subagent_host.py": _ALIAS.format(where="docs/milk-ci.md; Wire.reference", name="subagent_host",
+                                                wire="subagent_stdio", module="host"),
+    "reference/subagent_client.py": _ALIAS.format(where="README, docs/consumers.md", name="subagent_client",
+                                                  wire="subagent_stdio", module="client"),
+}
+
+
+def _words(wire: Wire) -> set[str]:
+    words = {wire.name, wire.name.replace("-", "_"), *(rule.id for rule in wire.rules)}
+    if wire.dialogue is not None:
+        words |= {wire.dialogue.command, wire.dialogue.response, *([wire.dialogue.event] * bool(wire.dialogue.event))}
+    return words
+
+
+def _named(text: str, word: str) -> bool:
+    # a word with -, _ or . is distinctive anywhere; a plain one ("response") only as the whole string
+    return word in text if any(c in word for c in "-_.") else text == word
+
+
+def _found(path: Path, words: set[str]) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            found += [f"{node.lineno}: {word!r}" for word in words if _named(node.value, word)]
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [getattr(node, "module", None) or "", *(alias.name for alias in node.names)]
+            found += [f"{node.lineno}: import {word}" for word in words
+                      if "_" in word and any(word in module.split(".") for module in modules)]
+    return found
+
+
+def _outside_own_package(wire_package: str | None, path: Path) -> bool:
+    relative = path.relative_to(ROOT).parts
+    return not (len(relative) > 2 and relative[0] == "wires" and relative[1] == wire_package)
+
+
+def test_no_module_outside_a_wire_package_names_a_wire() -> None:
+    wires = [*WIRES.values(), AUDIT_LOG]
+    named: dict[str, list[str]] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        for wire in wires:
+            package = wire.name.replace("-", "_")
+            if _outside_own_package(package, path):
+                hits = _found(path, _words(wire))
+                if hits:
+                    named.setdefault(path.relative_to(ROOT).as_posix(), []).extend(hits)
+    unexplained = {module: hits for module, hits in named.items() if module not in ALLOWED}
+    assert not unexplained, unexplained
+    stale = sorted(set(ALLOWED) - set(named))
+    assert not stale, f"allowed but naming no wire any more (remove): {stale}"
+
+
+def test_each_alias_is_a_one_line_program_running_its_wire_module() -> None:
+    """An allowed alias holds no logic: its code (past the docstring) is the runpy call of the file it
+    says, and that file is in the wire's package."""
+    for module in (m for m in ALLOWED if m.startswith("reference/")):
+        tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+        code = [node for node in tree.body[1:] if not isinstance(node, ast.Import | ast.ImportFrom)]
+        assert len(code) == 2, module  # the program's path, and the __main__ guard running it
+        assert isinstance(code[1], ast.If), module
+        program = next(part for part in ALLOWED[module].split() if part.startswith("contract/wires/"))
+        text = (ROOT / module).read_text(encoding="utf-8")
+        wire, name = program.split("/")[2], program.split("/")[3]
+        assert f'"{wire}" / "{name}"' in text, module
+        assert (ROOT.parent / program).is_file(), program
+
+
+def test_nothing_in_the_package_names_the_synthetic_wire() -> None:
+    """The synthetic wire runs through every generic test, yet no module of the package knows it."""
+    words = _words(AUDIT_LOG) | {AUDIT_LOG.name.replace("-", "_"), "synthetic_wire"}
+    assert not {path.name: hits for path in ROOT.rglob("*.py") if (hits := _found(path, words))}
+
+
+def test_the_search_finds_a_wire_named_outside_its_package(tmp_path: Path) -> None:
+    """The search itself can fail: a string naming a wire, or an import of its package, is found."""
+    wire = next(iter(WIRES.values()))
+    module = tmp_path / "m.py"
+    package = wire.name.replace("-", "_")
+    module.write_text(f'"""doc {wire.name}"""\nfrom contract.wires import {package}\nX = "{wire.name}"\n')
+    assert _found(module, _words(wire)) == [f"2: import {package}", f"3: {wire.name!r}"]

@@ -1,0 +1,80 @@
+"""``milk-contract vectors export``: every vector re-checks to its stated verdict and fits its schema.
+
+One export (module-scoped: it draws and checks about a hundred vectors) is read back as a parser in
+another language would read it: ``index.json``, then each file; each validates against the
+exported ``vector.schema.json`` and ``check`` gives it exactly the verdict and the rules it states.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import contract
+from contract import cli
+from contract.consumers import vectors
+from contract.strategies import breakable
+from contract.wires import NAMES, get
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("vectors")
+    assert cli.run(["vectors", "export", str(folder)]) == 0
+    return folder
+
+
+def _documents(folder: Path) -> list[dict[str, Any]]:
+    index = json.loads((folder / "index.json").read_text("utf-8"))
+    return [json.loads((folder / entry["file"]).read_text("utf-8")) for entry in index["vectors"]]
+
+
+def test_every_vector_fits_the_vector_schema(exported: Path) -> None:
+    schema = json.loads((exported / vectors.SCHEMA_FILE).read_text("utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for document in _documents(exported):
+        errors = [e.message for e in validator.iter_errors(document)]
+        assert not errors, (document["id"], errors)
+
+
+def test_every_vector_rechecks_to_its_stated_verdict(exported: Path) -> None:
+    documents = _documents(exported)
+    for document in documents:
+        report = contract.check(vectors.stream_of(document), document["wire"], strict=document["strict"])
+        assert ("conformant" if report.conformant else "not-conformant") == document["verdict"], document["id"]
+        assert sorted(report.counts) == [rule["id"] for rule in document["rules"]], document["id"]
+    groups = {(d["wire"], d["group"]) for d in documents}
+    # a wire with no future variants (Wire.future None: the synthetic one) has no future-compatible group
+    assert groups == {(wire, group) for wire in NAMES for group in vectors.GROUPS
+                      if group != "future-compatible" or get(wire).future is not None}
+
+
+def test_a_not_conformant_vector_for_every_breakable_rule(exported: Path) -> None:
+    documents = _documents(exported)
+    for wire in NAMES:
+        broken = {d["id"].split("/")[2].rsplit("-", 1)[0] for d in documents
+                  if d["wire"] == wire and d["group"] == "not-conformant"}
+        assert broken == set(breakable(wire))
+
+
+def test_a_vector_schema_that_refuses_a_wrong_vector(exported: Path) -> None:
+    schema = json.loads((exported / vectors.SCHEMA_FILE).read_text("utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    [document] = [d for d in _documents(exported) if d["group"] == "not-conformant"][:1]
+    assert validator.is_valid(document)
+    assert not validator.is_valid({**document, "verdict": "conformant"})  # a broken stream is never conformant
+    assert not validator.is_valid({**document, "stream_base64": "AA=="})  # one stream, not two
+
+
+def test_a_vector_whose_verdict_disagrees_is_not_written(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    lying = vectors.Vector("stream-json", "conformant", "lie", "not a conformant stream", b"not json\n")
+    monkeypatch.setattr(vectors, "_goldens", lambda: iter([lying]))
+    assert cli.run(["vectors", "export", str(tmp_path / "out")]) == 2
+    assert "stream-json/conformant/lie: check says not-conformant" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "stream-json" / "conformant" / "lie.json").exists()

@@ -1,0 +1,150 @@
+"""Surface extraction: field paths, recursion, open sets, line kinds and the golden corpus part."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract.checking.schema import load
+from contract.evolution.surface import corpus_surface, open_set_values, schema_surface, surface_for
+from contract.wires import WIRES
+
+# Every keyword the extractor reads. A schema keyword outside this set would be invisible to
+# the surface (and so to the gate): the test below fails first.
+UNDERSTOOD = {
+    "$schema", "$id", "$defs", "$ref", "title", "description", "type", "properties", "required",
+    "additionalProperties", "items", "oneOf", "anyOf", "allOf", "const", "enum", "pattern",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+    "minItems", "maxItems", "minProperties", "maxProperties",
+}
+
+
+def _keywords(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield key
+            if key in ("properties", "$defs"):
+                for sub in value.values():
+                    yield from _keywords(sub)
+            else:
+                yield from _keywords(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _keywords(item)
+
+
+@pytest.mark.parametrize("wire", tuple(WIRES))
+def test_every_schema_keyword_is_understood(wire: str) -> None:
+    assert set(_keywords(load(wire))) <= UNDERSTOOD
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("text | thinking | tool_use | tool_result (open set)",
+     ["text", "thinking", "tool_result", "tool_use"]),
+    ("open set (known: end_turn, max_turns, refusal)", ["end_turn", "max_turns", "refusal"]),
+    ("open-set strings (known: stream_v1, tasks_v1) — tolerate unknown values",
+     ["stream_v1", "tasks_v1"]),
+    ("system family: init | state; result family: success | refused (open sets — ignore)",
+     ["result/refused", "result/success", "system/init", "system/state"]),
+    ("line discriminator — system | result (open set: ignore unknown values)",
+     ["result", "system"]),
+])
+def test_open_set_forms(text: str, values: list[str]) -> None:
+    assert open_set_values(text) == values
+
+
+def test_closed_alternatives_are_not_an_open_set() -> None:
+    """The agent label lists values but never calls them open: no open_set for it."""
+    assert open_set_values("a role label string (primary | escalation) on assistant lines") is None
+
+
+def _branch_types(schema: dict[str, Any]) -> list[str]:
+    """The ``type`` const of each top-level ``oneOf`` branch, in order: the line kinds the schema
+    in force states (read here from the document itself, so an ADR that adds or moves one needs no
+    edit of this test)."""
+    return [branch["properties"]["type"]["const"] for branch in schema["oneOf"]]
+
+
+def test_stream_json_schema_part() -> None:
+    schema = load("stream-json")
+    part = schema_surface(schema)
+    fields = part["fields"]
+    assert list(part["line_kinds"]) == _branch_types(schema)
+    assert {"system", "result"} <= set(part["line_kinds"])  # the two the framing rules name
+    assert fields["agent"]["types"] == ["object", "string"]  # dual form: both branches kept
+    assert fields["agent.name"]["required"] is True
+    assert fields["message.content[].input"]["types"] == ["any"]  # free-form
+    assert fields["model_usage"]["additionalProperties"] == "schema"
+    assert fields["model_usage{}.cache_read"]["required"] is True
+    assert fields["usage.cache_creation"]["types"] == ["integer"]  # through allOf + $ref
+    assert {p for p, e in fields.items() if e.get("required") and "." not in p} == set(schema["required"])
+    assert part["root"] == {"types": ["object"], "additionalProperties": False}
+
+
+def test_subagent_schema_part_records_recursion_without_unrolling() -> None:
+    schema = load("subagent-stdio")
+    part = schema_surface(schema)
+    fields = part["fields"]
+    kinds = {n: k["type"] for n, k in part["line_kinds"].items()}
+    # each kind is a $defs entry whose type const it records (read from the schema in force)
+    assert kinds == {n: schema["$defs"][n]["properties"]["type"]["const"] for n in kinds}
+    assert {"command", "response", "event"} <= set(kinds)
+    assert all(p.split(".")[0].split("[")[0] in part["line_kinds"] for p in fields)
+    assert fields["response.data.runs[].children[]"]["recursive"] == "response.data.runs[]"
+    assert not any("children[]." in p for p in fields)
+    assert fields["command.id"]["pattern"] == "^[^\\r\\n]*$"
+    assert fields["event.sessionId"]["types"] == ["null", "string"]
+    assert fields["event.revision"]["maximum"] == 9007199254740991
+
+
+def _write(folder: Path, name: str, lines: list[Any]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n"
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_corpus_maps_seen_fields_to_schema_paths(tmp_path: Path) -> None:
+    _write(tmp_path / "stream-json", "a.jsonl", [
+        {"type": "system", "subtype": "init", "agent": {"name": "m", "provider": "p"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "input": {"deep": {"er": 1}}}]}},
+        "not json {",
+        {"type": "result", "subtype": "success", "surprise": {"x": 1}},
+    ])
+    part = schema_surface(load("stream-json"))
+    kinds = corpus_surface("stream-json", part, tmp_path)["kinds"]
+    assert kinds["system/init"] == ["agent", "agent.name", "agent.provider", "subtype", "type"]
+    # free-form tool input is not descended; an unmodeled member is recorded as seen
+    assert "message.content[].input" in kinds["assistant"]
+    assert not any("deep" in p for p in kinds["assistant"])
+    assert kinds["result/success"] == ["subtype", "surprise", "type"]
+
+
+def test_corpus_folds_recursion(tmp_path: Path) -> None:
+    leaf = {"key": "c", "status": "running", "children": [], "omittedChildren": 0}
+    node = {"key": "a", "status": "running", "children": [
+        {"key": "b", "status": "running", "children": [leaf], "omittedChildren": 0}],
+        "omittedChildren": 0}
+    _write(tmp_path / "subagent-stdio", "a.jsonl", [
+        {"type": "subagent_status", "version": 1},
+        {"type": "subagent_event", "snapshot": {"runs": [node]}},
+    ])
+    part = schema_surface(load("subagent-stdio"))
+    kinds = corpus_surface("subagent-stdio", part, tmp_path)["kinds"]
+    assert kinds["command"] == ["command.type", "command.version"]
+    assert "event.snapshot.runs[].children[]" in kinds["event"]
+    assert all(p in part["fields"] for p in kinds["event"])
+
+
+def test_empty_corpus(tmp_path: Path) -> None:
+    part = schema_surface(load("subagent-stdio"))
+    assert corpus_surface("subagent-stdio", part, tmp_path) == {"goldens": 0, "kinds": {}}
+
+
+def test_surface_for_unknown_wire() -> None:
+    with pytest.raises(ValueError, match="unknown wire"):
+        surface_for("nope")
