@@ -33,8 +33,8 @@ DOC = Path("docs") / "adr-walk.md"
 # the parts of the suite every walk moves: the pins, the surface gate, the goldens and their
 # coverage, the reference emitter and consumers on every golden (the volatile members included),
 # the plugin on the walk's scenario and one old one, and the surface's reading of the schema
-PART = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_schemas_pinned.py",
-        "contract/tests", "tests/test_surface_extract.py", "-k", "not test_scenario or {scenario} or hello")
+PART = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/architecture/test_schemas_pinned.py",
+        "contract/tests", "tests/evolution/test_surface_extract.py", "-k", "not test_scenario or {scenario} or hello")
 
 
 def _substituted(text: str, names: Mapping[str, str]) -> str:

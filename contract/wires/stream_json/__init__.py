@@ -41,7 +41,8 @@ def _machines() -> list[Machine]:
 
 def _detect(obj: dict[str, Any]) -> Evidence:
     # A line type of its own is sure; a bare "seq" only suggests it (other wires may number lines).
-    if obj.get("type") in line_types():
+    kind = obj.get("type")
+    if isinstance(kind, str) and kind in line_types():  # any JSON value may stand there: a list is no key
         return Evidence.TYPE
     return Evidence.MEMBER if "seq" in obj else Evidence.NONE
 

@@ -43,24 +43,28 @@ def known() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     return values, frozenset(schema.get("properties", {}))
 
 
+def _known(value: Any, known_values: frozenset[str]) -> bool:
+    return isinstance(value, str) and value in known_values  # a list or an object is no known value
+
+
 def reject(line: dict[str, Any]) -> str | None:
     """Why this strict reader refuses the line, or None."""
     values, members = known()
-    if line.get("type") not in values["type"]:
+    if not _known(line.get("type"), values["type"]):
         return f"unknown line type {line.get('type')!r}"
     extra = set(line) - members
     if extra:
         return f"unknown members {sorted(extra)!r}"
     event = line.get("event")
     if isinstance(event, dict):
-        if event.get("type") not in values["event"]:
+        if not _known(event.get("type"), values["event"]):
             return f"unknown stream event {event.get('type')!r}"
         delta = event.get("delta")
-        if isinstance(delta, dict) and delta.get("type") not in values["delta"]:
+        if isinstance(delta, dict) and not _known(delta.get("type"), values["delta"]):
             return f"unknown delta {delta.get('type')!r}"
     message = line.get("message")
     for block in message.get("content", []) if isinstance(message, dict) else []:
-        if isinstance(block, dict) and block.get("type") not in values["block"]:
+        if isinstance(block, dict) and not _known(block.get("type"), values["block"]):
             return f"unknown block {block.get('type')!r}"
     return None
 
