@@ -2,8 +2,10 @@
 
 Run as ``python -m contract.reference.strict_consumer``. It reads a run as the reference consumer
 does (``contract.wires.stream_json.consumer``) but treats the known values as closed sets: a
-line type, system or result subtype, content block type, delta or payload type it does not know,
-or a member it does not model, makes it exit 1 with a message. Every golden passes; a future
+line type, content block type, delta or payload type it does not know, or a member it does not
+model, makes it exit 1 with a message. What it knows is read from the schema in force (its line
+types, the open sets its ``type`` members document, its top-level properties), so under an ADR's
+evolved schema it reads every golden written to that schema. Every golden passes; a future
 variant (a new line type such as ``rate_limit_event``, say) fails, which is the breakage SDKs in
 this wire family actually shipped. It exists for the suite's tests and for the quick start in
 docs/consumers.md; do not copy it.
