@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     vectors.add_vectors(verbs)
     rules.add_rules(verbs)
     record.add_record(verbs)
-    for add in (evolution.add_diff, evolution.add_surface, evolution.add_evolve, evolution.add_scenario):
+    for add in (evolution.add_diff, evolution.add_surface, evolution.add_evolve, evolution.add_migrate,
+                evolution.add_scenario):
         add(verbs)
     return parser
 

@@ -1,5 +1,5 @@
 """The ADR author's verbs: ``diff`` and ``surface`` (what a schema change is), ``evolve`` (take a new
-schema in) and ``scenario`` (add a golden)."""
+schema in), ``migrate`` (rewrite the goldens for a mechanical change) and ``scenario`` (add a golden)."""
 
 from __future__ import annotations
 
@@ -39,8 +39,45 @@ def add_evolve(verbs: Any) -> None:
     evolve.add_argument("--adr", default=None, metavar="ADR-NNNN", type=adr,
                         help="the ADR this change implements (recorded in schemas/pins.json)")
     evolve.add_argument("--dry-run", action="store_true", help="classify and say what would happen; write nothing")
+    evolve.add_argument("--accept", action="store_true",
+                        help="write the accepted-breaks entries the change needs, with --adr, together with the schema")
+    evolve.add_argument("--then-record", action="store_true",
+                        help="take the schema in although the goldens are not valid under it (re-record them next)")
     evolve.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
     evolve.set_defaults(handler=cmd_evolve)
+
+
+def add_migrate(verbs: Any) -> None:
+    """The ``migrate`` verb's parser (its logic: contract.evolution.migrate)."""
+    migrate = verbs.add_parser("migrate", help="rewrite the goldens for a mechanical ADR change, checked under "
+                                               "the new schema, shown as a diff")
+    migrate.add_argument("--wire", choices=NAMES, required=True)
+    migrate.add_argument("--schema", default=None, metavar="NEW_SCHEMA",
+                         help="check the migrated goldens under this schema (the ADR's; default: the one in force)")
+    migrate.add_argument("--on", default=None, metavar="KIND",
+                         help="only lines of this type (or type/subtype), e.g. result")
+    for option, parse, metavar, said in (
+            ("--rename", "rename", "OLD=NEW", "rename a top-level member (repeatable; steps apply in the order given)"),
+            ("--remove", "remove", "NAME", "remove a top-level member"),
+            ("--set", "set_value", "NAME=JSON", "add a member with this JSON value where a line lacks it "
+                                                "(a new required member)")):
+        migrate.add_argument(option, dest="steps", action="append", type=_step(parse), metavar=metavar, help=said)
+    migrate.add_argument("--dry-run", action="store_true", help="show the diff and the check; write nothing")
+    migrate.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
+    migrate.set_defaults(handler=cmd_migrate)
+
+
+def _step(name: str) -> Any:
+    """An argparse type for one migration step (contract.evolution.migration parses it)."""
+    def convert(text: str) -> Any:
+        from contract.evolution import migration
+
+        try:
+            return getattr(migration, name)(text)
+        except migration.MigrateError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = name  # argparse names the option's type in its error
+    return convert
 
 
 def add_scenario(verbs: Any) -> None:
@@ -120,6 +157,16 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     try:
         return evolve.cmd_evolve(args)
     except evolve.EvolveError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Rewrite the goldens for a mechanical ADR change (contract.evolution.migrate)."""
+    from contract.evolution import evolve, migrate
+
+    try:
+        return migrate.cmd_migrate(args)
+    except (migrate.MigrateError, evolve.EvolveError) as exc:
         raise UsageError(str(exc)) from None
 
 

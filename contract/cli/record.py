@@ -40,8 +40,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     Where it writes, and why an unchanged golden is not touched: contract/goldens/recording.py.
     """
     from contract.core.progress import Progress
+    from contract.evolution.accepting import with_accepted
     from contract.goldens import recording
-    from contract.goldens.scenarios import rerecord_run, run_scenario
+    from contract.goldens.scenarios import rerecordable, run_scenario
     from contract.live.harness import Interrupted
     from contract.reporting.reporters import render_record
 
@@ -67,9 +68,10 @@ def cmd_record(args: argparse.Namespace) -> int:
     if not goldens:  # re-recording nothing is never reported as done
         wire = "" if args.wire == "all" else f" of the {args.wire} wire"
         raise UsageError(f"{folder}: no golden{wire} to record in this folder (nothing to run)")
-    results: list[Any] = []
-    failed = False
+    accepted = _accepted_for(folder)
     progress = Progress("record")  # on a terminal stderr only; erased before the report is written
+    results: list[Any] = []
+    runs: list[Any] = []
     for number, golden in enumerate(goldens, 1):
         progress.update(f"scenario {number} of {len(goldens)}: {golden.wire}/{golden.name}")
         try:
@@ -80,14 +82,40 @@ def cmd_record(args: argparse.Namespace) -> int:
         if "run.interrupted" in run_.report.counts or recording.harness_failure(run_.report) is not None:
             progress.close()  # the emitter never really ran, or was stopped: a harness error, not a diff
             return record_stopped(golden, run_.report, results, args, folder, signal.SIGINT)
-        # a golden is rewritten only from a complete, conformant run (rerecord_run checks both)
-        recorded = None if args.dry_run else rerecord_run(run_, command or None)
-        comparison = run_.comparison if args.dry_run else (recorded.comparison if recorded else None)
-        failed |= comparison is None or bool(comparison.breaking)
-        results.append((golden, run_, comparison, recorded is not None and recorded.written))
+        # a golden is rewritten only from a complete, conformant run (rerecordable checks both)
+        usable = args.dry_run or rerecordable(run_)
+        results.append((golden, run_, with_accepted(run_.comparison, accepted) if usable else None, False))
+        runs.append(run_)
     progress.close()
+    failed = any(c is None or c.breaking for _, _, c, _ in results)
+    if not args.dry_run and not failed:  # every run first: a record that reports a break writes nothing
+        results = [_rewritten(run_, command, accepted) for run_ in runs]
     sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
+    if failed and not args.dry_run and args.format == "text":
+        sys.stdout.write("nothing rewritten: a scenario above has a breaking change or a finding (every golden kept)\n")
     return EXIT_VIOLATIONS if failed else EXIT_OK
+
+
+def _accepted_for(folder: Any) -> list[Any]:
+    """The accepted-breaks entries of the checkout the goldens folder is in (contract.evolution.accepting)."""
+    from contract.evolution.accepting import entries_for
+    from contract.evolution.gate import AcceptedBreaksError
+    from contract.goldens import recording
+
+    try:
+        return entries_for(recording.project_root(folder))
+    except AcceptedBreaksError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _rewritten(run_: Any, command: list[str], accepted: list[Any]) -> tuple[Any, Any, Any, bool]:
+    from contract.evolution.accepting import with_accepted
+    from contract.goldens.scenarios import rerecord_run
+
+    recorded = rerecord_run(run_, command or None)
+    if recorded is None:  # judged rerecordable above: the same run, the same verdict
+        raise UsageError(f"{run_.golden.wire}/{run_.golden.name}: the run was not re-recordable; golden kept")
+    return run_.golden, run_, with_accepted(recorded.comparison, accepted), recorded.written
 
 
 def record_stopped(golden: Any, report: Report, results: list[Any], args: argparse.Namespace, folder: Any,

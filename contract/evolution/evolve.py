@@ -11,6 +11,12 @@ the wire's surface snapshot through the surface gate (``pytest --snapshot-update
 It also says which other places of the schema the change must be mirrored in
 (:func:`mirror_notes`: a definition nothing references that duplicates another object, such as
 stream-json's ``$defs/event`` and the top-level object, read from the schema, not from names).
+Before writing anything it tells the rest of the consequence (contract/evolution/consequences.py): the
+goldens the new schema does not accept, each with its first finding, and the ``migrate`` command
+that fixes them when the change is mechanical; the accepted-breaks entries the surface gate will
+need; the volatile declaration and the code that spell a renamed or removed member. It refuses a
+schema its goldens do not meet (``--then-record`` takes it in to re-record them next), and with
+``--accept --adr`` writes the entries the gate needs together with the schema.
 
 ``milk-contract scenario --wire W --name NAME --description TEXT [--like SCENARIO] [--arg=ARG …]
 [--exit-status N]
@@ -70,7 +76,7 @@ def read_pins(schemas: Path) -> dict[str, Any]:
     return pins
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` atomically (a crash leaves the old or the new file, never a cut one)."""
     temporary = path.with_name(f".{path.name}.partial")
     with open(temporary, "wb") as handle:
@@ -81,7 +87,7 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def write_pins(schemas: Path, pins: dict[str, Any]) -> None:
-    _write(schemas / PINS, (json.dumps(pins, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_atomically(schemas / PINS, (json.dumps(pins, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 # -- where ---------------------------------------------------------------------------------------
@@ -269,7 +275,51 @@ def refresh_snapshot(root: Path, wire: str) -> tuple[bool, str]:
     return True, ""
 
 
+def _tell(wire: str, told: Any, adr: str | None, schema_arg: str) -> None:
+    """The consequences of the new schema for the checkout (contract.evolution.consequences), before any write."""
+    out = sys.stdout
+    if told.nonconformant:
+        out.write(f"goldens   {len(told.nonconformant)} of {told.goldens} {wire} goldens are not valid under the "
+                  "new schema (the first finding of each):\n")
+        out.write("".join(f"            {textsafe.text(name)}: {textsafe.text(finding)}\n"
+                          for name, finding in told.nonconformant))
+    for note in told.volatile:
+        out.write(f"volatile  {note}\n")
+    for note in told.code:
+        out.write(f"code      {note}\n")
+    if told.needed:
+        out.write(f"gate      the surface gate will need {textsafe.counted(len(told.needed), 'accepted-breaks entry')}"
+                  + (" once the goldens are migrated" if told.migration else "") + f" ({ACCEPTED_NAME}; "
+                  "--accept writes them with the schema):\n")
+        out.write("".join(f"            {json.dumps(_entry(wire, c, adr), ensure_ascii=False)}\n" for c in told.needed))
+    if told.nonconformant:
+        migrate = " ".join(str(step) for step in told.migration)
+        if told.migration and not told.after_migration:
+            out.write(f"next      milk-contract migrate --wire {wire} --schema {textsafe.text(schema_arg)} {migrate}\n")
+        else:
+            out.write("next      no mechanical migration makes every golden valid: re-record them from a build "
+                      "after taking the schema in (evolve --then-record, then milk-contract record -- ./bin/milk)\n")
+
+
+def _entry(wire: str, change: Change, adr: str | None) -> dict[str, str]:
+    return {"wire": wire, "path": change.path, "code": change.code or "", "adr": adr or "ADR-NNNN"}
+
+
+def _accept(root: Path, wire: str, needed: list[Change], adr: str) -> None:
+    """Append the entries the gate needs to accepted-breaks.json (its other content kept)."""
+    path = root / ACCEPTED_NAME
+    document: dict[str, Any] = json.loads(read_whole(path)) if path.exists() else {"accepted": []}
+    have = {(e.get("wire"), e.get("path"), e.get("code"), e.get("adr")) for e in document["accepted"]}
+    for change in needed:
+        entry = {**_entry(wire, change, adr), "note": "accepted with the schema by milk-contract evolve --accept"}
+        if (entry["wire"], entry["path"], entry["code"], entry["adr"]) not in have:
+            document["accepted"].append(entry)
+    write_atomically(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
 def cmd_evolve(args: argparse.Namespace) -> int:
+    from contract.evolution.consequences import consequences
+
     root = project_root(args.root)
     wire: str = args.wire
     current_path = root / "schemas" / f"{wire}.schema.json"
@@ -277,19 +327,34 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     _, current = _load_schema(current_path)
     changes = _classified(current, new_schema, args.schema)
     try:
-        accepted = [e for e in load_accepted(root / ACCEPTED_NAME) if e.wire == wire]
+        accepted = load_accepted(root / ACCEPTED_NAME)
     except AcceptedBreaksError as exc:
         raise EvolveError(str(exc)) from None
+    mine = [e for e in accepted if e.wire == wire]
     breaking = [c for c in changes if c.kind == BREAKING]
-    refused = [c for c in breaking if not any(e.matches(wire, c) for e in accepted)]
+    refused = [c for c in breaking if not any(e.matches(wire, c) for e in mine)]
     out = sys.stdout
     for change in changes:
         mark = "accepted" if change in breaking and change not in refused else change.kind
         out.write(f"{mark:<9} {textsafe.text(change.path)}: {textsafe.text(change.reason)} [{change.code}]\n")
     for note in mirror_notes(current, new_schema):  # not a wire change: a forgotten copy in the ADR's schema
         out.write(f"mirror    {note}\n")
-    if refused:
-        out.write(_refusal(wire, refused, args.adr))
+    if args.accept and not args.adr:
+        raise EvolveError("--accept writes accepted-breaks entries: name the ADR that decided them (--adr ADR-NNNN)")
+    told = consequences(root, wire, new_schema, changes, accepted)
+    # without a stored snapshot the gate takes a baseline; the schema's own breaks still need entries
+    told.needed = told.needed or refused
+    _tell(wire, told, args.adr, args.schema)
+    if told.needed and not args.accept:
+        if refused:
+            out.write(_refusal(wire, refused, args.adr))
+        else:
+            out.write(f"the surface gate would refuse the goldens' changes above; nothing was written (add the "
+                      f"entries to {ACCEPTED_NAME}, or pass --accept with --adr)\n")
+        return EXIT_REFUSED
+    if told.nonconformant and not args.then_record:
+        out.write(f"{wire}: the goldens above would not be valid under the new schema; nothing was written "
+                  "(migrate them first, or pass --then-record to re-record them from a build next)\n")
         return EXIT_REFUSED
     if not changes and new_data == current_path.read_bytes():
         out.write(f"{wire}: the schema is already this one; nothing to do\n")
@@ -298,22 +363,35 @@ def cmd_evolve(args: argparse.Namespace) -> int:
         changed = textsafe.counted(len(changes), "change")
         out.write(f"{wire}: would take the new schema in ({changed}); nothing written (--dry-run)\n")
         return EXIT_OK
+    return _take_in(root, wire, new_data, told.needed, args)
+
+
+def _take_in(root: Path, wire: str, new_data: bytes, needed: list[Change], args: argparse.Namespace) -> int:
+    out = sys.stdout
+    current_path = root / "schemas" / f"{wire}.schema.json"
     schemas = root / "schemas"
     pins = read_pins(schemas)
-    _write(current_path, new_data)
+    write_atomically(current_path, new_data)
     pins.setdefault("sha256", {})[wire] = hashlib.sha256(new_data).hexdigest()
     pins.setdefault("evolved", {})[wire] = {"adr": args.adr, "date": datetime.date.today().isoformat()}
     write_pins(schemas, pins)
+    if needed:
+        _accept(root, wire, needed, args.adr)
     ok, said = refresh_snapshot(root, wire)
     if not ok:
         out.write(said + "\n")
         raise EvolveError(f"{wire}: schema and pin written, but the surface snapshot did not update (see above); "
                           "fix the cause and run `pytest contract/tests/test_surface.py --snapshot-update`")
+    accepted = f", {textsafe.counted(len(needed), 'accepted break')} in {ACCEPTED_NAME}" if needed else ""
     out.write(f"{wire}: schema taken in: schemas/{wire}.schema.json, schemas/{PINS} (sha256 "
-              f"{pins['sha256'][wire][:12]}…) and the surface snapshot updated"
+              f"{pins['sha256'][wire][:12]}…){accepted} and the surface snapshot updated"
               + (f" for {args.adr}" if args.adr else "") + "\n")
-    out.write("next: add or re-record a scenario that shows the change (milk-contract scenario / record), then "
-              "run the suite\n")
+    if args.then_record:
+        out.write("next: milk-contract record -- ./bin/milk (the goldens are not valid under the new schema yet), "
+                  "then run the suite\n")
+    else:
+        out.write("next: add or re-record a scenario that shows the change (milk-contract scenario / record), then "
+                  "run the suite: python -m pytest -n auto\n")
     return EXIT_OK
 
 
@@ -424,8 +502,8 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
         return EXIT_REFUSED
     folder.mkdir(parents=True, exist_ok=True)
-    _write(transcript, data)
-    _write(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_atomically(transcript, data)
+    write_atomically(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     ok, said = refresh_snapshot(root, wire)
     if not ok:
         sys.stdout.write(said + "\n")

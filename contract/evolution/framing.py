@@ -69,20 +69,36 @@ def _collapse(text: str) -> str:
 # -- derivation ----------------------------------------------------------------------------------
 
 
-def _resolve(schema: Mapping[str, Any], at: str) -> str | None:
-    """The description text at a catalog location such as ``properties.seq.description``."""
-    node: Any = schema
+_BRANCHES = ("oneOf", "anyOf", "allOf")  # arrays whose members an ADR may insert or reorder
+
+
+def _resolve(schema: Mapping[str, Any], at: str) -> list[str]:
+    """The description texts at a catalog location such as ``properties.seq.description``.
+
+    A location is read by content, not by position: the catalog names a branch of a ``oneOf``
+    (``oneOf[4].description``) as the seed numbers it, and an ADR that inserts or reorders
+    branches moves the words one index on without removing them. So an index into a list of
+    branches yields the branch it names first (where the words stand when nothing moved) and
+    then every sibling branch's text at the same place: the quote is found wherever it went.
+    """
+    nodes: list[Any] = [schema]
+    parent = ""
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", at):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            node = node[index] if isinstance(node, list) and index < len(node) else None
-        elif isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, Mapping) and isinstance(node.get("properties"), Mapping) and part in node["properties"]:
-            node = node["properties"][part]
-        else:
-            return None
-    return _collapse(node) if isinstance(node, str) else None
+        step: list[Any] = []
+        for node in nodes:
+            if part.startswith("["):
+                index = int(part[1:-1])
+                if isinstance(node, list):
+                    named = [node[index]] if index < len(node) else []
+                    siblings = [b for i, b in enumerate(node) if i != index] if parent in _BRANCHES else []
+                    step += named + siblings
+            elif isinstance(node, Mapping) and part in node:
+                step.append(node[part])
+            elif isinstance(node, Mapping) and isinstance(node.get("properties"), Mapping) \
+                    and part in node["properties"]:
+                step.append(node["properties"][part])
+        nodes, parent = step, part
+    return [_collapse(node) for node in nodes if isinstance(node, str) and node.strip()]
 
 
 def _descriptions(node: Any) -> Iterator[str]:
@@ -178,8 +194,7 @@ def rules_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
     def texts_at(at: str) -> list[str]:
         nonlocal everywhere
         if at != "*":
-            text = _resolve(schema, at)
-            return [text] if text else []
+            return _resolve(schema, at)
         if everywhere is None:  # walked once, not once per quote
             everywhere = [t for t in _descriptions(schema) if t]
         return everywhere
@@ -288,10 +303,28 @@ def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, An
         elif now and not was:
             yield _change(path, "rule-words-added", f"{rule}'s words {shown(words)} at {at} are now in the schema "
                                                     "(a rule the checker enforces is now grounded there)")
-        elif was and now and a is not None and b is not None and a.get("sentence") != b.get("sentence"):
+        elif was and now and a is not None and b is not None and a.get("sentence") != b.get("sentence") \
+                and not values_added_only(str(a.get("sentence")), str(b.get("sentence"))):
             yield _change(path, "rule-sentence-edited",
                           f"the sentence {rule} quotes at {at} changed: {shown(a.get('sentence'))} -> "
                           f"{shown(b.get('sentence'))}; review the rule, then accept the change by ADR")
+
+
+def values_added_only(old: str, new: str) -> bool:
+    """Whether two sentences differ only by values added to their ``a | b | c`` lists.
+
+    A new value in an open set ("result subtype known set: success | … | refused") edits the
+    sentence a rule quotes next to it, but not what the sentence says of the values already there:
+    the addition is ``known-value-added`` (additive, the seed's "consumers must ignore values they
+    don't recognize"), not a rule's sentence edited. A value removed or any other word changed
+    is still the sentence edited.
+    """
+    spans_old, spans_new = _ALTERNATION.findall(old), _ALTERNATION.findall(new)
+    if len(spans_old) != len(spans_new) or _ALTERNATION.sub("|", old) != _ALTERNATION.sub("|", new):
+        return False
+    values = [({v.strip() for v in a.split("|")}, {v.strip() for v in b.split("|")})
+              for a, b in zip(spans_old, spans_new, strict=True)]
+    return all(before <= after for before, after in values)
 
 
 def _known_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:

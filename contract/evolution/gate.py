@@ -170,14 +170,45 @@ def evaluate(wire: str, stored: dict[str, Any] | None, current: dict[str, Any],
     absorbed = {tuple(a.values()) for a in _absorbed(stored)}  # (wire, path, code, adr)
     changes = classify(stored, current)
     breaking = [c for c in changes if c.kind == BREAKING]
-    refused = [c for c in breaking if not any(e.matches(wire, c) for e in mine)]
     matched = [e for e in mine if any(e.matches(wire, c) for c in breaking)]
     kept = [e for e in mine if e.key() in absorbed]
+    grounds = [*matched, *kept]  # the schema breaks accepted, now or by an earlier run
+    refused = [c for c in breaking if not any(e.matches(wire, c) for e in mine)
+               and implied_by(c, grounds) is None]
     stale = [e for e in mine if e not in matched and e not in kept]
     if refused:
         return Verdict(wire, changes, stored, refused, stale, matched)
     return Verdict(wire, changes, _value(current, sorted({*kept, *matched})), [], stale,
                    [e for e in matched if e not in kept])
+
+
+# a schema break whose consequence in the goldens is the corpus change: a member removed or renamed
+# is no longer seen, a line kind removed no longer shown (the goldens follow the schema: a golden
+# still showing it would not be conformant)
+_CONSEQUENCES = {"field-no-longer-seen": ("field-removed", "field-renamed"),
+                 "kind-no-longer-seen": ("line-kind-removed",)}
+
+
+def implied_by(change: Change, accepted: list[Accepted]) -> Accepted | None:
+    """The accepted schema break whose consequence a corpus change is, if any.
+
+    An ADR that removes or renames a member also makes the goldens stop showing it (after they
+    are migrated or re-recorded): the accepted ``ttft_ms`` rename accepts ``ttft_ms`` no longer
+    being seen on any kind of result line, and needs no entry per line kind. Only that
+    consequence is implied: a member no longer seen while the schema still has it is a corpus
+    change of its own, still refused without its own entry.
+    """
+    grounds = _CONSEQUENCES.get(change.code or "")
+    if grounds is None or not change.path.startswith("corpus:"):
+        return None
+    parts = change.path.split(":", 2)
+    target = (f"kind:{parts[1].split('/')[0]}" if change.code == "kind-no-longer-seen" else
+              parts[2] if len(parts) == 3 else "")
+    for entry in accepted:
+        if entry.code in grounds and (target == entry.path or target.startswith(
+                (entry.path + ".", entry.path + "[", entry.path + "{"))):
+            return entry
+    return None
 
 
 def _absorbed(stored: dict[str, Any]) -> list[dict[str, str]]:

@@ -216,6 +216,7 @@ def open_set_values(description: str) -> list[str] | None:
     Handles the forms the wires use: ``a | b | c (open set)``, ``open set (known: a, b)``, and
     families ``system family: a | b; result family: c | d (open sets ...)`` (``system/a``).
     """
+    description = " ".join(description.split())  # reflowed text documents the same values
     if not _OPEN.search(description):
         return None
     values: list[str] = []

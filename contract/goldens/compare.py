@@ -37,6 +37,7 @@ from contract.goldens.normalize import normalize
 from contract.wires import Wire, resolve
 
 ADDITIVE, BREAKING = "additive", "breaking"
+ACCEPTED = "accepted"  # breaking, and named by an accepted-breaks entry with its ADR (record says so)
 
 
 class _Missing:
@@ -108,18 +109,23 @@ class Comparison:
 
     @property
     def additive(self) -> tuple[Difference, ...]:
-        return tuple(d for d in self.differences if not d.breaking)
+        return tuple(d for d in self.differences if d.kind == ADDITIVE)
+
+    @property
+    def accepted(self) -> tuple[Difference, ...]:
+        return tuple(d for d in self.differences if d.kind == ACCEPTED)
 
     def to_json(self) -> dict[str, Any]:
         return {"wire": self.wire, "equal": self.equal, "breaking": len(self.breaking),
-                "additive": len(self.additive),
+                "accepted": len(self.accepted), "additive": len(self.additive),
                 "differences": [d.to_json() for d in self.differences]}
 
     def summary(self) -> str:
         if self.equal:
             return "no differences"
         additive = textsafe.counted(len(self.additive), "additive difference")
-        head = f"{len(self.breaking)} breaking, {additive}"
+        accepted = f"{len(self.accepted)} accepted by ADR, " if self.accepted else ""
+        head = f"{len(self.breaking)} breaking, {accepted}{additive}"
         # the values and pointers come from the emitter's output: escaped, one line each
         return "\n".join([head, *(f"  {textsafe.text(str(d))}" for d in self.differences)])
 

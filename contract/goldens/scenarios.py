@@ -118,8 +118,13 @@ def rerecord(run: ScenarioRun, emitter: Sequence[str] | None) -> Comparison | No
     return None if recorded is None else recorded.comparison
 
 
+def rerecordable(run: ScenarioRun) -> bool:
+    """Whether a golden may be rewritten from this run: complete, conformant, with output."""
+    return run.report.conformant and complete(run.report) and bool(run.output)
+
+
 def rerecord_run(run: ScenarioRun, emitter: Sequence[str] | None) -> Recorded | None:
     """As :func:`rerecord`, saying also whether anything was written."""
-    if not run.report.conformant or not complete(run.report) or not run.output:
+    if not rerecordable(run):
         return None
     return record(run.golden, run.output, emitter, project_root(run.golden.path.parent.parent))

@@ -297,6 +297,9 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
 
     Each result is (golden, run, comparison or None when the run was not conformant, written);
     ``folder`` is the goldens folder written, named in the total with the command to review it.
+    A record with any breaking change or finding writes nothing (cmd_record): its scenarios
+    say "would change", as under ``--dry-run``. A breaking change an accepted-breaks entry names
+    is counted as accepted, not breaking (contract.evolution.accepting).
     """
     if fmt == "json":
         return textsafe.json_safe(json.dumps([
@@ -306,23 +309,29 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
             for g, r, c, written in results], ensure_ascii=False, indent=2)) + "\n"
     if not results:
         return ""
+    breaking = sum(1 for _, _, c, _ in results if c is None or c.breaking)
     lines = []
     for golden, run_, comparison, written in results:
         label = f"{golden.wire}/{golden.name}"
         if comparison is None:
             lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
             continue
-        if dry_run and comparison.equal:
+        if (dry_run or breaking) and comparison.equal:
             lines.append(f"{label}: nothing would change")
             continue
-        verb = "would change" if dry_run else ("re-recorded" if written else "unchanged")
+        verb = "would change" if dry_run or breaking else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
-    breaking = sum(1 for _, _, c, _ in results if c is None or c.breaking)
+    accepted = sum(1 for _, _, c, _ in results if c is not None and c.accepted)
     total = f"{counted(len(results), 'scenario')}, {breaking} with breaking changes or findings"
+    if accepted:
+        total += f", {accepted} with breaks accepted by ADR"
     if folder is not None:
         total += f"; goldens: {textsafe.text(str(folder.resolve()))}"
-    if not dry_run:
-        total += f"; review with {_review(folder)}, and name accepted breaks with their ADR"
+    if breaking:
+        total += ("; a breaking change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve "
+                  "--accept), then record again")
+    elif not dry_run:
+        total += f"; review with {_review(folder)}, then run the suite"
     lines.append(total)
     return "\n".join(lines) + "\n"
 

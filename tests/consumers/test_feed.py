@@ -90,7 +90,10 @@ def test_the_strict_consumer_fails_on_one_unknown_line(capsys: pytest.CaptureFix
 
 
 def feed_types() -> set[str]:
-    return {"system", "stream_event", "assistant", "user", "result"}
+    """The line types the schema in force lists (an ADR's new one included)."""
+    from contract.checking.schema import known_types
+
+    return set(known_types("stream-json"))
 
 
 def test_the_failing_stream_is_printed_and_saved(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

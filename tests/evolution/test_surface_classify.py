@@ -45,12 +45,20 @@ def _split(pointer: str) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
 
 
+def _index(node: list[Any], part: str) -> int:
+    """A list position: a number, or ``type=NAME``, the ``oneOf`` branch whose type const is NAME (read
+    from the schema in force, so a case names the result branch wherever an ADR moved it)."""
+    if part.startswith("type="):
+        return next(i for i, b in enumerate(node) if b.get("properties", {}).get("type", {}).get("const") == part[5:])
+    return int(part)
+
+
 def _locate(document: Any, pointer: str) -> tuple[Any, str]:
     *parents, last = _split(pointer)
     node = document
     for part in parents:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    return node, last
+        node = node[_index(node, part)] if isinstance(node, list) else node[part]
+    return node, str(_index(node, last)) if isinstance(node, list) and last.startswith("type=") else last
 
 
 def _apply(document: Any, ops: list[dict[str, Any]]) -> Any:

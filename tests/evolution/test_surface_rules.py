@@ -83,8 +83,9 @@ def test_an_edit_outside_every_rule_sentence_is_additive() -> None:
 
 
 @pytest.mark.parametrize(("before", "after", "kind", "code"), [
-    ("interrupted | refused,", "interrupted,", BREAKING, "known-value-removed"),
-    ("interrupted | refused,", "interrupted | refused | paused,", "additive", "known-value-added"),
+    # (no comma after refused: an ADR's schema may have documented more values after it)
+    ("interrupted | refused", "interrupted", BREAKING, "known-value-removed"),
+    ("interrupted | refused", "interrupted | refused | paused_for_review", "additive", "known-value-added"),
 ])
 def test_top_level_known_values(before: str, after: str, kind: str, code: str) -> None:
     changes = classify(SJ, _with_description(SJ["description"].replace(before, after)))
@@ -144,3 +145,84 @@ def test_a_surface_from_before_the_rules_section_is_a_baseline() -> None:
     del stored["rules"]
     changes = classify(stored, surface_of(SJ, "stream-json"))
     assert [(c.kind, c.code) for c in changes] == [("additive", "rules-baseline")]
+
+
+# -- words located by content, not by position (issue 36) ----------------------------------------
+
+def _fresh(name: str, taken: set[str]) -> str:
+    """``name``, or the first free ``name_N``: a schema an ADR evolved may have the name already."""
+    n, fresh = 1, name
+    while fresh in taken:
+        n += 1
+        fresh = f"{name}_{n}"
+    return fresh
+
+
+_NEW_TYPE = _fresh("rate_limit", {str(b.get("properties", {}).get("type", {}).get("const")) for b in SJ["oneOf"]})
+_RATE_LIMIT = {"description": "rate limit notices while a provider throttles the run (open set)",
+               "properties": {"type": {"const": _NEW_TYPE}}, "required": ["type"]}
+
+
+def _branch_at(schema: dict[str, Any], words: str) -> int:
+    return next(i for i, b in enumerate(schema["oneOf"]) if words in b.get("description", ""))
+
+
+@pytest.mark.parametrize("where", ["first", "before the quoted branch", "after it", "last"])
+def test_a_branch_inserted_anywhere_in_the_oneof_is_additive(where: str) -> None:
+    """sj.result-once quotes the result branch as the seed numbers it (oneOf[N]); a new line type
+    inserted before it moves the words one index on, which is not removing them."""
+    quoted = _branch_at(SJ, "exactly one terminal line")
+    at = {"first": 0, "before the quoted branch": quoted, "after it": quoted + 1, "last": len(SJ["oneOf"])}[where]
+    edited = copy.deepcopy(SJ)
+    edited["oneOf"].insert(at, _RATE_LIMIT)
+    found = classify(surface_of(SJ), surface_of(edited))
+    assert [c.code for c in found] == ["line-kind-added"], found
+    cited = rules_surface(edited)["cited"]
+    assert all(c["found"] for item in cited.values() for c in item["cites"]
+               if c["at"].startswith("oneOf["))
+
+
+def test_branches_reordered_and_descriptions_reflowed_move_no_rule_words() -> None:
+    edited = copy.deepcopy(SJ)
+    edited["oneOf"].reverse()
+    for branch in edited["oneOf"]:  # the same words, wrapped differently
+        branch["description"] = "\n  ".join(branch["description"].split(" "))
+    found = classify(surface_of(SJ), surface_of(edited))
+    assert {c.code for c in found} <= {"description-edited"}, found  # a text edit, additive: no rule moved
+
+
+def test_words_really_removed_from_a_moved_branch_are_still_breaking() -> None:
+    """The near miss: the branch moved and its quoted words changed; the change is still named."""
+    edited = copy.deepcopy(SJ)
+    edited["oneOf"].insert(0, _RATE_LIMIT)
+    branch = edited["oneOf"][_branch_at(edited, "exactly one terminal line")]
+    branch["description"] = "the terminal line of a run"
+    codes = {c.code for c in classify(surface_of(SJ), surface_of(edited)) if c.kind == BREAKING}
+    assert codes & {"rule-words-removed", "rule-words-weakened", "rule-words-edited"}, codes
+
+
+def _known_result_subtypes(text: str) -> str:
+    return next(span for span in rules_surface(_with_description(text))["known_values"]["description"]["words"]
+                if "refused" in span)
+
+
+def test_a_value_added_to_an_open_set_a_rule_sentence_lists_is_additive() -> None:
+    """A new result subtype in the top-level known set edits the sentence sj.result-is-error quotes;
+    the addition is known-value-added, not the rule's sentence edited."""
+    span = _known_result_subtypes(SJ["description"])
+    value = _fresh("budget_exceeded", {v.strip() for v in span.split("|")})
+    edited = _with_description(SJ["description"].replace(span, f"{span} | {value}"))
+    found = classify(surface_of(SJ), surface_of(edited))
+    assert not [c for c in found if c.kind == BREAKING], found
+    assert "known-value-added" in {c.code for c in found}
+
+
+@pytest.mark.parametrize(("edit", "code"), [
+    (lambda span: span.replace(" | refused", ""), "known-value-removed"),  # a value removed
+    (lambda span: span + " | budget_overrun, never", "rule-sentence-edited"),  # a word added beside it
+])
+def test_a_value_removed_or_a_word_changed_beside_the_list_is_still_breaking(edit: Any, code: str) -> None:
+    span = _known_result_subtypes(SJ["description"])
+    edited = _with_description(SJ["description"].replace(span, edit(span)))
+    codes = {c.code for c in classify(surface_of(SJ), surface_of(edited)) if c.kind == BREAKING}
+    assert code in codes, codes

@@ -39,7 +39,6 @@ MAX_INTEGER_DIGITS = 4300
 _EXACT = Context(prec=MAX_INTEGER_DIGITS + 2)
 
 _SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
-_KNOWN_SJ_TYPES = ("system", "stream_event", "assistant", "user", "result")
 # Result subtypes whose is_error the seed fixes ("true when the run failed (execution error, max
 # turns, interruption)"; "a refusal is a completed turn and reports is_error false").
 _RESULT_IS_ERROR = {
@@ -170,6 +169,8 @@ def _load_schema(wire: str) -> dict[str, Any]:
 
 
 _SCHEMAS = {wire: _load_schema(wire) for wire in WIRES}
+# the line types the schema lists (its top-level oneOf consts), read from it: an ADR's new type is known
+_KNOWN_SJ_TYPES = tuple(branch["properties"]["type"]["const"] for branch in _SCHEMAS["stream-json"]["oneOf"])
 _VALIDATORS = {wire: _OracleValidator(_SCHEMAS[wire], format_checker=FormatChecker()) for wire in WIRES}
 # The stream-json "type" is an open set ("open set: ignore unknown values"), but the schema's top-level
 # oneOf names five constants. A line with an unknown type is judged by everything except that oneOf.

@@ -26,6 +26,7 @@ from hypothesis import Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
 from contract.strategies import streams
+from contract.wires.stream_json.members import result_members
 
 Features = Callable[[list[dict[str, Any]]], set[str]]
 
@@ -65,7 +66,8 @@ RESULT_SUBTYPES = {
     "success", "refused", "error_during_execution", "error_max_turns", "interrupted", "cancelled_by_host",
 }  # fmt: skip
 INIT_MEMBERS = {"cwd", "milk_version", "tools", "mcp_servers", "commands", "escalation_agent", "_meta"}
-RESULT_MEMBERS = {"result", "stop_reason", "ttft_ms", "total_cost_usd", "usage", "model_usage"}
+# the result members the schema in force and the goldens give (contract/wires/stream_json/members.py)
+RESULT_MEMBERS = {*result_members(), "usage", "model_usage"}
 CAPABILITIES = {"stream_v1", "partial_messages_v1", "tasks_v1", "workflows_v1"}
 OFFSET = re.compile(r"(Z|[+-]\d\d:\d\d)$")
 FRACTION = re.compile(r":\d\d(\.\d+)?(?:Z|[+-])")

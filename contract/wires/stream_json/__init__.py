@@ -12,9 +12,12 @@ paths ``contract/reference/`` gives them).
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
 from contract.core.jsonline import parse
+from contract.core.resources import data_dir
 from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
 from contract.wires.stream_json import coverage
 from contract.wires.stream_json.machines import StreamRules
@@ -23,7 +26,13 @@ from contract.wires.stream_json.volatile import VOLATILE
 
 # -- the descriptor ---------------------------------------------------------------------------
 
-LINE_TYPES = ("system", "stream_event", "assistant", "user", "result")
+@functools.cache
+def line_types() -> frozenset[str]:
+    """The line types the schema in force lists (its top-level ``oneOf`` consts), read from it."""
+    with open(data_dir("schemas") / "stream-json.schema.json", "rb") as handle:
+        schema = json.load(handle)
+    return frozenset(str(branch.get("properties", {}).get("type", {}).get("const"))
+                     for branch in schema.get("oneOf", []) if isinstance(branch, dict))
 
 
 def _machines() -> list[Machine]:
@@ -32,7 +41,8 @@ def _machines() -> list[Machine]:
 
 def _detect(obj: dict[str, Any]) -> Evidence:
     # A line type of its own is sure; a bare "seq" only suggests it (other wires may number lines).
-    if obj.get("type") in LINE_TYPES:
+    kind = obj.get("type")
+    if isinstance(kind, str) and kind in line_types():  # any JSON value may stand there: a list is no key
         return Evidence.TYPE
     return Evidence.MEMBER if "seq" in obj else Evidence.NONE
 

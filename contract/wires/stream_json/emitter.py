@@ -79,7 +79,8 @@ class Refresher:
         if rule.treatment is Treatment.OFFSET:
             return value  # seq counts lines: a replay keeps it
         erase: dict[str, Callable[[Any], Any]] = {
-            "ts": self._ts, "duration_ms": self._jitter, "ttft_ms": self._jitter,
+            # by the declaration's name (contract/wires/stream_json/volatile.py), never a member's
+            "ts": self._ts, "ms": self._jitter,
             "rate": self._rate, "cwd": lambda _: os.getcwd(),
             "milk_version": lambda _: f"0.0.0-reference+contract.{__version__}",
         }

@@ -25,9 +25,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from contract.evolution.surface import open_set_values
 from contract.strategies import _compose
 from contract.strategies._common import count, flags, ident, ints, json_objects, json_values, pick, render, text
 from contract.wires.stream_json.machines import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
+from contract.wires.stream_json.members import member_schema, result_members
 
 Line = dict[str, Any]
 KNOWN_CAPABILITIES = ("stream_v1", "partial_messages_v1", "tasks_v1", "workflows_v1")
@@ -344,12 +346,17 @@ def init_line(draw: st.DrawFn) -> Line:
 
 
 RESULT_SUBTYPES = (*RESULT_IS_ERROR, "cancelled_by_host")  # the known ones and one that is not
-STOP_REASONS = ("end_turn", "max_turns", "refusal", "cancelled", "error")
 
 
 def result_line(draw: st.DrawFn) -> Line:
     """The result line: subtype, is_error, per-model usage and whether usage stands alone in one
-    choice, the optional members in one more."""
+    choice, its other members in one more.
+
+    Which other members a result line carries, and what each may hold, is read from the schema in
+    force and the goldens (:mod:`contract.wires.stream_json.members`): an ADR that renames or
+    removes one moves the streams drawn here with it. A string member that documents an open set
+    (``stop_reason``) draws its known values.
+    """
     subtype_at, error, models, alone = pick(draw, len(RESULT_SUBTYPES), 2, 3, 2)
     subtype = RESULT_SUBTYPES[subtype_at]
     is_error = RESULT_IS_ERROR.get(subtype)
@@ -357,8 +364,6 @@ def result_line(draw: st.DrawFn) -> Line:
         "type": "result",
         "subtype": subtype,
         "is_error": bool(error) if is_error is None else is_error,
-        "num_turns": draw(ints(0, 50)),
-        "duration_ms": draw(ints(0, 10**7)),
     }
     # Two models may draw the same name: then there is one (usage sums what is kept).
     per_model = {draw(ident()): draw(schema_part("usage")) for _ in range(models)}
@@ -367,16 +372,20 @@ def result_line(draw: st.DrawFn) -> Line:
         line["usage"] = {key: sum(usage[key] for usage in per_model.values()) for key in USAGE_KEYS}
     elif alone:
         line["usage"] = draw(schema_part("usage"))
-    result, stop, ttft, cost = flags(draw, 4, sparse=True)
-    if result:
-        line["result"] = draw(text())
-    if stop:
-        line["stop_reason"] = STOP_REASONS[draw(ints(0, len(STOP_REASONS) - 1))]
-    if ttft:
-        line["ttft_ms"] = draw(ints(0, 10**5))
-    if cost:
-        line["total_cost_usd"] = draw(json_values())
+    names = result_members()
+    for name, present in zip(names, flags(draw, len(names), sparse=True), strict=True):
+        if present:
+            line[name] = draw(_member(name))
     return line
+
+
+def _member(name: str) -> st.SearchStrategy[Any]:
+    """A member's values from its schema; a string documenting an open set, its known values."""
+    node = member_schema(name)
+    known = open_set_values(str(node.get("description", ""))) if isinstance(node, dict) else None
+    if known and node.get("type") == "string":
+        return st.sampled_from(known)
+    return _compose.subschema("stream-json", node)
 
 
 # -- the whole run -------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 Run as ``python -m contract.reference.strict_consumer``. It reads a run as the reference consumer
 does (``contract.wires.stream_json.consumer``) but treats the known values as closed sets: a
-line type, system or result subtype, content block type, delta or payload type it does not know,
-or a member it does not model, makes it exit 1 with a message. Every golden passes; a future
+line type, content block type, delta or payload type it does not know, or a member it does not
+model, makes it exit 1 with a message. What it knows is read from the schema in force (its line
+types, the open sets its ``type`` members document, its top-level properties), so under an ADR's
+evolved schema it reads every golden written to that schema. Every golden passes; a future
 variant (a new line type such as ``rate_limit_event``, say) fails, which is the breakage SDKs in
 this wire family actually shipped. It exists for the suite's tests and for the quick start in
 docs/consumers.md; do not copy it.
@@ -11,44 +13,60 @@ docs/consumers.md; do not copy it.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any
 
+from contract.checking.schema import known_types, load
+from contract.evolution.surface import open_set_values
 from contract.wires.stream_json.consumer import read
 
-KNOWN = {
-    "type": {"system", "stream_event", "assistant", "user", "result"},
-    "block": {"text", "thinking", "tool_use", "tool_result"},
-    "delta": {"text_delta", "thinking_delta"},
-    "event": {"content_block_delta", "tool_args_delta"},
-}
-LINE_MEMBERS = {"type", "subtype", "session_id", "seq", "ts", "agent", "capabilities", "cwd", "milk_version",
-                "tools", "mcp_servers", "message", "event", "parent_tool_use_id", "tool_use_result", "is_error",
-                "stop_reason", "num_turns", "duration_ms", "ttft_ms", "usage", "model_usage",
-                "output_tokens_per_second", "result", "task_id", "task", "from", "to", "route", "route_history",
-                "escalation_agent", "reason", "status", "body", "subject", "severity", "category", "kind",
-                "count", "limit", "commands", "option", "value", "finished_ids", "running_ids", "session_state",
-                "op", "percept_id", "command_hint", "recoverable", "warnings", "id", "tool"}
+WIRE = "stream-json"
+
+
+def _documented(schema: dict[str, Any], definition: str) -> frozenset[str]:
+    """The values a definition's ``type`` member documents (its open set's known values)."""
+    described = schema.get("$defs", {}).get(definition, {}).get("properties", {}).get("type", {})
+    return frozenset(open_set_values(str(described.get("description", ""))) or ())
+
+
+@functools.cache
+def known() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """What this reader treats as closed: the values and line members the schema in force documents.
+
+    Read from the schema (its ``oneOf`` line types, the open sets its ``type`` members document,
+    its top-level properties), never from a list of ours: under an ADR's evolved schema the reader
+    moves with it, and every golden written to that schema still passes.
+    """
+    schema = load(WIRE)
+    values = {"type": known_types(WIRE), "block": _documented(schema, "content_block"),
+              "delta": _documented(schema, "delta"), "event": _documented(schema, "stream_payload")}
+    return values, frozenset(schema.get("properties", {}))
+
+
+def _known(value: Any, known_values: frozenset[str]) -> bool:
+    return isinstance(value, str) and value in known_values  # a list or an object is no known value
 
 
 def reject(line: dict[str, Any]) -> str | None:
     """Why this strict reader refuses the line, or None."""
-    if line.get("type") not in KNOWN["type"]:
+    values, members = known()
+    if not _known(line.get("type"), values["type"]):
         return f"unknown line type {line.get('type')!r}"
-    extra = set(line) - LINE_MEMBERS
+    extra = set(line) - members
     if extra:
         return f"unknown members {sorted(extra)!r}"
     event = line.get("event")
     if isinstance(event, dict):
-        if event.get("type") not in KNOWN["event"]:
+        if not _known(event.get("type"), values["event"]):
             return f"unknown stream event {event.get('type')!r}"
         delta = event.get("delta")
-        if isinstance(delta, dict) and delta.get("type") not in KNOWN["delta"]:
+        if isinstance(delta, dict) and not _known(delta.get("type"), values["delta"]):
             return f"unknown delta {delta.get('type')!r}"
     message = line.get("message")
     for block in message.get("content", []) if isinstance(message, dict) else []:
-        if isinstance(block, dict) and block.get("type") not in KNOWN["block"]:
+        if isinstance(block, dict) and not _known(block.get("type"), values["block"]):
             return f"unknown block {block.get('type')!r}"
     return None
 
