@@ -61,6 +61,7 @@ from contract.live.harness import (
     judge_end,
     run_stream,
 )
+from contract.live.timeline import DEFAULT_LIVENESS, Liveness
 from contract.rules.report import Collector, Report
 from contract.wires import Live, first, get
 
@@ -312,6 +313,7 @@ def provoke(
     environments: Sequence[Environment] = ENVIRONMENTS,
     late_grace: float = DEFAULT_LATE_GRACE,
     wire: str | None = None,
+    liveness: Liveness = DEFAULT_LIVENESS,
 ) -> Report:
     """``milk-contract run --provoke``: the run as ``run`` does it, then once per environment.
 
@@ -333,7 +335,7 @@ def provoke(
         progress.update(f"environment 1 of {total}: pipe (as run)")
         report = run_stream(command, wire=wire, timeout=timeout, env=env, expect_exit=expect_exit,
                             strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                            max_output_bytes=max_output_bytes, late_grace=late_grace)
+                            max_output_bytes=max_output_bytes, late_grace=late_grace, liveness=liveness)
         if "run.start" in report.counts:
             return report
         if "run.timeout" in report.counts:  # hung as run: each environment would cost one more timeout

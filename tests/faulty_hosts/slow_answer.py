@@ -1,0 +1,18 @@
+"""Answers every command correctly, but only argv[1] seconds after reading it: run.response-late."""
+
+import sys
+import time
+from typing import Any
+
+from _reference import Host, main
+
+DELAY = float(sys.argv[1])
+
+
+class Slow(Host):
+    def respond(self, command: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(DELAY)
+        return super().respond(command)
+
+
+sys.exit(main(sys.argv[2:], host=Slow))
