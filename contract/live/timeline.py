@@ -334,7 +334,8 @@ def _first_line(timeline: Timeline, liveness: Liveness, out: Sink, alive_until: 
 
 def _stall(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None) -> None:
     result = timeline.result_line
-    gaps = [(gap, line) for gap, line in clock.gaps if result is None or line <= result]
+    gaps = [(gap, line) for gap, line in clock.gaps
+            if gap > liveness.max_gap and (result is None or line <= result)]
     if result is None and clock.last_at is not None and alive_until is not None \
             and alive_until - clock.last_at > liveness.max_gap:
         gaps.append((alive_until - clock.last_at, clock.lines + 1))  # silent from its last line to its exit

@@ -1,4 +1,5 @@
-"""Answers every command correctly, but only argv[1] seconds after reading it: run.response-late."""
+"""Answers every command correctly, the first one only argv[1] seconds after reading it: run.response-late
+on that command alone."""
 
 import sys
 import time
@@ -11,7 +12,8 @@ DELAY = float(sys.argv[1])
 
 class Slow(Host):
     def respond(self, command: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(DELAY)
+        if not self.answered:
+            time.sleep(DELAY)
         return super().respond(command)
 
 
