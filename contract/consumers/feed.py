@@ -256,7 +256,7 @@ def hold(
     data: bytes,
     *,
     timeout: float = DEFAULT_TIMEOUT,
-    pace: float = DEFAULT_PACE,
+    pace: float | Sequence[float] = DEFAULT_PACE,
     pty: bool = False,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     env: Mapping[str, str] | None = None,
@@ -320,8 +320,9 @@ def hold(
                     return
                 fed[0] += 1
                 ends.append(written[0])
-                if pace:
-                    time.sleep(pace)
+                wait = pace if isinstance(pace, (int, float)) else pace[fed[0] - 1] if fed[0] <= len(pace) else 0.0
+                if wait:  # a sequence: the pause after each line (contract.goldens.pacing, --pace recorded)
+                    time.sleep(wait)
             if master is not None:  # VEOF (^D) after the last LF: the consumer's read returns 0 bytes
                 ended[0] = put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
             elif inlet is not None:
@@ -657,6 +658,16 @@ class Search:
         return min(self.failures.values(), key=lambda f: (len(f[0].changes), len(f[0].data)))
 
 
+def _paced(options: dict[str, Any], golden: Any, data: bytes) -> dict[str, Any]:
+    """``options`` for one golden: ``pace="recorded"`` becomes its own recorded delays (--pace recorded)."""
+    if options.get("pace") != "recorded":
+        return options
+    from contract.goldens.pacing import delays
+
+    lines = data.count(b"\n")
+    return {**options, "pace": [*delays("recorded", golden.path, lines)[1:], 0.0]}  # the pause after each line
+
+
 def feed_stream(
     argv: Sequence[str],
     goldens: Iterable[Any],
@@ -665,7 +676,7 @@ def feed_stream(
     examples: int = DEFAULT_EXAMPLES,
     seed: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
-    pace: float = DEFAULT_PACE,
+    pace: float | str = DEFAULT_PACE,
     pty: bool = False,
     expect: Expectation = Expectation(),
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
@@ -686,7 +697,7 @@ def feed_stream(
         for golden in goldens:
             feed.doing = f"the golden {golden.name}"
             data = golden.data()
-            outcome = hold(argv, data, **options)
+            outcome = hold(argv, data, **_paced(options, golden, data))
             result.streams += 1
             feed.report.lines += outcome.lines
             if outcome.start_error is not None:
