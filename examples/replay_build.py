@@ -64,7 +64,7 @@ def stream(golden: str, paced: bool = False) -> int:
         sys.stdout.buffer.write(b"".join(lines))
         sys.stdout.flush()
         return _exit_status(golden)
-    for gap, line in zip(gaps, lines):  # --pace recorded: each line after its recorded gap, flushed
+    for gap, line in zip(gaps, lines, strict=True):  # --pace recorded: each line after its recorded gap, flushed
         if gap:
             time.sleep(gap / 1000)
         sys.stdout.buffer.write(line)
