@@ -135,10 +135,12 @@ class Clock(io.RawIOBase):
             self.eof_at = now
             return 0
         buffer[:size] = data
-        self._note(data, size, now)
+        self.note(data, size, now)
         return size
 
-    def _note(self, data: bytes, size: int, now: float) -> None:
+    def note(self, data: bytes, size: int, now: float) -> None:
+        """One read of ``size`` bytes (``data``, not empty) that returned ``now`` seconds after the start
+        (called by :meth:`readinto`; contract.live.provoke calls it for the chunks it reads itself)."""
         self.reads += 1
         if self.first_byte is None:
             self.first_byte = now
@@ -217,6 +219,23 @@ def _percentile(values: list[float], zeros: int, share: float) -> float:
     total = len(values) + zeros
     rank = max(int(share * total + 0.999999) - 1, 0)
     return 0.0 if rank < zeros else values[rank - zeros]
+
+
+def streams_only_on_a_terminal(pipe: Timeline | None, pty: Timeline | None) -> str | None:
+    """What to say when a build dumped on a pipe but streamed on a terminal (``--provoke``), else None.
+
+    The pipe run came in one read (or one burst); the pty run's lines came in several reads
+    spread over at least ``BUFFERED_BURST``: its stdio is line-buffered on a terminal, block-buffered
+    on a pipe (the classic ``isatty`` default of C stdio and Python alike).
+    """
+    if pipe is None or pty is None or pty.lines < 2 or pipe.lines < 2:
+        return None
+    spread = (pty.arrivals[-1][0] - pty.arrivals[0][0]) if pty.arrivals else 0.0
+    if pty.reads < 2 or spread < BUFFERED_BURST or pipe.longest_gap > BUFFERED_BURST:
+        return None
+    return (f"streams on a terminal and dumps on a pipe: under pty its {pty.lines} lines came in {pty.reads} reads "
+            f"over {_s(spread)}, on a pipe all {pipe.lines} in one burst at {_s(pipe.first_line)}: its stdout is "
+            "line-buffered on a terminal and block-buffered on a pipe")
 
 
 def _s(seconds: float | None) -> str:

@@ -244,3 +244,35 @@ def test_unflushed_and_flushed_separate_in_every_run_of_twenty() -> None:
         flushed = run_stream(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, timeout=30)
         assert plain.rules() == {"run.buffered"}, (attempt, plain.violations)
         assert flushed.conformant, (attempt, flushed.violations)
+
+
+def _clock(reads: list[tuple[float, bytes]]) -> Clock:
+    clock = Clock(-1, 0.0)
+    for at, data in reads:
+        clock.note(data, len(data), at)
+    return clock
+
+
+def test_a_build_that_streams_on_a_terminal_and_dumps_on_a_pipe_is_named() -> None:
+    from contract.live.timeline import streams_only_on_a_terminal
+
+    line = b'{"type":"system"}\n'
+    dumped = _clock([(1.4, line * 7)]).timeline(1.45)
+    streamed = _clock([(0.1 + 0.2 * i, line) for i in range(7)]).timeline(1.4, tty=True)
+    named = streams_only_on_a_terminal(dumped, streamed)
+    assert named is not None
+    assert "streams on a terminal and dumps on a pipe" in named
+    assert streams_only_on_a_terminal(streamed, streamed) is None  # streamed on both: nothing to name
+    assert streams_only_on_a_terminal(dumped, dumped) is None  # dumped on both: not a terminal's doing
+
+
+@pytest.mark.deep
+def test_provoke_names_a_build_that_streams_only_on_a_terminal() -> None:
+    from contract.live.provoke import ENVIRONMENTS, provoke
+
+    pty = [environment for environment in ENVIRONMENTS if environment.name == "pty"]
+    report = provoke(_emitter("unflushed", "plain", "0.2"), env=PLAIN_ENV, environments=pty, timeout=20)
+    assert report.rules() == {"run.buffered"}, report.violations
+    assert any("streams on a terminal and dumps on a pipe" in v.message for v in report.violations)
+    flushed = provoke(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, environments=pty, timeout=20)
+    assert flushed.conformant, flushed.violations  # and run.buffered is never judged under the pty
