@@ -276,3 +276,20 @@ def test_provoke_names_a_build_that_streams_only_on_a_terminal() -> None:
     assert any("streams on a terminal and dumps on a pipe" in v.message for v in report.violations)
     flushed = provoke(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, environments=pty, timeout=20)
     assert flushed.conformant, flushed.violations  # and run.buffered is never judged under the pty
+
+
+def test_the_defaults_are_said_alike_everywhere() -> None:
+    """The thresholds' defaults: the Liveness dataclass, the rules' titles (``rules``), the CLI, the plugin."""
+    from contract.live.timeline import DEFAULT_LIVENESS
+    from contract.plugin import DEFAULTS
+    from contract.rules.catalog import CATALOG
+
+    d = DEFAULT_LIVENESS
+    for rule, option, value in (("run.first-line", "first-line-within", d.first_line_within),
+                                ("run.stall", "max-gap", d.max_gap),
+                                ("run.exit-after-result", "exit-grace", d.exit_grace),
+                                ("run.response-late", "response-within", d.response_within)):
+        assert f"(default {value:g} s)" in CATALOG[rule].title, rule
+        assert DEFAULTS[f"--contract-{option}"] == value, option
+        parsed = cli.build_parser().parse_args(["run"])
+        assert getattr(parsed, option.replace("-", "_")) == value, option
