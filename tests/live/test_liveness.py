@@ -13,16 +13,18 @@ test of the suite (none of them may fire). The 20-run separation loop is deep.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
 from contract import cli
+from contract.cli.common import liveness_of
 from contract.live.driver import converse
 from contract.live.harness import default_command, run_stream
 from contract.live.timeline import Clock, Liveness, timed
@@ -43,8 +45,41 @@ def _emitter(name: str, *args: str) -> list[str]:
     return [sys.executable, str(EMITTERS / f"{name}.py"), "liveness", *args]
 
 
-def test_unflushed_print_on_a_pipe_is_buffered() -> None:
-    report = run_stream(_emitter("unflushed", "plain", "0.2"), env=PLAIN_ENV, timeout=20)
+def _timed_run(argv: list[str], **options: Any) -> tuple[Report, float]:
+    began = time.monotonic()
+    report = run_stream(argv, **options)
+    return report, time.monotonic() - began
+
+
+# Every live case of this file, started at once on threads (each waits on its own process, mostly
+# asleep): the file costs the longest case's time, not the sum of them (the default run's budget).
+RUNS: dict[str, Callable[[], Any]] = {
+    "plain": lambda: run_stream(_emitter("unflushed", "plain", "0.2"), env=PLAIN_ENV, timeout=20),
+    "flush": lambda: run_stream(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, timeout=20),
+    "fast": lambda: run_stream(_emitter("unflushed", "plain", "0"), env=PLAIN_ENV, timeout=20),
+    "reference": lambda: run_stream(default_command("stream-json"), timeout=20),
+    "first-line": lambda: run_stream(_emitter("first_line_late", "0.4"), timeout=20,
+                                     liveness=Liveness(first_line_within=0.2)),
+    "stall": lambda: run_stream(_emitter("stalls", "0.4"), timeout=20, liveness=Liveness(max_gap=0.2)),
+    "stall-timeout": lambda: run_stream(_emitter("stalls", "30"), timeout=0.8, liveness=Liveness(max_gap=0.2)),
+    "hang": lambda: _timed_run(_emitter("result_then_hangs"), timeout=30, liveness=Liveness(exit_grace=0.3)),
+    "hang-timeout": lambda: run_stream(_emitter("result_then_hangs"), timeout=0.8, liveness=Liveness(exit_grace=5)),
+    "slow-host": lambda: converse([sys.executable, str(HOSTS / "slow_answer.py"), "0.3"], timeout=20,
+                                  response_within=0.2),
+    "slow-host-near": lambda: converse([sys.executable, str(HOSTS / "slow_answer.py"), "0.3"], timeout=20,
+                                       response_within=2),
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Any]:
+    with ThreadPoolExecutor(max_workers=len(RUNS)) as pool:
+        futures = {name: pool.submit(run) for name, run in RUNS.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def test_unflushed_print_on_a_pipe_is_buffered(runs: dict[str, Any]) -> None:
+    report = runs["plain"]
     assert report.rules() == {"run.buffered"}, report.violations
     [finding] = report.violations
     assert "held back and dumped" in finding.message
@@ -52,8 +87,8 @@ def test_unflushed_print_on_a_pipe_is_buffered() -> None:
     assert report.timeline.same_read == report.lines
 
 
-def test_the_same_emitter_flushing_is_not() -> None:
-    report = run_stream(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, timeout=20)
+def test_the_same_emitter_flushing_is_not(runs: dict[str, Any]) -> None:
+    report = runs["flush"]
     assert not report.rules(), report.violations
     assert report.conformant
     assert "run.buffered" in report.exercised
@@ -61,15 +96,16 @@ def test_the_same_emitter_flushing_is_not() -> None:
     assert report.timeline.longest_gap >= 0.15
 
 
-def test_a_fast_emitter_writing_at_once_is_not() -> None:
-    report = run_stream(_emitter("unflushed", "plain", "0"), env=PLAIN_ENV, timeout=20)
+def test_a_fast_emitter_writing_at_once_is_not(runs: dict[str, Any]) -> None:
+    report = runs["fast"]
     assert not report.rules(), report.violations
     assert report.conformant
 
 
 @pytest.fixture(scope="module")
-def reference() -> Report:
-    return run_stream(default_command("stream-json"), timeout=20)
+def reference(runs: dict[str, Any]) -> Report:
+    report: Report = runs["reference"]
+    return report
 
 
 def test_the_reference_emitter_passes_every_liveness_rule(reference: Report) -> None:
@@ -78,56 +114,56 @@ def test_the_reference_emitter_passes_every_liveness_rule(reference: Report) -> 
     assert {"run.first-line", "run.stall", "run.buffered", "run.exit-after-result"} <= reference.exercised
 
 
-def test_a_late_first_line() -> None:
-    report = run_stream(_emitter("first_line_late", "0.4"), timeout=20, liveness=Liveness(first_line_within=0.2))
+def test_a_late_first_line(runs: dict[str, Any]) -> None:
+    report = runs["first-line"]
     assert report.rules() == {"run.first-line"}, report.violations
     assert "within 0.2s" in report.violations[0].message
 
 
-def test_a_stall_before_the_result() -> None:
-    report = run_stream(_emitter("stalls", "0.4"), timeout=20, liveness=Liveness(max_gap=0.2))
+def test_a_stall_before_the_result(runs: dict[str, Any]) -> None:
+    report = runs["stall"]
     assert report.rules() == {"run.stall"}, report.violations
     [finding] = report.violations
     assert finding.line == 2
     assert "before line 2" in finding.message
 
 
-def test_a_stall_past_the_timeout_is_still_run_timeout() -> None:
-    report = run_stream(_emitter("stalls", "30"), timeout=0.8, liveness=Liveness(max_gap=0.2))
+def test_a_stall_past_the_timeout_is_still_run_timeout(runs: dict[str, Any]) -> None:
+    report = runs["stall-timeout"]
     assert "run.timeout" in report.rules(), report.violations
     assert "run.stall" not in report.rules()
 
 
-def test_result_then_hang_is_killed_at_the_exit_grace(capsys: pytest.CaptureFixture[str]) -> None:
-    """Through the CLI's option: killed at the grace (plus a second), long before the timeout."""
-    began = time.monotonic()
-    code = cli.run(["run", "--exit-grace", "0.3", "--timeout", "30", "--format", "json", "--",
-                    *_emitter("result_then_hangs")])
-    took = time.monotonic() - began
-    assert code == 1
-    report = json.loads(capsys.readouterr().out)
-    assert report["counts"] == {"run.exit-after-result": 1}
-    assert report["exit_status"] == -9
-    assert report["timeline"]["result_line"] == 3
-    start = report["timeline"]["result_at"]  # the interpreter's start up to the result, on a loaded machine
-    assert took < start + 0.3 + 1.0 + 0.5, took  # the grace plus a second, and our own start-up
+def test_result_then_hang_is_killed_at_the_exit_grace(runs: dict[str, Any]) -> None:
+    """Killed at the grace (plus a second), long before the timeout; exit_status -9."""
+    report, took = runs["hang"]
+    assert report.rules() == {"run.exit-after-result"}, report.violations
+    assert report.exit_status == -9
+    assert report.timeline is not None
+    assert report.timeline.result_line == 3
+    start = report.timeline.result_at  # the interpreter's start up to the result, on a loaded machine
+    assert took < start + 0.3 + 1.0, took  # the grace plus a second
 
 
-def test_result_then_hang_past_the_timeout_is_run_timeout() -> None:
-    report = run_stream(_emitter("result_then_hangs"), timeout=0.8, liveness=Liveness(exit_grace=5))
+def test_the_cli_takes_the_exit_grace() -> None:
+    parsed = cli.build_parser().parse_args(["run", "--exit-grace", "0.3", "--max-gap", "2", "--", "x"])
+    assert liveness_of(parsed) == Liveness(first_line_within=10.0, max_gap=2.0, exit_grace=0.3)
+
+
+def test_result_then_hang_past_the_timeout_is_run_timeout(runs: dict[str, Any]) -> None:
+    report = runs["hang-timeout"]
     assert report.rules() == {"run.timeout"}, report.violations
 
 
-def test_a_slow_host_response_is_late() -> None:
-    argv = [sys.executable, str(HOSTS / "slow_answer.py"), "0.3"]
-    report = converse(argv, timeout=20, response_within=0.2)
+def test_a_slow_host_response_is_late(runs: dict[str, Any]) -> None:
+    report = runs["slow-host"]
     assert report.rules() == {"run.response-late"}, report.violations
     [late] = report.violations  # the first command alone; the others were answered at once
     assert late.line == 1
     assert "s after" in late.message
     assert report.timeline is not None
     assert report.timeline.lines > 0
-    near = converse(argv, timeout=20, response_within=2)
+    near = runs["slow-host-near"]
     assert near.conformant, near.violations
     assert "run.response-late" in near.exercised
 
