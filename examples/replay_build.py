@@ -7,7 +7,8 @@ metadata (``reproduce.exit_status``) is the ``.meta.json`` file beside it. With 
 among its arguments it is the subagent-stdio host: each ``subagent_status`` command read on stdin
 is answered with the golden's lines that follow the same command, the golden's command ids
 replaced by the ones actually sent; it exits 0 at end of input. Otherwise it writes the golden's
-stream-json lines and exits with the scenario's status.
+stream-json lines and exits with the scenario's status; with ``--pace recorded`` each line after
+the gap its meta recorded (``timing.gaps_ms``, optional: without it, at once).
 
 Without ``MILK_CONTRACT_GOLDEN`` it has no script and says so on stderr, exit 2: a replaying build
 cannot do anything else, and the shipped suite must never start it that way unless asked to (the
@@ -22,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 
@@ -40,13 +42,33 @@ def _exit_status(golden: str) -> int:
     return int(status)
 
 
-def stream(golden: str) -> int:
+def _recorded_gaps(golden: str) -> list[int]:
+    """The golden's recorded gaps in ms (the meta's optional ``timing.gaps_ms``), or none."""
+    meta = golden[: -len(".jsonl")] + ".meta.json"
+    with open(meta, encoding="utf-8") as file:
+        timing = json.load(file).get("timing") or {}
+    gaps = timing.get("gaps_ms") if isinstance(timing, dict) else None
+    return [int(gap) for gap in gaps] if isinstance(gaps, list) else []
+
+
+def stream(golden: str, paced: bool = False) -> int:
     with open(golden, "rb") as file:
         lines = file.readlines()
+    gaps = _recorded_gaps(golden) if paced else []
+    if len(gaps) != len(lines):
+        gaps = [0] * len(lines)  # no recorded pace (or not for these lines): at once
     if os.environ.get("MILK_REPLAY_DROP_RESULT") == "1":
-        lines = [line for line in lines if json.loads(line).get("type") != "result"]
-    sys.stdout.buffer.write(b"".join(lines))
-    sys.stdout.flush()
+        kept = [i for i, line in enumerate(lines) if json.loads(line).get("type") != "result"]
+        lines, gaps = [lines[i] for i in kept], [gaps[i] for i in kept]
+    if not paced:
+        sys.stdout.buffer.write(b"".join(lines))
+        sys.stdout.flush()
+        return _exit_status(golden)
+    for gap, line in zip(gaps, lines, strict=True):  # --pace recorded: each line after its recorded gap, flushed
+        if gap:
+            time.sleep(gap / 1000)
+        sys.stdout.buffer.write(line)
+        sys.stdout.flush()
     return _exit_status(golden)
 
 
@@ -83,7 +105,9 @@ def host(golden: str) -> int:
 
 def main(argv: list[str]) -> int:
     golden = _golden()
-    return host(golden) if "--subagent-stdio" in argv else stream(golden)
+    paced = any(a == "--pace=recorded" or (a == "--pace" and argv[i + 1:i + 2] == ["recorded"])
+                for i, a in enumerate(argv))  # --pace recorded: the golden's recorded gaps (its meta's timing)
+    return host(golden) if "--subagent-stdio" in argv else stream(golden, paced)
 
 
 if __name__ == "__main__":

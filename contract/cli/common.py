@@ -27,6 +27,30 @@ FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
 LATE_GRACE = 2.0
 
 
+def liveness_options(parser: argparse.ArgumentParser) -> None:
+    """The liveness thresholds (contract.live.timeline.Liveness; docs/live-runs.md, "Liveness")."""
+    from contract.live.timeline import DEFAULT_LIVENESS as D
+
+    parser.add_argument("--first-line-within", type=positive_float, default=D.first_line_within, metavar="SECONDS",
+                        help=f"run.first-line: the first line comes this soon after the start (default "
+                             f"{D.first_line_within:g})")
+    parser.add_argument("--max-gap", type=positive_float, default=D.max_gap, metavar="SECONDS",
+                        help=f"run.stall: no longer gap between lines before the result (default {D.max_gap:g})")
+    parser.add_argument("--exit-grace", type=seconds, default=D.exit_grace, metavar="SECONDS",
+                        help=f"run.exit-after-result: the emitter exits this soon after its result line, or is "
+                             f"killed (default {D.exit_grace:g})")
+    parser.add_argument("--response-within", type=positive_float, default=D.response_within, metavar="SECONDS",
+                        help=f"run.response-late: a host answers each command this soon (default "
+                             f"{D.response_within:g})")
+
+
+def liveness_of(args: argparse.Namespace) -> Any:
+    """The ``Liveness`` the parsed options ask for (typed loosely: the timeline loads when used)."""
+    from contract.live.timeline import Liveness
+
+    return Liveness(args.first_line_within, args.max_gap, args.exit_grace, args.response_within)
+
+
 class UsageError(Exception):
     """Misuse: reported on one line, exit 2."""
 

@@ -36,8 +36,9 @@ def add_feed(verbs: Any) -> None:
                       help="bound on each consumer run (default 10)")
     feed.add_argument("--shrink-seconds", type=positive_float, default=None, metavar="SECONDS",
                       help="stop shrinking a failure after this long (default 30; the report says so)")
-    feed.add_argument("--pace", type=pace, default=None, metavar="SECONDS",
-                      help="pause between lines, as a live emitter writes (default 0.002)")
+    feed.add_argument("--pace", type=pace, default=None, metavar="recorded|SECONDS",
+                      help="pause between lines, as a live emitter writes (default 0.002); recorded: each "
+                           "golden's own recorded gaps (contract.goldens.pacing); 0: none")
     feed.add_argument("--pty", action="store_true",
                       help=f"{named(Live.STREAM)}: the consumer's stdin is a pseudo-terminal instead of a pipe")
     feed.add_argument("--expect-stdout", metavar="FILE", default=None,
@@ -62,7 +63,9 @@ def add_feed(verbs: Any) -> None:
     feed.set_defaults(handler=cmd_feed)
 
 
-def pace(text: str) -> float:
+def pace(text: str) -> float | str:
+    if text == "recorded":  # each golden's recorded gaps (contract.goldens.pacing)
+        return text
     try:
         value = float(text)
     except ValueError:

@@ -13,6 +13,8 @@ from contract.cli.common import (
     command_of,
     exit_status,
     flood_limits,
+    liveness_of,
+    liveness_options,
     positive_float,
     positive_int,
     report_options,
@@ -40,6 +42,7 @@ def add_run(verbs: Any) -> None:
                      help="after the emitter exits, how long its descendants may still hold stdout open: what "
                           "they write is judged as part of the stream, one still holding it then is "
                           "run.stdout-held (default 2; 0: stdout must close when the emitter exits)")
+    liveness_options(run)
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",
                      help="the emitter command; without one, the bundled reference emitter")
 
@@ -84,17 +87,18 @@ def live_report(args: argparse.Namespace, command: list[str]) -> Report:
 
         return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
                        strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
-                       max_output_bytes=max_output_bytes, late_grace=args.late_grace, wire=wire.name)
+                       max_output_bytes=max_output_bytes, late_grace=args.late_grace, wire=wire.name,
+                       liveness=liveness_of(args))
     if wire.live is Live.CONVERSATION:
         from contract.live.driver import run_subagent
 
         return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
                             ignore=args.ignore, expect_exit=args.expect_exit,
                             max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                            late_grace=args.late_grace, wire=wire)
+                            late_grace=args.late_grace, wire=wire, response_within=args.response_within)
     from contract.live.harness import default_command, run_stream
 
     return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,
                       expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
                       max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                      late_grace=args.late_grace)
+                      late_grace=args.late_grace, liveness=liveness_of(args))

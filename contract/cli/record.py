@@ -7,7 +7,16 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from contract.cli.common import LATE_GRACE, PROG, UsageError, command_of, positive_float, seconds
+from contract.cli.common import (
+    LATE_GRACE,
+    PROG,
+    UsageError,
+    command_of,
+    liveness_of,
+    liveness_options,
+    positive_float,
+    seconds,
+)
 from contract.core import textsafe
 from contract.core.exitcodes import EXIT_OK, EXIT_VIOLATIONS, exit_interrupted
 from contract.core.jsonvalue import quoted
@@ -25,6 +34,7 @@ def add_record(verbs: Any) -> None:
     record.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS")
     record.add_argument("--late-grace", type=seconds, default=LATE_GRACE, metavar="SECONDS",
                         help="as run's --late-grace (default 2)")
+    liveness_options(record)
     record.add_argument("--dry-run", action="store_true", help="report the changes, rewrite nothing")
     record.add_argument("--format", choices=("text", "json"), default="text")
     record.add_argument("--goldens", metavar="DIR", default=None,
@@ -75,7 +85,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     for number, golden in enumerate(goldens, 1):
         progress.update(f"scenario {number} of {len(goldens)}: {golden.wire}/{golden.name}")
         try:
-            run_ = run_scenario(golden, command or None, timeout=args.timeout, late_grace=args.late_grace)
+            run_ = run_scenario(golden, command or None, timeout=args.timeout, late_grace=args.late_grace,
+                                liveness=liveness_of(args))
         except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: keep this golden, start no other
             progress.close()
             return record_stopped(golden, exc.report, results, args, folder, exc.signum)

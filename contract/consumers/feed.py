@@ -261,7 +261,7 @@ def hold(
     data: bytes,
     *,
     timeout: float = DEFAULT_TIMEOUT,
-    pace: float = DEFAULT_PACE,
+    pace: float | Sequence[float] = DEFAULT_PACE,
     pty: bool = False,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     env: Mapping[str, str] | None = None,
@@ -276,7 +276,9 @@ def hold(
     Ctrl-C kills the consumer's group and is re-raised (the caller reports ``run.interrupted``).
     """
     lines = [line + b"\n" for line in data.split(b"\n")[:-1]] if data.endswith(b"\n") else data.splitlines(True)
-    pieces = [(line, pace) for line in lines] if chunks is None else list(chunks)
+    # each line's pause after it: one for all, or a sequence (contract.goldens.pacing, --pace recorded)
+    pauses = [pace] * len(lines) if isinstance(pace, (int, float)) else [*pace, *[0.0] * len(lines)][:len(lines)]
+    pieces = list(zip(lines, pauses, strict=True)) if chunks is None else list(chunks)
     if b"".join(piece for piece, _ in pieces) != data:
         raise ValueError("the chunks to write are not the stream")  # a bug of the caller
     notes: list[str] = []
@@ -677,6 +679,16 @@ class Search:
         return min(self.failures.values(), key=lambda f: (len(f[0].changes), len(f[0].data)))
 
 
+def _paced(options: dict[str, Any], golden: Any, data: bytes) -> dict[str, Any]:
+    """``options`` for one golden: ``pace="recorded"`` becomes its own recorded delays (--pace recorded)."""
+    if options.get("pace") != "recorded":
+        return options
+    from contract.goldens.pacing import delays
+
+    lines = data.count(b"\n")
+    return {**options, "pace": [*delays("recorded", golden.path, lines)[1:], 0.0]}  # the pause after each line
+
+
 def feed_stream(
     argv: Sequence[str],
     goldens: Iterable[Any],
@@ -685,7 +697,7 @@ def feed_stream(
     examples: int = DEFAULT_EXAMPLES,
     seed: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
-    pace: float = DEFAULT_PACE,
+    pace: float | str = DEFAULT_PACE,
     pty: bool = False,
     expect: Expectation = Expectation(),
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
@@ -706,7 +718,7 @@ def feed_stream(
         for golden in goldens:
             feed.doing = f"the golden {golden.name}"
             data = golden.data()
-            outcome = hold(argv, data, **options)
+            outcome = hold(argv, data, **_paced(options, golden, data))
             result.streams += 1
             feed.report.lines += outcome.lines
             if outcome.start_error is not None:

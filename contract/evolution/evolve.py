@@ -492,6 +492,10 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
         meta["provenance"] = {"recorded": {"emitter": emitter_label(command, root),
                                            "version": emitter_version(data, wire) or "unknown", "date": today}}
+        from contract.goldens.pacing import with_timing
+
+        # the run's pace beside the new golden, as record keeps it (contract.goldens.pacing)
+        meta = with_timing(meta, getattr(report.timeline, "arrivals", []), report.lines)
     errors = meta_errors(meta)
     if errors:
         raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))

@@ -48,6 +48,7 @@ from contract.checking.pipeline import Judge, run_rules
 from contract.core.interrupts import signal_of
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Block, frame, read_records
 from contract.core.textsafe import counted
+from contract.live import timeline
 from contract.live.harness import (
     DEFAULT_LATE_GRACE,
     DEFAULT_MAX_OUTPUT_BYTES,
@@ -63,12 +64,13 @@ from contract.live.harness import (
     interrupted,
     stdout_held,
 )
+from contract.live.timeline import DEFAULT_LIVENESS, Clock
 from contract.rules.report import Collector, Report
 from contract.wires import Dialogue, Wire, conversation
 
 # The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
 RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.no-response",
-                   "run.stdout-held"})
+                   "run.stdout-held", "run.response-late"})
 # The conversation wire the driver holds unless told another: the registry's first with a
 # dialogue (its line types and command builder come from the descriptor, Wire.dialogue).
 WIRE = conversation()
@@ -314,7 +316,12 @@ class _Session:
     response: str = dialogue(WIRE).response  # the type of the host's answer to one command
     exited: bool = False  # the host exited by itself after stdin closed (so run.stdout-held was judged)
     timeout: float = 0.0  # the conversation's --timeout (its deadline is this after the start)
+    started: float = 0.0  # when the host was started (time.monotonic())
     unsent: int = 0  # commands of the plan the deadline cut off (said in run.timeout)
+    clock: Clock | None = None  # when each of the host's lines arrived (contract.live.timeline)
+    host_lines: int = 0  # the host's lines taken into the transcript
+    response_within: float = DEFAULT_LIVENESS.response_within  # later than this is run.response-late
+    late: list[tuple[int, float]] = field(default_factory=list)  # (command line, seconds) answered late
 
     @property
     def halted(self) -> bool:
@@ -322,7 +329,8 @@ class _Session:
         return self.watch is not None and self.watch.failed_at is not None
 
     def start_reader(self) -> threading.Thread:
-        self.stream = LimitedStream(self.proc.stdout, self.max_output_bytes)
+        self.clock, pipe = timeline.timed(self.proc.stdout.fileno(), self.started)
+        self.stream = LimitedStream(pipe, self.max_output_bytes)
         reader = threading.Thread(target=self._read, args=(self.stream,), daemon=True)
         reader.start()
         return reader
@@ -369,11 +377,23 @@ class _Session:
         self.transcript.append(item)
         if item.endswith(b"\n"):
             self.lines += 1
+            self.host_lines += 1
             if self.watch is not None:
                 self.watch.add(item)
         if _is_response(item, self.response):
+            self._timed(self.answered)
             self.answered += 1
         return True
+
+    def _timed(self, answer: int) -> None:
+        """How long the response to the ``answer``-th command took, from its sending to its arrival."""
+        if answer >= len(self.sent) or self.clock is None:
+            return
+        line, sent_at = self.sent[answer]
+        arrived = self.clock.arrival(self.host_lines)
+        took = (self.clock.start + arrived[0] if arrived is not None else time.monotonic()) - sent_at
+        if took > self.response_within:
+            self.late.append((line, took))
 
     def drain(self, limit: int = 100_000) -> None:
         """What is already read, without waiting (bounded: a flooding host cannot keep us here)."""
@@ -591,6 +611,7 @@ def record(
     exit_grace: float = EXIT_GRACE,
     late_grace: float = DEFAULT_LATE_GRACE,
     wire: Wire = WIRE,
+    response_within: float = DEFAULT_LIVENESS.response_within,
 ) -> Conversation:
     """Hold the conversation with ``argv`` and judge it; the transcript is kept (for goldens).
 
@@ -612,6 +633,7 @@ def record(
     report = Report(wire=wire.name, strict=strict, source=shlex.join(argv))
     out = Collector(report, ignore)
     out.exercised("run.start")
+    started = time.monotonic()
     try:
         proc = Process(argv, env=env, stdin=True)
     except StartError as exc:
@@ -621,6 +643,8 @@ def record(
     session = _Session(proc, time.monotonic() + timeout, response_timeout or timeout,
                        max_line_bytes, max_output_bytes)
     session.timeout = timeout
+    session.started = started
+    session.response_within = response_within
     session.exit_grace = max(exit_grace, 0.0)
     session.late_grace = max(late_grace, 0.0)
     session.response = dialogue(wire).response
@@ -662,6 +686,7 @@ def record(
             out.exercised("run.stdout-held")
     if session.sent:
         out.exercised("run.no-response")  # at least one command waited for its answer
+    _late(session, out)
     report.lines = max(report.lines, session.lines)
     if session.watch is not None:
         _stopped_early(report, session.watch)
@@ -682,6 +707,21 @@ def record(
     if isinstance(stopped, KeyboardInterrupt):
         raise Interrupted(report, transcript, signal_of(stopped))
     return Conversation(report, transcript)
+
+
+def _late(session: _Session, out: Collector) -> None:
+    """run.response-late for each response that took longer than ``--response-within``; the timeline."""
+    if session.clock is None:
+        return
+    out.report.timeline = session.clock.timeline(time.monotonic() - session.started)
+    if session.answered:
+        out.exercised("run.response-late")
+    for line, took in session.late:
+        out.emit("run.response-late", line, None,
+                 f"expected a response within {session.response_within:g}s of the command on line {line}, "
+                 f"found it {took:.2f}s after",
+                 "answer each command as soon as it is read (raise --response-within if the host is "
+                 "legitimately slow)")
 
 
 def _stopped_early(report: Report, watch: _Watch) -> None:
@@ -749,10 +789,12 @@ def run_subagent(
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     late_grace: float = DEFAULT_LATE_GRACE,
     wire: Wire = WIRE,
+    response_within: float = DEFAULT_LIVENESS.response_within,
 ) -> Report:
     """``milk-contract run --wire subagent-stdio [-- CMD …]``: the bundled host when no command.
 
     ``wire``: the conversation wire held (its descriptor, resolved by the caller at the edge)."""
     return record(list(argv) if argv else default_command(wire), wire=wire, timeout=timeout, strict=strict,
                   ignore=ignore, expect_exit=expect_exit, max_line_bytes=max_line_bytes,
-                  max_output_bytes=max_output_bytes, late_grace=late_grace).report
+                  max_output_bytes=max_output_bytes, late_grace=late_grace,
+                  response_within=response_within).report

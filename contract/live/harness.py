@@ -19,461 +19,46 @@ far; neither can ever leave an empty, passing report. docs/live-runs.md tells th
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import io
-import os
-import select
 import shlex
 import signal
-import subprocess
-import sys
 import threading
 import time
-import uuid
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 from contract.checking.pipeline import no_cycle_collection, run_rules
 from contract.core import interrupts, textsafe
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
+from contract.live import timeline
+from contract.live.process import (
+    GRACE_SECONDS,
+    STDERR_TAIL_BYTES,
+    TOKEN_VARIABLE,
+    LimitedStream,
+    Process,
+    StartError,
+    default_command,
+    describe_status,
+    identity,
+)
+from contract.live.timeline import DEFAULT_LIVENESS, Clock, Liveness
 from contract.rules.report import Collector, Report
-from contract.wires import DEFAULT, Wire, ansi_for, resolve
+from contract.wires import DEFAULT, WIRES, ansi_for
 
-STDERR_TAIL_BYTES = 16 * 1024
 # The catalog rules a live stream run emits beside the reader's, the schema's and the machines'.
 RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.interrupted",
-                   "run.stdout-held", "checker.internal"})
+                   "run.stdout-held", "checker.internal"}) | timeline.RULES
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
-GRACE_SECONDS = 2.0  # how long we wait for pipes to drain after a kill
 # After the emitter exits, how long its descendants may still hold stdout open: what they write
 # meanwhile is judged as part of the stream; one still holding it then is run.stdout-held.
 DEFAULT_LATE_GRACE = 2.0
 HELD_SHOWN = 5  # descendants named in a run.stdout-held finding (the rest are counted)
 
-
-TOKEN_VARIABLE = "MILK_CONTRACT_RUN"  # names every process a run starts (see _descendants)
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
-REAP_SECONDS = 1.0  # how long a SIGKILLed descendant may take to become reapable
-
-
-class StartError(Exception):
-    """The command could not be started (not found, not executable)."""
-
-
-class _Subreaper:
-    """This process as a child subreaper while at least one run is live (Linux; a no-op elsewhere).
-
-    Orphaned descendants of an emitter (say a grandchild that called ``setsid`` and outlived its
-    parent) then become our children instead of init's, so we can kill and reap them. It is
-    counted, so nested or concurrent runs share it, and switched off when the last run ends: a
-    library caller (or a pytest worker) is a subreaper only while a run is live, and reaps only
-    the descendants it identified, never a child some other code of the caller is waiting for.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._users = 0
-        self._prctl: Any = None
-        if sys.platform.startswith("linux"):
-            with contextlib.suppress(OSError, AttributeError):
-                self._prctl = ctypes.CDLL(None, use_errno=True).prctl
-
-    def _set(self, on: bool) -> None:
-        if self._prctl is not None:
-            self._prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)  # fails harmlessly (EINVAL) on old kernels
-
-    def __enter__(self) -> _Subreaper:
-        with self._lock:
-            if self._users == 0:
-                self._set(True)
-            self._users += 1
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        with self._lock:
-            self._users -= 1
-            if self._users == 0:
-                self._set(False)
-
-
-SUBREAPER = _Subreaper()
-
-
-def _proc_pids() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:  # no /proc (not Linux): only the process group can be killed
-        return []
-
-
-def _stat(pid: int) -> tuple[int, int, int] | None:
-    """(parent pid, process group, session) from ``/proc/<pid>/stat``; a zombie still has them."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()  # the command name may hold spaces and ')'
-        return int(fields[1]), int(fields[2]), int(fields[3])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _our_children() -> frozenset[int]:
-    """The processes whose parent is this one, now (what a run's adopted orphans are told apart from)."""
-    me = os.getpid()
-    return frozenset(pid for pid in _proc_pids() if (stat := _stat(pid)) is not None and stat[0] == me)
-
-
-# While a process execs, /proc/PID/environ reads empty for a moment (seen in CI: a setsid
-# grandchild caught between writing a file and its exec). An orphan reparented to us (we are its
-# subreaper) that reads empty is asked again for a bounded while, so it is not missed for that.
-EXEC_RETRIES, EXEC_PAUSE = 10, 0.005
-
-
-def _environ(pid: int) -> bytes | None:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as environ:
-            return environ.read()
-    except OSError:  # gone, or another user's process: not one of ours
-        return None
-
-
-def _carries(pid: int, marker: bytes, patient: bool = False) -> bool:
-    """Whether ``pid``'s environment holds ``marker``; ``patient``: read an empty one again (an exec)."""
-    data = _environ(pid)
-    for _ in range(EXEC_RETRIES if patient else 0):
-        if data != b"":
-            break
-        time.sleep(EXEC_PAUSE)
-        data = _environ(pid)
-    return data is not None and marker in b"\0" + data
-
-
-def identity(fd: int) -> tuple[int, int] | None:
-    """What an open file is, as (device, inode): a pipe's two ends, or a pty's slave, share it."""
-    try:
-        info = os.fstat(fd)
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino
-
-
-def _holds(pid: int, target: tuple[int, int]) -> bool | None:
-    """Whether ``pid`` has ``target`` open (None: its descriptors cannot be read)."""
-    try:
-        names = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return None
-    for name in names:
-        try:
-            info = os.stat(f"/proc/{pid}/fd/{name}")  # follows the link to the open file itself
-        except OSError:  # closed meanwhile
-            continue
-        if (info.st_dev, info.st_ino) == target:
-            return True
-    return False
-
-
-def _command_name(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/comm", "rb") as comm:  # at most 16 bytes, chosen by the process: input
-            return textsafe.text(comm.read(64).decode("utf-8", "replace").rstrip("\n"))
-    except OSError:
-        return "?"
-
-
-def _descendants(token: str, group: int, before: frozenset[int] = frozenset()) -> set[int]:
-    """Processes started by the run: in its process group, carrying its token, or their descendants.
-
-    The token is in the environment every child inherits, so a ``setsid`` one is found while it
-    lives; a descendant that cleared its environment is still found while its parent is found
-    (by walking parent links). A zombie shows no environment but keeps its group: call this
-    before killing, and again after, to reap what was killed.
-
-    One more kind is found: a descendant that both left the session (``setsid``) and cleared its
-    environment, once its parents exited. It is then an orphan adopted by us (the subreaper):
-    a child of ours, in a session not ours, that was not our child before the run started
-    (``before``) and carries no run token at all. Our own children stay in our session (the
-    emitters, in sessions of their own, carry their tokens), so none of them is taken for one.
-    """
-    marker = f"\0{TOKEN_VARIABLE}={token}\0".encode()
-    any_token = f"\0{TOKEN_VARIABLE}=".encode()
-    me = os.getpid()
-    session = os.getsid(0)
-    stats = {pid: stat for pid in _proc_pids() if pid != me and (stat := _stat(pid)) is not None}
-    found = {pid for pid, (parent, pgrp, sid) in stats.items()
-             if pgrp == group or _carries(pid, marker, patient=parent == me)
-             or (parent == me and sid != session and pid not in before and not _carries(pid, any_token))}
-    grew = True
-    while grew:
-        more = {pid for pid, (parent, _, _) in stats.items() if parent in found and pid not in found}
-        found |= more
-        grew = bool(more)
-    return found
-
-
-class Process:
-    """One emitter process in its own process group, and every process it starts.
-
-    Use it as a context manager (or call :meth:`close`): while open, this process is a child
-    subreaper, and on close every descendant still alive is killed and reaped.
-    """
-
-    def __init__(
-        self,
-        argv: Sequence[str],
-        *,
-        env: Mapping[str, str] | None = None,
-        stdin: bool = False,
-        cwd: str | None = None,
-        stdout: int | None = None,
-        stdin_fd: int | None = None,
-        stderr: int | None = None,
-    ) -> None:
-        self.token = uuid.uuid4().hex
-        environ = dict(env) if env is not None else dict(os.environ)
-        environ[TOKEN_VARIABLE] = self.token
-        SUBREAPER.__enter__()
-        self._closed = False
-        self._before = _our_children()  # adopted orphans of this run are the children that come later
-        try:
-            self.popen = subprocess.Popen(
-                list(argv),
-                # stdin_fd, stdout, stderr: a pty's fd (contract.live.provoke, which holds and drains the
-                # other end; contract.consumers.feed feeds a consumer through a terminal)
-                stdin=stdin_fd if stdin_fd is not None else subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE if stdout is None else stdout,
-                stderr=subprocess.PIPE if stderr is None else stderr,
-                start_new_session=True,
-                env=environ,
-                cwd=cwd,
-            )
-        except (OSError, ValueError) as exc:
-            self._closed = True
-            SUBREAPER.__exit__()
-            raise StartError(f"cannot start {argv[0] if argv else '(empty command)'}: {exc}") from exc
-        self._tail: deque[bytes] = deque()
-        self._tail_size = 0
-        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._stderr_thread.start()
-
-    @property
-    def stdout(self) -> IO[bytes]:
-        assert self.popen.stdout is not None
-        return self.popen.stdout
-
-    def write(self, data: bytes, timeout: float | None = None) -> bool:
-        """Write to the emitter's stdin; False when it no longer reads (closed, dead, or, with
-        ``timeout``, not reading: a full pipe must not block the driver past its deadline)."""
-        pipe = self.popen.stdin
-        if pipe is None:
-            return False
-        try:
-            if timeout is None:
-                pipe.write(data)
-                pipe.flush()
-                return True
-            pipe.flush()
-            return _write_within(pipe.fileno(), data, time.monotonic() + timeout)
-        except (BrokenPipeError, OSError, ValueError):
-            return False
-
-    def close_stdin(self) -> None:
-        pipe = self.popen.stdin
-        if pipe is not None:
-            with contextlib.suppress(BrokenPipeError, OSError):
-                pipe.close()
-
-    def wait(self, timeout: float) -> int | None:
-        """The exit status, or None if it is still running after ``timeout`` seconds."""
-        try:
-            return self.popen.wait(timeout=max(timeout, 0.0))
-        except subprocess.TimeoutExpired:
-            return None
-
-    def kill(self) -> None:
-        """Kill the whole process group and every descendant, and reap the emitter."""
-        found = self._found()  # before the kill: a killed process no longer shows its token
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            self.popen.kill()
-        self.popen.wait()
-        self.kill_descendants(found)
-        self._stderr_thread.join(GRACE_SECONDS)
-
-    def reap_group(self) -> None:
-        """After the emitter exited: children it left, in its group or not, die with it."""
-        found = self._found()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        self.kill_descendants(found)
-        self._stderr_thread.join(GRACE_SECONDS)
-
-    def _found(self) -> set[int]:
-        return _descendants(self.token, self.popen.pid, self._before) - {self.popen.pid}
-
-    def holders(self, output: tuple[int, int] | None) -> list[str]:
-        """The descendants that hold ``output`` (an :func:`identity`) open, as ``pid (name)``.
-
-        Fail closed: a descendant whose descriptors cannot be read counts as holding it, and so
-        does every descendant when the output's identity is unknown.
-        """
-        held = []
-        for pid in sorted(self._found()):
-            if output is None or _holds(pid, output) is not False:
-                held.append(f"{pid} ({_command_name(pid)})")
-        return held
-
-    def kill_descendants(self, found: set[int] | None = None) -> set[int]:
-        """SIGKILL every process the run started (``setsid`` ones too) and reap our orphans.
-
-        Repeated until no new one is found, so a descendant forking while we kill is caught on
-        the next round. The emitter itself is left to ``popen`` (which reaps it); the others that
-        became our children (we are their subreaper) are reaped here, zombies included, so none
-        piles up. Only identified descendants are reaped: never a child other code waits for.
-        """
-        handled: set[int] = set()
-        found = self._found() if found is None else set(found)
-        for _ in range(20):
-            found -= handled
-            if not found:
-                break
-            for pid in found:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            self._reap(found)
-            handled |= found
-            found = self._found()
-        return handled
-
-    def _reap(self, pids: set[int]) -> None:
-        until = time.monotonic() + REAP_SECONDS
-        left = set(pids)
-        while left and time.monotonic() < until:
-            for pid in list(left):
-                try:
-                    done, _ = os.waitpid(pid, os.WNOHANG)
-                except ChildProcessError:  # not our child: its own parent (or init) reaps it
-                    left.discard(pid)
-                    continue
-                if done:
-                    left.discard(pid)
-            if left:
-                time.sleep(0.01)
-
-    def close(self) -> None:
-        """Kill whatever is left and stop being a subreaper for this run (idempotent)."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            try:
-                if self.popen.poll() is None:
-                    self.kill()
-                else:
-                    self.reap_group()
-            except KeyboardInterrupt:  # Ctrl-C or SIGTERM mid-cleanup: finish the kill, then pass it on
-                self.kill()
-                raise
-        finally:
-            # stdout is not closed here: a reader thread still blocked on it would hold its lock
-            # (release() closes it once its reader is done); stdin is written from this thread only
-            self.close_stdin()
-            SUBREAPER.__exit__()
-
-    def release(self, reader: threading.Thread | None) -> None:
-        """Close stdout once its ``reader`` thread has ended (None: nobody reads it), so that no
-        pipe is left to the garbage collector: under ``-W error`` its ResourceWarning fails the
-        test that ran the emitter. A reader still blocked keeps the pipe, as :meth:`close` says."""
-        pipe = self.popen.stdout
-        if pipe is not None and (reader is None or not reader.is_alive()):
-            with contextlib.suppress(OSError):
-                pipe.close()
-
-    def __enter__(self) -> Process:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-    def stderr_tail(self) -> str:
-        return b"".join(self._tail).decode("utf-8", "replace")
-
-    def _drain_stderr(self) -> None:
-        pipe = self.popen.stderr
-        if pipe is None:  # stderr is a pty the caller drains (contract.live.provoke)
-            return
-        assert isinstance(pipe, io.BufferedReader)  # subprocess pipes are buffered unless bufsize=0
-        try:
-            for chunk in iter(lambda: pipe.read1(4096), b""):
-                self._tail.append(chunk)
-                self._tail_size += len(chunk)
-                while self._tail_size > STDERR_TAIL_BYTES and len(self._tail) > 1:
-                    self._tail_size -= len(self._tail.popleft())
-        except (OSError, ValueError):
-            pass
-        finally:  # this thread is the pipe's only reader
-            with contextlib.suppress(OSError):
-                pipe.close()
-
-
-def _write_within(fd: int, data: bytes, until: float) -> bool:
-    """Write all of ``data`` to ``fd`` before ``until``; False if the reader does not take it."""
-    view = memoryview(data)
-    os.set_blocking(fd, False)
-    try:
-        while view:
-            left = until - time.monotonic()
-            if left <= 0:
-                return False
-            if not select.select([], [fd], [], left)[1]:
-                continue
-            try:
-                view = view[os.write(fd, view):]
-            except BlockingIOError:
-                continue
-    finally:
-        os.set_blocking(fd, True)
-    return True
-
-
-class LimitedStream:
-    """A readline-able view of a pipe that stops after ``limit`` bytes (a flooding emitter)."""
-
-    def __init__(self, stream: IO[bytes], limit: int, keep: bool = False) -> None:
-        self._stream = stream
-        self._left = limit
-        self.exceeded = False
-        self.kept: list[bytes] | None = [] if keep else None  # the transcript, when recording
-
-    def readline(self, size: int = -1) -> bytes:
-        if self._left <= 0:
-            self.exceeded = True
-            return b""
-        want = self._left if size < 0 else min(size, self._left)
-        try:
-            data = self._stream.readline(want)
-        except (OSError, ValueError):
-            return b""
-        self._left -= len(data)
-        if self.kept is not None:
-            self.kept.append(data)
-        return data
-
-
-def default_command(wire: Wire | str) -> list[str]:
-    """The bundled reference emitter for ``wire`` (``Wire.reference``), run with this interpreter."""
-    return [sys.executable, "-m", resolve(wire).reference]
-
-
-def describe_status(status: int) -> str:
-    if status < 0:
-        try:
-            return f"killed by signal {signal.Signals(-status).name}"
-        except ValueError:
-            return f"killed by signal {-status}"
-    return f"exit status {status}"
+__all__ = ["DEFAULT_LATE_GRACE", "DEFAULT_MAX_OUTPUT_BYTES", "GRACE_SECONDS", "RULES", "STDERR_TAIL_BYTES",
+           "TOKEN_VARIABLE", "Ending", "Interrupted", "LimitedStream", "Process", "StartError", "await_output",
+           "default_command", "describe_status", "identity", "internal", "interrupted", "judge_end",
+           "record_stream", "run_stream", "stdout_held"]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -521,26 +106,41 @@ def run_stream(argv: Sequence[str], **options: Any) -> Report:
     return record_stream(argv, **options)[0]
 
 
+def _terminal(wire: str) -> str | None:
+    """The line type that ends a run of ``wire`` (``Wire.terminal``); under auto, the first stream wire's."""
+    descriptor = WIRES.get(wire)
+    if descriptor is not None:
+        return descriptor.terminal
+    return next((w.terminal for w in WIRES.values() if w.terminal is not None), None)
+
+
 class _Judge:
     """The reader thread: reads the emitter's stdout and judges each line as it comes.
 
     It writes into a report the harness owns, so whatever happens (an exception here, a
-    timeout, Ctrl-C) the findings seen so far are there to report.
+    timeout, Ctrl-C) the findings seen so far are there to report. It tells the clock which
+    line is the run's terminal one (the result), so the harness can hold the exit to it.
     """
 
-    def __init__(self, stream: LimitedStream, wire: str, out: Collector, max_line_bytes: int) -> None:
+    def __init__(self, stream: LimitedStream, wire: str, out: Collector, max_line_bytes: int,
+                 clock: Clock | None = None) -> None:
         self.stream = stream
         self.wire = wire
         self.out = out
         self.max_line_bytes = max_line_bytes
+        self.clock = clock
         self.line = 0  # the line being judged
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _records(self) -> Iterator[Record]:
+        clock, terminal = self.clock, _terminal(self.wire)
         for record in read_records(self.stream, self.out, self.max_line_bytes,  # type: ignore[arg-type]  # a readable stream
                                    ansi=ansi_for(self.wire)):
             self.line = record.line
+            if clock is not None and clock.result_line is None and record.obj is not None \
+                    and record.obj.get("type") == terminal:
+                clock.result_line = record.line
             yield record
 
     def _run(self) -> None:
@@ -553,6 +153,119 @@ class _Judge:
             with contextlib.suppress(Exception):
                 while self.stream.readline(65536):
                     pass
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What a stream run is held to (record_stream's keywords)."""
+
+    wire: str
+    timeout: float
+    expect_exit: int | None
+    max_line_bytes: int
+    max_output_bytes: int
+    late_grace: float
+    liveness: Liveness
+    keep: bool
+
+
+class _Run:
+    """One stream run, from the emitter's start to its verdict: the process, its clocked stdout, the judge."""
+
+    def __init__(self, proc: Process, report: Report, out: Collector, options: _Options, start: float) -> None:
+        self.proc, self.report, self.out, self.options, self.start = proc, report, out, options, start
+        self.clock, pipe = timeline.timed(proc.stdout.fileno(), start, options.liveness.max_gap)
+        self.stream = LimitedStream(pipe, options.max_output_bytes, options.keep)
+        self.judge = _Judge(self.stream, options.wire, out, options.max_line_bytes, self.clock)
+        self.deadline = time.monotonic() + options.timeout
+        # the reader gets one grace after the deadline (or after the late grace), in total
+        self.join_until = self.deadline + options.late_grace + GRACE_SECONDS
+        self.stopped: int | None = None  # the signal that interrupted the run
+        self.exited_at: float | None = None  # when the emitter ended (by itself or killed), from the start
+        self.judged_to_the_end = False  # it ended by itself or at its exit grace (no timeout, flood, Ctrl-C)
+
+    def drive(self) -> None:
+        """Run the emitter to its end, or kill it at a timeout, a flood, a lingering exit or Ctrl-C."""
+        proc = self.proc
+        with proc:
+            try:
+                self._await()
+            except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
+                self._kill_now()
+                self.report.lines = max(self.report.lines, self.judge.line)
+                self.stopped = interrupts.signal_of(exc)
+                interrupted(self.report, "the emitter", self.stopped)
+            except Exception as exc:  # a harness fault is a finding, never a pass
+                self._kill_now()
+                internal(self.report, "live harness", exc)
+
+    def _kill_now(self) -> None:
+        self.proc.kill()
+        self.report.exit_status = self.proc.popen.returncode
+        self.join_until = min(self.join_until, time.monotonic() + GRACE_SECONDS)
+        self.judge.thread.join(max(self.join_until - time.monotonic(), 0.0))
+
+    def _await(self) -> None:
+        proc, stream, options = self.proc, self.stream, self.options
+        self.judge.thread.start()
+        ending = await_output(proc, self.judge.thread, lambda: stream.exceeded, self.deadline, options.late_grace,
+                              identity(proc.stdout.fileno()), self.clock, options.liveness.exit_grace)
+        cut = ending.timed_out or stream.exceeded or ending.lingered
+        status = None if cut else ending.status
+        timed_out = status is None and not stream.exceeded and not ending.lingered
+        exited_itself = proc.popen.poll() is not None  # before our kill: what exit_status will mean
+        if status is None or stream.exceeded:
+            proc.kill()
+            status = proc.popen.returncode
+            self.judge.thread.join(max(self.join_until - time.monotonic(), 0.0))
+        else:
+            proc.reap_group()
+        self.exited_at = (ending.exited_at if ending.exited_at is not None else time.monotonic()) - self.start
+        judge_end(self.report, self.out, timed_out, stream.exceeded, None if ending.lingered else status,
+                  options.expect_exit, options.timeout, options.max_output_bytes, exited_itself, ending.held,
+                  options.late_grace)
+        if timed_out or stream.exceeded:
+            self.report.notes.append("exit_status: how the emitter ended by itself" if exited_itself else
+                                     "exit_status: -9, the harness killed the emitter")
+        elif ending.lingered:
+            self._lingered(status)
+        self.judged_to_the_end = not timed_out and not stream.exceeded
+
+    def _lingered(self, status: int | None) -> None:
+        """run.exit-after-result: the emitter still ran ``--exit-grace`` after its result line; killed."""
+        grace = self.options.liveness.exit_grace
+        line = self.clock.result_line
+        arrived = self.clock.arrival(line) if line is not None else None
+        at = f" (line {line}, at {arrived[0]:.2f}s)" if arrived is not None else ""
+        self.out.emit("run.exit-after-result", line, None,
+                      f"expected the emitter to exit within {grace:g}s of its result line{at}, found it still "
+                      f"running at {self.exited_at:.2f}s; killed it, its process group and its descendants",
+                      "exit once the result line is written and flushed (raise --exit-grace if the cleanup "
+                      "after it is legitimately slow)")
+        self.report.exit_status = status
+        self.report.notes.append("exit_status: -9, the harness killed the emitter after its result")
+
+    def conclude(self) -> None:
+        """After the process is gone: the reader's end, the timeline and the liveness verdict."""
+        report, judge = self.report, self.judge
+        judge.thread.join(max(self.join_until - time.monotonic(), 0.0))
+        report.lines = max(report.lines, judge.line)
+        if judge.error is not None:
+            internal(report, "reader and rule machines", judge.error, judge.line or None)
+        elif judge.thread.is_alive():
+            internal(report, "reader", TimeoutError("output still open after the emitter was killed"),
+                     judge.line or None)
+        report.stderr = self.proc.stderr_tail()
+        self.proc.release(judge.thread)
+        line_timeline = self.clock.timeline(self.exited_at)
+        report.timeline = line_timeline
+        if self.stopped is None and self.judged_to_the_end:
+            if self.clock.result_line is not None:
+                self.out.exercised("run.exit-after-result")
+            timeline.judge(self.clock, line_timeline, self.options.liveness, self.out, self.exited_at)
+
+    def transcript(self) -> bytes:
+        return b"".join(self.stream.kept or ())
 
 
 def record_stream(
@@ -568,6 +281,7 @@ def record_stream(
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     keep: bool = False,
     late_grace: float = DEFAULT_LATE_GRACE,
+    liveness: Liveness = DEFAULT_LIVENESS,
 ) -> tuple[Report, bytes]:
     """Like :func:`run_stream`; with ``keep``, also the transcript (for goldens).
 
@@ -575,6 +289,9 @@ def record_stream(
     descendant holds it open (even past ``timeout``: the worst case is about ``timeout +
     late_grace + GRACE_SECONDS``); what arrives is judged as part of the stream, and a
     descendant still holding it then is ``run.stdout-held``. Then every descendant is reaped.
+    Each line's arrival is recorded (``Report.timeline``) and held to ``liveness``
+    (``contract.live.timeline``): an emitter still running ``liveness.exit_grace`` after its
+    result line is killed there (``run.exit-after-result``).
 
     Never raises for what the emitter or the checker does: an exception in the reader or judge
     (or here) is ``checker.internal``, with the findings seen so far. Ctrl-C raises
@@ -582,66 +299,22 @@ def record_stream(
     ``exit_status`` is how the emitter process itself ended: its exit status, or a negative signal
     number when it was killed (``-9`` when the harness killed it at a timeout or flood).
     """
-    source = shlex.join(argv)
-    report = Report(wire=wire, strict=strict, source=source)
+    report = Report(wire=wire, strict=strict, source=shlex.join(argv))
     out = Collector(report, ignore)
     out.exercised("run.start")
+    start = time.monotonic()
     try:
         proc = Process(argv, env=env)
     except StartError as exc:
         out.emit("run.start", None, None, str(exc), "check the command and PATH")
         return report, b""
-    stream = LimitedStream(proc.stdout, max_output_bytes, keep)
-    judge = _Judge(stream, wire, out, max_line_bytes)
-    stopped: int | None = None  # the signal that interrupted the run
-    late_grace = max(late_grace, 0.0)
-    deadline = time.monotonic() + timeout
-    # the reader gets one grace after the deadline (or after the late grace), in total
-    join_until = deadline + late_grace + GRACE_SECONDS
-    with proc:
-        try:
-            judge.thread.start()
-            ending = await_output(proc, judge.thread, lambda: stream.exceeded, deadline, late_grace,
-                                  identity(proc.stdout.fileno()))
-            status = None if ending.timed_out or stream.exceeded else ending.status
-            timed_out = status is None and not stream.exceeded
-            exited_itself = proc.popen.poll() is not None  # before our kill: what exit_status will mean
-            if status is None or stream.exceeded:
-                proc.kill()
-                status = proc.popen.returncode
-                judge.thread.join(max(join_until - time.monotonic(), 0.0))
-            else:
-                proc.reap_group()
-            judge_end(report, out, timed_out, stream.exceeded, status, expect_exit, timeout, max_output_bytes,
-                       exited_itself, ending.held, late_grace)
-            if timed_out or stream.exceeded:
-                report.notes.append("exit_status: how the emitter ended by itself" if exited_itself else
-                                    "exit_status: -9, the harness killed the emitter")
-        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
-            proc.kill()
-            report.exit_status = proc.popen.returncode
-            join_until = min(join_until, time.monotonic() + GRACE_SECONDS)
-            judge.thread.join(max(join_until - time.monotonic(), 0.0))
-            report.lines = max(report.lines, judge.line)
-            stopped = interrupts.signal_of(exc)
-            interrupted(report, "the emitter", stopped)
-        except Exception as exc:  # a harness fault is a finding, never a pass
-            proc.kill()
-            report.exit_status = proc.popen.returncode
-            join_until = min(join_until, time.monotonic() + GRACE_SECONDS)
-            internal(report, "live harness", exc)
-    judge.thread.join(max(join_until - time.monotonic(), 0.0))
-    report.lines = max(report.lines, judge.line)
-    if judge.error is not None:
-        internal(report, "reader and rule machines", judge.error, judge.line or None)
-    elif judge.thread.is_alive():
-        internal(report, "reader", TimeoutError("output still open after the emitter was killed"),
-                 judge.line or None)
-    report.stderr = proc.stderr_tail()
-    proc.release(judge.thread)
-    if stopped is not None:
-        raise Interrupted(report, b"".join(stream.kept or ()), stopped)
-    return report, b"".join(stream.kept or ())
+    run = _Run(proc, report, out, _Options(wire, timeout, expect_exit, max_line_bytes, max_output_bytes,
+                                           max(late_grace, 0.0), liveness, keep), start)
+    run.drive()
+    run.conclude()
+    if run.stopped is not None:
+        raise Interrupted(report, run.transcript(), run.stopped)
+    return report, run.transcript()
 
 
 @dataclass(frozen=True)
@@ -651,6 +324,16 @@ class Ending:
     status: int | None  # the emitter's exit status; None while it still runs
     timed_out: bool  # the output had not ended by the deadline (nor, after an exit, the late grace)
     held: tuple[str, ...] = ()  # descendants that held the output open past the late grace
+    lingered: bool = False  # still running an exit grace after its result line (to be killed)
+    exited_at: float | None = None  # when the emitter was seen to exit (time.monotonic())
+
+
+def _result_deadline(clock: Clock | None, exit_grace: float | None) -> float | None:
+    """When an emitter that wrote its result must have exited (time.monotonic()), or None."""
+    if clock is None or exit_grace is None or clock.result_line is None:
+        return None
+    arrived = clock.arrival(clock.result_line)
+    return None if arrived is None else clock.start + arrived[0] + exit_grace
 
 
 def await_output(
@@ -660,6 +343,8 @@ def await_output(
     deadline: float,
     late_grace: float,
     output: tuple[int, int] | None,
+    clock: Clock | None = None,
+    exit_grace: float | None = None,
 ) -> Ending:
     """Wait for the emitter's output to end (``reader`` is the thread reading it to its end).
 
@@ -668,7 +353,9 @@ def await_output(
     deadline: the emitter itself finished in time): what they write then is part of the stream.
     Whoever still holds it (``output``, an :func:`identity`) is named in ``held`` and the group
     and descendants are reaped, which ends the output; a reader still busy with what was already
-    written gets until the deadline. Public for contract.live.provoke.
+    written gets until the deadline. With a ``clock``, the emitter's idleness is sampled until
+    its first line and, with ``exit_grace``, an emitter still running that long after its result
+    line ends the wait (``lingered``). Public for contract.live.provoke.
     """
     exited_at: float | None = None
     held: tuple[str, ...] = ()
@@ -683,12 +370,32 @@ def await_output(
             reaped = True
             continue
         until = deadline if exited_at is None else max(deadline, exited_at + late_grace)
+        if exited_at is None:
+            if clock is not None:
+                clock.sample(proc.popen.pid)
+            linger = _result_deadline(clock, exit_grace)
+            if linger is not None and linger < deadline:
+                if now >= linger:
+                    return Ending(None, False, held, lingered=True)
+                until = linger
         if now >= until:
             break
         reader.join(min(0.05, until - now))
     if reader.is_alive() and not flooded():
-        return Ending(proc.popen.poll(), True, held)
-    return Ending(None if flooded() else proc.wait(deadline - time.monotonic()), False, held)
+        return Ending(proc.popen.poll(), True, held, exited_at=exited_at)
+    if flooded():
+        return Ending(None, False, held, exited_at=exited_at)
+    return _exit_after_output(proc, deadline, held, exited_at, _result_deadline(clock, exit_grace))
+
+
+def _exit_after_output(proc: Process, deadline: float, held: tuple[str, ...], exited_at: float | None,
+                       linger: float | None) -> Ending:
+    """The output ended: wait for the emitter's exit, until the deadline or its result's exit grace."""
+    until = deadline if linger is None else min(deadline, linger)
+    status = proc.wait(until - time.monotonic())
+    if status is None and linger is not None and linger < deadline:
+        return Ending(None, False, held, lingered=True)
+    return Ending(status, False, held, exited_at=exited_at if exited_at is not None else time.monotonic())
 
 
 def judge_end(

@@ -62,6 +62,7 @@ from contract.live.harness import (
     judge_end,
     run_stream,
 )
+from contract.live.timeline import DEFAULT_LIVENESS, Clock, Liveness, Timeline, streams_only_on_a_terminal
 from contract.rules.report import Collector, Report
 from contract.wires import Live, first, get
 
@@ -121,11 +122,12 @@ BASE = "pipe: stdout a pipe, stdin /dev/null, stderr a pipe, the caller's enviro
 class _Output:
     """The emitter's stdout as byte chunks for the checker: bounded, slow when asked, EIO as end."""
 
-    def __init__(self, fd: int, limit: int, slow: bool) -> None:
+    def __init__(self, fd: int, limit: int, slow: bool, clock: Clock) -> None:
         self.fd = fd
         self.left = limit
         self.slow = slow
         self.exceeded = False
+        self.clock = clock  # when each chunk came (contract.live.timeline): the pty run's timing
 
     def chunks(self) -> Iterator[bytes]:
         slow_until = time.monotonic() + SLOW_SECONDS if self.slow else 0.0
@@ -137,6 +139,7 @@ class _Output:
                 return
             if not chunk:
                 return
+            self.clock.note(chunk, len(chunk), time.monotonic() - self.clock.start)
             if len(chunk) > self.left:
                 self.exceeded = True
                 yield chunk[: self.left]
@@ -164,6 +167,7 @@ def _capture(
     """Run the emitter once in ``environment`` and judge its stdout as ``check`` would (by ``wire``)."""
     ignore = tuple(ignore)
     source = shlex.join(argv)
+    started = time.monotonic()
     terminals: dict[str, tuple[int, int]] = {}  # stream name -> (master, slave) of its own pty
     try:
         for stream, wanted in (("stdout", environment.pty), ("stdin", environment.stdin_tty),
@@ -188,7 +192,7 @@ def _capture(
     master = terminals["stdout"][0] if "stdout" in terminals else -1
     stderr_tail = _Tail(terminals["stderr"][0]) if "stderr" in terminals else None
     fd = master if environment.pty else proc.stdout.fileno()
-    output = _Output(fd, max_output_bytes, environment.slow)
+    output = _Output(fd, max_output_bytes, environment.slow, Clock(fd, started))
     result: list[Report] = []
     failure: list[BaseException] = []
 
@@ -234,7 +238,25 @@ def _capture(
     judge_end(report, out, timed_out, output.exceeded, status, expect_exit, timeout, max_output_bytes,
                exited_itself, ending.held, late_grace)
     report.stderr = stderr
+    report.timeline = output.clock.timeline(time.monotonic() - started, tty=environment.pty)
     return report
+
+
+def _pipe_versus_terminal(out: Collector, report: Report, terminal: Timeline | None) -> None:
+    """run.buffered, named: the pipe run dumped (run.buffered) while the pty run streamed its lines.
+
+    Under a pseudo-terminal stdio is line-buffered, so run.buffered is not judged there; what the
+    two runs' timing shows together is said in one more finding (docs/live-runs.md, "Liveness").
+    """
+    if "run.buffered" not in report.counts:
+        return
+    pipe = report.timeline if isinstance(report.timeline, Timeline) else None
+    named = streams_only_on_a_terminal(pipe, terminal)
+    if named is not None:
+        out.emit("run.buffered", None, None,
+                 f"under pty and pipe: expected the same streaming on both, found it {named}",
+                 "flush stdout after each line whatever it is (Python print(..., flush=True) or python -u; C "
+                 "setvbuf(stdout, NULL, _IOLBF, 0)): a consumer reads a pipe, not a terminal")
 
 
 def _raw_pty() -> tuple[int, int]:
@@ -313,6 +335,7 @@ def provoke(
     environments: Sequence[Environment] = ENVIRONMENTS,
     late_grace: float = DEFAULT_LATE_GRACE,
     wire: str | None = None,
+    liveness: Liveness = DEFAULT_LIVENESS,
 ) -> Report:
     """``milk-contract run --provoke``: the run as ``run`` does it, then once per environment.
 
@@ -334,7 +357,7 @@ def provoke(
         progress.update(f"environment 1 of {total}: pipe (as run)")
         report = run_stream(command, wire=wire, timeout=timeout, env=env, expect_exit=expect_exit,
                             strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                            max_output_bytes=max_output_bytes, late_grace=late_grace)
+                            max_output_bytes=max_output_bytes, late_grace=late_grace, liveness=liveness)
         if "run.start" in report.counts:
             return report
         if "run.timeout" in report.counts:  # hung as run: each environment would cost one more timeout
@@ -343,6 +366,7 @@ def provoke(
             return report
         out = Collector(report, ignore)
         coloured: list[str] = ["pipe"] if "line.ansi" in report.counts else []
+        terminal: Timeline | None = None  # the plain pty run's timeline, compared with the pipe run's
         for number, environment in enumerate(environments, 2):
             progress.update(f"environment {number} of {total}: {environment.name}")
             try:
@@ -357,6 +381,8 @@ def provoke(
                 internal(report, f"provoked run under {environment.name}", exc)
                 continue
             _merge(out, provoked, environment.name)
+            if environment.pty and not environment.colour and isinstance(provoked.timeline, Timeline):
+                terminal = provoked.timeline
             report.exercised |= provoked.exercised  # the requirement verdicts count every environment
             if "line.ansi" in provoked.counts:
                 coloured.append(environment.name)
@@ -364,6 +390,7 @@ def provoke(
                 report.notes.append(f"under {environment.name}: {note}")
             if provoked.stderr and not report.stderr:
                 report.stderr = provoked.stderr
+        _pipe_versus_terminal(out, report, terminal)
     report.notes.append("provoked environments tried: " + "; ".join([BASE, *(e.describe() for e in environments)]))
     report.notes.append("line.ansi seen under: " + (", ".join(coloured) if coloured else "none of them"))
     return report

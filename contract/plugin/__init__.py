@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from contract.core import textsafe
+from contract.core.options import seconds_problem
 from contract.plugin.session import LATE_GRACE, ContractSession, option_problem, startup_problem
 
 if TYPE_CHECKING:  # loaded only in a contract run
@@ -66,7 +67,13 @@ DEFAULTS: dict[str, object] = {
     "--contract-timeout": 60.0, "--contract-late-grace": LATE_GRACE, "--contract-record": False,
     "--contract-strict": False, "--contract-basis": None, "--contract-fuzz": 0, "--contract-consumer": None,
     "--contract-consumer-examples": None, "--contract-provoke": False,
+    # contract.live.timeline.DEFAULT_LIVENESS, without importing it at every pytest start
+    # (tests/live/test_liveness.py holds them equal)
+    "--contract-first-line-within": 10.0, "--contract-max-gap": 30.0, "--contract-exit-grace": 5.0,
+    "--contract-response-within": 10.0,
 }
+LIVENESS_OPTIONS = ("--contract-first-line-within", "--contract-max-gap", "--contract-exit-grace",
+                    "--contract-response-within")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -99,6 +106,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--contract-consumer-examples", metavar="N", type=int,
                     default=DEFAULTS["--contract-consumer-examples"],
                     help="future variants per golden for --contract-consumer (default 10)")
+    for option, what in zip(LIVENESS_OPTIONS, ("run.first-line: the first line comes this soon after the start",
+                                              "run.stall: no longer gap between lines before the result",
+                                              "run.exit-after-result: the emitter exits this soon after its result",
+                                              "run.response-late: a host answers each command this soon"),
+                            strict=True):
+        group.addoption(option, metavar="SECONDS", type=float, default=DEFAULTS[option],
+                        help=f"{what} (default {DEFAULTS[option]:g}; docs/live-runs.md, Liveness)")
     group.addoption("--contract-provoke", action="store_true", default=DEFAULTS["--contract-provoke"],
                     help="run each scenario of a stream wire again under a pty, with colour forced and under a "
                          "slow reader (contract.live.provoke)")
@@ -115,6 +129,10 @@ def pytest_configure(config: pytest.Config) -> None:
                                   config.getoption("--contract-basis")))
     if problem:
         raise pytest.UsageError(problem)
+    for option in LIVENESS_OPTIONS:  # the thresholds: seconds, as the CLI's options take them
+        bad = seconds_problem(config.getoption(option), zero=option == "--contract-exit-grace")
+        if bad is not None:
+            raise pytest.UsageError(f"{option}: {bad}, found {config.getoption(option)}")
     refused = _snapshot_update_problem(config)
     if refused:
         raise pytest.UsageError(refused)
@@ -126,6 +144,7 @@ def pytest_configure(config: pytest.Config) -> None:
         late_grace=config.getoption("--contract-late-grace"),
         basis=config.getoption("--contract-basis"),
     )
+    session.liveness = tuple(config.getoption(option) for option in LIVENESS_OPTIONS)
     config.pluginmanager.register(_Observer(session, config), "milk-contract-observer")
     if session.record:  # the `record` verb's warning, in the header and again in the summary
         from contract.goldens import recording

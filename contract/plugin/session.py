@@ -99,6 +99,9 @@ class ContractSession:
     strict: bool = False
     late_grace: float = LATE_GRACE
     basis: tuple[str, ...] | None = None  # --contract-basis: the bases whose findings fail (None: all)
+    # --contract-first-line-within, --contract-max-gap, --contract-exit-grace, --contract-response-within
+    # (contract.live.timeline.Liveness, built when a scenario runs); None: its defaults
+    liveness: tuple[float, float, float, float] | None = None
     checked: int = 0
     failed: list[str] = field(default_factory=list)
     recorded: list[str] = field(default_factory=list)
@@ -115,9 +118,11 @@ class ContractSession:
         """Run one scenario; under ``record``, rewrite its golden from a conformant run."""
         from contract.core.rule import bases
         from contract.goldens.scenarios import rerecord, run_scenario
+        from contract.live.timeline import DEFAULT_LIVENESS, Liveness
 
+        liveness = DEFAULT_LIVENESS if self.liveness is None else Liveness(*self.liveness)
         result = run_scenario(golden, self.emitter, timeout=self.timeout, strict=self.strict,
-                              late_grace=self.late_grace)
+                              late_grace=self.late_grace, liveness=liveness)
         label = f"{golden.wire}/{golden.name}"
         if not self.record:  # a golden is re-recorded only from a run conformant on every basis
             result.report.bases = bases(self.basis)  # what fails the scenario; the rest is listed, not failing

@@ -154,6 +154,8 @@ def render_text_many(reports: list[Report]) -> str:
         out.append(summary(r))  # summary() escapes the source itself
         if r.coverage is not None:  # --coverage: the tally under the file's line (json lists what is missing)
             out.append(f"  {textsafe.text(r.coverage.text_lines()[0])}")
+        if r.timeline is not None:  # a live run: when its lines came
+            out.append(f"  {textsafe.text(r.timeline.summary())}")
     if any(not r.conformant for r in reports):
         out.append(f"# details: {TOOL} check FILE (one file) or --format json")
     # the wire note of pipeline.wire_hint, said once for the lot (a folder of mixed captures, say)
@@ -210,6 +212,8 @@ def render_github(reports: list[Report]) -> str:
     for r in reports:
         out.append(f"{TOOL}: {summary(r)}")  # summary() escapes the source itself
         out.append(f"{TOOL}: {shown(r.source)}: {_exercised(r)}")
+        if r.timeline is not None:
+            out.append(f"{TOOL}: {shown(r.source)}: {shown(r.timeline.summary())}")
     out.append(f"{TOOL}: {_totals(reports)}")
     return "\n".join(out) + "\n"
 
@@ -287,7 +291,9 @@ def render_sarif(reports: list[Report]) -> str:
                                   "bases": [b.value for b in r.bases],
                                   "requirements": [{"rule": v.rule.id, "status": v.status,
                                                     "basis": v.basis.value, "findings": v.findings}
-                                                   for v in requirements.verdicts(r)]}
+                                                   for v in requirements.verdicts(r)],
+                                  # a live run: when its lines came (contract.live.timeline)
+                                  **({} if r.timeline is None else {"timeline": r.timeline.to_json()})}
                                  for r in reports]},
     }
     sarif = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
@@ -336,6 +342,11 @@ def render_markdown(reports: list[Report]) -> str:
         out += ["", "Rules not exercised (the capture held nothing they apply to):", ""]
         out += [f"- {markdown_cell(r.source)}: {', '.join(markdown_cell(rule) for rule in rules)}"
                 for r, rules in idle if rules]
+    timed = [r for r in reports if r.timeline is not None]
+    if timed:  # live runs: when their lines came
+        out += ["", "Timeline (live runs):", ""]
+        out += [f"- {markdown_cell(r.source)}: {markdown_cell(r.timeline.summary())}" for r in timed
+                if r.timeline is not None]
     for report in reports:
         if report.violations or report.dropped:
             out.extend(_markdown_findings(report))

@@ -92,6 +92,8 @@ def render_text(report: Report) -> str:
     out.extend(requirements.summary_lines(report))
     if report.coverage is not None:
         out.extend(textsafe.text(line) for line in report.coverage.text_lines())
+    if report.timeline is not None:  # a live run: when its lines came (contract.live.timeline)
+        out.append(textsafe.text(report.timeline.summary()))
     out.append(summary(report))
     return "\n".join(out) + "\n"
 
@@ -231,6 +233,9 @@ def render_junit(report: Report) -> str:
         f'<testsuite name={attr("milk-contract " + report.source)} tests="{len(cases)}" '
         f'failures="{failures}" errors="0" skipped="{skipped}">'
     )
+    if report.timeline is not None:  # a live run: when its lines came, as the suite's property
+        cases.insert(0, f'  <properties><property name="timeline" value={attr(report.timeline.summary())}/>'
+                        "</properties>")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + "\n".join([header, *cases, "</testsuite>"]) + "\n"
 
 

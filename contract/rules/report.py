@@ -28,6 +28,15 @@ class Coverage(Protocol):
 
     def text_lines(self) -> list[str]: ...
 
+
+class Timed(Protocol):
+    """A live run's arrival times as a report carries them (contract.live.timeline.Timeline, a layer
+    above: named by what the report and its reporters use of it, not imported)."""
+
+    def to_json(self) -> dict[str, object]: ...
+
+    def summary(self) -> str: ...
+
 # Hostile input can break a rule on every one of millions of lines. The report keeps every
 # occurrence up to MAX_KEPT_VIOLATIONS (plenty for a person or a baseline file) and counts the
 # rest exactly (``Report.counts``), so the checker's memory stays bounded whatever it reads.
@@ -97,6 +106,8 @@ class Report:
     ignored: tuple[str, ...] = ()
     # What the capture showed of the wire's surface, when asked for (check(coverage=True)).
     coverage: Coverage | None = None
+    # When a live run's lines arrived (contract.live.timeline): every format shows its summary.
+    timeline: Timed | None = None
     # The bases judged (--basis): a finding of a rule whose basis is not among them is still
     # listed but does not fail the run; rules that are not filterable (checker.*, run.*,
     # baseline.stale, line.limit, an unreadable line, a run not whole: the check did not finish, the
@@ -192,6 +203,7 @@ class Report:
             "stderr": self.stderr,
             "requirements": [r.to_json() for r in requirements.verdicts(self)],
             **({} if self.coverage is None else {"coverage": self.coverage.to_json()}),
+            **({} if self.timeline is None else {"timeline": self.timeline.to_json()}),
         }
 
 

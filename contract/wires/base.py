@@ -241,6 +241,9 @@ class Wire:
     # Rules whose findings explain a failure wherever they are (the terminal-line ones): kept past
     # the report's general cap like the run, framing and checker rules (``contract.rules.report``).
     vital: frozenset[str] = frozenset()
+    # The line type that ends a run (stream-json's result), if the wire has one: a live emitter is
+    # held to exit soon after it (run.exit-after-result, ``contract.live.timeline``).
+    terminal: str | None = None
     # The conversation's line types and command builder (None for a ``Live.STREAM`` wire).
     dialogue: Dialogue | None = None
     # The order in which to compare a transcript's lines with a golden's, from their parsed

@@ -32,7 +32,7 @@ import pytest
 
 from contract.core.interrupts import Signalled, as_interrupts
 from contract.goldens import store as goldens
-from contract.live import harness
+from contract.live import process
 from contract.live.harness import TOKEN_VARIABLE
 from tests.live.test_live_fail_closed import RECORD_SHIM, _snapshot
 from tests.live.test_misbehaving_emitters import EMITTERS, marker, survivors
@@ -275,10 +275,10 @@ def test_an_orphan_caught_mid_exec_is_still_found(monkeypatch: pytest.MonkeyPatc
     """While a process execs its environment reads empty for a moment; an orphan reparented to the
     harness (its subreaper) that reads empty is asked again, so the token finds it (CI saw the race)."""
     reads = iter([b"", b"", b"PATH=/bin\0MILK_CONTRACT_RUN=abc\0"])
-    monkeypatch.setattr(harness, "_environ", lambda pid: next(reads))
-    assert harness._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0", patient=True)
+    monkeypatch.setattr(process, "_environ", lambda pid: next(reads))
+    assert process._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0", patient=True)
     reads = iter([b""])
-    assert not harness._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0")  # a zombie, a kernel thread: asked once
+    assert not process._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0")  # a zombie, a kernel thread: asked once
 
 
 @pytest.mark.parametrize(("signum", "name", "code"), [(signal.SIGTERM, "SIGTERM", 143), (signal.SIGHUP, "SIGHUP", 129)])

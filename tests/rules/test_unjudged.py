@@ -40,9 +40,10 @@ CLOSES_STDOUT = HERE / "faulty_emitters" / "closes_stdout.py"  # a whole run, th
 NOT_STARTED = ["/nonexistent/milk-contract-test-emitter"]  # a path that refuses before this is reached
 
 # The rules whose findings say "not judged to the end", decided by the lead (issue 20).
-# run.stdout-held: the holder is killed at the grace, so what it would still have written was not seen.
+# run.stdout-held: the holder is killed at the grace, so what it would still have written was not seen;
+# run.exit-after-result (issue 32) for the same reason: the emitter is killed at its exit grace.
 EXPECTED = frozenset({"checker.internal", "checker.limit", "checker.input-changed", "run.timeout", "run.output-limit",
-                      "run.interrupted", "run.start", "run.stdout-held"})
+                      "run.interrupted", "run.start", "run.stdout-held", "run.exit-after-result"})
 # The rules whose finding says the stream does not show a whole run (the lead's decision): never
 # silenced, by the same paths, but not unjudged (their findings are verdicts on what was seen).
 NOT_WHOLE_RULES = frozenset({"sj.init-first", "sj.result-last"})

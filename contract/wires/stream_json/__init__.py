@@ -101,4 +101,5 @@ STREAM_JSON = Wire(
     always_judged=frozenset({"sj.init-first", "sj.result-last"}),
     vital=frozenset({"sj.result-last", "sj.result-once"}),  # the terminal-line rules
     surface_policy=SURFACE_POLICY,
+    terminal="result",  # "exactly one terminal result last"
 )

@@ -138,8 +138,33 @@ def _exit_status(path: Path) -> int:
     return status if type(status) is int else 0
 
 
+def _pace(argv: Sequence[str]) -> str | None:
+    """``--pace recorded`` (or ``--pace=SECONDS``) among the arguments, else None: write at once."""
+    for index, arg in enumerate(argv):
+        if arg == "--pace" and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith("--pace="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _write_paced(data: bytes, path: Path, pace: str) -> None:
+    """Each line flushed on its own, after the pause the golden recorded (contract.goldens.pacing)."""
+    import time
+
+    from contract.goldens import pacing
+
+    lines = data.splitlines(keepends=True)
+    for wait, line in zip(pacing.delays(pacing.pace_option(pace), path, len(lines)), lines, strict=True):
+        if wait:
+            time.sleep(wait)
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    del argv  # the scenario's milk arguments: accepted, not needed to replay
+    # the scenario's milk arguments: accepted, not needed to replay (but --pace recorded|SECONDS)
+    pace = _pace(list(argv or ()))
     path = _golden_path(dict(os.environ))
     try:
         golden = path.read_bytes()
@@ -147,8 +172,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"stream_json_emitter: cannot read golden {path}: {exc.strerror}\n")
         return EXIT_FAULT
     try:
-        sys.stdout.buffer.write(replay(golden))
-        sys.stdout.buffer.flush()
+        if pace is None:
+            sys.stdout.buffer.write(replay(golden))
+            sys.stdout.buffer.flush()
+        else:
+            _write_paced(replay(golden), path, pace)
+    except ValueError as exc:  # a --pace that is neither recorded nor seconds
+        sys.stderr.write(f"stream_json_emitter: --pace: {exc}\n")
+        return EXIT_FAULT
     except BrokenPipeError:
         return EXIT_FAULT
     return _exit_status(path)

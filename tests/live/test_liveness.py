@@ -1,0 +1,331 @@
+"""Time is part of the contract: each liveness rule fires on its faulty emitter alone, and not on its near miss.
+
+The cases were written from issue 32's words before the detection was settled (see the table in
+docs/live-runs.md, "Liveness"): a block-buffered Python emitter (plain ``print`` on a pipe,
+0.2 s between lines) is ``run.buffered`` and the same with ``flush=True`` is not; a fast emitter
+that writes everything at once is not; a first line later than ``--first-line-within`` is
+``run.first-line``; a gap over ``--max-gap`` before the result is ``run.stall``; an emitter that
+writes its result and never exits is ``run.exit-after-result`` within the grace plus a second
+(not ``run.timeout``); a host slower than ``--response-within`` is ``run.response-late``. The
+thresholds are small here so the cases stay short; the defaults are held by every other live
+test of the suite (none of them may fire). The 20-run separation loop is deep.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from contract import cli
+from contract.cli.common import liveness_of
+from contract.live.driver import converse
+from contract.live.harness import default_command, run_stream
+from contract.live.timeline import Clock, Liveness, timed
+from contract.reporting.ci_reports import FORMATS
+from contract.rules.report import Report
+from tests.support.paths import TESTS
+
+pytestmark = pytest.mark.process
+
+EMITTERS = TESTS / "faulty_emitters"
+HOSTS = TESTS / "faulty_hosts"
+# Python's stdout is block-buffered on a pipe unless PYTHONUNBUFFERED says otherwise (CI shells often do)
+PLAIN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONUNBUFFERED", "PYTHONIOENCODING")}
+LIVENESS = frozenset({"run.first-line", "run.stall", "run.buffered", "run.exit-after-result", "run.response-late"})
+
+
+def _emitter(name: str, *args: str) -> list[str]:
+    return [sys.executable, str(EMITTERS / f"{name}.py"), "liveness", *args]
+
+
+def _timed_run(argv: list[str], **options: Any) -> tuple[Report, float]:
+    began = time.monotonic()
+    report = run_stream(argv, **options)
+    return report, time.monotonic() - began
+
+
+# Every live case of this file, started at once on threads (each waits on its own process, mostly
+# asleep): the file costs the longest case's time, not the sum of them (the default run's budget).
+RUNS: dict[str, Callable[[], Any]] = {
+    "plain": lambda: run_stream(_emitter("unflushed", "plain", "0.2"), env=PLAIN_ENV, timeout=20),
+    "flush": lambda: run_stream(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, timeout=20),
+    "fast": lambda: run_stream(_emitter("unflushed", "plain", "0"), env=PLAIN_ENV, timeout=20),
+    "reference": lambda: run_stream(default_command("stream-json"), timeout=20),
+    "first-line": lambda: run_stream(_emitter("first_line_late", "0.4"), timeout=20,
+                                     liveness=Liveness(first_line_within=0.2)),
+    "stall": lambda: run_stream(_emitter("stalls", "0.4"), timeout=20, liveness=Liveness(max_gap=0.2)),
+    "stall-timeout": lambda: run_stream(_emitter("stalls", "30"), timeout=0.8, liveness=Liveness(max_gap=0.2)),
+    "hang": lambda: _timed_run(_emitter("result_then_hangs"), timeout=30, liveness=Liveness(exit_grace=0.3)),
+    "hang-timeout": lambda: run_stream(_emitter("result_then_hangs"), timeout=0.8, liveness=Liveness(exit_grace=5)),
+    "slow-host": lambda: converse([sys.executable, str(HOSTS / "slow_answer.py"), "0.3"], timeout=20,
+                                  response_within=0.2),
+    "slow-host-near": lambda: converse([sys.executable, str(HOSTS / "slow_answer.py"), "0.3"], timeout=20,
+                                       response_within=2),
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Any]:
+    with ThreadPoolExecutor(max_workers=len(RUNS)) as pool:
+        futures = {name: pool.submit(run) for name, run in RUNS.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def test_unflushed_print_on_a_pipe_is_buffered(runs: dict[str, Any]) -> None:
+    report = runs["plain"]
+    assert report.rules() == {"run.buffered"}, report.violations
+    [finding] = report.violations
+    assert "held back and dumped" in finding.message
+    assert report.timeline is not None
+    assert report.timeline.same_read == report.lines
+
+
+def test_the_same_emitter_flushing_is_not(runs: dict[str, Any]) -> None:
+    report = runs["flush"]
+    assert not report.rules(), report.violations
+    assert report.conformant
+    assert "run.buffered" in report.exercised
+    assert report.timeline is not None
+    assert report.timeline.longest_gap >= 0.15
+
+
+def test_a_fast_emitter_writing_at_once_is_not(runs: dict[str, Any]) -> None:
+    report = runs["fast"]
+    assert not report.rules(), report.violations
+    assert report.conformant
+
+
+@pytest.fixture(scope="module")
+def reference(runs: dict[str, Any]) -> Report:
+    report: Report = runs["reference"]
+    return report
+
+
+def test_the_reference_emitter_passes_every_liveness_rule(reference: Report) -> None:
+    """The near miss of every stream liveness rule, under the default thresholds."""
+    assert reference.conformant, reference.violations
+    assert {"run.first-line", "run.stall", "run.buffered", "run.exit-after-result"} <= reference.exercised
+
+
+def test_a_late_first_line(runs: dict[str, Any]) -> None:
+    report = runs["first-line"]
+    assert report.rules() == {"run.first-line"}, report.violations
+    assert "within 0.2s" in report.violations[0].message
+
+
+def test_a_stall_before_the_result(runs: dict[str, Any]) -> None:
+    report = runs["stall"]
+    assert report.rules() == {"run.stall"}, report.violations
+    [finding] = report.violations
+    assert finding.line == 2
+    assert "before line 2" in finding.message
+
+
+def test_a_stall_past_the_timeout_is_still_run_timeout(runs: dict[str, Any]) -> None:
+    report = runs["stall-timeout"]
+    assert "run.timeout" in report.rules(), report.violations
+    assert "run.stall" not in report.rules()
+
+
+def test_result_then_hang_is_killed_at_the_exit_grace(runs: dict[str, Any]) -> None:
+    """Killed at the grace (plus a second), long before the timeout; exit_status -9."""
+    report, took = runs["hang"]
+    assert report.rules() == {"run.exit-after-result"}, report.violations
+    assert report.exit_status == -9
+    assert report.timeline is not None
+    assert report.timeline.result_line == 3
+    start = report.timeline.result_at  # the interpreter's start up to the result, on a loaded machine
+    assert took < start + 0.3 + 1.0, took  # the grace plus a second
+
+
+def test_the_cli_takes_the_exit_grace() -> None:
+    parsed = cli.build_parser().parse_args(["run", "--exit-grace", "0.3", "--max-gap", "2", "--", "x"])
+    assert liveness_of(parsed) == Liveness(first_line_within=10.0, max_gap=2.0, exit_grace=0.3)
+
+
+def test_result_then_hang_past_the_timeout_is_run_timeout(runs: dict[str, Any]) -> None:
+    report = runs["hang-timeout"]
+    assert report.rules() == {"run.timeout"}, report.violations
+
+
+def test_a_slow_host_response_is_late(runs: dict[str, Any]) -> None:
+    report = runs["slow-host"]
+    assert report.rules() == {"run.response-late"}, report.violations
+    [late] = report.violations  # the first command alone; the others were answered at once
+    assert late.line == 1
+    assert "s after" in late.message
+    assert report.timeline is not None
+    assert report.timeline.lines > 0
+    near = runs["slow-host-near"]
+    assert near.conformant, near.violations
+    assert "run.response-late" in near.exercised
+
+
+def test_every_format_shows_the_timeline(reference: Report) -> None:
+    report = reference
+    assert report.timeline is not None
+    shown = report.timeline.summary()
+    assert shown.startswith("timeline: first line at ")
+    for name, fmt in FORMATS.items():
+        text = fmt.one(report)
+        assert "first_line" in text or "first line at" in text, name
+
+
+# -- the clock itself, on a pipe of our own ----------------------------------------------------
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[Clock, object, int]]:
+    read, write = os.pipe()
+    clock, reader = timed(read, time.monotonic(), max_gap=0.05)
+    yield clock, reader, write
+    os.close(write) if _open(write) else None
+    reader.close()
+
+
+def _open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _drain(reader: object) -> list[bytes]:
+    return list(iter(reader.readline, b""))  # type: ignore[attr-defined]
+
+
+def test_the_clock_places_each_line_in_its_read(pipe: tuple[Clock, object, int]) -> None:
+    clock, reader, write = pipe
+    os.write(write, b"a\nb\n")
+    assert reader.readline() == b"a\n"  # type: ignore[attr-defined]
+    time.sleep(0.08)
+    os.write(write, b"c\n")
+    os.close(write)
+    assert _drain(reader) == [b"b\n", b"c\n"]
+    assert clock.lines == 3
+    assert clock.reads == 2
+    assert clock.arrival(1) == (clock.at[0], 1)
+    assert clock.arrival(2)[1] == 1
+    assert clock.arrival(3)[1] == 2
+    assert clock.arrival(4) is None
+    line = clock.timeline(None)
+    assert line.same_read == 2
+    assert line.longest_gap_line == 3
+    assert line.longest_gap >= 0.07
+    assert [gap_line for _, gap_line in clock.gaps] == [3]  # over max_gap
+    assert line.to_json()["arrivals"][2][1] == 2  # type: ignore[index]
+
+
+def test_block_sized_reads_mid_line_with_silence_are_buffered(pipe: tuple[Clock, object, int]) -> None:
+    clock, reader, write = pipe
+    body = (b'{"k":"' + b"x" * 1000 + b'"}\n') * 9  # 9 lines of 1009 bytes: 8 KiB ends mid-line
+
+    def writer() -> None:
+        data = body * 3
+        for start in range(0, len(data), 8192):
+            os.write(write, data[start:start + 8192])
+            time.sleep(0.15)
+        os.close(write)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    _drain(reader)
+    thread.join()
+    assert clock.quiet_cuts >= 2, clock.cuts
+    from contract.live import timeline
+    from contract.rules.report import Collector
+
+    report = Report(wire="stream-json")
+    timeline.judge(clock, clock.timeline(1.0), Liveness(max_gap=10), Collector(report), 1.0)
+    assert report.rules() == {"run.buffered"}
+    assert "cut at a buffer size" in report.violations[0].message
+    tty = Report(wire="stream-json")  # a terminal's stdio is line-buffered: not judged there
+    timeline.judge(clock, clock.timeline(1.0, tty=True), Liveness(max_gap=10), Collector(tty), 1.0)
+    assert not tty.rules()
+
+
+def test_past_the_listed_count_arrivals_are_summarised_and_said(pipe: tuple[Clock, object, int]) -> None:
+    from contract.live.timeline import LISTED_LINES
+
+    clock, reader, write = pipe
+    lines = LISTED_LINES + 50
+
+    def writer() -> None:
+        os.write(write, b"{}\n" * lines)
+        os.close(write)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    _drain(reader)
+    thread.join()
+    data = clock.timeline(None).to_json()
+    assert data["lines"] == lines
+    assert data["listed"] == LISTED_LINES
+    assert data["summarised"] == 50
+    assert "summarised" in str(data["note"])
+
+
+@pytest.mark.deep
+def test_unflushed_and_flushed_separate_in_every_run_of_twenty() -> None:
+    for attempt in range(20):
+        plain = run_stream(_emitter("unflushed", "plain", "0.2"), env=PLAIN_ENV, timeout=30)
+        flushed = run_stream(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, timeout=30)
+        assert plain.rules() == {"run.buffered"}, (attempt, plain.violations)
+        assert flushed.conformant, (attempt, flushed.violations)
+
+
+def _clock(reads: list[tuple[float, bytes]]) -> Clock:
+    clock = Clock(-1, 0.0)
+    for at, data in reads:
+        clock.note(data, len(data), at)
+    return clock
+
+
+def test_a_build_that_streams_on_a_terminal_and_dumps_on_a_pipe_is_named() -> None:
+    from contract.live.timeline import streams_only_on_a_terminal
+
+    line = b'{"type":"system"}\n'
+    dumped = _clock([(1.4, line * 7)]).timeline(1.45)
+    streamed = _clock([(0.1 + 0.2 * i, line) for i in range(7)]).timeline(1.4, tty=True)
+    named = streams_only_on_a_terminal(dumped, streamed)
+    assert named is not None
+    assert "streams on a terminal and dumps on a pipe" in named
+    assert streams_only_on_a_terminal(streamed, streamed) is None  # streamed on both: nothing to name
+    assert streams_only_on_a_terminal(dumped, dumped) is None  # dumped on both: not a terminal's doing
+
+
+@pytest.mark.deep
+def test_provoke_names_a_build_that_streams_only_on_a_terminal() -> None:
+    from contract.live.provoke import ENVIRONMENTS, provoke
+
+    pty = [environment for environment in ENVIRONMENTS if environment.name == "pty"]
+    report = provoke(_emitter("unflushed", "plain", "0.2"), env=PLAIN_ENV, environments=pty, timeout=20)
+    assert report.rules() == {"run.buffered"}, report.violations
+    assert any("streams on a terminal and dumps on a pipe" in v.message for v in report.violations)
+    flushed = provoke(_emitter("unflushed", "flush", "0.2"), env=PLAIN_ENV, environments=pty, timeout=20)
+    assert flushed.conformant, flushed.violations  # and run.buffered is never judged under the pty
+
+
+def test_the_defaults_are_said_alike_everywhere() -> None:
+    """The thresholds' defaults: the Liveness dataclass, the rules' titles (``rules``), the CLI, the plugin."""
+    from contract.live.timeline import DEFAULT_LIVENESS
+    from contract.plugin import DEFAULTS
+    from contract.rules.catalog import CATALOG
+
+    d = DEFAULT_LIVENESS
+    for rule, option, value in (("run.first-line", "first-line-within", d.first_line_within),
+                                ("run.stall", "max-gap", d.max_gap),
+                                ("run.exit-after-result", "exit-grace", d.exit_grace),
+                                ("run.response-late", "response-within", d.response_within)):
+        assert f"(default {value:g} s)" in CATALOG[rule].title, rule
+        assert DEFAULTS[f"--contract-{option}"] == value, option
+        parsed = cli.build_parser().parse_args(["run"])
+        assert getattr(parsed, option.replace("-", "_")) == value, option
