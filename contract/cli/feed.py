@@ -23,7 +23,9 @@ def add_feed(verbs: Any) -> None:
     feed.add_argument("--wire", choices=NAMES, default=DEFAULT.name,
                       help=f"{named(Live.STREAM)}: the consumer reads a run on stdin; {named(Live.CONVERSATION)}: "
                            "the consumer is a client, and milk-contract plays the host")
-    feed.add_argument("--format", choices=FORMAT_NAMES, default="text")
+    feed.add_argument("--format", choices=FORMAT_NAMES, default="text",
+                      help="text (people; the failing streams follow it), json (tools; the failing streams go to "
+                           "stderr), junit, github, sarif, markdown (as check's)")
     feed.add_argument("--scenario", action="append", default=[], metavar="NAME",
                       help="only this golden scenario (repeatable; default: every one of the wire)")
     feed.add_argument("--future", action="store_true",

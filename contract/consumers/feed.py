@@ -66,7 +66,6 @@ DEFAULT_SHRINK_SECONDS = 30.0
 MAX_SHRINK_RUNS = 200
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024  # the consumer's stdout kept for comparison
 PTY_LINE_BYTES = 4095  # a terminal's canonical line discipline holds at most this much of a line
-STDERR_SHOWN = 300
 SHOWN_LINES = 200  # of a failing stream, after a text report (--transcript FILE saves the first one whole)
 SHOWN_LINE_CHARS = 300  # of each of those lines
 
@@ -459,11 +458,11 @@ class Finding:
     hint: str | None = None
 
 
-def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> list[Finding]:
-    """The consumer findings for one run on ``data``; ``label`` names the stream (already escaped)."""
+def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden: bool = False) -> list[Finding]:
+    """The consumer findings for one run on ``data``; ``label`` names the stream (already escaped),
+    ``golden`` says it is a golden as recorded (not a future variant), which the crash hint follows."""
     findings: list[Finding] = []
-    tail = outcome.stderr.strip().splitlines()
-    said = f"; its stderr ends: {_show(tail[-1], STDERR_SHOWN)}" if tail else ""
+    said = said_on_stderr(outcome.stderr)
     if outcome.hung:
         findings.append(Finding(
             "consumer.hang",
@@ -475,8 +474,7 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
         findings.append(Finding(
             "consumer.crash",
             f"expected exit status 0 on {label}, found {describe_status(outcome.status or 0)}{said}",
-            "ignore line types, subtypes, block and delta types and members you do not recognize "
-            "(the seed: 'consumers must ignore values they don't recognize')"))
+            crash_hint(golden)))
     elif outcome.left:  # exited 0 with some of the stream unread: its exit says nothing of the rest
         total = len(data)
         none = outcome.left >= total
@@ -503,6 +501,25 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
     if expect.members is not None:
         findings.extend(_members(outcome.stdout, data, expect.members, label))
     return findings
+
+
+def said_on_stderr(stderr: str) -> str:
+    """What a finding quotes of the consumer's stderr: its first error and last lines
+    (contract.core.stderr_tail, bounded), escaped as the rest of the message is."""
+    from contract.core.stderr_tail import excerpt
+
+    shown = excerpt(stderr)
+    return f"; its stderr: {textsafe.text(shown)}" if shown else ""
+
+
+def crash_hint(golden: bool) -> str:
+    """The hint a crash gets: a golden as recorded is today's wire, which the consumer does not
+    read; only a future variant's crash is about values it does not recognize."""
+    if golden:
+        return ("this stream is a golden as recorded, what a conformant milk writes today: the consumer fails "
+                "on the wire's current shape, not on anything new (its stderr says where)")
+    return ("ignore line types, subtypes, block and delta types and members you do not recognize "
+            "(the seed: 'consumers must ignore values they don't recognize')")
 
 
 def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str) -> list[Finding]:
@@ -694,7 +711,7 @@ def feed_stream(
             feed.started = True
             feed.report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
             label = f"the golden {textsafe.text(golden.name)}"
-            findings = judge(outcome, data, expect, label)
+            findings = judge(outcome, data, expect, label, golden=True)
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
             if future and not findings:

@@ -9,6 +9,7 @@ and the summary is written by the controller.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Sequence
@@ -69,9 +70,23 @@ def startup_problem(emitter: str | None, record: bool, basis: Sequence[str] | No
     if not argv:
         return "--contract-emitter: empty command"
     if shutil.which(argv[0]) is None:
-        return (f"--contract-emitter: cannot start {quoted(textsafe.text(argv[0]))}: not found on PATH or not an "
-                "executable file")
+        return f"--contract-emitter: cannot start {quoted(textsafe.text(argv[0]))}: {unstartable(argv[0])}"
     return None
+
+
+def unstartable(program: str) -> str:
+    """Why ``program`` (which ``shutil.which`` did not find) cannot be started, said as what it is:
+    a file there that is not executable is not "not found" (a fresh checkout's script without
+    its ``chmod +x``), nor is a directory."""
+    if os.sep not in program:  # a bare name is looked up on PATH
+        return "not found on PATH"
+    if os.path.isdir(program):
+        return "it is a directory, not a program"
+    if os.path.lexists(program):
+        if not os.path.exists(program):
+            return "a symbolic link to nothing"
+        return "the file exists but is not executable (chmod +x it, or name its interpreter first)"
+    return "no such file"
 
 
 @dataclass(frozen=True)

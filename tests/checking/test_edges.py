@@ -141,6 +141,8 @@ def bare_root(tmp_path: Path) -> Path:
     ("a/b", "path separator"),
     ("a\\b", "path separator"),
     (".hidden", "starts with a dot"),
+    ("../evil", "path separator"),  # refused for the slash that makes it a path, not its leading dot
+    ("..", "starts with a dot"),
     ("ok_name.jsonl", "ends in a file suffix"),  # it wrote ok_name.jsonl.jsonl (a second review)
     ("ok_name.meta.json", "ends in a file suffix"),
 ])
