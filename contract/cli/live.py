@@ -18,7 +18,7 @@ from contract.cli.common import (
     report_options,
     seconds,
 )
-from contract.cli.output import check_ignores, emit, judge_bases, settle_baseline
+from contract.cli.output import check_ignores, emit, judge_bases, settle_baseline, style_of
 from contract.wires import NAMES, Live, get, named
 
 if TYPE_CHECKING:
@@ -65,10 +65,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         report = live_report(args, command)
     except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, with run.interrupted; no baseline
-        return emit(judge_bases(exc.report, args), args.format, exc.signum)
+        return emit(judge_bases(exc.report, args), args.format, exc.signum, style_of(args))
     if not command:
         report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
-    return emit(settle_baseline(judge_bases(report, args), args), args.format)
+    return emit(settle_baseline(judge_bases(report, args), args), args.format, style=style_of(args))
 
 
 def live_report(args: argparse.Namespace, command: list[str]) -> Report:

@@ -105,7 +105,9 @@ def _detail_lines(report: Report, style: Style) -> list[str]:
         out.extend(f"  | {textsafe.text(line, STDERR_LINE_CHARS)}" for line in excerpt_lines(report.stderr))
     out.extend(w for line in requirements.summary_lines(report) for w in style.wrapped(line))
     if style.verbose:
-        out.extend(f"  {verdict.rule.id}: {verdict.status}" for verdict in requirements.verdicts(report))
+        paints = {requirements.PASSED: (GREEN,), requirements.FAILED: (RED, BOLD)}
+        out.extend(f"  {verdict.rule.id}: {style.paint(verdict.status, *paints.get(verdict.status, ()))}"
+                   for verdict in requirements.verdicts(report))
     if report.coverage is not None:
         out.extend(w for line in report.coverage.text_lines() for w in style.wrapped(textsafe.text(line)))
     return out

@@ -31,6 +31,7 @@ from contract import cli
 from contract.goldens.store import goldens_dir
 from contract.reporting.ci_reports import FORMATS
 from tests.support.paths import ROOT
+from tests.support.wrapped import unwrapped
 
 GOLDENS = ROOT / "goldens"
 SUBAGENT = GOLDENS / "subagent-stdio" / "first_poll.jsonl"
@@ -114,7 +115,7 @@ def test_the_wire_note_reaches_the_text_report(capsys: pytest.CaptureFixture[str
     code, out, _ = _run(["check", str(SUBAGENT)], capsys)
     assert code == 1
     assert out.startswith("# ")
-    assert "--wire subagent-stdio" in out.splitlines()[0]
+    assert "--wire subagent-stdio" in unwrapped(out)[0]
 
 
 # -- fuzz and the baseline ---------------------------------------------------------------------------
