@@ -812,7 +812,7 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
         if lines and not lines[-1]:
             lines.pop()
         for index, raw in enumerate(lines[:SHOWN_LINES], 1):
-            out.append(f"{index:>4} {textsafe.text(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
+            out.append(f"{index:>4} {textsafe.json_line(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
         if len(lines) > SHOWN_LINES:
             out.append(f"     … {len(lines) - SHOWN_LINES} more lines not shown")
     out += ["", f"seed: {result.seed}; find it again with: {replay}"]
