@@ -62,8 +62,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     from contract.reporting.ci_reports import FORMATS, render_text_many
 
     style = style_of(args)
-    many = (lambda: render_text_many(reports, style)) if args.format == "text" else (
-        lambda: FORMATS[args.format].many(reports))
+
+    def many() -> str:
+        return render_text_many(reports, style) if args.format == "text" else FORMATS[args.format].many(reports)
+
     if not write(args.format, lambda: sys.stdout.write(many())):
         return EXIT_USAGE
     return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS

@@ -19,7 +19,7 @@ from contract.cli.common import (
     seconds,
 )
 from contract.cli.output import check_ignores, emit, judge_bases, settle_baseline, style_of
-from contract.wires import NAMES, Live, get, named
+from contract.wires import NAMES, Live, named
 
 if TYPE_CHECKING:
     from contract.rules.report import Report
@@ -72,29 +72,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def live_report(args: argparse.Namespace, command: list[str]) -> Report:
-    wire = get(args.wire)
-    # the flood limit is the wire's: a stream is checked as it streams (memory flat), a
-    # conversation is kept whole to be judged (about twice its bytes in memory)
-    max_output_bytes = args.max_output_bytes or wire.max_output_bytes
-    if args.provoke:
-        if wire.live is not Live.STREAM:
-            raise UsageError(f"--provoke runs {named(Live.STREAM)} emitters ({named(Live.CONVERSATION)} hosts: "
-                             "use the fuzz verb)")
-        from contract.live.provoke import provoke
+    """The run as ``contract.run`` makes it (the one path from Python and from the command line)."""
+    from contract.api import run
 
-        return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
-                       strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
-                       max_output_bytes=max_output_bytes, late_grace=args.late_grace, wire=wire.name)
-    if wire.live is Live.CONVERSATION:
-        from contract.live.driver import run_subagent
-
-        return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
-                            ignore=args.ignore, expect_exit=args.expect_exit,
-                            max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                            late_grace=args.late_grace, wire=wire)
-    from contract.live.harness import default_command, run_stream
-
-    return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,
-                      expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
-                      max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                      late_grace=args.late_grace)
+    try:
+        return run(command or None, wire=args.wire, timeout=args.timeout, expect_exit=args.expect_exit,
+                   strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
+                   max_output_bytes=args.max_output_bytes, late_grace=args.late_grace, provoke=args.provoke)
+    except ValueError as exc:  # misuse the options could not refuse alone (--provoke of a conversation wire)
+        raise UsageError(f"--{exc}") from None

@@ -11,7 +11,7 @@ lines, without a line twice.
 The bounds, stated and never silent: at most :data:`BLOCK_LINES` lines of the block and
 :data:`TAIL_LINES` last lines, each at most :data:`LINE_CHARS` characters (a longer one says how
 much was cut), and a ``…`` line where lines between them were left out. The whole excerpt is so
-at most ``(BLOCK_LINES + TAIL_LINES + 1) × LINE_CHARS`` characters plus the cut notes. What the
+at most ``(BLOCK_LINES + TAIL_LINES + 1) * LINE_CHARS`` characters plus the cut notes. What the
 process wrote before the harness's own tail (``contract.live.harness.STDERR_TAIL_BYTES``) is
 not seen at all.
 

@@ -6,8 +6,9 @@ later line), diffs each pair with deepdiff, and classifies every difference:
 
 - additive: a member present only in the actual output and not required where it appears
   (per the wire schema), i.e. a new optional field;
-- breaking: anything else (a member the schema forbids where it appears, a member removed, a value or a JSON type changed, an array item
-  added or removed, a line missing, extra or unparsable).
+- breaking: anything else (a member the schema forbids where it appears, a member removed, a
+  value or a JSON type changed, an array item added or removed, a line missing, extra or
+  unparsable).
 
 A subagent-stdio conversation is compared in a canonical order, each command just before the
 response answering it, because where a command lands among pushed events is timing

@@ -3,7 +3,7 @@
 On a pipe the text report wraps its notes and requirement lists at 80 columns
 (contract.reporting.terminal); each continuation is indented four spaces past its line's lead
 (``#`` for a note, the list's own indent). A finding's line is never wrapped, and the lines
-under it (``hint:``, ``×N on lines``) follow a finding, never a wrapped line: only lines after a
+under it (``hint:``, the count of lines) follow a finding, never a wrapped line: only lines after a
 note or a requirements line are joined.
 """
 
