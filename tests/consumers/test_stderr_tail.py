@@ -94,3 +94,20 @@ def test_a_future_variants_crash_keeps_the_unknown_values_hint(capsys: pytest.Ca
     assert crashes
     assert all(VARIANT_HINT in v["hint"] for v in crashes)
     assert all("its stderr: " in v["message"] for v in crashes)  # the strict consumer says why on stderr
+
+
+def test_the_text_report_shows_an_emitters_first_error_and_its_last_lines() -> None:
+    """An emitter's stderr (kept by the harness as a bounded tail) is shown the same way: the
+    error far above the last lines is not lost behind five lines of later chatter."""
+    from contract.reporting.reporters import render_text
+    from contract.rules.report import Report
+
+    chatter = [f"shutting down {n}" for n in range(10)]
+    report = Report(wire="stream-json", source="milk", lines=1, stderr="\n".join([PYTHON_STDERR, *chatter]))
+    text = render_text(report)
+    assert "emitter stderr (the first error, then the last lines):" in text
+    assert "  | KeyError: 'stop_reason'" in text
+    assert "  | shutting down 9" in text
+    assert "  | shutting down 3" not in text  # only the last lines after the block
+    plain = render_text(Report(wire="stream-json", source="milk", lines=1, stderr="\n".join(chatter)))
+    assert "emitter stderr (last lines):" in plain  # near miss: no error, the last lines only
