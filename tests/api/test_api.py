@@ -53,7 +53,7 @@ def test_run_fails_closed_on_an_emitter_that_does_not_start(tmp_path: Path) -> N
 
 
 def test_run_refuses_misuse_before_running() -> None:
-    with pytest.raises(ValueError, match="provoke runs stream-json emitters"):
+    with pytest.raises(ValueError, match="provoke runs stream-json"):
         contract.run(wire="subagent-stdio", provoke=True)
     with pytest.raises(ValueError, match="no wire named"):
         contract.run(wire="stream-jsn")
