@@ -1,10 +1,11 @@
 """milk-contract: the golden-file contract test suite for milk's two JSONL wires.
 
-The library API for third parties::
+The library API for third parties, one function a verb (docs/checking.md, "Python API")::
 
     import contract
     report = contract.check(open("run.jsonl", "rb"), wire="stream-json")
     report.conformant, report.violations  # each with rule, level, line, pointer, message
+    contract.run(["./bin/milk"]).conformant  # a live run; contract.feed, contract.fuzz, contract.record
 
 ``contract.strategies`` offers hypothesis strategies for both wires.
 
@@ -19,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from contract.api import Recorded, feed, fuzz, record, run
     from contract.checking.checker import check
     from contract.rules.catalog import CATALOG, Level, Rule
     from contract.rules.report import Report, Violation
@@ -29,6 +31,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "CATALOG": "contract.rules.catalog", "Level": "contract.rules.catalog", "Rule": "contract.rules.catalog",
     "check": "contract.checking.checker", "Report": "contract.rules.report", "Violation": "contract.rules.report",
+    # every other verb (contract.api); the conformance statement joins them as "statement" once it is built
+    "run": "contract.api", "feed": "contract.api", "fuzz": "contract.api", "record": "contract.api",
+    "Recorded": "contract.api",
 }
 
 
@@ -41,4 +46,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["CATALOG", "Level", "Report", "Rule", "Violation", "__version__", "check"]
+__all__ = ["CATALOG", "Level", "Recorded", "Report", "Rule", "Violation", "__version__", "check", "feed", "fuzz",
+           "record", "run"]

@@ -159,6 +159,19 @@ class Walker:
         """Whether some schema at ``path`` names ``key`` among its properties."""
         return any(key in self.at(loc).get("properties", {}) for loc in self.locations(value, path))
 
+    def forbidden(self, value: Any, path: list[Segment], key: str) -> bool:
+        """Whether a schema at ``path`` forbids ``key``: ``additionalProperties: false`` there, with
+        ``key`` neither among its properties nor matched by its patternProperties."""
+        import re
+
+        for loc in self.locations(value, path):
+            schema = self.at(loc)
+            if schema.get("additionalProperties") is not False or key in schema.get("properties", {}):
+                continue
+            if not any(re.search(pattern, key) for pattern in schema.get("patternProperties", {})):
+                return True
+        return False
+
     def walk(self, value: Any) -> Iterator[Member | EnumValue]:
         """Every member of every object in ``value`` and every enum-governed scalar."""
         yield from self._walk(self.applicable("#", value), value, "")

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from contract.cli.common import UsageError, basis_option, positive_int, report_options
-from contract.cli.output import check_ignores, emit, judge_bases, refuse_nothing, settle_baseline, write
+from contract.cli.output import check_ignores, emit, judge_bases, refuse_nothing, settle_baseline, style_of, write
 from contract.core.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS
 from contract.wires import AUTO, NAMES
 
@@ -43,7 +43,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         report = check(sys.stdin.buffer, args.wire, source="<stdin>", strict=args.strict, ignore=args.ignore,
                        max_line_bytes=args.max_line_bytes, jobs=args.jobs, coverage=coverage, basis=args.basis)
         refuse_nothing([report])
-        return emit(settle_baseline(report, args), args.format)
+        return emit(settle_baseline(report, args), args.format, style=style_of(args))
     from contract.checking import manyfiles
 
     options = manyfiles.Options(args.wire, args.strict, tuple(args.ignore), args.max_line_bytes, coverage)
@@ -51,7 +51,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if len(paths) == 1 and not os.path.isdir(paths[0]):  # one file: the single-file report
             report = judge_bases(manyfiles.check_path(paths[0], options, jobs=args.jobs), args)
             refuse_nothing([report])
-            return emit(settle_baseline(report, args), args.format)
+            return emit(settle_baseline(report, args), args.format, style=style_of(args))
         if args.baseline or args.baseline_write:
             raise UsageError("--baseline and --baseline-write take one transcript file (a baseline is per emitter)")
         found = manyfiles.check_many(manyfiles.expand(paths), options, jobs=args.jobs)
@@ -59,7 +59,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     except manyfiles.PathError as exc:
         raise UsageError(str(exc)) from None
     refuse_nothing(reports)
-    from contract.reporting.ci_reports import FORMATS
-    if not write(args.format, lambda: sys.stdout.write(FORMATS[args.format].many(reports))):
+    from contract.reporting.ci_reports import FORMATS, render_text_many
+
+    style = style_of(args)
+
+    def many() -> str:
+        return render_text_many(reports, style) if args.format == "text" else FORMATS[args.format].many(reports)
+
+    if not write(args.format, lambda: sys.stdout.write(many())):
         return EXIT_USAGE
     return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS

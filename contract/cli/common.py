@@ -103,6 +103,7 @@ def report_options(parser: argparse.ArgumentParser, wires: Sequence[str], baseli
     parser.add_argument("--format", choices=FORMAT_NAMES, default="text",
                         help="text (people), json (tools), junit, github (workflow annotations), "
                              "sarif (code scanning), markdown (a step summary)")
+    terminal_options(parser)
     parser.add_argument("--strict", action="store_true", help="SHOULD findings fail too")
     parser.add_argument("--ignore", action="append", default=[], metavar="RULE",
                         help="skip a rule by id (repeatable)")
@@ -116,6 +117,21 @@ def report_options(parser: argparse.ArgumentParser, wires: Sequence[str], baseli
                         help="write FILE from this run's findings (with --baseline: only what it listed and "
                              "still occurs; a baseline never grows). Writing records the findings, it does not "
                              "accept them: without --baseline the run still reports them and exits by them")
+
+
+COLOR_CHOICES = ("auto", "yes", "no")  # contract.reporting.terminal.COLOR_CHOICES, without importing it
+
+
+def terminal_options(parser: argparse.ArgumentParser) -> None:
+    """``--color``, ``-q`` and ``-v``: how the text report looks (contract.reporting.terminal)."""
+    parser.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                        help="colour the text report: auto (a terminal only; NO_COLOR turns it off, FORCE_COLOR "
+                             "on), yes or no (default auto)")
+    loud = parser.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=0,
+                      help="the findings and the verdict line only")
+    loud.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1,
+                      help="the usual detail and every requirement's verdict")
 
 
 BASIS_NAMES = ("written", "derived", "policy")  # contract.core.rule.Basis, without importing the catalog

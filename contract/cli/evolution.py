@@ -34,7 +34,7 @@ def add_surface(verbs: Any) -> None:
 def add_evolve(verbs: Any) -> None:
     """The ``evolve`` verb's parser."""
     evolve = verbs.add_parser("evolve", help="take a new schema for a wire in: classify, gate, pin, snapshot")
-    evolve.add_argument("--wire", choices=NAMES, required=True)
+    evolve.add_argument("--wire", choices=NAMES, required=True, help="the wire whose schema the new one replaces")
     evolve.add_argument("schema", metavar="NEW_SCHEMA", help="the new schema (e.g. from the ADR)")
     evolve.add_argument("--adr", default=None, metavar="ADR-NNNN", type=adr,
                         help="the ADR this change implements (recorded in schemas/pins.json)")
@@ -83,7 +83,7 @@ def _step(name: str) -> Any:
 def add_scenario(verbs: Any) -> None:
     """The ``scenario`` verb's parser."""
     scenario = verbs.add_parser("scenario", help="add a golden scenario (transcript + meta) and update the snapshot")
-    scenario.add_argument("--wire", choices=NAMES, required=True)
+    scenario.add_argument("--wire", choices=NAMES, required=True, help="the wire the scenario is of")
     scenario.add_argument("--name", required=True, metavar="NAME",
                           help="the scenario's name (goldens/<wire>/NAME.jsonl)")
     scenario.add_argument("--description", required=True, help="what the scenario covers, for reviewers")
@@ -95,7 +95,8 @@ def add_scenario(verbs: Any) -> None:
     scenario.add_argument("--exit-status", type=exit_status, default=0, metavar="N",
                           help="the exit status the scenario ends with (default 0)")
     scenario.add_argument("--transcript", default=None, metavar="FILE", help="an authored transcript")
-    scenario.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS")
+    scenario.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
+                          help="kill the emitter recorded from (and its process group) after this long (default 60)")
     scenario.add_argument("--root", default=None, metavar="DIR",
                           help="the checkout (default: found as record finds it)")
     scenario.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",

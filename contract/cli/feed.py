@@ -9,8 +9,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from contract.cli.common import FORMAT_NAMES, PROG, UsageError, command_of, positive_float, positive_int, seed
-from contract.cli.output import emit, hypothesis_storage_apart, save_transcript
+from contract.cli.common import (
+    FORMAT_NAMES,
+    PROG,
+    UsageError,
+    command_of,
+    positive_float,
+    positive_int,
+    seed,
+    terminal_options,
+)
+from contract.cli.output import emit, hypothesis_storage_apart, save_transcript, style_of
 from contract.core import textsafe
 from contract.core.jsonvalue import quoted
 from contract.core.userfiles import read_whole
@@ -23,7 +32,10 @@ def add_feed(verbs: Any) -> None:
     feed.add_argument("--wire", choices=NAMES, default=DEFAULT.name,
                       help=f"{named(Live.STREAM)}: the consumer reads a run on stdin; {named(Live.CONVERSATION)}: "
                            "the consumer is a client, and milk-contract plays the host")
-    feed.add_argument("--format", choices=FORMAT_NAMES, default="text")
+    feed.add_argument("--format", choices=FORMAT_NAMES, default="text",
+                      help="text (people; the failing streams follow it), json (tools; the failing streams go to "
+                           "stderr), junit, github, sarif, markdown (as check's)")
+    terminal_options(feed)
     feed.add_argument("--scenario", action="append", default=[], metavar="NAME",
                       help="only this golden scenario (repeatable; default: every one of the wire)")
     feed.add_argument("--future", action="store_true",
@@ -121,9 +133,9 @@ def cmd_feed(args: argparse.Namespace) -> int:
         with hypothesis_storage_apart() if args.future else contextlib.nullcontext():
             result = run_feed()
     except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, exit 128 + the signal
-        return emit(exc.report, args.format, exc.signum)
+        return emit(exc.report, args.format, exc.signum, style_of(args))
     save_transcript(args.transcript, result.failures[0].data if result.failures else None)
-    code = emit(result.report, args.format)
+    code = emit(result.report, args.format, style=style_of(args))
     import shlex
 
     replay = shlex.join([PROG, "feed", "--wire", args.wire, *(["--future"] if args.future else []),

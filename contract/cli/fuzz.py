@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from contract.cli.common import PROG, command_of, positive_float, positive_int, report_options, seed
-from contract.cli.output import check_ignores, emit, hypothesis_storage_apart, save_transcript
+from contract.cli.output import check_ignores, emit, hypothesis_storage_apart, save_transcript, style_of
 from contract.core import textsafe
 from contract.wires import WIRES, Live, named
 
@@ -51,9 +51,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         with hypothesis_storage_apart():
             result = fuzz.fuzz_host(command or None, **options)
     except Interrupted as exc:
-        return emit(exc.report, args.format, exc.signum)
+        return emit(exc.report, args.format, exc.signum, style_of(args))
     save_transcript(args.transcript, result.transcript if result.failed else None)
-    code = emit(result.report, args.format)
+    code = emit(result.report, args.format, style=style_of(args))
     import shlex
 
     examples = str(args.examples or fuzz.DEFAULT_EXAMPLES)

@@ -20,8 +20,8 @@ from contract.cli.common import (
     report_options,
     seconds,
 )
-from contract.cli.output import check_ignores, emit, judge_bases, settle_baseline
-from contract.wires import NAMES, Live, get, named
+from contract.cli.output import check_ignores, emit, judge_bases, settle_baseline, style_of
+from contract.wires import NAMES, Live, named
 
 if TYPE_CHECKING:
     from contract.rules.report import Report
@@ -68,37 +68,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         report = live_report(args, command)
     except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: what was seen, with run.interrupted; no baseline
-        return emit(judge_bases(exc.report, args), args.format, exc.signum)
+        return emit(judge_bases(exc.report, args), args.format, exc.signum, style_of(args))
     if not command:
         report.notes.append("emitter: the bundled reference emitter (pass -- CMD ARG… to check another)")
-    return emit(settle_baseline(judge_bases(report, args), args), args.format)
+    return emit(settle_baseline(judge_bases(report, args), args), args.format, style=style_of(args))
 
 
 def live_report(args: argparse.Namespace, command: list[str]) -> Report:
-    wire = get(args.wire)
-    # the flood limit is the wire's: a stream is checked as it streams (memory flat), a
-    # conversation is kept whole to be judged (about twice its bytes in memory)
-    max_output_bytes = args.max_output_bytes or wire.max_output_bytes
-    if args.provoke:
-        if wire.live is not Live.STREAM:
-            raise UsageError(f"--provoke runs {named(Live.STREAM)} emitters ({named(Live.CONVERSATION)} hosts: "
-                             "use the fuzz verb)")
-        from contract.live.provoke import provoke
+    """The run as ``contract.run`` makes it (the one path from Python and from the command line)."""
+    from contract.api import run
 
-        return provoke(command or None, timeout=args.timeout, expect_exit=args.expect_exit,
-                       strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
-                       max_output_bytes=max_output_bytes, late_grace=args.late_grace, wire=wire.name,
-                       liveness=liveness_of(args))
-    if wire.live is Live.CONVERSATION:
-        from contract.live.driver import run_subagent
-
-        return run_subagent(command or None, timeout=args.timeout, strict=args.strict,
-                            ignore=args.ignore, expect_exit=args.expect_exit,
-                            max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                            late_grace=args.late_grace, wire=wire, response_within=args.response_within)
-    from contract.live.harness import default_command, run_stream
-
-    return run_stream(command or default_command(wire), wire=wire.name, timeout=args.timeout,
-                      expect_exit=args.expect_exit, strict=args.strict, ignore=args.ignore,
-                      max_line_bytes=args.max_line_bytes, max_output_bytes=max_output_bytes,
-                      late_grace=args.late_grace, liveness=liveness_of(args))
+    try:
+        return run(command or None, wire=args.wire, timeout=args.timeout, expect_exit=args.expect_exit,
+                   strict=args.strict, ignore=args.ignore, max_line_bytes=args.max_line_bytes,
+                   max_output_bytes=args.max_output_bytes, late_grace=args.late_grace, provoke=args.provoke,
+                   liveness=liveness_of(args))
+    except ValueError as exc:  # misuse the options could not refuse alone (--provoke of a conversation wire)
+        raise UsageError(f"--{exc}") from None

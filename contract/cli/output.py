@@ -17,6 +17,7 @@ from contract.core import textsafe
 from contract.core.exitcodes import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, exit_interrupted
 
 if TYPE_CHECKING:
+    from contract.reporting.terminal import Style
     from contract.rules.report import Report
 
 
@@ -68,9 +69,16 @@ def write(fmt: str, write: Callable[[], object]) -> bool:
     return True
 
 
-def emit(report: Report, fmt: str, signum: int = signal.SIGINT) -> int:
+def style_of(args: argparse.Namespace) -> Style:
+    """The text report's style from ``--color``, ``-q``/``-v`` and stdout (contract.reporting.terminal)."""
+    from contract.reporting.terminal import style_for
+
+    return style_for(sys.stdout, getattr(args, "color", "auto"), getattr(args, "verbosity", 0))
+
+
+def emit(report: Report, fmt: str, signum: int = signal.SIGINT, style: Style | None = None) -> int:
     from contract.reporting.ci_reports import FORMATS
-    from contract.reporting.reporters import STREAMING
+    from contract.reporting.reporters import REPORTERS, STREAMING, render_text
 
     if fmt == "text" and set(report.counts) == {"run.start"}:  # nothing ran, so nothing was judged: a harness
         # error, said in one line as misuse is (the machine formats keep the run.start finding)
@@ -80,6 +88,8 @@ def emit(report: Report, fmt: str, signum: int = signal.SIGINT) -> int:
     streaming = STREAMING.get(fmt)  # json: written as it is serialised (memory flat in the findings)
     if streaming is not None:
         written = write(fmt, lambda: streaming(report, sys.stdout))
+    elif fmt == "text" and style is not None and REPORTERS["text"] is render_text:  # (a replaced one: as it is)
+        written = write(fmt, lambda: sys.stdout.write(render_text(report, style)))
     else:
         written = write(fmt, lambda: sys.stdout.write(FORMATS[fmt].one(report)))
     if not written:

@@ -28,15 +28,19 @@ if TYPE_CHECKING:
 def add_record(verbs: Any) -> None:
     """The ``record`` verb's parser."""
     record = verbs.add_parser("record", help="re-record the goldens from an emitter and report each change")
-    record.add_argument("--wire", choices=(*NAMES, "all"), default="all")
+    record.add_argument("--wire", choices=(*NAMES, "all"), default="all",
+                        help="only the goldens of this wire (default all)")
     record.add_argument("--scenario", action="append", default=[], metavar="NAME",
                         help="only this scenario (repeatable)")
-    record.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS")
+    record.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
+                        help="kill a scenario's emitter (and its process group) after this long; the golden is "
+                             "kept and no further scenario is run (default 60)")
     record.add_argument("--late-grace", type=seconds, default=LATE_GRACE, metavar="SECONDS",
                         help="as run's --late-grace (default 2)")
     liveness_options(record)
     record.add_argument("--dry-run", action="store_true", help="report the changes, rewrite nothing")
-    record.add_argument("--format", choices=("text", "json"), default="text")
+    record.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text (a line per scenario and a total) or json (a list of objects, for tools)")
     record.add_argument("--goldens", metavar="DIR", default=None,
                         help="the goldens folder to write (default: the checkout's goldens/)")
     record.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARG…",

@@ -13,8 +13,11 @@ from contract.wires import NAMES, WIRES
 def add_rules(verbs: Any) -> None:
     """The ``rules`` verb's parser."""
     rules = verbs.add_parser("rules", help="print the rule catalog")
-    rules.add_argument("--format", choices=("text", "json"), default="text")
-    rules.add_argument("--wire", choices=(*NAMES, "all"), default="all")
+    rules.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text (a table: id, level, basis, title and the seed words it stands on) or json "
+                            "(a list of objects, for tools)")
+    rules.add_argument("--wire", choices=(*NAMES, "all"), default="all",
+                       help="only the rules of this wire (default all)")
     rules.set_defaults(handler=cmd_rules)
 
 

@@ -69,7 +69,6 @@ DEFAULT_SHRINK_SECONDS = 30.0
 MAX_SHRINK_RUNS = 200
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024  # the consumer's stdout kept for comparison
 PTY_LINE_BYTES = 4095  # a terminal's canonical line discipline holds at most this much of a line
-STDERR_SHOWN = 300
 SHOWN_LINES = 200  # of a failing stream, after a text report (--transcript FILE saves the first one whole)
 SHOWN_LINE_CHARS = 300  # of each of those lines
 
@@ -479,11 +478,11 @@ class Finding:
     hint: str | None = None
 
 
-def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> list[Finding]:
-    """The consumer findings for one run on ``data``; ``label`` names the stream (already escaped)."""
+def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden: bool = False) -> list[Finding]:
+    """The consumer findings for one run on ``data``; ``label`` names the stream (already escaped),
+    ``golden`` says it is a golden as recorded (not a future variant), which the crash hint follows."""
     findings: list[Finding] = []
-    tail = outcome.stderr.strip().splitlines()
-    said = f"; its stderr ends: {_show(tail[-1], STDERR_SHOWN)}" if tail else ""
+    said = said_on_stderr(outcome.stderr)
     if outcome.hung:
         findings.append(Finding(
             "consumer.hang",
@@ -495,8 +494,7 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
         findings.append(Finding(
             "consumer.crash",
             f"expected exit status 0 on {label}, found {describe_status(outcome.status or 0)}{said}",
-            "ignore line types, subtypes, block and delta types and members you do not recognize "
-            "(the seed: 'consumers must ignore values they don't recognize')"))
+            crash_hint(golden)))
     elif outcome.left:  # exited 0 with some of the stream unread: its exit says nothing of the rest
         total = len(data)
         none = outcome.left >= total
@@ -524,6 +522,25 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
     if expect.members is not None:
         findings.extend(_members(outcome.stdout, data, expect.members, label))
     return findings
+
+
+def said_on_stderr(stderr: str) -> str:
+    """What a finding quotes of the consumer's stderr: its first error and last lines
+    (contract.core.stderr_tail, bounded), escaped as the rest of the message is."""
+    from contract.core.stderr_tail import excerpt
+
+    shown = excerpt(stderr)
+    return f"; its stderr: {textsafe.text(shown)}" if shown else ""
+
+
+def crash_hint(golden: bool) -> str:
+    """The hint a crash gets: a golden as recorded is today's wire, which the consumer does not
+    read; only a future variant's crash is about values it does not recognize."""
+    if golden:
+        return ("this stream is a golden as recorded, what a conformant milk writes today: the consumer fails "
+                "on the wire's current shape, not on anything new (its stderr says where)")
+    return ("ignore line types, subtypes, block and delta types and members you do not recognize "
+            "(the seed: 'consumers must ignore values they don't recognize')")
 
 
 def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str) -> list[Finding]:
@@ -726,7 +743,7 @@ def feed_stream(
             feed.started = True
             feed.report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
             label = f"the golden {textsafe.text(golden.name)}"
-            findings = judge(outcome, data, expect, label)
+            findings = judge(outcome, data, expect, label, golden=True)
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
             if future and not findings:
@@ -832,7 +849,7 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
         if lines and not lines[-1]:
             lines.pop()
         for index, raw in enumerate(lines[:SHOWN_LINES], 1):
-            out.append(f"{index:>4} {textsafe.text(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
+            out.append(f"{index:>4} {textsafe.json_line(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
         if len(lines) > SHOWN_LINES:
             out.append(f"     … {textsafe.counted(len(lines) - SHOWN_LINES, 'more line', 'more lines')} not shown")
     out += ["", f"seed: {result.seed}; find it again with: {replay}"]

@@ -317,8 +317,9 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
         if dropped and report.violations and CATALOG[rule].level is Level.MUST:
             found.append((rule, None, None, f"{label}: {dropped} more {rule} {textsafe.number(dropped, 'finding')} "
                           "counted but not kept", None))
-    tail = outcome.stderr.strip().splitlines()
-    said = f"; its stderr ends: {textsafe.text(clip(tail[-1], 300))}" if tail else ""
+    from contract.consumers.feed import said_on_stderr
+
+    said = said_on_stderr(outcome.stderr)
     if outcome.flooded is not None:  # the conversation was cut: it cannot pass
         found.append(("run.output-limit", None, None, f"{label}: {outcome.flooded}",
                       "a client sends a command and awaits its response"))

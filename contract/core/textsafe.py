@@ -96,6 +96,36 @@ def json_safe(document: str) -> str:
     return _UNSAFE_IN_JSON.sub(_json_escape, document)
 
 
+# A JSON string token (its escapes included), to tell a line's strings from what is between them.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_JSON_SPACE = "\t\r"  # C0 characters JSON allows between tokens (a line holds no LF)
+
+
+def json_line(line: str) -> str:
+    """A transcript line shown so that it can be copied back: valid JSON stays valid JSON.
+
+    :func:`text` would show a backslash before ``u`` as ``\\u005c``, so a line holding a JSON escape
+    (``"a\\u000ab"``) could not be pasted back. Here backslashes are left alone, and every
+    :data:`UNSAFE` character is written as JSON writes it: inside a string as its ``\\uXXXX``
+    escape (a surrogate pair past the BMP), which decodes to the same string; between tokens a
+    tab or CR (JSON whitespace) as a space, which is the same JSON value. Nothing unsafe is left
+    raw, so the line is as safe on a terminal as :func:`text` makes it; a line that was not JSON
+    stays not JSON, with its unsafe characters escaped the same way.
+    """
+    out: list[str] = []
+    end = 0
+    for match in _JSON_STRING.finditer(line):
+        out.append(_between(line[end:match.start()]))
+        out.append(UNSAFE.sub(_json_escape, match.group()))
+        end = match.end()
+    out.append(_between(line[end:]))
+    return "".join(out)
+
+
+def _between(part: str) -> str:
+    return UNSAFE.sub(lambda m: " " if m.group() in _JSON_SPACE else _json_escape(m), part)
+
+
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and the noun in the number it needs: ``1 finding``, ``2 findings``, ``0 findings``.
 

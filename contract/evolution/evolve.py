@@ -411,10 +411,10 @@ def name_problem(name: str) -> str | None:
     """
     if not name:
         return "it is empty"
+    if "/" in name or "\\" in name:  # before the dot: ../evil is refused for what makes it a path
+        return "it holds a path separator"
     if name.startswith("."):
         return "it starts with a dot"
-    if "/" in name or "\\" in name:
-        return "it holds a path separator"
     if name.endswith((".jsonl", ".json")):  # NAME.jsonl.jsonl: the suffix is added, not given
         return "it ends in a file suffix (give the name alone: the .jsonl and .meta.json files are named from it)"
     if not name.isprintable():

@@ -6,8 +6,9 @@ later line), diffs each pair with deepdiff, and classifies every difference:
 
 - additive: a member present only in the actual output and not required where it appears
   (per the wire schema), i.e. a new optional field;
-- breaking: anything else (a member removed, a value or a JSON type changed, an array item
-  added or removed, a line missing, extra or unparsable).
+- breaking: anything else (a member the schema forbids where it appears, a member removed, a
+  value or a JSON type changed, an array item added or removed, a line missing, extra or
+  unparsable).
 
 A subagent-stdio conversation is compared in a canonical order, each command just before the
 response answering it, because where a command lands among pushed events is timing
@@ -261,6 +262,9 @@ def _added(path: list[Any], new: _Line, wire: str, diff: Callable[[str, str, str
     if key in walk.required(new.value, parent):
         return diff(BREAKING, "added",
                     f"member {shown(key)} is required there: the golden lacked a required member")
+    if walk.forbidden(new.value, parent, key):  # not drift: the schema says no such member may be there
+        return diff(BREAKING, "added",
+                    f"member {shown(key)} is forbidden there (the schema's additionalProperties is false)")
     if walk.modelled(new.value, parent, key):
         return diff(ADDITIVE, "added",
                     f"new optional member {shown(key)}")

@@ -457,7 +457,7 @@ def describe(result: FuzzResult, replay: str, max_line_chars: int = 300) -> str:
         lines.pop()  # the part after the final LF
     for number, raw in enumerate(lines[:200], 1):
         shown = clip(raw.decode("utf-8", "replace"), max_line_chars)
-        out.append(f"{number:>4} {textsafe.text(shown)}")
+        out.append(f"{number:>4} {textsafe.json_line(shown)}")  # a line shown whole can be pasted back
     if len(lines) > 200:
         out.append(f"     … {textsafe.counted(len(lines) - 200, 'more line', 'more lines')} not shown")
     out.append("")

@@ -66,7 +66,7 @@ SUITE = Path(__file__).resolve().parents[1] / "tests"  # the shipped suite (cont
 DEFAULTS: dict[str, object] = {
     "--contract-timeout": 60.0, "--contract-late-grace": LATE_GRACE, "--contract-record": False,
     "--contract-strict": False, "--contract-basis": None, "--contract-fuzz": 0, "--contract-consumer": None,
-    "--contract-consumer-examples": None, "--contract-provoke": False,
+    "--contract-consumer-examples": None, "--contract-provoke": False, "--contract-seed": None,
     # contract.live.timeline.DEFAULT_LIVENESS, without importing it at every pytest start
     # (tests/live/test_liveness.py holds them equal)
     "--contract-first-line-within": 10.0, "--contract-max-gap": 30.0, "--contract-exit-grace": 5.0,
@@ -113,6 +113,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                             strict=True):
         group.addoption(option, metavar="SECONDS", type=float, default=DEFAULTS[option],
                         help=f"{what} (default {DEFAULTS[option]:g}; docs/live-runs.md, Liveness)")
+    group.addoption("--contract-seed", metavar="N", type=int, default=DEFAULTS["--contract-seed"],
+                    help="the seed of --contract-fuzz and --contract-consumer's generated conversations and "
+                         "variants (default: a new one each run); a failure names its seed and the commands, "
+                         "pytest and milk-contract, that find it again")
     group.addoption("--contract-provoke", action="store_true", default=DEFAULTS["--contract-provoke"],
                     help="run each scenario of a stream wire again under a pty, with colour forced and under a "
                          "slow reader (contract.live.provoke)")
@@ -124,7 +128,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # fail fast: an emitter that cannot start, or a recording with nowhere to go, is one usage
     # error (exit 4) now, not a failure per golden scenario later
     problem = (option_problem(config.getoption("--contract-fuzz"), config.getoption("--contract-timeout"),
-                              config.getoption("--contract-late-grace"))
+                              config.getoption("--contract-late-grace"), config.getoption("--contract-seed"))
                or startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"),
                                   config.getoption("--contract-basis")))
     if problem:

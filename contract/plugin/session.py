@@ -9,6 +9,7 @@ and the summary is written by the controller.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # loaded when a scenario runs: the plugin imports this module
     from contract.goldens.store import Golden
 
 
-def option_problem(fuzz: int | None, timeout: float, late_grace: float) -> str | None:
+def option_problem(fuzz: int | None, timeout: float, late_grace: float, seed: int | None = None) -> str | None:
     """What is wrong with the plugin's numeric options, in one line (None when nothing is).
 
     argparse has made numbers of them already; a negative count, or seconds the CLI's
@@ -33,6 +34,8 @@ def option_problem(fuzz: int | None, timeout: float, late_grace: float) -> str |
     """
     if fuzz is not None and fuzz < 0:
         return f"--contract-fuzz: expected 0 (off) or a positive count of conversations, found {fuzz}"
+    if seed is not None and not 0 <= seed < 2**64:  # the CLI's --seed bound (contract.cli.common.seed)
+        return f"--contract-seed: expected a seed from 0 to 2**64-1, found {seed}"
     for option, value, zero in (("--contract-timeout", timeout, False), ("--contract-late-grace", late_grace, True)):
         problem = seconds_problem(value, zero=zero)
         if problem is not None:
@@ -69,9 +72,23 @@ def startup_problem(emitter: str | None, record: bool, basis: Sequence[str] | No
     if not argv:
         return "--contract-emitter: empty command"
     if shutil.which(argv[0]) is None:
-        return (f"--contract-emitter: cannot start {quoted(textsafe.text(argv[0]))}: not found on PATH or not an "
-                "executable file")
+        return f"--contract-emitter: cannot start {quoted(textsafe.text(argv[0]))}: {unstartable(argv[0])}"
     return None
+
+
+def unstartable(program: str) -> str:
+    """Why ``program`` (which ``shutil.which`` did not find) cannot be started, said as what it is:
+    a file there that is not executable is not "not found" (a fresh checkout's script without
+    its ``chmod +x``), nor is a directory."""
+    if os.sep not in program:  # a bare name is looked up on PATH
+        return "not found on PATH"
+    if os.path.isdir(program):
+        return "it is a directory, not a program"
+    if os.path.lexists(program):
+        if not os.path.exists(program):
+            return "a symbolic link to nothing"
+        return "the file exists but is not executable (chmod +x it, or name its interpreter first)"
+    return "no such file"
 
 
 @dataclass(frozen=True)
@@ -86,6 +103,17 @@ class Outcome:
 
 
 PROPERTY = "milk_contract"
+PYTEST = ("python", "-m", "pytest")  # how a replay command starts pytest (the interpreter the suite is installed in)
+
+
+def consumer_replay(consumer: Sequence[str], scenario: str, examples: int, seed: int) -> str:
+    """The commands that feed ``consumer`` the same variants of ``scenario`` again: pytest's, then the CLI's."""
+    again = shlex.join([*PYTEST, "--pyargs", "contract.tests.test_consumer", "-k", f"[{scenario}]",
+                        "--contract-consumer", shlex.join(consumer), "--contract-consumer-examples", str(examples),
+                        "--contract-seed", str(seed)])
+    cli = shlex.join(["milk-contract", "feed", "--future", "--seed", str(seed), "--examples", str(examples),
+                      f"--scenario={scenario}", "--", *consumer])
+    return f"{textsafe.text(again)}\n  or from the command line: {textsafe.text(cli)}"
 # contract.live.harness.DEFAULT_LATE_GRACE, not imported (the plugin imports this module at every pytest
 # start); tests/core/test_signals.py holds the two equal
 LATE_GRACE = 2.0
@@ -147,6 +175,21 @@ class ContractSession:
                 self.recorded.append(f"{value['scenario']}: {value['note']}")
             elif value["note"]:
                 self.drift.append(f"{value['scenario']}: {value['note']}")
+
+    def pytest_options(self) -> list[str]:
+        """The ``--contract-…`` options that make another pytest run this session's emitter as this one does."""
+        return [*(["--contract-emitter", shlex.join(self.emitter)] if self.emitter else []),
+                *(["--contract-timeout", f"{self.timeout:g}"] if self.timeout != 60.0 else []),
+                *(["--contract-strict"] if self.strict else [])]
+
+    def fuzz_replay(self, examples: int, seed: int, host: Sequence[str] | None, timeout: float) -> str:
+        """The commands that hold the same generated conversations again: pytest's, then the CLI's."""
+        again = shlex.join([*PYTEST, "--pyargs", "contract.tests.test_live_fuzz", "-k", "test_fuzz_subagent_host",
+                            "--contract-fuzz", str(examples), "--contract-seed", str(seed), *self.pytest_options()])
+        cli = shlex.join(["milk-contract", "fuzz", "--seed", str(seed), "--examples", str(examples),
+                          "--timeout", f"{timeout:g}", *(["--strict"] if self.strict else []),
+                          *(["--", *host] if host else [])])
+        return f"{textsafe.text(again)}\n  or from the command line: {textsafe.text(cli)}"
 
     @property
     def emitter_name(self) -> str:

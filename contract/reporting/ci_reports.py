@@ -36,6 +36,7 @@ from functools import cache
 from contract.core import textsafe
 from contract.core.textsafe import counted
 from contract.reporting.reporters import REPORTERS, group, render_junit, summary
+from contract.reporting.terminal import PLAIN, Style
 from contract.rules import requirements
 from contract.rules.catalog import CATALOG, Level, Rule
 from contract.rules.report import Report, Violation
@@ -147,15 +148,19 @@ def _totals(reports: list[Report]) -> str:
 # -- text, json and junit over many files --------------------------------------------------------
 
 
-def render_text_many(reports: list[Report]) -> str:
-    """One line per file (its verdict, counts and broken rules), then the totals."""
+def render_text_many(reports: list[Report], style: Style = PLAIN) -> str:
+    """One line per file (its verdict, counts and broken rules), then the totals (``style``: colour,
+    and -q: the files' lines and the totals only)."""
     out: list[str] = []
     for r in reports:
-        out.append(summary(r))  # summary() escapes the source itself
-        if r.coverage is not None:  # --coverage: the tally under the file's line (json lists what is missing)
+        out.append(summary(r, style))  # summary() escapes the source itself
+        if r.coverage is not None and not style.quiet:  # --coverage: the tally under the file's line
             out.append(f"  {textsafe.text(r.coverage.text_lines()[0])}")
-        if r.timeline is not None:  # a live run: when its lines came
+        if r.timeline is not None and not style.quiet:  # a live run: when its lines came
             out.append(f"  {textsafe.text(r.timeline.summary())}")
+    if style.quiet:
+        out.append(_totals(reports))
+        return "\n".join(out) + "\n"
     if any(not r.conformant for r in reports):
         out.append(f"# details: {TOOL} check FILE (one file) or --format json")
     # the wire note of pipeline.wire_hint, said once for the lot (a folder of mixed captures, say)

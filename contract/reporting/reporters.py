@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from contract.core import textsafe
 from contract.core.textsafe import counted
+from contract.reporting.terminal import BOLD, GREEN, PLAIN, RED, YELLOW, Style
 from contract.rules import requirements
 from contract.rules.catalog import CATALOG, Level, Rule, always_judged
 from contract.rules.report import Report, Violation
@@ -69,13 +70,14 @@ def group(violations: list[Violation]) -> list[Group]:
     return sorted(groups.values(), key=lambda g: (g.first.line or 0, g.first.rule))
 
 
-def render_text(report: Report) -> str:
+def render_text(report: Report, style: Style = PLAIN) -> str:
+    """The report for people; ``style`` (contract.reporting.terminal) adds colour, -q or -v and wrapping."""
     safe = textsafe.text
-    out: list[str] = [f"# {safe(note)}" for note in report.notes]
+    out: list[str] = [] if style.quiet else [w for note in report.notes for w in style.wrapped(f"# {safe(note)}")]
     groups = group(report.violations)
     shown, hints, budget = 0, set[str](), MAX_TEXT_FINDING_LINES
     for entry in groups[:MAX_TEXT_GROUPS]:
-        lines = _text_group(safe(report.source), entry, hints, _basis_tag(report, entry.first.rule))
+        lines = _text_group(safe(report.source), entry, hints, _basis_tag(report, entry.first.rule), style)
         if len(lines) > budget:
             break
         out.extend(lines)
@@ -84,18 +86,39 @@ def render_text(report: Report) -> str:
     if len(groups) > shown:
         out.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding (--format json lists all)")
     if report.dropped:
-        out.append(kept_line(report))
-    if report.stderr.strip():
-        tail = report.stderr.strip().splitlines()[-5:]
-        out.append("emitter stderr (last lines):")
-        out.extend(f"  | {safe(line, STDERR_LINE_CHARS)}" for line in tail)
-    out.extend(requirements.summary_lines(report))
-    if report.coverage is not None:
-        out.extend(textsafe.text(line) for line in report.coverage.text_lines())
-    if report.timeline is not None:  # a live run: when its lines came (contract.live.timeline)
-        out.append(textsafe.text(report.timeline.summary()))
-    out.append(summary(report))
+        out.extend(style.wrapped(kept_line(report)))
+    if not style.quiet:
+        out.extend(_detail_lines(report, style))
+    out.append(summary(report, style))
     return "\n".join(out) + "\n"
+
+
+def _detail_lines(report: Report, style: Style) -> list[str]:
+    """What the default and -v reports show between the findings and the verdict: the stderr
+    excerpt, the requirement lines (-v: every requirement's verdict), the coverage."""
+    from contract.core.stderr_tail import excerpt_lines
+
+    out: list[str] = []
+    if report.stderr.strip():
+        out.append("emitter stderr (the first error, then the last lines):" if _has_block(report.stderr)
+                   else "emitter stderr (last lines):")
+        out.extend(f"  | {textsafe.text(line, STDERR_LINE_CHARS)}" for line in excerpt_lines(report.stderr))
+    out.extend(w for line in requirements.summary_lines(report) for w in style.wrapped(line))
+    if style.verbose:
+        paints = {requirements.PASSED: (GREEN,), requirements.FAILED: (RED, BOLD)}
+        out.extend(f"  {verdict.rule.id}: {style.paint(verdict.status, *paints.get(verdict.status, ()))}"
+                   for verdict in requirements.verdicts(report))
+    if report.coverage is not None:
+        out.extend(w for line in report.coverage.text_lines() for w in style.wrapped(textsafe.text(line)))
+    if report.timeline is not None:  # a live run: when its lines came (contract.live.timeline)
+        out.extend(style.wrapped(textsafe.text(report.timeline.summary())))
+    return out
+
+
+def _has_block(stderr: str) -> bool:
+    from contract.core.stderr_tail import first_block
+
+    return bool(first_block(stderr.splitlines()))
 
 
 def kept_line(report: Report) -> str:
@@ -113,13 +136,14 @@ def _basis_tag(report: Report, rule: str) -> str:
     return f" [basis: {report.basis_of(rule).value}{outside}]"
 
 
-def _text_group(source: str, entry: Group, hints: set[str], basis: str = "") -> list[str]:
+def _text_group(source: str, entry: Group, hints: set[str], basis: str = "", style: Style = PLAIN) -> list[str]:
     """One finding with its count and first lines; a hint only the first time it is given."""
     safe = textsafe.text
     v = entry.first
     where = f"{source}:{v.line}" if v.line is not None else source
     pointer = f" at {safe(v.pointer)}" if v.pointer else ""
-    lines = [f"{where} {v.rule} [{v.level}]{pointer}: {safe(v.message)}{basis}"]
+    rule = style.paint(v.rule, RED if v.level is Level.MUST else YELLOW, BOLD)
+    lines = [f"{where} {rule} [{style.level(v.level.value)}]{pointer}: {safe(v.message)}{basis}"]
     if entry.count > 1:
         shown = ", ".join(str(n) for n in entry.lines)
         more = ", …" if entry.count > len(entry.lines) else ""
@@ -130,9 +154,9 @@ def _text_group(source: str, entry: Group, hints: set[str], basis: str = "") -> 
     return lines
 
 
-def summary(report: Report) -> str:
+def summary(report: Report, style: Style = PLAIN) -> str:
     total = sum(report.counts.values())
-    verdict = "conformant" if report.conformant else "NOT conformant"
+    verdict = style.paint("conformant", GREEN) if report.conformant else style.paint("NOT conformant", RED, BOLD)
     source = textsafe.text(report.source)
     if not total:
         lines = counted(report.lines, "line")

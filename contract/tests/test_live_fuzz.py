@@ -1,9 +1,9 @@
 """The emitter under test, provoked: generated conversations (subagent-stdio), hostile environments (stream-json).
 
 ``--contract-fuzz N`` holds N generated conversations with the subagent-stdio host (the emitter
-``--contract-fuzz N`` holds N generated conversations with the subagent-stdio host (the emitter
 with the subagent goldens' arguments, or the bundled reference host); a failure prints the shrunk
-conversation and the seed that finds it again. It is opt-in, also with ``--contract-emitter``:
+conversation, its seed and the commands (pytest's, with ``--contract-seed``, and the CLI's) that
+find it again. It is opt-in, also with ``--contract-emitter``:
 a generated conversation has no golden, so a build written to the replay contract alone cannot
 answer it (docs/milk-ci.md, "Fuzzing mode", says what a fuzzed host receives).
 ``--contract-provoke`` runs each stream-json scenario again with a pseudo-terminal on stdout,
@@ -36,10 +36,12 @@ def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: Contr
     from contract.live.fuzz import describe, fuzz_host
 
     argv = emitter_argv(contract_session.emitter, HOST_SCENARIO) if contract_session.emitter else None
-    result = fuzz_host(argv, examples=examples, strict=contract_session.strict,
-                       timeout=min(contract_session.timeout, 10.0))
-    assert result.report.conformant, render_text(result.report) + describe(
-        result, f"--contract-fuzz {examples} (seed {result.seed})")
+    timeout = min(contract_session.timeout, 10.0)
+    result = fuzz_host(argv, examples=examples, strict=contract_session.strict, timeout=timeout,
+                       seed=pytestconfig.getoption("--contract-seed"))
+    if not result.report.conformant:  # the report once, with how to find it again: no assert's repr
+        replay = contract_session.fuzz_replay(examples, result.seed, argv, timeout)
+        pytest.fail(render_text(result.report) + describe(result, replay), pytrace=False)
 
 
 @pytest.mark.parametrize("golden", STREAM_SCENARIOS, ids=[g.name for g in STREAM_SCENARIOS])
@@ -51,4 +53,5 @@ def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract
     report = provoke(emitter_argv(contract_session.emitter, golden), env=scenario_env(golden),
                      expect_exit=golden.reproduce.exit_status, timeout=contract_session.timeout,
                      strict=contract_session.strict, wire=golden.wire)
-    assert report.conformant, render_text(report)
+    if not report.conformant:
+        pytest.fail(render_text(report), pytrace=False)

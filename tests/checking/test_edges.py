@@ -32,6 +32,7 @@ import pytest
 from contract import cli
 from contract.core import textsafe, userfiles
 from tests.support.paths import ROOT
+from tests.support.wrapped import unwrapped
 
 HELLO = ROOT / "goldens" / "stream-json" / "hello.jsonl"
 SCHEMA = ROOT / "schemas" / "stream-json.schema.json"
@@ -141,6 +142,8 @@ def bare_root(tmp_path: Path) -> Path:
     ("a/b", "path separator"),
     ("a\\b", "path separator"),
     (".hidden", "starts with a dot"),
+    ("../evil", "path separator"),  # refused for the slash that makes it a path, not its leading dot
+    ("..", "starts with a dot"),
     ("ok_name.jsonl", "ends in a file suffix"),  # it wrote ok_name.jsonl.jsonl (a second review)
     ("ok_name.meta.json", "ends in a file suffix"),
 ])
@@ -385,7 +388,7 @@ def test_the_schema_note_quotes_a_hostile_type_as_every_report_does(tmp_path: Pa
     capture.write_text("\n".join([lines[0], json.dumps({**first, "type": HOSTILE, "seq": 1}), *lines[1:]]) + "\n",
                        encoding="utf-8")
     _, out, _ = _run(["check", str(capture)], capsys)
-    note = out.splitlines()[0]
+    note = unwrapped(out)[0]
     assert note.startswith(f"# sj.schema: line 2 has type {ESCAPED}, which the schema does not list"), note
     assert "\\x1b" not in out
     assert "\\u005c" not in out

@@ -31,6 +31,7 @@ from contract import cli
 from contract.goldens.store import goldens_dir
 from contract.reporting.ci_reports import FORMATS
 from tests.support.paths import ROOT
+from tests.support.wrapped import unwrapped
 
 GOLDENS = ROOT / "goldens"
 SUBAGENT = GOLDENS / "subagent-stdio" / "first_poll.jsonl"
@@ -114,7 +115,7 @@ def test_the_wire_note_reaches_the_text_report(capsys: pytest.CaptureFixture[str
     code, out, _ = _run(["check", str(SUBAGENT)], capsys)
     assert code == 1
     assert out.startswith("# ")
-    assert "--wire subagent-stdio" in out.splitlines()[0]
+    assert "--wire subagent-stdio" in unwrapped(out)[0]
 
 
 # -- fuzz and the baseline ---------------------------------------------------------------------------
@@ -317,3 +318,50 @@ def test_a_double_dash_with_no_command_is_misuse(verb: str, capsys: pytest.Captu
     assert code == 2
     assert err.count("\n") == 1
     assert "-- must be followed by a command" in err
+
+
+# -- issue 35: help texts, an emitter that is not executable, a scenario name with a slash ---------
+
+
+def _every_option() -> list[tuple[str, str]]:
+    """(verb, option) for every option of every verb's parser."""
+    import argparse
+
+    parser = cli.build_parser()
+    verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [(verb, action.option_strings[-1]) for verb, sub in verbs.choices.items() for action in sub._actions
+            if action.option_strings and not isinstance(action, argparse._HelpAction)
+            and (action.help is None or not action.help.strip())]
+
+
+def test_every_option_of_every_verb_has_help_text() -> None:
+    """feed --format, rules --format and record --timeout had none (their --help line was bare)."""
+    assert _every_option() == []
+
+
+@pytest.mark.parametrize(("verb", "option", "words"), [("feed", "--format", "json (tools"),
+                                                       ("rules", "--format", "a list of objects"),
+                                                       ("record", "--timeout", "golden is kept")])
+def test_the_three_bare_options_say_what_they_do(verb: str, option: str, words: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run([verb, "--help"], capsys)
+    assert code == 0
+    flat = " ".join(out.split())
+    assert words in flat[flat.index(option):]
+
+
+def test_a_plugin_emitter_that_exists_but_is_not_executable_is_said_so(tmp_path: Path) -> None:
+    from contract.plugin.session import startup_problem
+
+    script = tmp_path / "milk"
+    script.write_text("#!/bin/sh\necho hi\n", encoding="utf-8")
+    script.chmod(0o644)
+    found = startup_problem(str(script), record=False)
+    assert found is not None
+    assert "exists but is not executable" in found
+    assert "not found" not in found
+    assert "is a directory" in (startup_problem(str(tmp_path), record=False) or "")
+    assert (startup_problem(str(tmp_path / "absent"), record=False) or "").endswith(": no such file")
+    assert (startup_problem("no-such-milk-anywhere", record=False) or "").endswith(": not found on PATH")
+    script.chmod(0o755)
+    assert startup_problem(str(script), record=False) is None  # near miss: the same file, executable

@@ -54,11 +54,30 @@ def test_an_added_optional_field_is_additive() -> None:
     assert not comparison.breaking
 
 
-def test_an_unmodelled_new_member_is_additive_and_said_so() -> None:
+def test_a_member_the_schema_forbids_is_breaking_not_drift() -> None:
+    """additionalProperties: false on the result line: a member it does not name fails sj.schema,
+    so the diff calls it breaking (it was "additive", and the pytest summary "additive drift")."""
     comparison = _compare("hello", lambda lines: lines[-1].update(cost_estimate=1))
     (difference,) = comparison.differences
-    assert difference.kind == ADDITIVE
-    assert "not modelled" in difference.reason
+    assert difference.kind == BREAKING
+    assert "forbidden" in difference.reason
+    assert "additionalProperties" in difference.reason
+    assert not comparison.additive
+
+
+def test_a_new_member_inside_a_free_form_payload_is_not_called_forbidden() -> None:
+    """Near miss: tool_use.input is free-form (no schema applies below it), so nothing there is forbidden."""
+    def add(lines: Lines) -> None:
+        for line in lines:
+            for block in (line.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    block["input"]["brand_new"] = 1
+                    return
+        raise AssertionError("no tool_use block in the golden")
+
+    comparison = _compare("tool_calls", add)
+    assert comparison.differences
+    assert all("forbidden" not in d.reason for d in comparison.differences)
 
 
 def test_a_changed_type_is_breaking() -> None:

@@ -21,6 +21,7 @@ from contract.live.provoke import ENVIRONMENTS, Environment
 from contract.wires import Live, first
 from tests.support.paths import TESTS
 from tests.support.processes import spy_on_starts
+from tests.support.wrapped import unwrap
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -41,7 +42,7 @@ def _emitter(name: str) -> list[str]:
 
 def _provoke(capsys: pytest.CaptureFixture[str], *command: str) -> tuple[int, str]:
     code = cli.run(["run", "--provoke", "--timeout", "10", *(["--", *command] if command else [])])
-    return code, capsys.readouterr().out
+    return code, unwrap(capsys.readouterr().out)  # the notes as one line each (wrapped at 80 on a pipe)
 
 
 def test_the_reference_emitter_passes_every_environment(started: list[int],

@@ -25,6 +25,7 @@ from contract.rules.catalog import CATALOG, UNJUDGED, rules_for
 from contract.rules.report import UNIGNORABLE, Report
 from contract.wires import NAMES, bundled_only
 from tests.support.paths import ROOT
+from tests.support.wrapped import unwrapped
 
 INIT = '{"type":"system","subtype":"init","session_id":"sess_1","seq":1,"ts":"2025-01-01T00:00:00Z"}'
 
@@ -317,7 +318,7 @@ def test_cli_basis_written_exits_0_and_the_summary_says_what_was_judged(
     assert ": conformant (" in summary
     assert "judged: --basis written only (3 findings of sj.message-present, sj.seq-contiguous, " \
            "sj.session-constant listed, not failing" in summary
-    assert "outside --basis" in next(line for line in out.splitlines() if line.startswith("requirements: "))
+    assert "outside --basis" in next(line for line in unwrapped(out) if line.startswith("requirements: "))
     assert run(["check", str(gap)]) == 1  # near miss: every basis judged
     assert run(["check", "--basis", "written", "--basis", "derived", str(gap)]) == 1  # cumulative
     assert "[basis: derived]" in capsys.readouterr().out

@@ -25,6 +25,7 @@ from contract.live.harness import run_stream
 from contract.reporting.reporters import render_junit, render_text
 from contract.rules import baseline, requirements
 from contract.rules.catalog import CATALOG, rules_for
+from tests.support.wrapped import unwrapped
 
 GOLDENS = data_dir("goldens")
 HELLO = GOLDENS / "stream-json" / "hello.jsonl"
@@ -37,7 +38,7 @@ def _statuses(report: Any) -> dict[str, str]:
 def test_hello_text_report_counts_exercised_rules_and_lists_the_others(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["check", str(HELLO)]) == 0
-    out = capsys.readouterr().out
+    out = "\n".join(unwrapped(capsys.readouterr().out))  # each list on one line (wrapped at 80 on a pipe)
     total = len(list(rules_for("stream-json")))
     tally = next(line for line in out.splitlines() if line.startswith("requirements: "))
     assert f" of {total} rules exercised" in tally

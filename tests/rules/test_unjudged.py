@@ -144,6 +144,8 @@ API: dict[str, Callable[[str, Path], None]] = {
     "contract.live.fuzz.fuzz_host": _api(lambda rules: _lazy("contract.live.fuzz", "fuzz_host")(
         NOT_STARTED, ignore=rules)),
     "contract.rules.baseline.settle": _api(_settle),
+    "contract.api.run": _api(lambda rules: contract.run(NOT_STARTED, ignore=rules)),
+    "contract.api.fuzz": _api(lambda rules: contract.fuzz(NOT_STARTED, ignore=rules)),
 }
 
 

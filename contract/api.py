@@ -1,0 +1,223 @@
+"""The Python API of every verb: ``contract.run``, ``contract.feed``, ``contract.fuzz``, ``contract.record``
+(``contract.check`` is the checker's own, ``contract.checking.checker.check``).
+
+Each takes what its verb's options take, as keyword arguments with the CLI's defaults, and
+returns the objects the CLI renders: a :class:`~contract.rules.report.Report` (``run``), a
+result carrying one (``feed``, ``fuzz``: ``.report``, the seed, the failing streams) or one
+:class:`Recorded` per scenario (``record``). Render any report with
+``contract.reporting.reporters.render_text`` (or ``REPORTERS[fmt]``) as the CLI does.
+
+Fail closed as the CLI is: a run that did not finish, an emitter that did not start, a checker
+that raised are findings in a report that is not conformant, never an exception that could be
+mistaken for a pass nor a passing report; what the CLI calls misuse (exit 2: an unknown
+scenario or wire, a count below one) raises ``ValueError`` or ``TypeError`` before anything runs;
+Ctrl-C (SIGTERM and SIGHUP under ``contract.core.interrupts.as_interrupts``) raises
+:class:`contract.live.harness.Interrupted`, a KeyboardInterrupt carrying the report of what was seen.
+
+The conformance statement joins these as ``contract.statement`` once it exists (it is built
+beside this module, in its own issue); nothing here stands in for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.wires import DEFAULT, WIRES, Live, Wire, get, named
+
+if TYPE_CHECKING:
+    from contract.consumers.feed import FeedResult
+    from contract.goldens.compare import Comparison
+    from contract.goldens.store import Golden
+    from contract.live.fuzz import FuzzResult
+    from contract.live.timeline import Liveness
+    from contract.rules.report import Report
+
+LATE_GRACE = 2.0  # contract.live.harness.DEFAULT_LATE_GRACE (the CLI's default; tests hold them equal)
+
+
+def run(command: Sequence[str] | None = None, *, wire: str = DEFAULT.name, timeout: float = 60.0,
+        expect_exit: int = 0, strict: bool = False, ignore: Iterable[str] = (), basis: Sequence[str] | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, max_output_bytes: int | None = None,
+        late_grace: float = LATE_GRACE, provoke: bool = False, liveness: Liveness | None = None) -> Report:
+    """``milk-contract run``: the emitter ``command`` (None: the wire's bundled reference) run live
+    and checked as it runs; with ``provoke``, again under terminals, forced colour and a slow reader.
+    ``liveness``: the thresholds of the liveness rules (``contract.live.timeline.Liveness``; None:
+    their defaults, docs/limits.md)."""
+    from contract.rules.report import ignore_problem
+
+    descriptor = _wire(wire)
+    ignore = tuple(ignore)
+    problem = ignore_problem(ignore)
+    if problem is not None:
+        raise ValueError(f"ignore: {problem}")
+    limit = max_output_bytes or descriptor.max_output_bytes
+    options: dict[str, Any] = {"timeout": timeout, "expect_exit": expect_exit, "strict": strict, "ignore": ignore,
+                               "max_line_bytes": max_line_bytes, "max_output_bytes": limit, "late_grace": late_grace}
+    argv = list(command) if command else None
+    timed: dict[str, Any] = {} if liveness is None else {"liveness": liveness}
+    if provoke:
+        if descriptor.live is not Live.STREAM:
+            raise ValueError(f"provoke runs {named(Live.STREAM)} emitters "
+                             f"({named(Live.CONVERSATION)} hosts: use the fuzz verb)")
+        from contract.live.provoke import provoke as provoked
+
+        return _judged(provoked(argv, wire=descriptor.name, **options, **timed), basis)
+    if descriptor.live is Live.CONVERSATION:
+        from contract.live.driver import run_subagent
+
+        answered: dict[str, Any] = {} if liveness is None else {"response_within": liveness.response_within}
+        return _judged(run_subagent(argv, wire=descriptor, **options, **answered), basis)
+    from contract.live.harness import default_command, run_stream
+
+    return _judged(run_stream(argv or default_command(descriptor), wire=descriptor.name, **options, **timed),
+                   basis)
+
+
+def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterable[str] = (), future: bool = False,
+         examples: int | None = None, seed: int | None = None, timeout: float | None = None,
+         pace: float | None = None, pty: bool = False, expect_stdout: bytes | None = None,
+         expect_json: Mapping[str, str] | None = None, max_output_bytes: int | None = None,
+         shrink_seconds: float | None = None) -> FeedResult:
+    """``milk-contract feed``: the consumer ``command`` fed the wire's goldens (``scenarios``: only
+    these) and, with ``future``, their future variants; on a conversation wire it is a client
+    and the suite plays the host. ``expect_json`` maps member names to pointers into the result
+    line (``--expect-json``'s ``members``). ``.report`` is the verdict, ``.failures`` each failing
+    stream with its bytes, ``.seed`` what finds the variants again."""
+    from contract.consumers import feed as feeding
+
+    if not command:
+        raise ValueError("feed needs the consumer's command")
+    descriptor = _wire(wire)
+    goldens = _goldens(descriptor.name, scenarios)
+    options: dict[str, object] = {"future": future, "seed": seed}
+    for name, value in (("examples", examples), ("timeout", timeout), ("pace", pace),
+                        ("max_output_bytes", max_output_bytes), ("shrink_seconds", shrink_seconds)):
+        if value is not None:
+            options[name] = value
+    if descriptor.live is Live.CONVERSATION:
+        if pty or expect_stdout is not None or expect_json is not None:
+            raise ValueError(f"pty, expect_stdout and expect_json feed {named(Live.STREAM)} consumers")
+        from contract.consumers.feed_client import feed_client
+
+        return feed_client(list(command), goldens, **options)  # type: ignore[arg-type]
+    members = None
+    if expect_json is not None:
+        members = feeding.load_members({"members": dict(expect_json)})
+        problem = feeding.members_problem(members, goldens)
+        if problem is not None:
+            raise ValueError(f"expect_json: {problem}")
+    if expect_stdout is not None and len(goldens) != 1:
+        raise ValueError("expect_stdout compares one scenario's output: name it in scenarios")
+    expect = feeding.Expectation(expect_stdout, members)
+    return feeding.feed_stream(list(command), goldens, pty=pty, expect=expect, **options)  # type: ignore[arg-type]
+
+
+def fuzz(command: Sequence[str] | None = None, *, wire: str | None = None, examples: int | None = None,
+         seed: int | None = None, timeout: float | None = None, shrink_seconds: float | None = None,
+         strict: bool = False, ignore: Iterable[str] = (), max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> FuzzResult:
+    """``milk-contract fuzz``: generated conversations held with the host ``command`` (None: the
+    bundled reference host), the first failure shrunk. ``.report`` is the verdict, ``.plan`` and
+    ``.transcript`` the shrunk failing conversation, ``.seed`` what finds it again."""
+    from contract.live import fuzz as fuzzing
+
+    if wire is not None and _wire(wire).live is not Live.CONVERSATION:
+        raise ValueError(f"fuzz holds {named(Live.CONVERSATION)} conversations, not {wire}")
+    options: dict[str, object] = {"strict": strict, "ignore": tuple(ignore), "max_line_bytes": max_line_bytes,
+                                  "seed": seed}
+    for name, value in (("examples", examples), ("timeout", timeout), ("shrink_seconds", shrink_seconds)):
+        if value is not None:
+            options[name] = value
+    return fuzzing.fuzz_host(list(command) if command else None, **options)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One scenario of :func:`record`: its run's report, what changed, whether its golden was rewritten."""
+
+    scenario: str  # wire/name
+    report: Report
+    comparison: Comparison | None  # None when the run was not conformant (the golden is kept)
+    rewritten: bool
+
+    @property
+    def breaking(self) -> bool:
+        """A finding, or a breaking change: what makes ``milk-contract record`` exit 1."""
+        return self.comparison is None or bool(self.comparison.breaking)
+
+
+def record(command: Sequence[str] | None = None, *, wire: str = "all", scenarios: Iterable[str] = (),
+           timeout: float = 60.0, late_grace: float = LATE_GRACE, dry_run: bool = False,
+           goldens: str | Path | None = None) -> list[Recorded]:
+    """``milk-contract record``: each golden scenario run through the emitter ``command`` (None: the
+    bundled references) and, from a complete conformant run unless ``dry_run``, rewritten.
+
+    A scenario whose run was not a run (it did not start, timed out, was flooded) stops the
+    recording there, as the CLI's does: it is the last item, its golden kept (``comparison``
+    None), and no later scenario is run.
+    """
+    from contract.goldens import recording
+    from contract.goldens.scenarios import rerecord_run, run_scenario
+
+    if wire != "all":
+        _wire(wire)
+    try:
+        folder = recording.target(None if goldens is None else str(goldens))
+    except recording.RecordingError as exc:
+        raise ValueError(str(exc)) from None
+    names = set(scenarios)
+    chosen = [g for g in recording.all_in(folder)
+              if wire in ("all", g.wire) and (not names or g.name in names)]
+    _refuse_unknown(names, chosen)
+    if not chosen:  # re-recording nothing is never reported as done
+        raise ValueError(f"{folder}: no golden to record")
+    out: list[Recorded] = []
+    for golden in chosen:
+        run_ = run_scenario(golden, list(command) if command else None, timeout=timeout, late_grace=late_grace)
+        label = f"{golden.wire}/{golden.name}"
+        if "run.interrupted" in run_.report.counts or recording.harness_failure(run_.report) is not None:
+            out.append(Recorded(label, run_.report, None, False))
+            break
+        recorded = None if dry_run else rerecord_run(run_, list(command) if command else None)
+        comparison = run_.comparison if dry_run else (recorded.comparison if recorded else None)
+        out.append(Recorded(label, run_.report, comparison, recorded is not None and recorded.written))
+    return out
+
+
+def _wire(name: str) -> Wire:
+    if name not in WIRES:
+        raise ValueError(f"no wire named {name!r} (the wires: {', '.join(WIRES)})")
+    return get(name)
+
+
+def _goldens(wire: str, scenarios: Iterable[str]) -> list[Golden]:
+    from contract.goldens.store import scenarios as all_of
+
+    names = set(scenarios)
+    chosen = [g for g in all_of(wire) if not names or g.name in names]
+    _refuse_unknown(names, chosen)
+    if not chosen:
+        raise ValueError(f"no {wire} goldens to feed")
+    return chosen
+
+
+def _refuse_unknown(names: set[str], chosen: Sequence[Golden]) -> None:
+    unknown = sorted(names - {g.name for g in chosen})
+    if unknown:
+        raise ValueError(f"no golden scenario named {unknown[0]!r}")
+    if names and not chosen:
+        raise ValueError("no golden to run")
+
+
+def _judged(report: Report, basis: Sequence[str] | None) -> Report:
+    """The report with the bases ``basis`` names (all when None): what fails it, as --basis."""
+    from contract.core.rule import bases
+
+    report.bases = bases(basis)
+    return report
+
+
+__all__ = ["Recorded", "feed", "fuzz", "record", "run"]
