@@ -51,7 +51,7 @@ def add_migrate(verbs: Any) -> None:
     """The ``migrate`` verb's parser (its logic: contract.evolution.migrate)."""
     migrate = verbs.add_parser("migrate", help="rewrite the goldens for a mechanical ADR change, checked under "
                                                "the new schema, shown as a diff")
-    migrate.add_argument("--wire", choices=NAMES, required=True)
+    migrate.add_argument("--wire", choices=NAMES, required=True, help="the wire whose goldens are migrated")
     migrate.add_argument("--schema", default=None, metavar="NEW_SCHEMA",
                          help="check the migrated goldens under this schema (the ADR's; default: the one in force)")
     migrate.add_argument("--on", default=None, metavar="KIND",

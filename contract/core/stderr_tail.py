@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from contract.core.textsafe import counted
+
 BLOCK_LINES = 12
 TAIL_LINES = 6
 # A finding's message holds it on one line: the block's first lines (the error and where it was
@@ -90,4 +92,4 @@ def _index_of(lines: Sequence[str], block: Sequence[str]) -> int:
 def _clip(line: str) -> str:
     if len(line) <= LINE_CHARS:
         return line
-    return f"{line[:LINE_CHARS]}…({len(line) - LINE_CHARS} more characters)"
+    return f"{line[:LINE_CHARS]}…({counted(len(line) - LINE_CHARS, 'more character')})"

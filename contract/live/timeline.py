@@ -30,6 +30,7 @@ from itertools import pairwise
 from typing import Any
 
 from contract.core.sink import Sink
+from contract.core.textsafe import counted
 
 # One read takes all a pipe holds (64 KiB by default on Linux, up to 1 MiB), so a read's size is
 # the emitter's write, never our buffer's: a read cut at 8 KiB mid-line is the emitter's doing.
@@ -233,7 +234,8 @@ def streams_only_on_a_terminal(pipe: Timeline | None, pty: Timeline | None) -> s
     spread = (pty.arrivals[-1][0] - pty.arrivals[0][0]) if pty.arrivals else 0.0
     if pty.reads < 2 or spread < BUFFERED_BURST or pipe.longest_gap > BUFFERED_BURST:
         return None
-    return (f"streams on a terminal and dumps on a pipe: under pty its {pty.lines} lines came in {pty.reads} reads "
+    return (f"streams on a terminal and dumps on a pipe: under pty its {counted(pty.lines, 'line')} came in "
+            f"{counted(pty.reads, 'read')} "
             f"over {_s(spread)}, on a pipe all {pipe.lines} in one burst at {_s(pipe.first_line)}: its stdout is "
             "line-buffered on a terminal and block-buffered on a pipe")
 
@@ -291,7 +293,7 @@ class Timeline:
                if self.longest_gap_line else "no gap (every line in one read)")
         shares = ", ".join(f"{name} {_s(value)}" for name, value in self.percentiles.items())
         return (f"timeline: first line at {_s(self.first_line)}; {gap}; gaps {shares or '-'}; "
-                f"{self.same_read} of {self.lines} lines came in a read with others ({self.reads} reads); "
+                f"{self.same_read} of {counted(self.lines, 'line')} came in a read with others ({self.reads} reads); "
                 f"result to exit {_s(self.result_to_exit)}" + (" (stdout a terminal)" if self.tty else ""))
 
     def text_lines(self) -> list[str]:
@@ -361,7 +363,7 @@ def _stall(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, aliv
     if not gaps:
         return
     gap, line = max(gaps)
-    more = f" ({len(gaps) + clock.more_gaps} gaps over it in all)" if len(gaps) + clock.more_gaps > 1 else ""
+    more = f" ({counted(len(gaps) + clock.more_gaps, 'gap')} over it in all)" if len(gaps) + clock.more_gaps > 1 else ""
     where = f"before line {line}" if line <= clock.lines else f"after line {clock.lines}, until the exit"
     out.emit("run.stall", line if line <= clock.lines else None, None,
              f"expected no gap over {liveness.max_gap:g}s between lines while the emitter ran with no result "
@@ -396,6 +398,7 @@ def _dump(clock: Clock, timeline: Timeline) -> str | None:
         return None
     if first < BUFFERED_MIN_RUN or last - first > BUFFERED_BURST or clock.idle < BUFFERED_MIN_IDLE:
         return None
-    return (f"expected lines as they are written, found all {clock.lines} lines within {_s(last - first)} at "
+    return (f"expected lines as they are written, found all {counted(clock.lines, 'line')} within "
+            f"{_s(last - first)} at "
             f"{_s(first)} after the start, the emitter idle (sleeping, not working) {_s(clock.idle)} of that "
             "time: its output was held back and dumped")
