@@ -32,13 +32,14 @@ that ran (the checker vouches that it finished and hit no bound, or says otherwi
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
+from collections import Counter
 from typing import Protocol
 
 from contract.core.rule import BASES, Basis, Observed
 from contract.rules.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
 from contract.wires import DEFAULT, NAMES, WIRES, derived
+
 
 
 class Report(Protocol):
