@@ -130,7 +130,7 @@ def file_summary(report: Report) -> FileSummary:
 
 def _exercised(report: Report) -> str:
     s = file_summary(report)
-    return f"{s.exercised} of {s.catalogued} rules exercised"
+    return f"{s.exercised} of {counted(s.catalogued, 'rule')} exercised"
 
 
 def _failing(violation: Violation, report: Report) -> bool:

@@ -20,7 +20,6 @@ from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refus
 from contract.wires import WIRES, derived
 
 
-
 class Coverage(Protocol):
     """A capture's coverage as a report carries it (contract.checking.capture_coverage.Coverage, a
     layer above: named by what the report and its reporters use of it, not imported)."""

@@ -32,14 +32,14 @@ that ran (the checker vouches that it finished and hit no bound, or says otherwi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from contract.core.rule import BASES, Basis, Observed
+from contract.core.textsafe import counted
 from contract.rules.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
 from contract.wires import DEFAULT, NAMES, WIRES, derived
-
 
 
 class Report(Protocol):
@@ -111,7 +111,9 @@ class Requirement:
             return "ignored (--ignore)"
         if self.status == OUTSIDE_BASIS:
             judged = ",".join(b.value for b in self.bases)
-            listed = f"its {self.findings} finding(s) are listed, not failing" if self.findings else "no finding"
+            verb = "is" if self.findings == 1 else "are"
+            listed = (f"its {counted(self.findings, 'finding')} {verb} listed, not failing" if self.findings
+                      else "no finding")
             return f"outside --basis {judged}: a {self.basis.value} rule; {listed}"
         if self.status == NOT_EXERCISED:
             if self.unfinished:
@@ -185,7 +187,7 @@ def summary_lines(report: Report) -> list[str]:
     counts = tally(report)
     exercised = counts[PASSED] + counts[FAILED]
     outside = f", {counts[OUTSIDE_BASIS]} outside --basis" if report.narrowed else ""
-    lines = [f"requirements: {exercised} of {len(found)} rules exercised ({counts[PASSED]} passed, "
+    lines = [f"requirements: {exercised} of {counted(len(found), 'rule')} exercised ({counts[PASSED]} passed, "
              f"{counts[FAILED]} failed), {counts[NOT_EXERCISED]} not exercised, {counts[IGNORED]} ignored"
              f"{outside}"]
     idle = [r.rule.id for r in found if r.status == NOT_EXERCISED]

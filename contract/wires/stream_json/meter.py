@@ -36,7 +36,8 @@ FIRST_BLOCK = "the first block (line by line by design: a fault there names its 
 NOT_CLEAN = "a block not clean (the reader or the schema step has something to report)"
 INIT_LINE = "the run's init line (fed alone, the rest of its block by facts)"
 RESULT_LINE = "the run's result line (fed alone, the rest of its block by facts)"
-BY_DESIGN = frozenset({FIRST_BLOCK, INIT_LINE, RESULT_LINE})
+LEAP_SECOND = "a block holding a leap second (line by line by design: sj.ts-leap-second's table)"
+BY_DESIGN = frozenset({FIRST_BLOCK, INIT_LINE, RESULT_LINE, LEAP_SECOND})
 
 
 @dataclasses.dataclass
@@ -148,6 +149,8 @@ def _why_no_facts(objs: list[dict[str, Any]]) -> str:
 
 
 def _why_stamps(ts: list[str]) -> str:
+    if any(t[17:19] == "60" for t in ts):
+        return LEAP_SECOND
     if len({t[-1] if t[-1:] == "Z" else t[-6:] for t in ts}) != 1:
         return "block_facts: ts of several offsets"
     if not stamps.STAMPS.fullmatch("\n".join(ts)):

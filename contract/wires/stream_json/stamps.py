@@ -1,13 +1,15 @@
 """The wire's stamps (``ts``, "RFC 3339"): one reading for a line and for a block of lines.
 
 ``StreamRules`` judges a line's stamp with ``RFC3339`` (the field ranges), ``real_day`` (the day
-exists in its month, leap years included) and ``leap_minute`` (second 60 only at 23:59 UTC), and
-orders two stamps by ``key`` (exact: any fraction length, any offset, a leap second). A block of
+exists in its month, leap years included) and its own leap-second steps (second 60 only at 23:59
+UTC at a month's end, and sj.ts-leap-second), and orders two stamps by ``key`` (exact: any
+fraction length, any offset, a leap second). A block of
 stamps is judged at once by ``in_order`` and joined to the run by ``follows``, with a few C-level
 passes instead of a pattern and a key per line; both say True only when ``sj.ts-format`` and
 ``sj.ts-order`` have nothing to report on any of the block's lines, and False whenever they
-cannot tell cheaply (a leap second off UTC, a lower-case ``t`` or ``z``, offsets that change inside
-the block): False is never a verdict, the machine then judges the lines one by one.
+cannot tell cheaply (a leap second, which sj.ts-leap-second judges line by line against its
+table; a lower-case ``t`` or ``z``; offsets that change inside the block): False is never a
+verdict, the machine then judges the lines one by one.
 """
 
 from __future__ import annotations
@@ -26,12 +28,11 @@ RFC3339 = re.compile(
 _DAY_MINUTES = 24 * 60
 
 # One stamp as a block is judged: upper-case T and Z only (text order then compares like with
-# like), any day 01-31 (the day's month is checked after: ``_days_exist``), second 60 only at
-# 23:59 in UTC (in another offset its validity depends on the offset: line by line).
+# like), any day 01-31 (the day's month is checked after: ``_days_exist``), no second 60 (a leap
+# second is judged line by line: its place, and sj.ts-leap-second's table).
 _DATE = r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T"
 _CLOCK = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-_STAMP = (rf"{_DATE}(?:(?:{_CLOCK}|23:59:60)(?:\.[0-9]+)?Z"
-          rf"|{_CLOCK}(?:\.[0-9]+)?[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])")
+_STAMP = rf"{_DATE}{_CLOCK}(?:\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 STAMPS = re.compile(rf"(?:{_STAMP}\n)*{_STAMP}")  # many stamps joined by LF: one C-level match
 ONE_STAMP = re.compile(_STAMP)
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")  # every ASCII digit read as 0: a stamp's shape
@@ -51,12 +52,6 @@ def offset_minutes(match: re.Match[str]) -> int:
         return 0
     minutes = int(match.group(10)) * 60 + int(match.group(11))
     return minutes if match.group(9) == "+" else -minutes
-
-
-def leap_minute(match: re.Match[str]) -> bool:
-    """Second 60 is a leap second, valid only at 23:59:60 UTC (after removing the offset)."""
-    local = int(match.group(4)) * 60 + int(match.group(5))
-    return (local - offset_minutes(match)) % _DAY_MINUTES == _DAY_MINUTES - 1
 
 
 def key(ts: str) -> tuple[int, int, Decimal]:
