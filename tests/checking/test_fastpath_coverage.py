@@ -148,6 +148,8 @@ def test_the_block_paths_pass_what_they_should() -> None:
     leap = ["2016-12-31T23:59:59.5Z", "2016-12-31T23:59:60.5Z", "2017-01-01T00:00:00Z"]
     assert not stamps.in_order(leap, "\n".join(leap))
     assert not stamps.in_order(["2026-02-28T00:00:00Z", "2026-02-30T00:00:00Z"], "x")
+    leap = ["2016-12-31T23:59:59.5Z", "2016-12-31T23:59:60.5Z", "2017-01-01T00:00:00Z"]
+    assert not stamps.in_order(leap, "\n".join(leap))  # sj.ts-leap-second's, line by line
     assert not stamps.in_order(*(lambda b: (b, "\n".join(b)))(["2026-02-28T00:00:00Z", "2026-02-29T00:00:00Z"]))
     assert not stamps.in_order(*(lambda b: (b, "\n".join(b)))(["2026-01-01T00:00:00.1Z", "2026-01-01T00:00:00.09Z"]))
 

@@ -47,7 +47,11 @@ from typing import Any
 
 from contract.core.jsonline import Fault, parse
 from contract.core.jsonvalue import same_value
-from contract.wires.stream_json.stamps import in_order
+from contract.wires.stream_json.stamps import STAMPS, in_order
+
+# The block pattern of many stamps joined by LF (``stamps.STAMPS``: any real day once the months are
+# checked, one offset, never a second 60), under the name the tests of issue 31 read it by.
+UTC_STAMPS = STAMPS
 
 # flags: rules judged with no finding on some line of the block
 AGENT_FORM, MESSAGE_PRESENT, MESSAGE_FORM, ROLE_FORM, SUBTYPE = 1, 2, 4, 8, 16

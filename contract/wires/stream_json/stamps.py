@@ -6,8 +6,9 @@ orders two stamps by ``key`` (exact: any fraction length, any offset, a leap sec
 stamps is judged at once by ``in_order`` and joined to the run by ``follows``, with a few C-level
 passes instead of a pattern and a key per line; both say True only when ``sj.ts-format`` and
 ``sj.ts-order`` have nothing to report on any of the block's lines, and False whenever they
-cannot tell cheaply (a leap second off UTC, a lower-case ``t`` or ``z``, offsets that change inside
-the block): False is never a verdict, the machine then judges the lines one by one.
+cannot tell cheaply (a leap second, which sj.ts-leap-second judges line by line against its
+table; a lower-case ``t`` or ``z``; offsets that change inside the block): False is never a
+verdict, the machine then judges the lines one by one.
 """
 
 from __future__ import annotations
