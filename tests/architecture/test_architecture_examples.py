@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.depth import whole_copies
 from tests.support.project_copy import ROOT, copy_project, git, run_in
 
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -90,6 +91,8 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
 
 @pytest.mark.deep
 @pytest.mark.process
+@pytest.mark.skipif(not whole_copies(), reason="the whole suite in a copy of the project: set "
+                    "MILK_CONTRACT_WHOLE_COPIES=1 with the deep run (tests/support/depth.py)")
 def test_the_adding_a_rule_example_leaves_the_whole_suite_green(tmp_path: Path) -> None:
     """The claim whole (issue 29): after the two files and the one command, every test of the copy
     that starts no process passes on its first run, the fast-path and strategy tests included."""
