@@ -54,6 +54,7 @@ from contract.live.harness import (
     interrupted,
 )
 from contract.rules.report import Collector, Report
+from contract.rules.requirements import Scope
 from contract.wires import Live, first, get
 
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "consumer.output", "run.start",
@@ -563,7 +564,7 @@ class Feed:
 
     def __init__(self, argv: Sequence[str], seed: int | None, wire: str) -> None:
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
-        self.report = Report(wire=wire, source=shlex.join(argv))
+        self.report = Report(wire=wire, source=shlex.join(argv), scope=Scope.FEED)
         self.out = Collector(self.report)
         self.out.exercised("run.start")
         self.result = FeedResult(self.report, self.seed)

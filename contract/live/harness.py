@@ -39,6 +39,7 @@ from contract.checking.pipeline import no_cycle_collection, run_rules
 from contract.core import interrupts, textsafe
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Record, read_records
 from contract.rules.report import Collector, Report
+from contract.rules.requirements import Scope
 from contract.wires import DEFAULT, Wire, ansi_for, resolve
 
 STDERR_TAIL_BYTES = 16 * 1024
@@ -583,7 +584,7 @@ def record_stream(
     number when it was killed (``-9`` when the harness killed it at a timeout or flood).
     """
     source = shlex.join(argv)
-    report = Report(wire=wire, strict=strict, source=source)
+    report = Report(wire=wire, strict=strict, source=source, scope=Scope.LIVE)
     out = Collector(report, ignore)
     out.exercised("run.start")
     try:

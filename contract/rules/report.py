@@ -20,7 +20,6 @@ from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refus
 from contract.wires import WIRES, derived
 
 
-
 class Coverage(Protocol):
     """A capture's coverage as a report carries it (contract.checking.capture_coverage.Coverage, a
     layer above: named by what the report and its reporters use of it, not imported)."""
@@ -103,6 +102,12 @@ class Report:
     # baseline.stale, line.limit, an unreadable line, a run not whole: the check did not finish, the
     # line could not be read, or not about the seed's text) always fail.
     bases: tuple[Basis, ...] = BASES
+    # What produced the report (a file check, a live run, a feed): the rules it could never
+    # exercise are not applicable, never gaps (contract.rules.requirements).
+    scope: requirements.Scope = requirements.Scope.FILE
+    # The capabilities the run's init line declared (Wire.capabilities), None when no line did:
+    # a rule only an undeclared capability's lines exercise is not applicable.
+    declared: frozenset[str] | None = None
 
     @property
     def dropped(self) -> int:
@@ -191,6 +196,8 @@ class Report:
             "notes": self.notes,
             "exit_status": self.exit_status,
             "stderr": self.stderr,
+            "scope": self.scope.value,
+            "capabilities": None if self.declared is None else sorted(self.declared),
             "requirements": [r.to_json() for r in requirements.verdicts(self)],
             **({} if self.coverage is None else {"coverage": self.coverage.to_json()}),
         }
