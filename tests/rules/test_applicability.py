@@ -53,7 +53,7 @@ def test_a_declared_capability_makes_its_rules_applicable() -> None:
 
 def test_no_declaration_leaves_the_gated_rules_applicable() -> None:
     """A first line that is not init declares nothing: no gap is hidden behind a missing declaration."""
-    first, *rest = HELLO.read_bytes().splitlines(keepends=True)
+    _first, *rest = HELLO.read_bytes().splitlines(keepends=True)
     report = check(b"".join(rest))
     assert report.declared is None
     verdicts = _verdicts(report)
