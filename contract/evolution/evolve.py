@@ -304,6 +304,10 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     pins.setdefault("sha256", {})[wire] = hashlib.sha256(new_data).hexdigest()
     pins.setdefault("evolved", {})[wire] = {"adr": args.adr, "date": datetime.date.today().isoformat()}
     write_pins(schemas, pins)
+    from contract.rules import revisions
+
+    frozen = revisions.write_next(wire, root, current_path)  # the new revision's set, beside the previous
+    out.write(f"{wire}: requirement set {frozen.relative_to(root)} written (revision {frozen.stem})\n")
     ok, said = refresh_snapshot(root, wire)
     if not ok:
         out.write(said + "\n")

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from contract.core.jsonvalue import shown
 from contract.core.rule import BASES, Basis
-from contract.rules import requirements
+from contract.rules import requirements, revisions
 from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
 from contract.wires import WIRES, derived
 
@@ -197,6 +197,7 @@ class Report:
             "exit_status": self.exit_status,
             "stderr": self.stderr,
             "scope": self.scope.value,
+            "revision": revisions.current(self.wire) if self.wire in WIRES else None,  # the set judged by
             "capabilities": None if self.declared is None else sorted(self.declared),
             "requirements": [r.to_json() for r in requirements.verdicts(self)],
             **({} if self.coverage is None else {"coverage": self.coverage.to_json()}),
