@@ -216,6 +216,8 @@ def inapplicable(rule: Rule, wire: str, report: Report) -> tuple[str, str] | Non
 def _verb_reason(rule: Rule, scope: Scope) -> str | None:
     """Why the verb that made a ``scope`` report cannot exercise ``rule`` (None: it can)."""
     observed = rule.observed
+    if observed is Observed.CHECKER and rule.id not in CHECKER_RULES and scope is not Scope.FILE:
+        return "judged only when check reads an input (a file or a stream it was given)"  # checker.input-changed
     if observed is Observed.BASELINE:
         return "no --baseline was given"  # baseline.stale is exercised whenever one is applied
     if scope is Scope.FEED:
