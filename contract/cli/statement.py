@@ -108,23 +108,33 @@ def statement_diff(words: list[str], args: argparse.Namespace) -> int:
 
     from contract.statement import combine
 
-    parser = Parser(prog="milk-contract statement diff")
+    parser = sub_parser("diff", ("json", "text"), args)
     parser.add_argument("a", metavar="A")
     parser.add_argument("b", metavar="B")
     paths = parser.parse_args(words)
     found = combine.diff(combine.load(paths.a), combine.load(paths.b))
-    text = json.dumps(found.to_json(), indent=2) + "\n" if args.format == "json" else found.text()
-    combine.write_to(args.output, text)
+    text = json.dumps(found.to_json(), indent=2) + "\n" if paths.format == "json" else found.text()
+    combine.write_to(paths.output, text)
     return EXIT_VIOLATIONS if found.must_regressed else EXIT_OK
+
+
+def sub_parser(verb: str, formats: tuple[str, ...], args: argparse.Namespace) -> Parser:
+    """``statement diff``'s or ``merge``'s own parser: --format and --output may come after its files too."""
+    parser = Parser(prog=f"milk-contract statement {verb}")
+    default = args.format if args.format in formats else formats[-1]
+    parser.add_argument("--format", choices=formats, default=default)
+    parser.add_argument("--output", metavar="FILE", default=args.output)
+    return parser
 
 
 def statement_merge(words: list[str], args: argparse.Namespace) -> int:
     from contract.statement import combine
 
-    if not words:
-        raise UsageError("statement merge needs the shards' statement files")
-    document = combine.merge(combine.read_all(words))
-    write(document, args.format, args.output)
+    parser = sub_parser("merge", STATEMENT_FORMATS, args)
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    given = parser.parse_args(words)
+    document = combine.merge(combine.read_all(given.files))
+    write(document, given.format, given.output)
     return EXIT_OK if document["level"]["must_complete"] else EXIT_VIOLATIONS
 
 

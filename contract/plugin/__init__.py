@@ -65,7 +65,8 @@ SUITE = Path(__file__).resolve().parents[1] / "tests"  # the shipped suite (cont
 DEFAULTS: dict[str, object] = {
     "--contract-timeout": 60.0, "--contract-late-grace": LATE_GRACE, "--contract-record": False,
     "--contract-strict": False, "--contract-basis": None, "--contract-fuzz": 0, "--contract-consumer": None,
-    "--contract-consumer-examples": None, "--contract-provoke": False,
+    "--contract-consumer-examples": None, "--contract-provoke": False, "--contract-statement": None,
+    "--contract-shard": None,
 }
 
 
@@ -102,6 +103,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--contract-provoke", action="store_true", default=DEFAULTS["--contract-provoke"],
                     help="run each scenario of a stream wire again under a pty, with colour forced and under a "
                          "slow reader (contract.live.provoke)")
+    _add_statement_options(group)
+
+
+def _add_statement_options(group: pytest.OptionGroup) -> None:
+    group.addoption("--contract-statement", metavar="FILE", default=DEFAULTS["--contract-statement"],
+                    help="write the run's conformance statement (JSON, milk-contract statement's) to FILE")
+    group.addoption("--contract-shard", metavar="I/N", default=DEFAULTS["--contract-shard"],
+                    help="run only shard I of N of the golden scenarios (a stable partition by name); "
+                         "join the shards' statements with milk-contract statement merge")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -113,6 +123,11 @@ def pytest_configure(config: pytest.Config) -> None:
                               config.getoption("--contract-late-grace"))
                or startup_problem(config.getoption("--contract-emitter"), config.getoption("--contract-record"),
                                   config.getoption("--contract-basis")))
+    if problem:
+        raise pytest.UsageError(problem)
+    from contract.plugin.statement import shard_problem
+
+    problem = shard_problem(config.getoption("--contract-shard"))
     if problem:
         raise pytest.UsageError(problem)
     refused = _snapshot_update_problem(config)
@@ -127,6 +142,14 @@ def pytest_configure(config: pytest.Config) -> None:
         basis=config.getoption("--contract-basis"),
     )
     config.pluginmanager.register(_Observer(session, config), "milk-contract-observer")
+    statement, shard = config.getoption("--contract-statement"), config.getoption("--contract-shard")
+    if statement is not None or shard is not None:
+        from contract.plugin.statement import StatementPlugin, parse_shard
+
+        session.statement = True
+        config.pluginmanager.register(StatementPlugin(config, statement, parse_shard(shard), session.emitter,
+                                                      bool(config.getoption("--contract-provoke"))),
+                                      "milk-contract-statement")
     if session.record:  # the `record` verb's warning, in the header and again in the summary
         from contract.goldens import recording
         from contract.goldens.store import goldens_dir

@@ -152,11 +152,11 @@ def merge(documents: list[dict[str, Any]]) -> dict[str, Any]:
     seen: dict[tuple[str, str], int] = {}
     for d in documents:
         for run in d["runs"]:
-            key = (run["scenario"], run["environment"])
-            if key in seen:
-                raise StatementError(f"{run['scenario']} is in shard {seen[key]} and shard {d['shard']['index']}: "
+            place = (run["scenario"], run["environment"])
+            if place in seen:
+                raise StatementError(f"{run['scenario']} is in shard {seen[place]} and shard {d['shard']['index']}: "
                                      "shards overlap")
-            seen[key] = d["shard"]["index"]
+            seen[place] = d["shard"]["index"]
     runs = sorted((run for d in documents for run in d["runs"]), key=lambda r: (r["scenario"], r["environment"]))
     body = {key: first[key] for key in SAME}
     body.update(generated=max(d["generated"] for d in documents), shard=None, runs=runs)
@@ -187,7 +187,8 @@ MARK = {PASSED: "pass", FAILED: "FAIL", NOT_EXERCISED: "not exercised", NOT_APPL
 def matrix_markdown(documents: list[dict[str, Any]]) -> str:
     verdicts = [_verdicts(d) for d in documents]
     names = _names(documents)
-    out = ["### milk-contract matrix", "", "| Wire | Level | Rule | " + " | ".join(markdown_cell(n) for n in names) + " |",
+    columns = " | ".join(markdown_cell(n) for n in names)
+    out = ["### milk-contract matrix", "", f"| Wire | Level | Rule | {columns} |",
            "| --- | --- | --- |" + " --- |" * len(names),
            "| | | **level** | " + " | ".join(f"**{d['level']['achieved']}**" for d in documents) + " |"]
     for wire, level, rule in _rows(documents):

@@ -63,7 +63,15 @@ class Run:
 def statement(runs: Iterable[Run], build: dict[str, Any], *, suite: str, generated: str,
               provoked: bool, shard: tuple[int, int] | None = None, source: str = SCENARIO) -> dict[str, Any]:
     """The sealed statement of ``runs`` of ``build`` (its command and --version output)."""
-    ordered = sorted((run.to_json() for run in runs), key=lambda r: (r["scenario"], r["environment"]))
+    return assemble([run.to_json() for run in runs], build, suite=suite, generated=generated, provoked=provoked,
+                    shard=shard, source=source)
+
+
+def assemble(runs: Iterable[dict[str, Any]], build: dict[str, Any], *, suite: str, generated: str,
+             provoked: bool, shard: tuple[int, int] | None = None, source: str = SCENARIO) -> dict[str, Any]:
+    """As :func:`statement`, from runs already in their JSON form (``Run.to_json``: the plugin's, from
+    its workers)."""
+    ordered = sorted(runs, key=lambda r: (r["scenario"], r["environment"]))
     body = {"statement_version": VERSION, "suite": {"name": "milk-contract", "version": suite}, "build": build,
             "source": source, "provoked": provoked, "generated": generated,
             "shard": None if shard is None else {"index": shard[0], "total": shard[1]}, "runs": ordered}

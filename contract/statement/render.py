@@ -98,7 +98,8 @@ def html_page(document: dict[str, Any]) -> str:
     name, version = _build(document)
     level = document["level"]["achieved"]
     body = [f"<h1>milk-contract statement {badge(level)}</h1>",
-            f"<p>build: <code>{esc(name)}</code> ({esc(version)}); suite milk-contract {esc(document['suite']['version'])};"
+            f"<p>build: <code>{esc(name)}</code> ({esc(version)}); "
+            f"suite milk-contract {esc(document['suite']['version'])};"
             f" wire revisions: {esc(revisions_text(document))}; {len(document['scenarios'])} scenarios"
             f"{'; provoked environments included' if document.get('provoked') else ''}</p>",
             f"<p>sha256 <code>{esc(document['sha256'])}</code></p>"]
