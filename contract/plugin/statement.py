@@ -59,7 +59,8 @@ class StatementPlugin:
             return
         from contract.statement.collect import in_shard
 
-        kept, dropped = [], []
+        kept: list[pytest.Item] = []
+        dropped: list[pytest.Item] = []
         for item in items:
             golden = getattr(getattr(item, "callspec", None), "params", {}).get("golden")
             name = f"{golden.wire}/{golden.name}" if golden is not None and hasattr(golden, "wire") else None

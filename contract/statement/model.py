@@ -12,7 +12,7 @@ keys, compact, ASCII), without ``generated`` (the timestamp) and ``sha256`` itse
 The verdict of a rule across runs: ``failed`` if any run failed it; else ``passed`` if any run
 exercised it; else ``not-exercised`` if it applied to some run; else ``not-applicable`` (the
 reasons said). Levels: ``MUST`` (MUST-complete: every applicable MUST rule of every wire passed,
-every scenario matched its golden, no suite finding), ``MUST+SHOULD`` (the SHOULD rules too),
+every scenario matched its golden, no suite finding, at least one run), ``MUST+SHOULD`` (the SHOULD rules too),
 ``full`` (that, with the provoked environments run as well), else ``none``.
 """
 
@@ -87,7 +87,7 @@ def derive(body: dict[str, Any]) -> dict[str, Any]:
                   "message": f"{r['scenario']} did not match its golden (a breaking difference)"}
                  for r in runs if not r["matches_golden"]]
     body = {**body, "scenarios": sorted({r["scenario"] for r in runs}), "wires": wires, "findings": findings}
-    body["level"] = _level(wires, findings, bool(body.get("provoked")))
+    body["level"] = _level(wires, findings, bool(body.get("provoked")), bool(runs))
     return body
 
 
@@ -152,9 +152,9 @@ def _capabilities(wire: str, runs: list[dict[str, Any]], entries: list[dict[str,
     return out
 
 
-def _level(wires: list[dict[str, Any]], findings: list[dict[str, Any]], provoked: bool) -> dict[str, Any]:
-    def complete(level: str) -> bool:
-        return not findings and all(r["verdict"] in (requirements.PASSED, requirements.NOT_APPLICABLE)
+def _level(wires: list[dict[str, Any]], findings: list[dict[str, Any]], provoked: bool, ran: bool) -> dict[str, Any]:
+    def complete(level: str) -> bool:  # fail closed: a statement of no run is complete at no level
+        return ran and not findings and all(r["verdict"] in (requirements.PASSED, requirements.NOT_APPLICABLE)
                                     for w in wires for r in w["requirements"] if r["level"] == level)
 
     must, should = complete("MUST"), complete("SHOULD")
