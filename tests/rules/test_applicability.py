@@ -9,8 +9,12 @@ the report.
 from __future__ import annotations
 
 import json
+import sys
+
+import pytest
 
 from contract.checking.checker import check
+from contract.cli import run
 from contract.core.resources import data_dir
 from contract.rules import requirements
 from contract.rules.report import Report
@@ -105,3 +109,14 @@ def test_the_text_tally_counts_applicable_rules_only() -> None:
     applicable = sum(tally.values()) - tally[requirements.NOT_APPLICABLE]
     assert f"of {applicable} applicable rules exercised" in line
     assert "consumer" not in " ".join(requirements.summary_lines(report)[1:2])
+
+
+@pytest.mark.process
+def test_a_real_feed_lists_no_emitter_rule_as_not_exercised(capsys: pytest.CaptureFixture[str]) -> None:
+    consumer = [sys.executable, "-m", "contract.reference.stream_json_consumer"]
+    assert run(["feed", "--scenario", "hello", "--format", "json", "--", *consumer]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["scope"] == "feed"
+    statuses = {r["rule"]: r["status"] for r in document["requirements"]}
+    assert all(statuses[r] == "not-applicable" for r in statuses if r.startswith(("sj.", "line.")))
+    assert statuses["consumer.crash"] == statuses["consumer.hang"] == statuses["checker.internal"] == "passed"
