@@ -60,7 +60,8 @@ def test_a_bad_shard_is_one_usage_line(tmp_path: Path) -> None:
 def test_three_plugin_shards_merge_to_the_one_runner_statement(tmp_path: Path) -> None:
     assert _suite(tmp_path, "--contract-statement", "whole.json").returncode == 0
     for index in (1, 2, 3):
-        assert _suite(tmp_path, "--contract-shard", f"{index}/3", "--contract-statement", f"{index}.json").returncode == 0
+        shard = _suite(tmp_path, "--contract-shard", f"{index}/3", "--contract-statement", f"{index}.json")
+        assert shard.returncode == 0
     merged = tmp_path / "merged.json"
     assert run(["statement", "merge", *(str(tmp_path / f"{i}.json") for i in (1, 2, 3)), "--output", str(merged)]) == 0
     whole = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
