@@ -16,7 +16,6 @@ health-checked under hypothesis' default settings in tests/test_strategies_compo
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -24,6 +23,18 @@ from hypothesis import settings
 from contract.wires import NAMES, Wire, get, registered
 from tests.support.depth import deep
 from tests.wires.audit_log import AUDIT_LOG
+
+# The synthetic wire is registered for the whole session, before any test module is collected: every
+# module-level table (parametrizations over NAMES, the catalog, the schema step's rules) sees three
+# wires, so a test or a module that assumes the two bundled ones fails at once (issue 29). It stays
+# registered until the process ends; tests/support/wires.py lets a test put a variant in its place.
+_SESSION_WIRE = registered(AUDIT_LOG)
+_SESSION_WIRE.__enter__()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Out of the registry again as the session ends (not left to the interpreter's shutdown)."""
+    _SESSION_WIRE.__exit__(None, None, None)
 
 settings.register_profile("dev", max_examples=10, deadline=None, print_blob=True)
 settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True)
@@ -50,16 +61,11 @@ def pytest_report_header(config: pytest.Config) -> str:
     return "milk-contract suite: default run (sweeps sampled; tests marked deep deselected: tox -e deep runs them)"
 
 
-# The wires a generic test runs over: every bundled one and the synthetic audit-log wire
-# (tests/wires/audit_log), which is registered only for the duration of each test that takes it.
-ANY_WIRE = (*NAMES, AUDIT_LOG.name)
+# The wires a generic test runs over: every registered one, the synthetic audit-log wire included.
+ANY_WIRE = tuple(NAMES)
 
 
 @pytest.fixture(params=ANY_WIRE)
-def any_wire(request: pytest.FixtureRequest) -> Iterator[Wire]:
-    """Each registered wire in turn, the synthetic one included (registered for the test's duration)."""
-    if request.param == AUDIT_LOG.name:
-        with registered(AUDIT_LOG):
-            yield AUDIT_LOG
-    else:
-        yield get(request.param)
+def any_wire(request: pytest.FixtureRequest) -> Wire:
+    """Each registered wire in turn, the synthetic one included."""
+    return get(request.param)

@@ -5,8 +5,8 @@ says, for each rule of its wire (``catalog.rules_for``), what the capture did wi
 
 * ``failed``: the rule has a finding (MUST or SHOULD: the level is given beside it);
 * ``passed``: the rule judged something in the capture and found nothing;
-* ``not-exercised``: the capture held nothing the rule applies to (no tool_result for
-  ``sj.tool-result-ref``, no live run for ``run.*``);
+* ``not-exercised``: the rule applies, and the capture held nothing for it (no tool_result for
+  ``sj.tool-result-ref``): a gap a longer capture or another scenario fills;
 * ``not-applicable``: the capture or run could never exercise it, with the reason
   (``Requirement.applicability``): the verb cannot (``run.*`` on a file, ``consumer.*`` outside
   ``feed``, the emitter's rules when feeding a consumer, ``baseline.stale`` without a baseline),
@@ -54,7 +54,6 @@ class Scope(StrEnum):
     FILE = "file"  # check: a capture; the stream, the checker and (given one) the baseline rules
     LIVE = "live"  # run, the scenarios, provoke, fuzz: an emitter or host run; the process rules too
     FEED = "feed"  # feed: a consumer fed the suite's own streams; the consumer and its process rules
-
 
 
 class Report(Protocol):

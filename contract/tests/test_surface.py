@@ -18,6 +18,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 from contract.evolution.gate import Accepted, Verdict, evaluate, load_accepted, sources
 from contract.evolution.surface import WIRES, surface_for
+from contract.wires import BUNDLED
 
 
 class SurfaceGate(JSONSnapshotExtension):
@@ -58,6 +59,8 @@ def surface_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_surface(wire: str, surface_snapshot: SnapshotAssertion) -> None:
+    if wire not in BUNDLED:  # a wire registered beside the package (a test's) ships no snapshot here
+        pytest.skip(f"{wire}: registered outside the package, so its surface has no shipped snapshot")
     where = sources()
     current = surface_for(wire, where.schemas, where.goldens)
     gate = surface_snapshot.extension

@@ -27,6 +27,10 @@ from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
 WIRES: dict[str, Wire] = {wire.name: wire for wire in (STREAM_JSON, SUBAGENT_STDIO)}
+# The wires the package ships: their schemas are under schemas/ (pinned), their goldens bundled, their
+# surfaces snapshotted, their rules in docs/rules.md. A wire registered later (``registered``: the
+# tests' synthetic one) is judged like any other but is none of those.
+BUNDLED: tuple[str, ...] = tuple(WIRES)
 
 
 class _Names(Sequence[str]):
@@ -102,6 +106,34 @@ def registered(wire: Wire) -> Iterator[Wire]:
         del WIRES[wire.name]
         for rebuild in _DERIVED:
             rebuild()
+
+
+@contextlib.contextmanager
+def unregistered(name: str) -> Iterator[Wire]:
+    """The wire ``name`` out of the registry for the duration (every derived table following), then
+    back in its place: how a test replaces a wire the session registered (``registered`` refuses a
+    second wire of one name)."""
+    before = dict(WIRES)
+    wire = WIRES.pop(name)
+    try:
+        for rebuild in _DERIVED:
+            rebuild()
+        yield wire
+    finally:
+        WIRES.clear()
+        WIRES.update(before)  # in registry order again: the first of a live mode is the default
+        for rebuild in _DERIVED:
+            rebuild()
+
+
+@contextlib.contextmanager
+def bundled_only() -> Iterator[None]:
+    """Only the wires the package ships (``BUNDLED``) registered for the duration: what describes the
+    product (docs/rules.md's table, the shipped catalog) is made under it, whatever a test added."""
+    with contextlib.ExitStack() as stack:
+        for name in [name for name in WIRES if name not in BUNDLED]:
+            stack.enter_context(unregistered(name))
+        yield
 
 
 def is_auto(name: str) -> bool:

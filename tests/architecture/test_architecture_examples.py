@@ -47,8 +47,8 @@ def _blocks(text: str, language: str) -> list[str]:
     return re.findall(rf"^```{language}\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
 
 
-@pytest.mark.process
-def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
+def _apply_the_rule_example(copy: Path) -> tuple[str, str]:
+    """The section's two blocks put where it says, and its one command run: (rule id, case file)."""
     section = _section("Adding a rule")
     [code] = _blocks(section, "python")
     [case_text] = _blocks(section, "json")
@@ -56,8 +56,6 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
     rule, wire = cases["rule"], cases["wire"]
     case_file = f"tests/wires/{wire.replace('-', '_')}/cases/{rule}.json"
     assert case_file in section  # the doc names the file it fills
-
-    copy = copy_project(tmp_path / "copy")
     module = copy / RULES_MODULE
     source = module.read_text(encoding="utf-8")
     assert source.count(ANCHOR) == 1
@@ -66,9 +64,15 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
     assert f"`{REGENERATE}`" in section
     regenerated = run_in(copy, REGENERATE.split()[1])
     assert regenerated.returncode == 0, regenerated.stderr
-
     changed = sorted(line[3:] for line in git(copy, "status", "--porcelain", "-uall").splitlines())
-    assert changed == sorted([str(RULES_MODULE), str(RULES_PAGE), case_file])
+    assert changed == sorted([str(RULES_MODULE), str(RULES_PAGE), case_file])  # two by hand, one generated
+    return rule, case_file
+
+
+@pytest.mark.process
+def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
+    copy = copy_project(tmp_path / "copy")
+    rule, _ = _apply_the_rule_example(copy)
     table = [line for line in git(copy, "diff", "-U0", "--", str(RULES_PAGE)).splitlines()
              if line[:1] in "+-" and not line.startswith(("+++", "---"))]
     assert table == [f"+| `{rule}` | SHOULD | derived | a tool_use id is used once per run |"], table
@@ -84,6 +88,18 @@ def test_the_adding_a_rule_example_works_on_a_copy(tmp_path: Path) -> None:
     assert all("PASSED" in line for line in own), own
 
 
+@pytest.mark.deep
+@pytest.mark.process
+def test_the_adding_a_rule_example_leaves_the_whole_suite_green(tmp_path: Path) -> None:
+    """The claim whole (issue 29): after the two files and the one command, every test of the copy
+    that starts no process passes on its first run, the fast-path and strategy tests included."""
+    copy = copy_project(tmp_path / "copy")
+    _apply_the_rule_example(copy)
+    done = run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "-m", "not process",
+                  timeout=1800)
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+
+
 def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
     """The "Adding a wire" block, executed: the machine and the descriptor it declares, with the
     synthetic wire's rules and schema (tests/wires/audit_log) standing in for the files steps 1 and 2
@@ -97,8 +113,8 @@ def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
     from contract.core.reader import Record
     from contract.core.sink import Sink
     from contract.rules.requirements import verdicts
-    from contract.wires import registered
     from contract.wires.base import Coverage, Evidence, Live, Wire
+    from tests.support.wires import registered
     from tests.wires.audit_log import GOLDEN, HERE, RULES
 
     # the block stands inside a list item, indented: as written, then dedented

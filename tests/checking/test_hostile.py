@@ -43,7 +43,9 @@ DEFAULT_SUBPROCESS = {"cut-mid-line", "deep-run-tree-invalid"}
 # subagent-stdio). Nesting past the limit stays in the default run as deep-lines-many here, and
 # deep-array-top-level and deep-unclosed in process; wide objects as hundred-thousand-keys-in-
 # payload-legal and hundred-thousand-duplicate-keys in process.
-DEEP_ONLY_BIG = {"deep-object-top-level", "deep-in-tool-input", "hundred-thousand-keys"}
+# big cases the default run leaves to the deep run (the quick loop under two minutes: issue 29); the
+# default keeps at least one big case of each kind (line.limit, sj.schema breadth, memory)
+DEEP_ONLY_BIG = {"deep-object-top-level", "deep-in-tool-input", "hundred-thousand-keys", "many-empty-objects"}
 PROCESS_RUNS = [(case, wire) for case in CASES
                 for wire in (case.wires if case.big and deep() else list(case.wires)[:1])
                 if (case.big and (deep() or case.name not in DEEP_ONLY_BIG))

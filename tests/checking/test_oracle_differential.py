@@ -30,6 +30,7 @@ import contract
 from contract.core.rule import bases as parse_bases
 from contract.rules.catalog import CATALOG, rules_for
 from contract.strategies import streams
+from contract.wires import BUNDLED
 from tests.oracle import BASES, BASIS, WIRES, basis_of, judge
 from tests.oracle.mutations import Mutation, corpus
 from tests.support.casefiles import all_cases
@@ -147,8 +148,13 @@ def test_known_disagreements_are_well_formed_and_not_stale() -> None:
     assert not stale, f"stale entries (their minimal input no longer disagrees): {stale}"
 
 
-@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("wire", BUNDLED)
 def test_goldens_agree(wire: str) -> None:
+    """Every shipped wire's goldens, judged by the oracle too; a shipped wire the oracle has no
+    independent reading of is said (skipped, with why), not passed over."""
+    if wire not in WIRES:
+        pytest.skip(f"{wire}: tests/oracle has no independent reading of its seed, so nothing checks the "
+                    "checker against one")
     for name, data in goldens(wire):
         verdict = judge(data, wire)
         assert verdict.conformant, f"{name}: oracle finds {verdict.notes}"
@@ -159,7 +165,7 @@ def test_case_files_agree() -> None:
     """Every case file entry (tests/cases/line, tests/wires/*/cases) gets the same verdict and MUST rules
     from both."""
     unlisted: set[Difference] = set()
-    cases = all_cases()
+    cases = [case for case in all_cases() if case.wire in WIRES]  # one with no reading: test_goldens_agree
     assert cases, "no case files found"
     for case in cases:
         kind = f"case/{case.rule}/{case.description}"

@@ -384,8 +384,9 @@ def test_a_wire_registered_for_a_test_is_checked_by_the_worker(tmp_path: Path, m
     too (a copy of stream-json under another name)."""
     import dataclasses
 
-    from contract.wires import get, registered
+    from contract.wires import get
     from contract.wires.stream_json import StreamRules
+    from tests.support.wires import registered
 
     wire = dataclasses.replace(get("stream-json"), name="stream-json-copy")
     path = tmp_path / "run.jsonl"

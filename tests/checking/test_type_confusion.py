@@ -33,8 +33,8 @@ from jsonschema import Draft202012Validator
 import contract
 from contract.live.harness import run_stream
 from contract.wires import WIRES as REGISTERED
+from contract.wires import get
 from tests.support.depth import deep, sample
-from tests.support.paths import ROOT
 
 WIRES = tuple(REGISTERED)
 DEEP = json.loads("[" * 300 + "]" * 300)
@@ -56,7 +56,7 @@ class _OpenTypeValidator:
     """
 
     def __init__(self, wire: str) -> None:
-        schema = json.loads((ROOT / "schemas" / f"{wire}.schema.json").read_text())
+        schema = json.loads(get(wire).schema_path.read_text())
         self._closed = Draft202012Validator(schema)
         self._known = {branch.get("properties", {}).get("type", {}).get("const") for branch in schema.get("oneOf", [])}
         self._open = Draft202012Validator({k: v for k, v in schema.items() if k != "oneOf"})
@@ -75,7 +75,7 @@ def _validator(wire: str) -> _OpenTypeValidator:
 
 def _goldens(wire: str) -> list[tuple[str, list[dict[str, Any]]]]:
     return [(path.name, [json.loads(line) for line in path.read_bytes().splitlines()])
-            for path in sorted((ROOT / "goldens" / wire).glob("*.jsonl"))]
+            for path in sorted(get(wire).goldens_dir.glob("*.jsonl"))]
 
 
 def _paths(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:

@@ -49,6 +49,7 @@ def test_a_verb_that_draws_leaves_the_working_directory_empty_and_a_seed_reprodu
     assert sorted(os.listdir(second)) == []
 
 
+@pytest.mark.deep  # 10 s: the whole export; the other drawing verbs keep the working-directory claim by default
 def test_vectors_export_writes_only_its_folder(tmp_path: Path) -> None:
     code, out = _verb(tmp_path, "vectors", "export", "vectors")
     assert code == 0, out

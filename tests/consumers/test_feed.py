@@ -20,6 +20,7 @@ from contract import cli
 from contract.cli import FORMAT_NAMES
 from contract.consumers import feed
 from contract.goldens.store import load, scenarios
+from contract.wires import Live, named
 from tests.support.depth import deep
 from tests.support.paths import TESTS
 from tests.support.processes import spy_on_starts
@@ -286,7 +287,7 @@ def test_every_report_format(fmt: str, capsys: pytest.CaptureFixture[str]) -> No
     (["--scenario", "no-such", "--", "true"], "no stream-json golden named 'no-such'"),
     (["--expect-stdout", "x", "--", "true"], "--expect-stdout compares one scenario's output"),
     (["--scenario", "hello", "--expect-json", "/no/such/file", "--", "true"], "--expect-json: cannot read"),
-    (["--wire", "subagent-stdio", "--pty", "--", "true"], "--pty feeds stream-json consumers"),
+    (["--wire", "subagent-stdio", "--pty", "--", "true"], f"--pty feeds {named(Live.STREAM)} consumers"),
     (["--pace", "5", "--", "true"], "expected 0 to 1 seconds"),
 ])
 def test_misuse_is_one_line_and_exit_2(args: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -148,6 +148,7 @@ def _plugin_record(cwd: Path, pythonpath: Path, *args: str) -> subprocess.Comple
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
+@pytest.mark.deep  # 12 s: a whole pytest run in a second checkout; the verb's warning is tested by default
 def test_plugin_record_inside_another_checkout_warns_as_the_verb_does(checkout: Path, tmp_path: Path) -> None:
     """`pytest --contract-record` writes the goldens of the checkout it is imported from: run inside
     another clone, it says so with the verb's own warning, before recording and again at the end

@@ -176,7 +176,7 @@ def test_provoke_judges_the_wire_it_is_given(capsys: pytest.CaptureFixture[str])
     default (issue 29: the wire was fixed at import to the registry's first stream wire, so another
     stream wire's runs were judged as stream-json and its reference never started)."""
     from contract.rules.requirements import verdicts
-    from contract.wires import registered
+    from tests.support.wires import registered
     from tests.wires.audit_log import AUDIT_LOG
 
     with registered(AUDIT_LOG):

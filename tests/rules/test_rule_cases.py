@@ -7,8 +7,8 @@ import pytest
 import contract
 from contract.rules import requirements
 from contract.rules.catalog import CATALOG, rules_for
-from contract.wires import registered
 from tests.support.casefiles import Case, all_cases, load
+from tests.support.wires import registered
 from tests.wires.audit_log import AUDIT_LOG, HERE
 
 CASES = all_cases()
@@ -55,7 +55,7 @@ def _judge(case: Case) -> None:
 
 
 def test_every_wire_rule_has_a_firing_case_and_a_near_miss() -> None:
-    covered = {(c.rule, c.fires) for c in CASES}
+    covered = {(c.rule, c.fires) for c in (*CASES, *SYNTHETIC)}
     # Harness rules are observed on processes, baseline.stale on baseline files, and the checker's
     # integrity rules by fault injection (tests/checking/test_fail_closed.py), the consumer rules on consumers
     # fed streams (tests/consumers/test_feed.py): no stream fires them.
@@ -74,8 +74,8 @@ def test_every_wire_rule_has_a_firing_case_and_a_near_miss() -> None:
 def test_every_wire_rule_has_a_not_exercised_case() -> None:
     """Each machine's exercise point is tested both ways: a near miss where the rule judged
     and passed (above), and a stream that holds nothing the rule applies to (not-exercised)."""
-    idle = {c.rule for c in CASES if not c.fires and not c.exercised}
-    passed = {c.rule for c in CASES if not c.fires and c.exercised}
+    idle = {c.rule for c in (*CASES, *SYNTHETIC) if not c.fires and not c.exercised}
+    passed = {c.rule for c in (*CASES, *SYNTHETIC) if not c.fires and c.exercised}
     exempt = {rule for rule, spec in CATALOG.items() if spec.wire in ("run", "checker", "consumer")}
     exempt |= {"baseline.stale", *requirements.ALWAYS_JUDGED}
     missing = sorted(set(CATALOG) - exempt - idle)

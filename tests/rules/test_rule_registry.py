@@ -8,6 +8,7 @@ and run a declared ``Check`` through each wire's machines.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
@@ -15,17 +16,19 @@ import pytest
 from contract.core.rule import SCHEMA_STEP, Basis, Check, Level, Registry, Rule
 from contract.core.sink import Sink
 from contract.rules.catalog import CATALOG
-from contract.wires import WIRES
+from contract.wires import BUNDLED, WIRES
 from contract.wires.stream_json import machines as sj_machines
 from contract.wires.stream_json.rules import REGISTRY as SJ_REGISTRY
 from contract.wires.subagent_stdio import machines as sa_machines
-from contract.wires.subagent_stdio.rules import REGISTRY as SA_REGISTRY
 
-REGISTRIES = {"stream-json": SJ_REGISTRY, "subagent-stdio": SA_REGISTRY}
+# each shipped wire declares its rules in its package's registry (contract/wires/<wire>/rules.py)
+REGISTRIES = {name: importlib.import_module(f"contract.wires.{name.replace('-', '_')}.rules").REGISTRY
+              for name in BUNDLED}
 
 
 def test_every_wire_has_a_registry_and_its_rules_are_the_registry() -> None:
-    assert set(REGISTRIES) == set(WIRES)
+    assert set(REGISTRIES) == set(BUNDLED)
+    assert set(BUNDLED) <= set(WIRES)
     for name, registry in REGISTRIES.items():
         assert WIRES[name].rules == registry.rules
         assert registry.emitted_by(SCHEMA_STEP) == {WIRES[name].schema_rule}

@@ -60,10 +60,11 @@ def test_broken_streams_pass_health_checks_under_default_settings(wire: str) -> 
 
 
 def _branch_types(wire: str) -> set[str]:
-    """The ``type`` consts of the seed's top-level oneOf, read from the seed, not copied."""
+    """The ``type`` consts of the seed's top-level oneOf, read from the seed, not copied (a schema
+    with no top-level oneOf, the synthetic wire's, is its one branch)."""
     schema = load(wire)
     found = set()
-    for branch in schema["oneOf"]:
+    for branch in schema.get("oneOf", [schema]):
         if "$ref" in branch:
             branch = schema["$defs"][branch["$ref"].rsplit("/", 1)[1]]
         found.add(branch["properties"]["type"]["const"])
@@ -73,7 +74,7 @@ def _branch_types(wire: str) -> set[str]:
 @pytest.mark.parametrize("wire", WIRES)
 def test_every_top_level_branch_is_generated(wire: str) -> None:
     wanted = _branch_types(wire)
-    assert len(wanted) >= 3
+    assert wanted
     # Each search stops at its first hit (no shrinking); derandomized, so it cannot flake.
     quick = settings(database=None, max_examples=200, phases=[Phase.generate], derandomize=True)
     for kind in sorted(wanted):

@@ -85,10 +85,10 @@ def load(path: Path) -> list[Case]:
 
 
 def all_cases(wire: str | None = None) -> list[Case]:
-    from contract.wires import NAMES  # the bundled wires (the synthetic one's cases are judged registered)
+    from contract.wires import BUNDLED  # the shipped wires' (the synthetic wire's: tests/rules/test_rule_cases.py)
 
     if wire is not None:
         folders = [CASES / wire if (CASES / wire).is_dir() else wire_cases(wire)]
     else:
-        folders = [*sorted(p for p in CASES.iterdir() if p.is_dir()), *(wire_cases(name) for name in NAMES)]
+        folders = [*sorted(p for p in CASES.iterdir() if p.is_dir()), *(wire_cases(name) for name in BUNDLED)]
     return [case for folder in folders for path in sorted(folder.glob("*.json")) for case in load(path)]

@@ -21,7 +21,8 @@ from contract import cli
 from contract.rules import requirements
 from contract.rules.catalog import rules_for
 from contract.strategies import also_fires, breakable, broken_streams, streams
-from contract.wires import AUTO, NAMES, WIRES, Wire, candidates, detect, registered
+from contract.wires import AUTO, NAMES, WIRES, Wire, candidates, detect, unregistered
+from tests.support.wires import registered
 from tests.wires.audit_log import AUDIT_LOG, GOLDEN
 
 _FIXTURE = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # the wire stays registered
@@ -105,7 +106,7 @@ def test_the_synthetic_golden_checks_conformant_by_name_and_auto(tmp_path: Any) 
         report = contract.check(GOLDEN.read_bytes(), AUTO)
         assert report.wire == AUDIT_LOG.name
         assert report.conformant
-    with pytest.raises(ValueError, match="unknown wire"):  # registered for the test's duration only
+    with unregistered(AUDIT_LOG.name), pytest.raises(ValueError, match="unknown wire"):  # out of the registry
         contract.check(GOLDEN.read_bytes(), AUDIT_LOG.name)
 
 
@@ -269,10 +270,10 @@ def test_the_common_rules_cite_each_registered_wire_s_seed_through_its_descripto
 
 def test_help_texts_list_the_registered_wires() -> None:
     """What lists wires to people reads the registry: a wire registered shows in --help."""
-    with registered(AUDIT_LOG):
-        text = " ".join(_help(["run", "--help"]).split())
+    text = " ".join(_help(["run", "--help"]).split())  # registered for the session (tests/conftest.py)
     assert "1 MiB for audit-log, which is checked as it streams" in text
-    assert "audit-log" not in " ".join(_help(["run", "--help"]).split())
+    with unregistered(AUDIT_LOG.name):
+        assert "audit-log" not in " ".join(_help(["run", "--help"]).split())
 
 
 def _help(argv: list[str]) -> str:

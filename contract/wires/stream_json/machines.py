@@ -9,6 +9,7 @@ the fields whose type it can trust: a missing or mistyped field is the schema's 
 from __future__ import annotations
 
 import calendar
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -221,6 +222,8 @@ class StreamRules:
             ref = calls[at]
             if ref in fragments or ref in tool_uses or calls[at + 1] > self.MAX_CALL_BYTES:
                 return False  # the call began earlier, or is a repeat: judged line by line
+        if self.checks and not self._checks_quiet(first, count, load, out):
+            return False  # a declared check found something: line by line, in feed's order
         refs = uses[2::3]
         merge = bool(fragments) and not fragments.keys().isdisjoint(refs)  # one completes an earlier call
         self.next_seq = first_seq + count
@@ -241,12 +244,37 @@ class StreamRules:
         self.last_unreadable = False
         return True
 
+    def _checks_quiet(self, first: int, count: int, load: Callable[[int], dict[str, Any]], out: Sink) -> bool:
+        """The declared checks (rules.py, ``REGISTRY.check``) on the block's lines of their kinds, as
+        ``feed`` runs them: True when none emitted or noted anything (what they judged is marked
+        exercised), False with every check's state put back as it was, so that the line-by-line
+        path judges the block again and reports in ``feed``'s order. So registering a check never
+        turns the fast path off for a run: only a block in which one finds something goes line by
+        line (issue 29). The cost, a copy of the checks' state per block, is paid only when a
+        check is declared."""
+        saved = [copy.deepcopy(vars(check)) for check in self.checks]
+        probe = _Probe()
+        for offset in range(count):
+            obj = load(offset)
+            kind = obj.get("type")
+            for check in self.checks:
+                if kind in check.kinds:
+                    check.line(obj, first + offset, probe)
+            if probe.spoke:
+                for check, state in zip(self.checks, saved, strict=True):
+                    vars(check).clear()
+                    vars(check).update(state)
+                return False
+        for rule in probe.judged:
+            out.exercised(rule)
+        return True
+
     def _continues(self, first_seq: int, session: str, first_ts: str, flags: int) -> bool:
         """Whether a block in step with itself continues the run with nothing to report: after
         init and before any result, seq, session and stamps follow on, and the capabilities its
         lines need were advertised (or no init said any)."""
         before = self.last_ts
-        if (self.checks or self.first or self.result_line is not None or first_seq != self.next_seq
+        if (self.first or self.result_line is not None or first_seq != self.next_seq
                 or session != self.session or before is None or len(before) != len(first_ts) or before[-1] != "Z"
                 or first_ts < before):
             return False
@@ -826,6 +854,24 @@ def _in_line_order(steps: list[Any]) -> list[Any]:
     items = [steps[at : at + 4] for at in range(0, len(steps), 4)]
     items.sort(key=lambda item: (item[0], -1 if item[1] == batch.PARENT else 0 if item[1] == batch.FRAG else item[3]))
     return [value for item in items for value in item]
+
+
+class _Probe:
+    """A sink that records whether a declared check spoke (an emit or a note) and what it judged."""
+
+    def __init__(self) -> None:
+        self.spoke = False
+        self.judged: set[str] = set()
+
+    def emit(self, rule: str, line: int | None, pointer: str | None, message: str,
+             hint: str | None = None) -> None:
+        self.spoke = True
+
+    def note(self, text: str) -> None:
+        self.spoke = True
+
+    def exercised(self, rule: str) -> None:
+        self.judged.add(rule)
 
 
 def _chained(first: Handler | None, then: Handler) -> Handler:

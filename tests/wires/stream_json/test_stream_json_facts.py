@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from contract.core.reader import Record
+from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector, Report
 from contract.wires.stream_json import StreamRules
 from contract.wires.stream_json import facts as batch
@@ -161,3 +162,65 @@ def test_a_call_streamed_and_completed_in_a_block_leaves_the_steps() -> None:
     assert not set(completed[::2]) & {ref for code, ref in zip(ops[1::4], ops[2::4], strict=True) if code == batch.FRAG}
     assert uses
     assert not set(uses[2::3]) & set(ops[2::4])
+
+
+def _with_a_declared_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wire's registry plus one check (a tool_use id used once per run, as docs/architecture.md's
+    "Adding a rule" declares it), for the duration of a test."""
+    from contract.core.rule import Basis, Check, Level, Registry, Rule
+    from contract.core.sink import Sink
+    from contract.wires.stream_json import machines
+
+    registry = Registry("stream-json")  # the machine reads its declared checks from it when built
+
+    rule = Rule("x.tool-use-unique", Level.SHOULD, "stream-json", "a tool_use id is used once", "test",
+                basis=Basis.DERIVED)
+    monkeypatch.setitem(CATALOG, rule.id, rule)  # the report knows it, as once declared in rules.py
+
+    @registry.check(rule)
+    class ToolUseUnique(Check):
+        kinds = ("assistant",)
+
+        def __init__(self) -> None:
+            self.first: dict[str, int] = {}
+
+        def line(self, obj: dict[str, Any], line: int, out: Sink) -> None:
+            message = obj.get("message")
+            content = message.get("content") if type(message) is dict else None
+            for index, block in enumerate(content if type(content) is list else ()):
+                ref = block.get("id") if type(block) is dict and block.get("type") == "tool_use" else None
+                if type(ref) is not str:
+                    continue
+                out.exercised(self.rule)
+                if ref in self.first:
+                    out.emit(self.rule, line, f"/message/content/{index}/id", f"{ref} again")
+                else:
+                    self.first[ref] = line
+
+    monkeypatch.setattr(machines, "REGISTRY", registry)
+
+
+def test_a_declared_check_keeps_a_conformant_run_on_the_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registering a check never turns the fast path off (issue 29): a block in which it finds
+    nothing is still fed by its facts, and what it judged is marked as on the line path."""
+    _with_a_declared_check(monkeypatch)
+    report, share = _same(long_runs.run(4000), 0)
+    assert share > 0.8
+    assert report.conformant
+    assert "x.tool-use-unique" in report.exercised
+
+
+def test_a_declared_check_that_fires_sends_its_block_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near miss: the block where the check finds a repeated id goes line by line (its state put back
+    first), so the finding and its order are feed's; the blocks around it stay on the facts."""
+    _with_a_declared_check(monkeypatch)
+    objs = long_runs.run(4000)
+    uses = [obj for obj in objs if obj.get("type") == "assistant" and any(
+        type(b) is dict and b.get("type") == "tool_use" for b in obj["message"]["content"])]
+    assert len(uses) > 2
+    late = next(b for b in uses[-1]["message"]["content"] if b.get("type") == "tool_use")
+    early = next(b for b in uses[0]["message"]["content"] if b.get("type") == "tool_use")
+    late["id"] = early["id"]  # the last call reuses the first call's id
+    report, share = _same(objs, 1)
+    assert "x.tool-use-unique" in report.rules()
+    assert share > 0.6
