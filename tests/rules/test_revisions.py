@@ -34,7 +34,7 @@ def test_the_latest_set_is_the_catalog(wire: str) -> None:
 
 def test_every_bundled_wire_has_a_set() -> None:
     assert set(BUNDLED) <= set(WIRES)
-    for wire in WIRES:
+    for wire in BUNDLED:  # (a synthetic wire a test registers has none: it is "unfrozen")
         assert revisions.numbers(wire), wire
 
 

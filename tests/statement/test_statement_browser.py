@@ -84,13 +84,15 @@ def test_the_statement_and_matrix_pages_render_in_chromium(tmp_path: Path) -> No
     shots.mkdir(parents=True, exist_ok=True)
     builds = {"reference": [], "ts": ["--", sys.executable, str(FAULTY), "ts"],
               "seq": ["--", sys.executable, str(FAULTY), "seq"]}
-    for name, command in builds.items():
-        run(["statement", "--output", str(tmp_path / f"{name}.json"), *command])
+    for name, command in builds.items():  # in their own process: the bundled registry alone
+        subprocess.run([sys.executable, "-m", "contract", "statement", "--output", str(tmp_path / f"{name}.json"),
+                        *command], capture_output=True, timeout=600, check=False)
     levels = [json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))["level"]["achieved"]
               for name in builds]
     assert levels == ["MUST+SHOULD", "MUST", "none"]
     page = tmp_path / "statement.html"
-    assert run(["statement", "--format", "html", "--output", str(page)]) == 0
+    assert subprocess.run([sys.executable, "-m", "contract", "statement", "--format", "html", "--output", str(page)],
+                          capture_output=True, timeout=600, check=False).returncode == 0
     matrix = tmp_path / "matrix.html"
     assert run(["matrix", "--format", "html", "--output", str(matrix),
                 *(str(tmp_path / f"{name}.json") for name in builds)]) == 0
