@@ -705,6 +705,8 @@ def feed_stream(
                 feed.doing = f"the future variants of {golden.name}"
                 _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
     # consumer.early-exit is judged through a pipe and a terminal alike (each has its witness)
+    if not expect.given:
+        feed.report.unasked["consumer.output"] = "no --expect-stdout or --expect-json was given"
     return feed.end(*(("consumer.output",) if expect.given else ()), "consumer.early-exit")
 
 

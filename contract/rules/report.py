@@ -108,6 +108,9 @@ class Report:
     # The capabilities the run's init line declared (Wire.capabilities), None when no line did:
     # a rule only an undeclared capability's lines exercise is not applicable.
     declared: frozenset[str] | None = None
+    # Rules the verb was not asked to judge, with why (consumer.output when feed got no expectation):
+    # not applicable, never gaps (contract.rules.requirements).
+    unasked: dict[str, str] = field(default_factory=dict)
 
     @property
     def dropped(self) -> int:

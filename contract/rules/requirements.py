@@ -198,6 +198,9 @@ def inapplicable(rule: Rule, wire: str, report: Report) -> tuple[str, str] | Non
     Asked only of a rule that judged nothing: a rule that judged something applied, whatever
     produced the report.
     """
+    unasked = getattr(report, "unasked", {}).get(rule.id)
+    if unasked is not None:
+        return VERB, unasked
     scope = getattr(report, "scope", Scope.FILE)
     descriptor = WIRES.get(wire)
     if rule.live is not None and descriptor is not None and descriptor.live.value != rule.live:

@@ -121,3 +121,7 @@ def test_a_real_feed_lists_no_emitter_rule_as_not_exercised(capsys: pytest.Captu
     statuses = {r["rule"]: r["status"] for r in document["requirements"]}
     assert all(statuses[r] == "not-applicable" for r in statuses if r.startswith(("sj.", "line.")))
     assert statuses["consumer.crash"] == statuses["consumer.hang"] == statuses["checker.internal"] == "passed"
+    output = next(r for r in document["requirements"] if r["rule"] == "consumer.output")
+    assert output["status"] == "not-applicable"  # no expectation was given: nothing asked of its output
+    assert "--expect-stdout" in output["reason"]
+    assert not [r for r in document["requirements"] if r["status"] == "not-exercised"]
