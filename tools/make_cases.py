@@ -193,6 +193,12 @@ def write(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> Non
     path.write_text(f'{{"rule": "{rule}", "wire": "{wire}", "cases": [\n{body}\n]}}\n', encoding="utf-8")
 
 
+def _last_line(text: str, change: Any) -> str:
+    """``text`` (whole lines) with its last line changed by ``change``."""
+    lines = text.splitlines()
+    return "\n".join([*lines[:-1], change(lines[-1])]) + "\n"
+
+
 def tool_args(fragments: list[str], final_input: Any) -> list[dict[str, Any]]:
     lines = base()
     deltas = [
@@ -298,9 +304,82 @@ def main() -> None:
                 True,
                 raw_text=ok.replace("The file says hello.", "\x1b[31mred", 1),
             ),
-            case("a lone surrogate escape", True, raw_text=ok.replace("hello", "\\ud800")),
+            case("a lone surrogate escape is JSON (RFC 8259 §8.2): line.surrogate's (policy), not this rule's", False,
+                 raw_text=ok.replace("hello", "\\ud800")),
             case("a valid surrogate pair escape is fine", False, raw_text=ok.replace("hello", "\\ud83d\\ude00")),
             case("the word NaN inside a string is fine", False, raw_text=ok.replace("hello", "NaN Infinity")),
+        ],
+    )
+    # RFC 8259 §8.2 admits a lone surrogate escape ("unpredictable"): rejecting it is policy (issue 31).
+    write(
+        "line",
+        "line.surrogate",
+        "stream-json",
+        [
+            case("a lone high surrogate escape in a tool_result", True, raw_text=ok.replace("hello", "\\ud800"),
+                 at=[(3, "/message/content/0/content")]),
+            case("a lone low surrogate escape in assistant text", True,
+                 raw_text=ok.replace("The file says hello.", "\\udc00", 1)),
+            case("a reversed pair is two lone surrogates", True, raw_text=ok.replace("hello", "\\ude00\\ud83d")),
+            case("a lone surrogate in a member name of tool input", True,
+                 raw_text=ok.replace('{"path":"a.txt"}', '{"\\udbffpath":"a.txt"}')),
+            case("a valid surrogate pair escape is fine", False, raw_text=ok.replace("hello", "\\ud83d\\ude00")),
+            case("the text \\\\ud800 (an escaped backslash) is no surrogate", False,
+                 raw_text=ok.replace("hello", "\\\\ud800")),
+        ],
+    )
+    # C1 controls are ECMA-48's one-character codings of ESC Fe (CSI U+009B is ESC [): "never any
+    # ANSI escapes" reaches them through that equivalence, raw or escaped (issue 23; derived: issue 31).
+    write(
+        "line",
+        "line.c1",
+        "stream-json",
+        [
+            case(
+                "C1 CSI (U+009B, ECMA-48's one-character ESC [) escaped in tool input",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u009b31ma.txt"}'),
+                at=[(2, "/message/content/0/input/path")],
+            ),
+            case(
+                "C1 CSI (U+009B) written raw (UTF-8 C2 9B) in assistant text",
+                True,
+                raw_text=ok.replace("The file says hello.", "\u009b31mred", 1),
+                at=[(4, "/message/content/0/text")],
+            ),
+            case(
+                "C1 OSC (U+009D) in a tool_result payload",
+                True,
+                raw_text=ok.replace('"content":"hello"', '"content":"\\u009d0;title\\u0007"'),
+                at=[(3, "/message/content/0/content")],
+            ),
+            case(
+                "BEL, tab and DEL are not escapes, and e-caron's UTF-8 bytes (C4 9B) hold no C1 control",
+                False,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\u011b\\u0007\\t\\u007f.txt"}'),
+            ),
+            case(
+                "U+00A0 (no-break space, just past C1) is text",
+                False,
+                raw_text=ok.replace("The file says hello.", "The file\u00a0says hello.", 1),
+            ),
+            case(
+                "NEL (U+0085) raw in a tool_result's free text",
+                True,
+                raw_text=ok.replace('"content":"hello"', '"content":"a\u0085b"'),
+                at=[(3, "/message/content/0/content")],
+            ),
+            case(
+                "a C1 control in a member name",
+                True,
+                raw_text=ok.replace('{"path":"a.txt"}', '{"\\u0080path":"a.txt"}'),
+                at=[(2, "/message/content/0/input/\x80path")],
+            ),
+            case(
+                "ESC is line.ansi's, not this rule's",
+                False,
+                raw_text=ok.replace("The file says hello.", "\\u001b[31mred", 1),
+            ),
         ],
     )
     write(
@@ -368,35 +447,12 @@ def main() -> None:
                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u001b[31ma.txt"}'),
                 at=[(2, "/message/content/0/input/path")],
             ),
-            # C1 controls are ECMA-48's one-character codings of ESC Fe (CSI U+009B is ESC [):
-            # "never any ANSI escapes" covers them as it covers ESC, raw or escaped (issue 23).
+            case("BEL, tab and DEL are not escapes", False,
+                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u0007\\t\\u007f.txt"}')),
             case(
-                "C1 CSI (U+009B, ECMA-48's one-character ESC [) escaped in tool input",
-                True,
+                "C1 CSI (U+009B) is line.c1's (derived), not this rule's",
+                False,
                 raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\\u009b31ma.txt"}'),
-                at=[(2, "/message/content/0/input/path")],
-            ),
-            case(
-                "C1 CSI (U+009B) written raw (UTF-8 C2 9B) in assistant text",
-                True,
-                raw_text=ok.replace("The file says hello.", "\u009b31mred", 1),
-                at=[(4, "/message/content/0/text")],
-            ),
-            case(
-                "C1 OSC (U+009D) in a tool_result payload",
-                True,
-                raw_text=ok.replace('"content":"hello"', '"content":"\\u009d0;title\\u0007"'),
-                at=[(3, "/message/content/0/content")],
-            ),
-            case(
-                "BEL, tab and DEL are not escapes, and e-caron's UTF-8 bytes (C4 9B) hold no C1 control",
-                False,
-                raw_text=ok.replace('{"path":"a.txt"}', '{"path":"\u011b\\u0007\\t\\u007f.txt"}'),
-            ),
-            case(
-                "U+00A0 (no-break space, just past C1) is text",
-                False,
-                raw_text=ok.replace("The file says hello.", "The file\u00a0says hello.", 1),
             ),
             case(
                 "ESC in a member name (a model_usage key)",
@@ -536,13 +592,44 @@ def main() -> None:
             case("second 60 at 09:14 UTC", True, lines=edit(setf(4, "/ts", "2026-03-01T09:14:60Z"))),
             case("23:59:60 local time at +01:00 is 22:59:60 UTC", True,
                  lines=edit(setf(4, "/ts", "2026-03-01T23:59:60+01:00"))),
-            case("a leap second at 23:59:60Z", False, lines=edit(setf(4, "/ts", "2026-03-01T23:59:60Z"))),
-            case("a leap second at 15:59:60-08:00 (23:59:60 UTC)", False,
-                 lines=edit(setf(4, "/ts", "2026-03-01T15:59:60-08:00"))),
-            case("a leap second at 00:29:60+00:30 (23:59:60 UTC the day before)", False,
-                 lines=edit(setf(4, "/ts", "2026-03-02T00:29:60+00:30"))),
+            # RFC 3339 §5.7: "at the end of months" (issue 31): 23:59:60 UTC mid-month is no leap second.
+            case("23:59:60Z in the middle of a month (RFC 3339 §5.7: leap seconds end a month)", True,
+                 lines=edit(setf(4, "/ts", "2026-03-15T23:59:60Z")), at=[(5, "/ts")]),
+            case("23:59:60Z on the first of a month", True, lines=edit(setf(4, "/ts", "2026-03-01T23:59:60Z"))),
+            case("15:59:60-08:00 mid-month (23:59:60 UTC, not a month's end)", True,
+                 lines=edit(setf(4, "/ts", "2026-03-15T15:59:60-08:00"))),
+            case("a leap second at 23:59:60Z at a month's end", False,
+                 lines=edit(setf(4, "/ts", "2016-12-31T23:59:60Z"))),
+            case("a leap second at 15:59:60-08:00 (23:59:60 UTC on 2016-12-31)", False,
+                 lines=edit(setf(4, "/ts", "2016-12-31T15:59:60-08:00"))),
+            case("a leap second at 00:29:60+00:30 (23:59:60 UTC the day before, a month's end)", False,
+                 lines=edit(setf(4, "/ts", "2017-01-01T00:29:60+00:30"))),
+            case("23:59:60Z at the end of a month the table says had none is sj.ts-leap-second's, not this rule's",
+                 False, lines=edit(setf(4, "/ts", "2021-12-31T23:59:60Z"))),
             case("lower-case t and z (RFC 3339 §5.6 note)", False, lines=edit(setf(2, "/ts", "2026-03-01t10:00:02z"))),
             case("a ts that is an array is the schema's finding", False, lines=edit(setf(2, "/ts", ["x"]))),
+        ],
+    )
+    # RFC 3339 §5.7 "months in which a leap second occurs": which months, from the IERS table
+    # (contract/wires/stream_json/leap_seconds.json), known through 2025-12-31.
+    write(
+        sj,
+        "sj.ts-leap-second",
+        sj,
+        [
+            case("23:59:60Z at the end of December 2021: no leap second that month", True,
+                 lines=edit(setf(4, "/ts", "2021-12-31T23:59:60Z")), at=[(5, "/ts")]),
+            case("15:59:60-08:00 on 2017-06-30 (23:59:60 UTC at a month's end without one)", True,
+                 lines=edit(setf(4, "/ts", "2017-06-30T15:59:60-08:00"))),
+            case("00:29:60+00:30 on 2019-01-01 (23:59:60 UTC on 2018-12-31, which had none)", True,
+                 lines=edit(setf(4, "/ts", "2019-01-01T00:29:60+00:30"))),
+            case("the leap second of 2016-12-31", False, lines=edit(setf(4, "/ts", "2016-12-31T23:59:60Z"))),
+            case("the leap second of 2015-06-30 written at -08:00", False,
+                 lines=edit(setf(4, "/ts", "2015-06-30T15:59:60-08:00"))),
+            case("a month's end after the table (2026-06-30): not judged, the report notes it", False,
+                 lines=edit(setf(4, "/ts", "2026-06-30T23:59:60Z"))),
+            case("a second 60 mid-month is sj.ts-format's, not this rule's", False,
+                 lines=edit(setf(4, "/ts", "2026-03-15T23:59:60Z")), exercised=False),
         ],
     )
     write(
@@ -558,8 +645,19 @@ def main() -> None:
             ),
             case("a first line that is not JSON (opaque, but it keeps its place)", True,
                  raw_text="{oops\n" + ok, at=[(1, None)]),
-            case("a first line that repeats a member name is opaque, so no init is first", True,
-                 raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"system",', 1), at=[(1, None)]),
+            # A repeated member makes the line opaque (line.duplicate-key, policy), not something
+            # other than an object: its type is read from the parse wherever the readings agree.
+            case("a first line whose type is repeated with different values: no reading is the line's", True,
+                 raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"result",', 1), at=[(1, "/type")]),
+            case("a first line whose subtype is repeated with different values", True,
+                 raw_text=ok.replace('"subtype":"init",', '"subtype":"init","subtype":"state",', 1),
+                 at=[(1, "/type")]),
+            case("an init that repeats a member inside extension is still the init (line.duplicate-key alone)", False,
+                 raw_text=ok.replace('"subtype":"init",', '"subtype":"init","extension":{"a":1,"a":1},', 1)),
+            case("an init with a lone surrogate escape (line.surrogate, policy) is still the init", False,
+                 raw_text=ok.replace('"cwd":"/work"', '"cwd":"/w\\udc00rk"', 1)),
+            case("an init whose type is repeated with one value is still the init", False,
+                 raw_text=ok.replace('{"type":"system",', '{"type":"system","type":"system",', 1)),
             case("system/init is first", False, lines=base()),
         ],
     )
@@ -587,6 +685,9 @@ def main() -> None:
                 lines=edit(lambda ls: (ls.append(copy.deepcopy(ls[-1])), renumber(ls))),
                 at=[(6, "/type")],
             ),
+            case("a second result that repeats a member name is still a second result", True,
+                 raw_text=ok + ok.splitlines()[-1].replace('"seq":4', '"seq":5')[:-1] + ',"extension":{"a":1,"a":2}}\n',
+                 at=[(6, "/type")]),
             case("one result line", False, lines=base()),
             case("no result line is sj.result-last's (a truncated run), not this rule", False,
                  lines=edit(lambda ls: ls.pop()), exercised=False),
@@ -605,7 +706,13 @@ def main() -> None:
                 at=[(6, None)],
             ),
             case("an opaque (not JSON) line after the result", True, raw_text=ok + "{oops\n", at=[(6, None)]),
+            case("a last line whose type is repeated with different values may or may not be the result", True,
+                 raw_text=_last_line(ok, lambda last: last.replace('{"type":"result",',
+                                                                   '{"type":"result","type":"user",', 1)),
+                 at=[(5, None)]),
             case("the result is the last line", False, lines=base()),
+            case("a result that repeats a member inside extension is still the result (line.duplicate-key alone)",
+                 False, raw_text=_last_line(ok, lambda last: last[:-1] + ',"extension":{"a":1,"a":2}}')),
         ],
     )
     # 'a "type" discriminator per line plus "subtype" for the system/result families'
@@ -720,7 +827,40 @@ def main() -> None:
             ),
             case("the session id changes mid-run to another sess_ id: sj.session-constant's (derived)", False,
                  lines=edit(setf(3, "/session_id", "sess_other"))),
+            case("sess_ with nothing after it has the prefix: sj.session-suffix's (derived)", False,
+                 lines=edit(lambda ls: [o.update(session_id="sess_") for o in ls])),
             case("one sess_ id throughout", False, lines=base()),
+        ],
+    )
+    # "milk session id (sess_...)": the ellipsis read as an id, one token (issue 31: derived)
+    write(
+        sj,
+        "sj.session-suffix",
+        sj,
+        [
+            case("sess_ with nothing after it", True, lines=edit(lambda ls: [o.update(session_id="sess_") for o in ls]),
+                 at=[(1, "/session_id")]),
+            case("white space in the id after sess_", True,
+                 lines=edit(lambda ls: [o.update(session_id="sess_01 HZX3") for o in ls])),
+            case("a one-character id after sess_", False,
+                 lines=edit(lambda ls: [o.update(session_id="sess_1") for o in ls])),
+            case("no sess_ prefix at all is sj.session's (written)", False,
+                 lines=edit(lambda ls: [o.update(session_id="1d1e46f9") for o in ls]), exercised=False),
+            case("one sess_ id throughout", False, lines=base()),
+        ],
+    )
+    # "true when the run failed": that a success reports false is "only then" read (issue 31: derived)
+    write(
+        sj,
+        "sj.result-success",
+        sj,
+        [
+            case("success with is_error true", True,
+                 lines=edit(lambda ls: ls[4].update(subtype="success", is_error=True)),
+                 at=[(5, "/is_error")]),
+            case("success with is_error false", False, lines=base()),
+            case("a refusal with is_error true is sj.result-is-error's (written)", False,
+                 lines=edit(lambda ls: ls[4].update(subtype="refused", is_error=True)), exercised=False),
         ],
     )
     write(
@@ -764,6 +904,11 @@ def main() -> None:
                 "an interrupted run with is_error true",
                 False,
                 lines=edit(lambda ls: ls[4].update(subtype="interrupted", is_error=True)),
+            ),
+            case(
+                "success with is_error true is sj.result-success's (derived), not this rule's",
+                False,
+                lines=edit(lambda ls: ls[4].update(subtype="success", is_error=True)),
             ),
             case(
                 "is_error written as the string false is the schema's finding alone",
@@ -1070,14 +1215,16 @@ def main() -> None:
             case(
                 "23:59:59.9 after the leap second 23:59:60 of the same minute",
                 True,
-                lines=edit(stamps("2026-03-01T23:59:60Z", "2026-03-01T23:59:59.9Z", "2026-03-02T00:00:00Z")),
+                lines=edit(stamps("2016-12-31T23:59:00Z", "2016-12-31T23:59:30Z", "2016-12-31T23:59:60Z",
+                                  "2016-12-31T23:59:59.9Z", "2017-01-01T00:00:00Z")),
                 at=[(4, "/ts")],
                 strict=True,
             ),
             case(
                 "23:59:59.5, the leap second 23:59:60, then the next day",
                 False,
-                lines=edit(stamps("2026-03-01T23:59:59.5Z", "2026-03-01T15:59:60-08:00", "2026-03-02T00:00:00Z")),
+                lines=edit(stamps("2016-12-31T23:59:00Z", "2016-12-31T23:59:30Z", "2016-12-31T23:59:59.5Z",
+                                  "2016-12-31T15:59:60-08:00", "2017-01-01T00:00:00Z")),
                 strict=True,
             ),
             case(
@@ -1182,6 +1329,10 @@ def numbers() -> None:
              raw_text=sa_conversation(["1"], '"input":1e1,"output":5,"total":15.0')),
     ])
     # line.ansi is a stream-json rule: the subagent-stdio seed has no such words.
+    write(SA, "line.c1", SA, [
+        case("a C1 control inside a subagent-stdio string is not a line.c1 finding", False,
+             raw_text=sa_conversation(["1"]).replace('"key":"r"', '"key":"\\u009b31mr"')),
+    ])
     write(SA, "line.ansi", SA, [
         case("ESC inside a subagent-stdio string is not a line.ansi finding", False,
              raw_text=sa_conversation(["1"]).replace('"key":"r"', '"key":"\\u001b[31mr"')),
@@ -1215,7 +1366,7 @@ def idle() -> None:
     """
     empty = case("an empty stream: no line to judge", False, raw_text="", exercised=False)
     for rule in ("line.utf8", "line.newline", "line.blank", "line.json", "line.object",
-                 "line.duplicate-key", "line.limit", "line.ansi"):
+                 "line.duplicate-key", "line.limit", "line.ansi", "line.c1", "line.surrogate"):
         merge("line", rule, sj, [empty])
     only_init = [base()[0]]
     stream_json = {
@@ -1237,6 +1388,10 @@ def idle() -> None:
                                    exercised=False),
         "sj.role-form": case("init and result only: no role", False, lines=minimal(), exercised=False),
         "sj.result-is-error": case("no result line", False, lines=only_init, exercised=False),
+        "sj.result-success": case("no result line", False, lines=only_init, exercised=False),
+        "sj.session-suffix": case("no session_id on any line", False, lines=without("session_id", base()),
+                                  exercised=False),
+        "sj.ts-leap-second": case("no second 60 on any line", False, lines=base(), exercised=False),
         "sj.usage-rollup": case("a result without model_usage", False, lines=minimal(), exercised=False),
         "sj.capabilities": case("no stream_event or task line", False, lines=minimal(), exercised=False),
         "sj.tool-result-ref": case("no tool_result block", False, lines=minimal(), exercised=False),

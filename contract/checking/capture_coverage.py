@@ -127,7 +127,7 @@ class Coverage:
     def text_lines(self) -> list[str]:
         """The ``--coverage`` block of the text report."""
         groups = ", ".join(f"{group} {s}/{t}" for group, (s, t) in self.groups().items())
-        out = [f"coverage: {len(self.shown)} of {len(self.required)} items of the {self.wire} surface "
+        out = [f"coverage: {len(self.shown)} of {counted(len(self.required), 'item')} of the {self.wire} surface "
                f"({self.percent():g}%): {groups}"]
         if not self.complete:
             out.append(f"  coverage is from the first {self.sampled} of {self.seen} object lines (the sample "

@@ -19,6 +19,7 @@ import orjson
 
 from contract.checking import capture_coverage, failsafe
 from contract.checking.schema import Engine, SchemaError, engine, known_types
+from contract.core.jsonline import ANSI_RULES
 from contract.core.jsonvalue import clip, shown
 from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks, frame, read_records
 from contract.core.sink import Sink
@@ -529,7 +530,7 @@ class Deciding:
             else:  # counted only, as the collector will
                 count, first = self._more.get(rule, (0, (rule, line, pointer, message, hint)))
                 self._more[rule] = (count + 1, first)
-        elif self._ansi or rule != "line.ansi":
+        elif self._ansi or rule not in ANSI_RULES:
             self._out.emit(rule, line, pointer, message, hint)
 
     def note(self, text: str) -> None:
@@ -559,11 +560,11 @@ class Deciding:
         """Pass ``held`` on, judged by the decided wire's setting."""
         for kind, args in held:
             if kind == "emit":
-                if self._ansi or args[0] != "line.ansi":
+                if self._ansi or args[0] not in ANSI_RULES:
                     self._out.emit(*args)  # type: ignore[arg-type]  # as emit received them
             elif kind == "more":
                 rule, count, first = args
-                if self._ansi or rule != "line.ansi":
+                if self._ansi or rule not in ANSI_RULES:
                     for _ in range(count):  # type: ignore[call-overload]  # an int
                         self._out.emit(*first)  # type: ignore[misc]  # as emit received it
             elif kind == "note":

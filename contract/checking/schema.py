@@ -38,6 +38,7 @@ import jsonschema_rs
 
 from contract.core.jsonvalue import clip, escape, quoted, shown
 from contract.core.jsonvalue import pointer as pointer_of
+from contract.core.textsafe import counted
 from contract.wires import get
 
 MAX_ERRORS_PER_LINE = 8  # a line that fails many ways is reported by its first few
@@ -313,17 +314,17 @@ def _describe(error: Any) -> SchemaError:
         "const": lambda: f"the constant {_short(value)}",
         "enum": lambda: "one of " + ", ".join(_short(v) for v in value),
         "pattern": lambda: f"a string matching {value}",
-        "minLength": lambda: f"at least {value} characters",
-        "maxLength": lambda: f"at most {value} characters",
+        "minLength": lambda: f"at least {counted(value, 'character')}",
+        "maxLength": lambda: f"at most {counted(value, 'character')}",
         "minimum": lambda: f"a number >= {value}",
         "maximum": lambda: f"a number <= {value}",
-        "maxItems": lambda: f"at most {value} items",
-        "minItems": lambda: f"at least {value} items",
+        "maxItems": lambda: f"at most {counted(value, 'item')}",
+        "minItems": lambda: f"at least {counted(value, 'item')}",
     }.get(keyword, lambda: f"{keyword} {_short(value)}")()
     if keyword in ("maxItems", "minItems") and isinstance(instance, list):
-        found = f"{len(instance)} items"
+        found = counted(len(instance), "item")
     elif keyword in ("minLength", "maxLength") and isinstance(instance, str):
-        found = f"{len(instance)} characters"
+        found = counted(len(instance), "character")
     else:
         found = _short(instance)
     return SchemaError(pointer, keyword, f"expected {expected}, found {found}")

@@ -51,6 +51,12 @@ def add_feed(verbs: Any) -> None:
                            "an expectation is given)")
     feed.add_argument("--transcript", metavar="FILE", default=None,
                       help="write the first failing stream (or conversation) here (JSONL, replayable with check)")
+    feed.add_argument("--broken", action="store_true",
+                      help="feed broken streams real pipes deliver (cut, no result, empty, a banner...): the "
+                           "consumer must not report success (consumer.dishonest)")
+    feed.add_argument("--transport", action="store_true",
+                      help="feed conformant streams delivered the hostile ways (lines over 1 and 16 MiB, split "
+                           "reads, a slow drip, a pause mid-line, one write, stdin held open)")
     feed.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CONSUMER ARG…",
                       help="the consumer command (required)")
     feed.set_defaults(handler=cmd_feed)
@@ -86,7 +92,14 @@ def cmd_feed(args: argparse.Namespace) -> int:
     for name in ("examples", "timeout", "pace", "max_output_bytes", "shrink_seconds"):
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)
-    if wire_live(args.wire) is Live.CONVERSATION:
+    if args.broken or args.transport:
+        from contract.consumers.feed_modes import ModeUsage, runner
+
+        try:
+            run_feed = runner(args, command, goldens, expect)
+        except ModeUsage as exc:
+            raise UsageError(str(exc)) from None
+    elif wire_live(args.wire) is Live.CONVERSATION:
         if args.pty:
             raise UsageError(f"--pty feeds {named(Live.STREAM)} consumers (a {named(Live.CONVERSATION)} client "
                              "talks over pipes)")
@@ -111,6 +124,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
     import shlex
 
     replay = shlex.join([PROG, "feed", "--wire", args.wire, *(["--future"] if args.future else []),
+                         *(["--broken"] if args.broken else []), *(["--transport"] if args.transport else []),
                          "--seed", str(result.seed), *(["--examples", str(args.examples)] if args.examples else []),
                          *(f"--scenario={name}" for name in args.scenario), "--", *command])
     text = feed.describe(result, textsafe.text(replay))

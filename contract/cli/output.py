@@ -107,7 +107,7 @@ def refuse_nothing(reports: Sequence[Report]) -> None:
         raise UsageError(f"{empty[0]}: no line to check (an empty input, judged {reports[0].wire}): {why}")
     named = ", ".join(empty[:SHOWN_EMPTY]) + (f" and {len(empty) - SHOWN_EMPTY} more" if len(empty) > SHOWN_EMPTY
                                              else "")
-    raise UsageError(f"no line to check in {len(empty)} of {len(reports)} files ({named}): {why}")
+    raise UsageError(f"no line to check in {len(empty)} of {textsafe.counted(len(reports), 'file')} ({named}): {why}")
 
 
 @contextlib.contextmanager

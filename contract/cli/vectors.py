@@ -39,7 +39,7 @@ def cmd_vectors_export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{PROG}: error: {textsafe.text(str(exc))}; the export is incomplete\n")
         return EXIT_USAGE
     total = sum(counts.values())
-    sys.stdout.write(f"{textsafe.text(args.folder)}: {total} vectors ("
+    sys.stdout.write(f"{textsafe.text(args.folder)}: {textsafe.counted(total, 'vector')} ("
                      + ", ".join(f"{group} {count}" for group, count in counts.items())
                      + f"), index.json and {vectors.SCHEMA_FILE}\n")
     return EXIT_OK

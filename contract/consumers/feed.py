@@ -2,7 +2,9 @@
 
 ``milk-contract feed -- CONSUMER…`` runs the consumer once per stream, the stream on its stdin
 written line by line with a pause between lines (as a live emitter writes; through a pipe or,
-with ``pty``, a pseudo-terminal), and judges how it ended:
+with ``pty``, a pseudo-terminal), each line once the consumer has taken the one before (so a
+consumer that stops early has not pulled the rest into a buffer of its own), and judges how it
+ended:
 
 - ``consumer.crash``: it exited with a status other than 0, or was killed by a signal;
 - ``consumer.hang``: it was still running ``timeout`` seconds after it started (its process group
@@ -41,6 +43,7 @@ from typing import IO, Any
 
 import orjson
 
+from contract.consumers.pacing import PTY_SETTLE_SECONDS, drained, pending
 from contract.core import textsafe
 from contract.core.interrupts import signal_of
 from contract.core.jsonvalue import clip, quoted, shown
@@ -120,7 +123,8 @@ def members_problem(members: Mapping[str, str], goldens: Sequence[Any]) -> str |
     results = [(golden.name, _result_line(golden.data())) for golden in goldens]
     for name, pointer in members.items():
         if not any(result is not None and _found(result, pointer) for _, result in results):
-            where = f"golden {results[0][0]}" if len(results) == 1 else f"any of the {len(results)} goldens fed"
+            where = (f"golden {results[0][0]}" if len(results) == 1
+                     else f"any of the {textsafe.counted(len(results), 'golden')} fed")
             return (f"member {quoted(clip(name))}: {quoted(clip(pointer))} finds nothing in the result line of "
                     f"{where}, so it could only ever expect null (a pointer into the stream's result line, "
                     "such as /result or /is_error, is needed)")
@@ -155,6 +159,7 @@ class Outcome:
     # to it, or left in its stdin pipe), or None when that is not known (a terminal's buffer
     # cannot be looked into: only bytes never written are known there).
     left: int | None = None
+    never: int = 0  # of ``left``: the bytes never written (it stopped asking for them: the feed is paced)
 
     @property
     def overflowed(self) -> bool:
@@ -261,12 +266,20 @@ def hold(
     pty: bool = False,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     env: Mapping[str, str] | None = None,
+    chunks: Sequence[tuple[bytes, float]] | None = None,
+    linger: float = 0.0,
 ) -> Outcome:
     """Run the consumer ``argv`` once with ``data`` on its stdin; how it ended (never raises for it).
 
+    ``chunks`` (``contract.consumers.transport``): write ``data`` as these pieces instead of line by line,
+    each followed by its pause and written once the consumer has taken the one before; ``linger``:
+    seconds to hold its stdin open after the last byte before the end of input.
     Ctrl-C kills the consumer's group and is re-raised (the caller reports ``run.interrupted``).
     """
     lines = [line + b"\n" for line in data.split(b"\n")[:-1]] if data.endswith(b"\n") else data.splitlines(True)
+    pieces = [(line, pace) for line in lines] if chunks is None else list(chunks)
+    if b"".join(piece for piece, _ in pieces) != data:
+        raise ValueError("the chunks to write are not the stream")  # a bug of the caller
     notes: list[str] = []
     if pty and any(len(line) > PTY_LINE_BYTES for line in lines):
         notes.append(f"a line longer than {PTY_LINE_BYTES} bytes cannot pass a terminal's line discipline: "
@@ -316,13 +329,23 @@ def hold(
 
     def write() -> None:
         try:
-            for line in lines:
-                if not put(line):
+            for number, (piece, pause) in enumerate(pieces):
+                if not put(piece):
                     return
-                fed[0] += 1
-                ends.append(written[0])
-                if pace:
-                    time.sleep(pace)
+                for _ in range(piece.count(b"\n")):
+                    fed[0] += 1
+                    ends.append(written[0])  # (within a piece the end is its end: enough for a count)
+                if pause:
+                    stop.wait(pause)
+                if number + 1 < len(pieces):
+                    # the next piece only once the consumer has taken this one: a consumer that stops
+                    # early cannot have pulled the rest into its own buffer first (stdio, a runtime's
+                    # reader), so what it never asked for is never written, and counted unread
+                    drained(witness, deadline, stop, PTY_SETTLE_SECONDS if master is not None else 0.0)
+            if pieces and not pieces[-1][0].endswith(b"\n"):
+                fed[0] += 1  # a last line without its end of line was written too
+            if linger:
+                stop.wait(linger)  # stdin held open after the last byte (the result), as a producer may
             if master is not None:  # VEOF (^D) after the last LF: the consumer's read returns 0 bytes
                 ended[0] = put(bytes([termios.tcgetattr(master)[6][termios.VEOF][0]]))
             elif inlet is not None:
@@ -373,7 +396,8 @@ def hold(
     return Outcome(status, hung, bytes(drain.kept), drain.total, proc.stderr_tail(), fed[0], len(lines),
                    time.monotonic() - began, notes=notes, ended=ended[0], written=written[0], read=read,
                    unread=unread,
-                   through="stdin" if master is None else "terminal", left=left)
+                   through="stdin" if master is None else "terminal", left=left,
+                   never=max(0, sum(len(line) for line in lines) - written[0]) if left is not None else 0)
 
 
 def _left(total: int, written: int, witness: int | None) -> int | None:
@@ -381,22 +405,16 @@ def _left(total: int, written: int, witness: int | None) -> int | None:
     plus those still in its stdin (asked of the ``witness``: the pipe's read end, or the terminal's
     slave end, whose input queue keeps what was not read); without one only the first are known."""
     never = max(0, total - written)  # through a terminal the end of input (VEOF) is one byte written more
-    if witness is None:
+    waiting = pending(witness) if witness is not None else None
+    if waiting is None:
         return never if never > 0 else None
-    import fcntl
-    import struct
-
-    try:
-        pending: int = struct.unpack("i", fcntl.ioctl(witness, termios.FIONREAD, b"\0\0\0\0"))[0]
-    except OSError:
-        return never if never > 0 else None
-    return never + pending
+    return never + waiting
 
 
 def hang_detail(outcome: Outcome) -> str:
     """What is known of how far a consumer found hanging got: lines written, and read when known."""
-    whole = (f"all {outcome.lines} lines" if outcome.fed == outcome.lines and outcome.lines != 1
-             else f"{outcome.fed} of {outcome.lines} lines")
+    whole = (f"all {textsafe.counted(outcome.lines, 'line')}" if outcome.fed == outcome.lines and outcome.lines != 1
+             else f"{outcome.fed} of {textsafe.counted(outcome.lines, 'line')}")
     written = f"{whole}{' and the end of input' if outcome.ended else ''} written to its {outcome.through}"
     if not outcome.written:
         return written
@@ -404,10 +422,10 @@ def hang_detail(outcome: Outcome) -> str:
         return f"{written}; how much of it it read is not known"
     taken = outcome.written - outcome.unread
     if taken <= 0:
-        return f"{written}; it had read none of it (all {outcome.written} bytes waiting unread)"
+        return f"{written}; it had read none of it (all {textsafe.counted(outcome.written, 'byte')} waiting unread)"
     if outcome.unread == 0:
         return f"{written}; it had read all of it"
-    return (f"{written}; it had read {taken} of the {outcome.written} bytes "
+    return (f"{written}; it had read {taken} of the {textsafe.counted(outcome.written, 'byte')} "
             f"({textsafe.counted(outcome.read or 0, 'line')} whole)")
 
 
@@ -484,10 +502,11 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str) -> lis
         findings.append(Finding(
             "consumer.early-exit",
             f"expected the consumer to read {label} to its end before it exited, found it exited 0 with "
-            + (f"none of its {total} bytes read: nothing of the wire was exercised" if none
-               else f"{outcome.left} of its {total} "
-                    "bytes unread")
-            + f" ({outcome.fed} of {outcome.lines} lines written to its {outcome.through}){said}",
+            + (f"none of its {textsafe.counted(total, 'byte')} read: nothing of the wire was exercised" if none
+               else f"{outcome.left} of its {textsafe.counted(total, 'byte')} unread"
+                    + (f" ({outcome.never} never written: the next line is written once the consumer has taken "
+                       "the one before)" if outcome.never else ""))
+            + f" ({outcome.fed} of {textsafe.counted(outcome.lines, 'line')} written to its {outcome.through}){said}",
             "read stdin to its end (or to the result line, the last); exit 0 only then"))
     if not expect.given:
         return findings
@@ -555,6 +574,7 @@ class FeedResult:
     seed: int
     failures: list[Failure] = field(default_factory=list)
     streams: int = 0  # consumer runs in all
+    broken: bool = False  # the streams fed are broken on purpose (feed --broken): none is conformant
 
 
 class Feed:
@@ -718,6 +738,9 @@ def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
         note_failure(out, failure, saved=len(result.failures) == 1)
 
 
+record = _record  # for the other feed loops (contract.consumers.broken_feed, contract.consumers.transport)
+
+
 def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
     """Say in the report itself (every format) which stream failed and where to see it.
 
@@ -727,7 +750,7 @@ def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
     lines = failure.data.count(b"\n")
     where = ("saved whole by --transcript FILE" if saved
              else "not saved by --transcript FILE, which saves the first failing stream")
-    out.note(f"failing stream {textsafe.text(failure.variant)} ({lines} lines): "
+    out.note(f"failing stream {textsafe.text(failure.variant)} ({textsafe.counted(lines, 'line')}): "
              f"{textsafe.text(clip(failure.changes, 400))}; shown after a text report (on stderr for "
              f"the other formats; up to {SHOWN_LINES} lines of up to {SHOWN_LINE_CHARS} characters), {where}")
 
@@ -783,7 +806,8 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
                       search.shrink_runs, search.shrink_cut)
     _record(result, out, failure)
     out.note(f"{golden.name}: a failing future variant found within {search.searched} generated ones (seed "
-             f"{result.seed}), shrunk to {len(variant.changes)} change(s) in {search.shrink_runs} more runs"
+             f"{result.seed}), shrunk to {textsafe.counted(len(variant.changes), 'change')} in "
+             f"{textsafe.counted(search.shrink_runs, 'more run', 'more runs')}"
              + (" (shrinking stopped at its budget: the smallest failing variant found so far)"
                 if search.shrink_cut else ""))
 
@@ -796,21 +820,26 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
     for number, failure in enumerate(result.failures):
         out += ["", f"failing stream: {textsafe.text(failure.variant)}",
                 f"changes: {textsafe.text(clip(failure.changes, 2000))}",
-                _heading(result.report.wire, saved=number == 0, max_line_chars=max_line_chars)]
+                _heading(result.report.wire, saved=number == 0, max_line_chars=max_line_chars,
+                         broken=result.broken)]
         lines = failure.data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
         for index, raw in enumerate(lines[:SHOWN_LINES], 1):
             out.append(f"{index:>4} {textsafe.text(clip(raw.decode('utf-8', 'replace'), max_line_chars))}")
         if len(lines) > SHOWN_LINES:
-            out.append(f"     … {len(lines) - SHOWN_LINES} more lines not shown")
+            out.append(f"     … {textsafe.counted(len(lines) - SHOWN_LINES, 'more line', 'more lines')} not shown")
     out += ["", f"seed: {result.seed}; find it again with: {replay}"]
     return "\n".join(out) + "\n"
 
 
-def _heading(wire: str, saved: bool, max_line_chars: int) -> str:
+def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False) -> str:
     """What the lines below are, and what ``--transcript FILE`` holds and how to use it (first failure only)."""
     clipped = f"each line shown up to {max_line_chars} characters"
+    if broken:
+        return (f"broken stream fed ({clipped}; " + ("--transcript FILE saves it whole: `milk-contract check FILE` "
+                "finds it not conformant, as meant, and `CONSUMER < FILE` feeds it again):" if saved else
+                "--transcript FILE saves the first failing stream, not this one):"))
     if get(wire).live is Live.STREAM:
         if not saved:
             return f"stream fed ({clipped}; --transcript FILE saves the first failing stream, not this one):"

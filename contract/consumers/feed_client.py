@@ -4,8 +4,10 @@
 on pipes. The client writes ``subagent_status`` commands; the suite answers each with the golden's
 next response (its ``id`` the command's, or none when the command has none) followed by the events
 the golden pushes after it; once the golden's responses are spent it answers with the last one
-again. When the client has been quiet for ``QUIET_SECONDS`` after the golden is spent, its stdin is
-closed (the host ended). The client must exit 0 before ``timeout``.
+again. The host ends (the client's stdin is closed) ``QUIET_SECONDS`` after the last command or
+host line, or after the golden's last answer, whichever is first (:func:`host_end`: the end never
+depends on how many polls a client makes against a golden's length). The client must exit 0
+before ``timeout``.
 
 The conversation, both directions in order, is judged by the same reader and rules as
 ``check --wire subagent-stdio``: a client that sends a line that is not JSON, a command the schema
@@ -74,7 +76,7 @@ WIRE = conversation().name  # the client side of the registry's conversation wir
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "run.start", "run.interrupted",
                    "run.output-limit", "checker.internal"})
 MAX_COMMANDS = 10_000  # client lines answered in one conversation: past it the client is flooding
-QUIET_SECONDS = 0.5  # after the golden is spent, this long without a command ends the conversation
+QUIET_SECONDS = 0.5  # this long without a command or a host line (or after the golden's last answer): the host ends
 _DIALOGUE = get(WIRE).dialogue
 assert _DIALOGUE is not None  # conversation() has one
 COMMAND, RESPONSE, EVENT = _DIALOGUE.command, _DIALOGUE.response, _DIALOGUE.event
@@ -147,6 +149,20 @@ def _catch_up(response: Line, shown: dict[str, int]) -> None:
         snap["revision"] = max(snap["revision"], shown[snap["epoch"]])
 
 
+def host_end(active: float | None, spent: float | None) -> float | None:
+    """When the host ends the conversation (closes the client's stdin), or None: not yet known.
+
+    The seed sets no number of polls and has no command that ends a conversation, so a client's
+    only sign of the host's end is its input ending, and the host's end must not hang on how many
+    polls a client makes against how long a golden is. The host ends ``QUIET_SECONDS`` after the
+    last command or host line (a client that polled once and watches), or ``QUIET_SECONDS`` after
+    the golden's last answer was written (a client polling on a timer is never quiet), whichever
+    comes first; before its first answer it waits (a client may be slow to start).
+    """
+    ends = [moment + QUIET_SECONDS for moment in (active, spent) if moment is not None]
+    return min(ends) if ends else None
+
+
 def _dump(line: Line) -> bytes:
     return orjson.dumps(line) + b"\n"
 
@@ -195,7 +211,8 @@ def converse(
     answered = 0
     commands = 0
     closed = False
-    quiet_since: float | None = None
+    active: float | None = None  # the last command or host line, from the first answer on
+    spent: float | None = None  # when the golden's last answer was written
     shown: dict[str, int] = {}  # epoch -> highest revision the host showed (sa.revision-order)
     flooded = False
     status: int | None = None
@@ -208,21 +225,24 @@ def converse(
                 if now >= deadline:
                     break
                 wait = deadline - now
-                if answered >= len(script.answers) and not closed:
-                    quiet_since = quiet_since if quiet_since is not None else now
-                    wait = min(wait, max(quiet_since + QUIET_SECONDS - now, 0.0))
+                end = None if closed else host_end(active, spent)
+                if end is not None and now >= end:
+                    proc.close_stdin()  # the host ends (docs/consumers.md: the host's closing rule)
+                    closed = True
+                    continue
+                if end is not None:
+                    wait = min(wait, end - now)
                 try:
                     item = talk.inbox.get(timeout=wait)
                 except queue.Empty:
-                    if answered >= len(script.answers) and not closed and time.monotonic() < deadline:
-                        proc.close_stdin()  # the golden is spent and the client quiet: the host ends
-                        closed = True
                     continue
                 if item is None:
                     break
+                if closed:  # the host has ended: what the client still writes reaches no host, and is not judged
+                    continue
                 talk.transcript.append(item)
                 commands += 1
-                quiet_since = None
+                active = time.monotonic() if active is not None else None
                 if commands > MAX_COMMANDS:
                     flooded = True
                     break
@@ -248,6 +268,9 @@ def converse(
                     _remember(orjson.loads(piece), shown)
                     if pace:
                         time.sleep(pace)
+                active = time.monotonic()
+                if spent is None and answered >= len(script.answers):
+                    spent = active
             if not closed:
                 proc.close_stdin()
             status = None if flooded else proc.wait(deadline - time.monotonic())
@@ -263,7 +286,7 @@ def converse(
                     item = talk.inbox.get_nowait()
                 except queue.Empty:
                     break
-                if item is None:
+                if item is None or closed:
                     break
                 talk.transcript.append(item)
         except BaseException:
@@ -292,7 +315,8 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
     for rule, count in report.counts.items():
         dropped = count - report.kept_counts().get(rule, 0)
         if dropped and report.violations and CATALOG[rule].level is Level.MUST:
-            found.append((rule, None, None, f"{label}: {dropped} more {rule} findings counted but not kept", None))
+            found.append((rule, None, None, f"{label}: {dropped} more {rule} {textsafe.number(dropped, 'finding')} "
+                          "counted but not kept", None))
     tail = outcome.stderr.strip().splitlines()
     said = f"; its stderr ends: {textsafe.text(clip(tail[-1], 300))}" if tail else ""
     if outcome.flooded is not None:  # the conversation was cut: it cannot pass
@@ -301,7 +325,7 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
     elif outcome.hung:
         found.append(("consumer.hang", None, None,
                       f"expected the client to exit on {label}, found it still running after {outcome.elapsed:.3g}s "
-                      f"({outcome.fed} answers sent); killed it and its process group{said}",
+                      f"({textsafe.counted(outcome.fed, 'answer')} sent); killed it and its process group{said}",
                       "a client exits when its work is done, or when the host's stdout (its stdin) ends"))
     elif outcome.status != 0:
         found.append(("consumer.crash", None, None,
@@ -436,8 +460,9 @@ def _search(result: FeedResult, out: Collector, name: str, script: HostScript, h
                                    _findings_of(found), search.shrink_runs, search.shrink_cut))
     note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
     out.note(f"{name}: a failing future host variant found within {search.searched} generated ones (seed "
-             f"{result.seed}), shrunk to {len(candidate.changes)} change(s) in {search.shrink_runs} more "
-             "conversations" + (" (shrinking stopped at its budget)" if search.shrink_cut else ""))
+             f"{result.seed}), shrunk to {textsafe.counted(len(candidate.changes), 'change')} in "
+             f"{textsafe.counted(search.shrink_runs, 'more conversation', 'more conversations')}"
+             + (" (shrinking stopped at its budget)" if search.shrink_cut else ""))
 
 
 __all__ = ["HostScript", "converse", "feed_client", "host_lines", "judge", "script_from"]

@@ -39,14 +39,19 @@ from typing import Any, cast
 
 import orjson
 
-from contract.core.jsonvalue import clip, escape
+from contract.core.jsonvalue import clip, escape, same_value
+from contract.core.textsafe import counted
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 4300  # Python's own int/str conversion limit; longer numbers are a line.limit
 QUOTED_LINE_BYTES = 80  # of a line that is not JSON, its finding quotes this much (and says what is left)
 MAX_DEPTH = 1024  # orjson's nesting limit; deeper lines are a line.limit, never a RecursionError
 # The catalog rules a Fault can name (the reader emits them; see contract.rules.catalog).
-RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.duplicate-key", "line.ansi", "line.limit"})
+RULES = frozenset({"line.utf8", "line.blank", "line.json", "line.surrogate", "line.duplicate-key", "line.ansi",
+                   "line.limit"})
+# The rules that apply only where the wire's seed says "never any ANSI escapes" (``Wire.ansi``):
+# ESC itself (line.ansi, written) and the C1 controls, ESC's one-character equivalents (derived).
+ANSI_RULES = frozenset({"line.ansi", "line.c1"})
 Number = int | float | Decimal
 
 
@@ -102,7 +107,10 @@ def parse(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
         message = str(exc)
         if "infinity" in message:  # a float that overflows, or an integer orjson cannot hold
             return _exact(body)
-        return None, _diagnose(body, message)
+        faults = _diagnose(body, message)
+        if faults[-1].rule == "line.surrogate":
+            return _lone_surrogate(body, faults)
+        return None, faults
     try:
         # orjson writes a float of 1e16 or more as "1.5e+300": such a float is integral but may not
         # be the number written (3.6845546438802145e+18 is not the double's exact value), so
@@ -127,7 +135,7 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
 
     def integer(text: str) -> int:
         if len(text) > MAX_INT_DIGITS:
-            raise _Limit(f"an integer of {len(text)} digits (the checker reads at most {MAX_INT_DIGITS})")
+            raise _Limit(f"an integer of {counted(len(text), 'digit')} (the checker reads at most {MAX_INT_DIGITS})")
         return int(text)
 
     depth = nesting(body)
@@ -155,6 +163,66 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
             ),
         )
     return value, ()
+
+
+class Ambiguous:
+    """A member repeated with different values: which one a reader keeps is unpredictable (RFC 8259
+    §4), so no rule reads it (``top_members``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "AMBIGUOUS"
+
+
+AMBIGUOUS = Ambiguous()
+
+
+def top_members(body: bytes, names: tuple[str, ...]) -> dict[str, Any]:
+    """Of a line whose outermost value is an object (one with a repeated member name: the line is
+    opaque), the members ``names`` as every reading of the repeats agrees: a member present once,
+    or repeated with one value, is that value; one repeated with different values is
+    ``AMBIGUOUS``; an absent one is absent.
+
+    For the rules about a line's place in the run (``sj.init-first``, ``sj.result-once``,
+    ``sj.result-last``): a repeated member elsewhere in the line (``extension``, a payload) leaves
+    its type as readable as any other line's. Only opaque lines take this second parse.
+    """
+    outermost: list[list[tuple[str, Any]]] = [[]]
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        outermost[0] = items  # the outermost object closes last, so its pairs come last
+        return dict(items)
+
+    _loads_with_headroom(body, nesting(body), pairs, int)
+    found: dict[str, Any] = {}
+    for name, value in outermost[0]:
+        if name not in names:
+            continue
+        if name in found and (found[name] is AMBIGUOUS or not same_value(found[name], value)):
+            found[name] = AMBIGUOUS
+        else:
+            found.setdefault(name, value)
+    return found
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(body: bytes, faults: tuple[Fault, ...]) -> tuple[Any, tuple[Fault, ...]]:
+    """A line orjson refused only for a lone surrogate escape: RFC 8259 §8.2 admits it in the
+    grammar, so the line is read (exactly, by ``json``) and stays a JSON text. Its fault is
+    ``line.surrogate`` (policy), at the first string or member name holding one; anything else
+    wrong with the line is the exact parse's finding alone."""
+    value, more = _exact(body)
+    if value is None:
+        return None, more
+    where = next((pointer for pointer, node in walk(value)
+                  if (isinstance(node, str) and _LONE.search(node))
+                  or (isinstance(node, dict) and any(_LONE.search(name) for name in node))), None)
+    found = tuple(fault if fault.rule != "line.surrogate" else Fault(fault.rule, where, fault.message, fault.hint)
+                  for fault in faults)
+    return value, (*found, *more)
 
 
 def number(text: str) -> float | Decimal:
@@ -260,9 +328,11 @@ def _diagnose(body: bytes, orjson_message: str) -> tuple[Fault, ...]:
     if "depth limit" in orjson_message:
         faults.append(Fault("line.limit", None,
                             f"nesting deeper than {MAX_DEPTH} levels (the checker's limit)"))
-    elif "surrogate" in orjson_message:
-        faults.append(Fault("line.json", None,
-                            "expected Unicode text, found a lone surrogate escape (RFC 8259 §8.2)"))
+    elif "surrogate" in orjson_message:  # RFC 8259 §8.2 admits it: policy, and the line is still JSON
+        faults.append(Fault("line.surrogate", None,
+                            "expected Unicode text, found a lone surrogate escape (RFC 8259 §8.2: software "
+                            "behaviour on it is unpredictable; it cannot be encoded in UTF-8)",
+                            "escape a code point above U+FFFF as a surrogate pair, never one half alone"))
     else:
         faults.append(Fault("line.json", None, f"expected one strict JSON text, found {quoted_start(body)}: "
                                                f"{_why(body, orjson_message)}"))

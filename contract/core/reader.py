@@ -22,7 +22,10 @@ from contract.core.sink import Sink
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 # The catalog rules the reader emits: its own framing checks and every parse fault.
-RULES = jsonline.RULES | {"line.newline", "line.object", "line.ansi", "line.limit"}
+RULES = jsonline.RULES | {"line.newline", "line.object", "line.ansi", "line.c1", "line.limit"}
+
+# The members of an opaque object line that the rules about a line's place read (``Record.head``).
+HEAD_MEMBERS = ("type", "subtype")
 
 Source = bytes | bytearray | memoryview | BinaryIO | Iterable[bytes]
 
@@ -35,6 +38,10 @@ class Record:
     raw: bytes
     obj: dict[str, Any] | None
     valid: bool = False  # set by the checker: the object passed the wire's schema
+    # A line that is a JSON object made opaque by a policy fault (a repeated member name): its
+    # "type" and "subtype" as every reading agrees (``jsonline.top_members``), for the rules about
+    # a line's place in the run; None for every other line.
+    head: dict[str, Any] | None = None
 
 
 def as_stream(source: Source) -> BinaryIO:
@@ -148,7 +155,7 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
                      f"expected LF as the only line terminator, found a bare CR at byte {at}")
         value, faults = parse(body) if parse_line is None else parse_line(body, number)
         for fault in faults:
-            if ansi or fault.rule != "line.ansi":
+            if ansi or fault.rule not in jsonline.ANSI_RULES:
                 emit(fault.rule, number, fault.pointer, fault.message, fault.hint)
         if value is None:
             if faults and faults[0].rule == "line.blank":
@@ -163,10 +170,12 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
             yield Record(number, raw, None)
             continue
         if faults:
-            # A line that failed framing (here: a repeated member name) is opaque: parsers disagree
+            # A line that failed framing (here: a repeated member name, or a lone surrogate, which
+            # the checker cannot carry as Unicode text) is opaque: parsers disagree
             # on its content, so neither first-wins nor last-wins is judged by any schema or
-            # content rule. It still takes its place in the run (a record without an object).
-            yield Record(number, raw, None)
+            # content rule. It still takes its place in the run (a record without an object), and it
+            # is still an object: its type, where every reading agrees, says what place it takes.
+            yield Record(number, raw, None, head=jsonline.top_members(body, HEAD_MEMBERS))
             continue
         if (block.may_esc and escapes and ansi
                 and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))):
@@ -334,6 +343,8 @@ def _skip_line(readline: Any, limit: int) -> int:
 # C2 9F, valid JSON: RFC 8259 §7 asks only U+0000 to U+001F to be escaped) or as \u0080..\u009f.
 _C1_RAW = re.compile(rb"\xc2[\x80-\x9f]")
 _ANSI_TEXT = re.compile("[\x1b\x80-\x9f]")
+_ESC_TEXT = re.compile("\x1b")
+_C1_TEXT = re.compile("[\x80-\x9f]")
 _C1_NAMES = {0x9B: "CSI", 0x9D: "OSC", 0x90: "DCS", 0x98: "SOS", 0x9C: "ST", 0x9E: "PM", 0x9F: "APC"}
 
 
@@ -342,18 +353,30 @@ def may_c1(data: bytes) -> bool:
     return b"\\u008" in data or b"\\u009" in data or (b"\xc2" in data and _C1_RAW.search(data) is not None)
 
 
-def _found(text: str) -> str:
-    """What ANSI escape a decoded string holds: ESC, or which C1 control (its first one)."""
-    match = _ANSI_TEXT.search(text)
-    code = ord(match.group()) if match else 0x1B
-    if code == 0x1B:
-        return "ESC (U+001B)"
+def _c1(text: str) -> str:
+    """Which C1 control a decoded string holds (its first one), and ECMA-48's 7-bit form of it."""
+    match = _C1_TEXT.search(text)
+    code = ord(match.group()) if match else 0x9B
     name = _C1_NAMES.get(code, "a C1 control")
     return f"{name} (U+{code:04X}, ECMA-48's one-character form of ESC {chr(code - 0x40)})"
 
 
+def _escapes_in(text: str, where: str, number: int, out: Sink, what: str) -> None:
+    """line.ansi for ESC (the escape character itself, written) and line.c1 for a C1 control (the
+    same control functions in one character, by ECMA-48 §5.3: derived) in one decoded string."""
+    if _ESC_TEXT.search(text):
+        out.emit("line.ansi", number, where, f"expected no ANSI escapes, found ESC (U+001B) in {what}",
+                 "the seed says never any ANSI escapes, free-form payloads included: strip terminal "
+                 "colour from what tools print before writing it")
+    if _C1_TEXT.search(text):
+        out.emit("line.c1", number, where, f"expected no C1 control, found {_c1(text)} in {what}",
+                 "a C1 control is an ANSI escape in one character (ECMA-48); in text it is often Latin-1 "
+                 "mis-decoding")
+
+
 def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
-    """line.ansi for ESC or a C1 control in any decoded string or member name of a stream-json line.
+    """line.ansi (ESC) and line.c1 (a C1 control) in any decoded string or member name of a
+    stream-json line.
 
     "never any ANSI escapes" has no written exception: free-form payloads (tool_use.input,
     tool_result content, tool_use_result, task, extension, _meta) are scanned like the rest.
@@ -364,16 +387,11 @@ def _decoded_escapes(value: dict[str, Any], number: int, out: Sink) -> None:
         where, node = stack.pop()
         if isinstance(node, str):
             if search(node):
-                out.emit("line.ansi", number, where,
-                         f"expected no ANSI escapes, found {_found(node)} in a decoded string",
-                         "the seed says never any ANSI escapes, free-form payloads included: strip terminal "
-                         "colour from what tools print before writing it (a C1 control in text is often "
-                         "Latin-1 mis-decoding)")
+                _escapes_in(node, where, number, out, "a decoded string")
         elif isinstance(node, dict):
             for key, child in node.items():
                 if search(key):  # a member name is text too (a model_usage key, say)
-                    out.emit("line.ansi", number, f"{where}/{escape(key)}",
-                             f"expected no ANSI escapes in member names, found {_found(key)} in one")
+                    _escapes_in(key, f"{where}/{escape(key)}", number, out, "a member name")
                 stack.append((f"{where}/{escape(key)}", child))
         elif isinstance(node, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(node))

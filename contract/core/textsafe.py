@@ -65,7 +65,7 @@ def text(value: str, limit: int | None = None) -> str:
     """
     rest = ""
     if limit is not None and len(value) > limit:
-        value, rest = value[:limit], f"…({len(value) - limit} more characters)"
+        value, rest = value[:limit], f"…({counted(len(value) - limit, 'more character', 'more characters')})"
     return _TO_ESCAPE.sub(_escape, value) + rest
 
 
@@ -100,6 +100,14 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and the noun in the number it needs: ``1 finding``, ``2 findings``, ``0 findings``.
 
     Here because every report words its counts through it, as it shows its input through
-    :func:`text`. ``plural`` for a noun that does not take an ``s`` (``kinds of finding``).
+    :func:`text` (issue 31: "1 findings" was printed where a count bypassed it; a test scans the
+    package for counts worded without it). ``plural`` for a noun that does not take an ``s``
+    (``kinds of finding``).
     """
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+    return f"{n} {number(n, noun, plural)}"
+
+
+def number(n: int, noun: str, plural: str | None = None) -> str:
+    """The noun alone in the number ``n`` needs, where words stand between the count and it
+    (``3 more sj.schema findings``): ``counted`` without the count."""
+    return noun if n == 1 else plural or noun + "s"

@@ -17,6 +17,8 @@ from __future__ import annotations
 import errno
 import os
 
+from contract.core.textsafe import counted
+
 MAX_FILE_BYTES = 64 * 1024**2  # a file read whole, at most (docs/limits.md)
 
 
@@ -45,4 +47,4 @@ def size_text(count: int) -> str:
     for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if count % size == 0:
             return f"{count // size} {unit}"
-    return f"{count} bytes"
+    return counted(count, "byte")

@@ -43,11 +43,11 @@ class ScenarioRun:
         failing = self.report.failing()
         lines.extend(f"  {safe(_where(v.line, v.pointer))}{v.rule}: {safe(v.message)}" for v in failing[:20])
         if len(failing) > 20:
-            lines.append(f"  … {len(failing) - 20} more failing findings")
+            lines.append(f"  … {textsafe.counted(len(failing) - 20, 'more failing finding', 'more failing findings')}")
         differences = self.comparison.differences
         lines.extend(f"  {safe(str(difference))}" for difference in differences[:40])
         if len(differences) > 40:
-            lines.append(f"  … {len(differences) - 40} more differences")
+            lines.append(f"  … {textsafe.counted(len(differences) - 40, 'more difference', 'more differences')}")
         lines.extend(stderr_lines(self.report, "  "))  # escaped and bounded there
         return "\n".join(lines)
 

@@ -160,12 +160,12 @@ def cuts(step: Step) -> tuple[tuple[int, ...], str]:
         return (), "in one write"
     pause = f", with a {split.pause:g}s pause at the first cut" if split.pause else ""
     if split.cut == "dribble":
-        return tuple(range(1, total)), f"byte by byte ({total} writes{pause})"
+        return tuple(range(1, total)), f"byte by byte ({counted(total, 'write')}{pause})"
     if split.cut == "per-line":
         ends = tuple(sum(len(line) for line in lines[: i + 1]) for i in range(len(lines) - 1))
         if not ends:
             return (), "in one write (a single line: per-line cuts nothing)"
-        return ends, f"one write per command ({len(lines)} writes{pause})"
+        return ends, f"one write per command ({counted(len(lines), 'write')}{pause})"
     which = split.command % len(lines)
     line = lines[which]
     where = {"in-string": "inside a string", "in-utf8": "inside a UTF-8 character", "before-lf": "before its LF"}
@@ -678,8 +678,8 @@ def record(
     done = done if stopped is None else session.steps_done  # stopped mid-step: what completed before
     during = f"; interrupted in step {done + 1}" if isinstance(stopped, KeyboardInterrupt) else ""
     report.notes.append(
-        f"conversation: sent {len(session.sent)} of {total} commands in {done} of {len(steps)} "
-        f"steps, read {session.answered} responses{during}")
+        f"conversation: sent {len(session.sent)} of {counted(total, 'command')} in {done} of "
+        f"{counted(len(steps), 'step')}, read {counted(session.answered, 'answer')}{during}")
     if isinstance(stopped, KeyboardInterrupt):
         raise Interrupted(report, transcript, signal_of(stopped))
     return Conversation(report, transcript)

@@ -416,8 +416,8 @@ def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed:
     report.notes.append(
         f"fuzz: seed {seed}; a failing conversation found within {search.searched} generated ones, "
         f"shrunk to {textsafe.counted(len(plan), 'step')} and {textsafe.counted(commands, 'command')} in "
-        f"{search.shrink_runs} more "
-        f"conversations ({elapsed:.1f}s in all)")
+        f"{textsafe.counted(search.shrink_runs, 'more conversation', 'more conversations')} "
+        f"({elapsed:.1f}s in all)")
     if not confirmed:
         report.notes.append(
             "fuzz: the shrunk conversation passed when held again with the full response timeout "
@@ -460,7 +460,7 @@ def describe(result: FuzzResult, replay: str, max_line_chars: int = 300) -> str:
         shown = clip(raw.decode("utf-8", "replace"), max_line_chars)
         out.append(f"{number:>4} {textsafe.text(shown)}")
     if len(lines) > 200:
-        out.append(f"     … {len(lines) - 200} more lines not shown")
+        out.append(f"     … {textsafe.counted(len(lines) - 200, 'more line', 'more lines')} not shown")
     out.append("")
     out.append(f"seed: {result.seed}; find it again with: {replay}")
     return "\n".join(out) + "\n"

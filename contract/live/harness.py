@@ -745,7 +745,7 @@ def stdout_held(out: Collector, held: Sequence[str], late_grace: float, who: str
     shown = ", ".join(held[:HELD_SHOWN]) + (f" and {len(held) - HELD_SHOWN} more" if len(held) > HELD_SHOWN else "")
     out.emit("run.stdout-held", None, None,
              f"expected the {who}'s stdout to close within {late_grace:g}s of its exit (nothing else on stdout "
-             f"after the run), found it still held open by {len(held)} descendant(s): {shown}; killed them, "
-             "so what they would have written later was not judged",
+             f"after the run), found it still held open by {textsafe.counted(len(held), 'descendant')}: {shown}; "
+             "killed them, so what they would have written later was not judged",
              f"a child of the {who} inherited stdout: close or redirect it in the child, or wait for the child "
              "before exiting (raise --late-grace if it is legitimately slow)")

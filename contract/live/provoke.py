@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from contract.checking.checker import check
+from contract.core import textsafe
 from contract.core.interrupts import signal_of
 from contract.core.progress import Progress
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
@@ -296,8 +297,8 @@ def _merge(into: Collector, report: Report, environment: str) -> None:
     for rule, count in report.counts.items():
         missing = count - report.kept[rule]
         if missing > 0:  # past the report's retention cap: still counted, never dropped silently
-            findings = "finding" if missing == 1 else "findings"
-            into.emit(rule, None, None, f"under {environment}: {missing} more {rule} {findings} not kept")
+            into.emit(rule, None, None,
+                      f"under {environment}: {missing} more {rule} {textsafe.number(missing, 'finding')} not kept")
 
 
 def provoke(

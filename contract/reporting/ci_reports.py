@@ -132,7 +132,7 @@ def file_summary(report: Report) -> FileSummary:
 
 def _exercised(report: Report) -> str:
     s = file_summary(report)
-    return f"{s.exercised} of {s.catalogued} applicable rules exercised ({s.not_applicable} not applicable)"
+    return f"{s.exercised} of {counted(s.catalogued, 'applicable rule')} exercised ({s.not_applicable} not applicable)"
 
 
 def _failing(violation: Violation, report: Report) -> bool:

@@ -152,7 +152,7 @@ def basis_clause(report: Report) -> str:
         return ""
     judged = ", ".join(b.value for b in report.bases)
     left = report.unjudged()
-    listed = (f"{sum(left.values())} findings of {', '.join(left)} listed, not failing" if left
+    listed = (f"{counted(sum(left.values()), 'finding')} of {', '.join(left)} listed, not failing" if left
               else "no finding of the others")
     return f"; judged: --basis {judged} only ({listed}; {always_judged(report.wire)})"
 

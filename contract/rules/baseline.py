@@ -207,7 +207,7 @@ def apply(report: Report, baseline: Baseline, name: str = "baseline") -> Report:
         result.notes.append(f"baseline {name}: {rule} not accepted: the emitter was ended by a signal "
                             f"(exit status {report.exit_status}), so the run was not judged to the end")
     if report.dropped:
-        result.notes.append(f"baseline {name}: {report.dropped} findings past the memory cap could not be "
+        result.notes.append(f"baseline {name}: {counted(report.dropped, 'finding')} past the memory cap could not be "
                             "matched and count as new")
     return result
 
@@ -250,11 +250,13 @@ def settle(report: Report, *, baseline: str | None, write_to: str | None, ignore
                 "baselined")])
         if old is None:  # writing records the findings; only --baseline accepts them
             result = dataclasses.replace(report, notes=list(report.notes))
-            result.notes.append(f"baseline: wrote {len(new.entries)} entries to {write_to}; the findings are "
+            wrote = counted(len(new.entries), "entry", "entries")
+            result.notes.append(f"baseline: wrote {wrote} to {write_to}; the findings are "
                                 "still reported (pass --baseline to accept them)")
             return result
         result = apply(report, new, str(write_to))
-        result.notes.append(f"baseline: wrote {len(new.entries)} entries to {write_to} (only what the old "
+        wrote = counted(len(new.entries), "entry", "entries")
+        result.notes.append(f"baseline: wrote {wrote} to {write_to} (only what the old "
                             "baseline listed and still occurs)")
         return result
     if old is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from contract.core.jsonline import ANSI_RULES
 from contract.core.rule import Basis, Level, Observed, Rule, Unjudged
 from contract.wires import WIRES, Live, derived, named
 
@@ -57,12 +58,20 @@ def _ansi_source() -> str:
     says = [wire.cites.ansi for wire in WIRES.values() if wire.ansi and wire.cites.ansi is not None]
     silent = [wire.cites.ansi for wire in WIRES.values() if not wire.ansi and wire.cites.ansi is not None]
     applies = ", ".join(wire.name for wire in WIRES.values() if wire.ansi)
-    ecma = ("The C1 controls by ECMA-48 §5.3: each C1 control function is coded either as one 8-bit character or, "
-            "in 7-bit form, as the escape sequence ESC Fe (CSI U+009B is ESC [, OSC U+009D is ESC ]); every ESC "
-            "is an ANSI escape, so is the same function in its one-character coding, raw (C2 9B) or escaped "
-            "(\\u009b). BEL, DEL and other C0 controls are no escape.")
+    ecma = ("ESC (U+001B) is the escape character itself: written, raw or in any decoded string. The C1 "
+            "controls are line.c1's (derived). BEL, DEL and other C0 controls are no escape.")
     only = f" {applies[:1].upper()}{applies[1:]} only: {'; '.join(silent)}" if silent else ""
     return " ".join([*says, ecma]) + only
+
+
+def _c1_source() -> str:
+    applies = ", ".join(wire.name for wire in WIRES.values() if wire.ansi)
+    return (f"{applies}: 'never any ANSI escapes' read through ECMA-48 §5.3 (derived: each C1 control "
+            "function is coded either as one 8-bit character or, in 7-bit form, as the escape sequence ESC Fe, "
+            "so U+009B 3 1 m is the control sequence ESC [ 3 1 m and NEL U+0085 is ESC E; the words forbid "
+            "the escapes, this equivalence carries it to their one-character forms, raw (C2 9B: valid JSON, "
+            "RFC 8259 §7 asks only U+0000 to U+001F to be escaped) or escaped (\\u009b), payloads included. "
+            "Issue 31: no sentence says it, so it is not written; it applies where line.ansi does)")
 
 
 def _framing_rules() -> tuple[Rule, ...]:
@@ -81,19 +90,34 @@ def _framing_rules() -> tuple[Rule, ...]:
         Rule("line.blank", Level.MUST, "line", "no empty or whitespace-only lines", framing,
              basis=Basis.WRITTEN, basis_on=on),
         Rule("line.json", Level.MUST, "line",
-             "each line is one strict RFC 8259 JSON text (no NaN/Infinity, no lone surrogate, nothing after it)",
-             f"{framing}; a lone surrogate escape (\\ud800) cannot be encoded in UTF-8, which the framing asks for, "
-             "and RFC 8259 §8.2 calls software behaviour on it unpredictable; a raw control byte (ESC "
-             f"included) is not JSON (RFC 8259 §7); numbers outside float range (1e400) are valid JSON; {opaque}",
+             "each line is one strict RFC 8259 JSON text (no NaN/Infinity, nothing after it)",
+             f"{framing}; a raw control byte (ESC included) is not JSON (RFC 8259 §7); numbers outside float "
+             "range (1e400) are valid JSON; a lone surrogate escape is JSON by RFC 8259 §8.2 (line.surrogate's, "
+             f"policy); {opaque}",
              basis=Basis.WRITTEN, basis_on=on, filterable=False),
         Rule("line.object", Level.MUST, "line", "each line's JSON value is an object", framing,
              basis=Basis.WRITTEN, basis_on=on, filterable=False),
+        Rule("line.surrogate", Level.MUST, "line", "no string or member name holds a lone surrogate escape",
+             "policy, beside the framing sentence (UTF-8 JSON text): RFC 8259 §8.2 admits an unpaired surrogate "
+             "escape (\\udc00) in the grammar and calls "
+             "software behaviour on it unpredictable: the line is JSON, and rejecting it is policy (it cannot "
+             "be encoded in UTF-8, so a consumer writing it on breaks; Python decodes it and then cannot encode "
+             f"it). The line is still an object, read as line.duplicate-key's: {opaque}; its place is read from "
+             "its type", basis=Basis.POLICY),
         Rule("line.duplicate-key", Level.MUST, "line", "no object repeats a member name",
              f"{framing}; RFC 8259 §4: names SHOULD be unique, and parsers disagree on which duplicate wins, "
-             f"so neither first-wins nor last-wins is judged: {opaque}", basis=Basis.POLICY),
+             f"so neither first-wins nor last-wins is judged: {opaque}. The line is still a JSON object: its "
+             "place in the run is read from its type wherever every reading agrees (an init that repeats a "
+             "member of extension is the init), so this finding never fails a run through another rule; only "
+             "a type repeated with different values cannot be read, and the place rules say so",
+             basis=Basis.POLICY),
         Rule("line.ansi", Level.MUST, _ansi_wire(),
-             "no ANSI escapes: no raw ESC byte, no ESC (U+001B) or C1 control (U+0080-U+009F, CSI U+009B included) "
-             "in any decoded string or member name, payloads included", _ansi_source(), basis=Basis.WRITTEN),
+             "no ANSI escapes: no raw ESC byte, no ESC (U+001B) in any decoded string or member name, payloads "
+             "included", _ansi_source(), basis=Basis.WRITTEN),
+        Rule("line.c1", Level.MUST, _ansi_wire(),
+             "no C1 control (U+0080-U+009F, CSI U+009B and NEL U+0085 included), raw or escaped, in any decoded "
+             "string or member name, payloads included: ESC's one-character forms", _c1_source(),
+             basis=Basis.DERIVED),
         Rule("line.limit", Level.MUST, "line",
              "a line stays within the checker's limits (length, nesting depth, integer digits)",
              "checker limit: a line the checker cannot judge cannot be declared conformant; "
@@ -187,6 +211,14 @@ def _consumer_rules() -> tuple[Rule, ...]:
              "the user's own expectation: what the consumer reports (e.g. the result's is_error and final text) "
              "does not change when a producer adds what the seed lets it add",
              observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+        Rule("consumer.dishonest", Level.MUST, "consumer",
+             "a consumer fed a broken stream (feed --broken) does not report it as a success",
+             "policy (the suite's, not the seed's words): a stream that is not a whole run as the seed frames one "
+             "(one JSON object per line, system/init first, exactly one terminal result last, is_error agreeing "
+             "with the subtype) says nothing certain of how the run ended, so a consumer that reports success on "
+             "it (exit 0 with no --expect-json; with it, a report whose is_error is not true or null) tells its "
+             "caller a run succeeded that may not have; real pipes deliver such streams (docs/consumers.md)",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
     )
 
 
@@ -279,7 +311,7 @@ def rules_for(wire: str) -> Iterator[Rule]:
     descriptor = WIRES.get(wire)
     ansi = descriptor is not None and descriptor.ansi
     for rule in _RULES:
-        if rule.wire in ("line", "run", "checker", "consumer", wire) or (ansi and rule.id == "line.ansi"):
+        if rule.wire in ("line", "run", "checker", "consumer", wire) or (ansi and rule.id in ANSI_RULES):
             yield rule
 
 

@@ -44,6 +44,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from contract.core.rule import BASES, Basis, Observed
+from contract.core.textsafe import counted
 from contract.rules.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
 from contract.wires import DEFAULT, NAMES, WIRES, derived
 
@@ -147,7 +148,9 @@ class Requirement:
             return "ignored (--ignore)"
         if self.status == OUTSIDE_BASIS:
             judged = ",".join(b.value for b in self.bases)
-            listed = f"its {self.findings} finding(s) are listed, not failing" if self.findings else "no finding"
+            verb = "is" if self.findings == 1 else "are"
+            listed = (f"its {counted(self.findings, 'finding')} {verb} listed, not failing" if self.findings
+                      else "no finding")
             return f"outside --basis {judged}: a {self.basis.value} rule; {listed}"
         if self.status == NOT_EXERCISED:
             if self.unfinished:
@@ -274,7 +277,8 @@ def summary_lines(report: Report) -> list[str]:
     exercised = counts[PASSED] + counts[FAILED]
     outside = f", {counts[OUTSIDE_BASIS]} outside --basis" if report.narrowed else ""
     applicable = len(found) - counts[NOT_APPLICABLE]
-    lines = [f"requirements: {exercised} of {applicable} applicable rules exercised ({counts[PASSED]} passed, "
+    lines = [f"requirements: {exercised} of {counted(applicable, 'applicable rule')} exercised "
+             f"({counts[PASSED]} passed, "
              f"{counts[FAILED]} failed), {counts[NOT_EXERCISED]} not exercised, {counts[IGNORED]} ignored"
              f"{outside}; {counts[NOT_APPLICABLE]} not applicable"]
     idle = [r.rule.id for r in found if r.status == NOT_EXERCISED]

@@ -74,9 +74,10 @@ def blank(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -
 
 
 def json_text(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
-    """Not one strict JSON text: NaN, Infinity, lone surrogate, trailing data, cut off.
+    """Not one strict JSON text: NaN, Infinity, trailing data, cut off.
 
-    (A number beyond double range, ``1e999``, is valid RFC 8259 JSON and is read exactly: not here.)
+    (A number beyond double range, ``1e999``, is valid RFC 8259 JSON and is read exactly: not here;
+    nor a lone surrogate escape, which RFC 8259 §8.2 admits: ``surrogate``.)
     """
     value = draw(
         st.sampled_from(
@@ -85,7 +86,6 @@ def json_text(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcript
                 b"Infinity",
                 b"-Infinity",
                 b"1e",
-                b'"\\ud800"',
                 b"'single'",
                 b"undefined",
                 b"01",
@@ -106,6 +106,12 @@ def json_object(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcri
     """A JSON value that is not an object: the line wrapped in an array, a scalar, null."""
     other = draw(st.sampled_from([b"[]", b"1", b'"text"', b"true", b"false", b"null", b"wrap"]))
     return _sacrificed(draw, sacrificial, lambda body: b"[" + body + b"]" if other == b"wrap" else other)
+
+
+def surrogate(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
+    """A lone surrogate escape in a string of the sacrificial line (valid RFC 8259 JSON: policy)."""
+    lone = draw(st.sampled_from([b"\\ud800", b"\\udc00", b"\\ude00\\ud83d", b"a\\udbff"]))
+    return _sacrificed(draw, sacrificial, lambda body: body.replace(MARK.encode(), lone))
 
 
 def duplicate_key(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
@@ -130,6 +136,13 @@ def ansi(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) ->
     return _sacrificed(draw, sacrificial, lambda body: body.replace(MARK.encode(), colour.encode()))
 
 
+def c1(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
+    """A C1 control in a plain-text field, raw (UTF-8 C2 80 to C2 9F) or escaped as \\u0080-\\u009f."""
+    code = draw(st.sampled_from([0x9B, 0x85, 0x80, 0x9D, 0x9F]))
+    form = draw(st.sampled_from([chr(code).encode(), f"\\u{code:04x}".encode(), f"\\u{code:04X}".encode()]))
+    return _sacrificed(draw, sacrificial, lambda body: body.replace(MARK.encode(), form + b"31m"))
+
+
 def limit(draw: st.DrawFn, sacrificial: Sacrificial, transcripts: Transcripts) -> bytes:
     """Nesting deeper than the checker's limit (``contract.core.jsonline.MAX_DEPTH``)."""
     depth = MAX_DEPTH + draw(st.integers(1, 64))
@@ -141,8 +154,10 @@ BREAKERS: dict[str, Callable[[st.DrawFn, Sacrificial, Transcripts], bytes]] = {
     "line.newline": newline,
     "line.blank": blank,
     "line.json": json_text,
+    "line.surrogate": surrogate,
     "line.object": json_object,
     "line.duplicate-key": duplicate_key,
     "line.ansi": ansi,
+    "line.c1": c1,
     "line.limit": limit,
 }

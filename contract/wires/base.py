@@ -167,12 +167,17 @@ class Future:
     stream wire, ``contract.consumers.feed_client`` for a conversation); ``vector(name, data)``: a strategy
     drawing ``(changes, stream)`` from the golden ``name`` whose transcript is ``data`` (ValueError
     when the golden has no place for a change); ``obligation``: the seed's words a consumer of the
-    variants is held to (``contract.consumers.vectors``).
+    variants is held to (``contract.consumers.vectors``); ``kinds``/``of_kind``: one change of each kind.
     """
 
     variants: Callable[..., Any]
     vector: Callable[[str, bytes], Any]
     obligation: str
+    # The vectors draw one change of each kind on its own (``contract.vectors``): ``kinds(data)``
+    # names the kinds the golden ``data`` has a place for, ``of_kind(name, data, kind)`` draws
+    # ``(changes, stream)`` with one change of that kind (ValueError when it has no place).
+    kinds: Callable[[bytes], tuple[str, ...]] | None = None
+    of_kind: Callable[[str, bytes, str], Any] | None = None
 
 
 class Evidence(IntEnum):

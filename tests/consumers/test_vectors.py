@@ -16,7 +16,7 @@ import pytest
 
 import contract
 from contract import cli
-from contract.consumers import vectors
+from contract.consumers import broken_feed, vectors
 from contract.strategies import breakable
 from contract.wires import NAMES, get
 
@@ -49,9 +49,11 @@ def test_every_vector_rechecks_to_its_stated_verdict(exported: Path) -> None:
         assert ("conformant" if report.conformant else "not-conformant") == document["verdict"], document["id"]
         assert sorted(report.counts) == [rule["id"] for rule in document["rules"]], document["id"]
     groups = {(d["wire"], d["group"]) for d in documents}
-    # a wire with no future variants (Wire.future None: the synthetic one) has no future-compatible group
+    # a wire with no future variants (Wire.future None: the synthetic one) has no future-compatible group;
+    # the broken streams of feed --broken are the fed stream wire's (a client's host is the suite)
     assert groups == {(wire, group) for wire in NAMES for group in vectors.GROUPS
-                      if group != "future-compatible" or get(wire).future is not None}
+                      if (group != "future-compatible" or get(wire).future is not None)
+                      and (group != "must-not-succeed" or wire == broken_feed.WIRE)}
 
 
 def test_a_not_conformant_vector_for_every_breakable_rule(exported: Path) -> None:
@@ -78,3 +80,46 @@ def test_a_vector_whose_verdict_disagrees_is_not_written(monkeypatch: pytest.Mon
     assert cli.run(["vectors", "export", str(tmp_path / "out")]) == 2
     assert "stream-json/conformant/lie: check says not-conformant" in capsys.readouterr().err
     assert not (tmp_path / "out" / "stream-json" / "conformant" / "lie.json").exists()
+
+
+def test_every_vector_says_what_a_plain_validator_of_the_seed_says(exported: Path) -> None:
+    """Issue 31: the seed's oneOf rejects an unknown line type, its words say open set; each vector
+    says which lines a stock Draft 2020-12 validator rejects, and why the suite parts from it."""
+    documents = _documents(exported)
+    unknown_types = 0
+    for document in documents:
+        plain = document["plain_validator"]
+        seed = json.loads(get(document["wire"]).schema_path.read_text("utf-8"))
+        stock = jsonschema.Draft202012Validator(seed)
+        lines = vectors.stream_of(document).split(b"\n")
+        recomputed = []
+        for number, body in enumerate(lines, 1):
+            try:
+                value = json.loads(body)
+                valid = stock.is_valid(value)
+            except (ValueError, RecursionError):
+                continue
+            if not valid:
+                recomputed.append(number)
+        assert plain["rejects"] == recomputed, document["id"]
+        assert plain["agrees"] is (plain["rejects"] == plain["suite_rejects"]), document["id"]
+        if document["group"] == "future-compatible" and not plain["agrees"]:
+            assert all("open set" in why for why in plain["why"]), (document["id"], plain["why"])
+            unknown_types += 1
+    assert unknown_types, "no future-compatible vector with an unknown line type: the field was never exercised"
+
+
+def test_the_open_set_reading_is_stated_for_an_unknown_line_type() -> None:
+    from contract.consumers import plain
+    line = b'{"type":"heartbeat","session_id":"sess_1","seq":2,"ts":"2026-03-15T12:00:05Z"}'
+    data = (b'{"type":"system","subtype":"init","session_id":"sess_1","seq":1,"ts":"2026-03-15T12:00:01Z"}\n'
+            + line + b'\n{"type":"result","subtype":"success","session_id":"sess_1","seq":3,'
+            b'"ts":"2026-03-15T12:00:06Z","is_error":false}\n')
+    report = contract.check(data, "stream-json")
+    assert report.conformant
+    field = plain.verdict("stream-json", data, report)
+    assert field["rejects"] == [2]
+    assert field["suite_rejects"] == []
+    assert field["agrees"] is False
+    assert '"heartbeat"' in field["why"][0]
+    assert "open set: ignore unknown values" in field["why"][0]

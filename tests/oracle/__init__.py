@@ -25,8 +25,8 @@ import jsonschema
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from tests.oracle.jsonparse import JSONLimitError, JSONSyntaxError, JSONValue, max_depth_of_bytes, parse
-from tests.oracle.rfc3339 import is_rfc3339_date_time
+from tests.oracle.jsonparse import JSONLimitError, JSONSyntaxError, JSONValue, Parsed, max_depth_of_bytes, parse
+from tests.oracle.rfc3339 import is_rfc3339_date_time, leap_second_occurred
 
 WIRES = ("stream-json", "subagent-stdio")
 # The project's documented limits (see the brief in READINGS.md): deeper lines and longer integer
@@ -61,13 +61,16 @@ _RESULT_IS_ERROR = {
 # basis selection drops them.
 BASIS: dict[str, str] = {
     "line.utf8": "written", "line.newline": "written", "line.blank": "written", "line.json": "written",
-    "line.object": "written", "line.ansi": "written", "line.duplicate-key": "policy", "line.limit": "policy",
+    "line.object": "written", "line.ansi": "written", "line.c1": "derived", "line.surrogate": "policy",
+    "line.duplicate-key": "policy", "line.limit": "policy",
     "checker.limit": "policy",
-    "sj.schema": "written", "sj.ts-format": "written", "sj.init-first": "written", "sj.init-once": "derived",
+    "sj.schema": "written", "sj.ts-format": "written", "sj.ts-leap-second": "derived",
+    "sj.init-first": "written", "sj.init-once": "derived",
     "sj.result-once": "written", "sj.result-last": "written", "sj.subtype": "written",
     "sj.seq": "written", "sj.seq-contiguous": "derived",
-    "sj.session": "written", "sj.session-constant": "derived",
-    "sj.result-is-error": "written", "sj.agent-form": "written", "sj.message-form": "written",
+    "sj.session": "written", "sj.session-suffix": "derived", "sj.session-constant": "derived",
+    "sj.result-is-error": "written", "sj.result-success": "derived", "sj.agent-form": "written",
+    "sj.message-form": "written",
     "sj.message-present": "derived",
     "sj.tool-result-ref": "derived", "sj.parent-ref": "derived", "sj.tool-args-reassembly": "derived",
     "sj.tool-args-duplicate-key": "policy",
@@ -283,12 +286,14 @@ def _integral(value: object) -> Decimal | None:
 Position = tuple[int, "dict[str, JSONValue] | None"]
 
 
-def _frame(data: bytes, verdict: Verdict, wire: str) -> list[Position]:
+def _frame(data: bytes, verdict: Verdict, wire: str,
+           heads: dict[int, dict[str, JSONValue | _Ambiguous]] | None = None) -> list[Position]:
     """Per-line rules; returns (line number, object or None) for every non-blank line.
 
     A line that fails framing (not UTF-8, not JSON, not an object, a repeated member name, beyond
     a limit) is opaque: None here, judged by no schema or content rule, but it keeps its place in
-    the stream for sj.init-first, sj.result-last and sj.seq. A blank line takes no place.
+    the stream for sj.init-first, sj.result-last and sj.seq. A blank line takes no place. An
+    object line opaque for a repeated member name puts its type (``_head``) in ``heads``.
     """
     objects: list[Position] = []
     if not data:
@@ -299,18 +304,41 @@ def _frame(data: bytes, verdict: Verdict, wire: str) -> list[Position]:
     else:
         verdict.fire("line.newline", len(pieces), "the last line has no trailing newline")
     for number, raw in enumerate(pieces, start=1):
-        findings, obj = _judge_line(raw, wire)
+        findings, obj, head = _judge_line(raw, wire)
         for rule, detail in findings:
             verdict.fire(rule, number, detail)
         if not any(rule == "line.blank" for rule, _ in findings):
             objects.append((number, obj))
+        if head is not None and heads is not None:
+            heads[number] = head
     return objects
+
+
+class _Ambiguous:
+    """A top-level member repeated with different values: no reading of it is the line's."""
+
+
+AMBIGUOUS = _Ambiguous()
+
+
+def _head(parsed: Parsed) -> dict[str, JSONValue | _Ambiguous]:
+    """An object line with a repeated member name is opaque, but still an object: its type and
+    subtype, where every reading of the repeats agrees, give its place in the run (issue 31: a
+    repeated member in `extension` leaves an init the init)."""
+    value = parsed.value
+    assert isinstance(value, dict)
+    head: dict[str, JSONValue | _Ambiguous] = {name: value[name] for name in ("type", "subtype") if name in value}
+    for name, again in parsed.top_repeats:
+        if name in head and (type(again) is not type(head[name]) or again != head[name]):
+            head[name] = AMBIGUOUS
+    return head
 
 
 # Mutated transcripts share most of their lines, so per-line verdicts are memoised by content (a
 # line's findings depend on nothing else). The returned object must not be mutated by callers.
 @lru_cache(maxsize=8192)
-def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dict[str, JSONValue] | None]:
+def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dict[str, JSONValue] | None,
+                                                dict[str, JSONValue | _Ambiguous] | None]:
     found: list[tuple[str, str]] = []
     if b"\r" in raw:
         found.append(("line.newline", "CR byte in the line (only LF terminates a line)"))
@@ -321,56 +349,72 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
         found.append(("line.ansi", "raw ESC byte on the wire"))
     if raw.strip(b" \t\r") == b"":
         found.append(("line.blank", "empty line"))
-        return tuple(found), None
+        return tuple(found), None, None
     if raw.startswith(b"\xef\xbb\xbf"):
         found.append(("line.utf8", "byte order mark"))
-        return tuple(found), None
+        return tuple(found), None, None
     try:
         text = raw.decode("utf-8", errors="strict")
     except UnicodeDecodeError as exc:
         found.append(("line.utf8", f"not UTF-8: {exc.reason}"))
-        return tuple(found), None
+        return tuple(found), None, None
     depth = max_depth_of_bytes(raw)
     if depth > MAX_DEPTH:
         found.append(("line.limit", f"nesting depth {depth} > {MAX_DEPTH}"))
-        return tuple(found), None
+        return tuple(found), None, None
     try:
         parsed = parse(text)
     except JSONSyntaxError as exc:
         found.append(("line.json", str(exc)))
-        return tuple(found), None
+        return tuple(found), None, None
     except JSONLimitError as exc:
         found.append(("line.limit", str(exc)))
-        return tuple(found), None
+        return tuple(found), None, None
     if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
         found.append(("line.limit", f"integer of {parsed.longest_integer_digits} digits"))
-        return tuple(found), None
+        return tuple(found), None, None
+    if parsed.lone_surrogate:
+        # RFC 8259 8.2 admits it ("unpredictable"): JSON, so rejecting it is policy (issue 31). Opaque
+        # as a repeated member makes a line: no content is judged, its place is read from its type.
+        found.append(("line.surrogate", "a lone surrogate escape"))
     if not isinstance(parsed.value, dict):
         found.append(("line.object", "the line is JSON but not an object"))
-        return tuple(found), None
+        return tuple(found), None, None
     if parsed.duplicate_pointers:
         # Opaque: parsers disagree on which duplicate wins, so no content is judged.
         found.append(("line.duplicate-key", f"repeated member name at {parsed.duplicate_pointers[0]!r}"))
-        return tuple(found), None
-    if ansi and _strings_with_esc(parsed.value):
+    if parsed.duplicate_pointers or parsed.lone_surrogate:
+        return tuple(found), None, _head(parsed)
+    texts = _strings_with_esc(parsed.value) if ansi else []
+    if any("\x1b" in text for text in texts):
         found.append(("line.ansi", "ESC in a decoded member name or string"))
+    if any(any("\x80" <= ch <= "\x9f" for ch in text) for text in texts):
+        # ECMA-48 5.3: each C1 control is ESC Fe in one character (derived: issue 31)
+        found.append(("line.c1", "a C1 control in a decoded member name or string"))
     rule = "sj.schema" if wire == "stream-json" else "sa.schema"
     for message in _schema_errors(wire, parsed.value, parsed.max_depth):
         found.append((rule, message[:300]))
-    return tuple(found), parsed.value
+    return tuple(found), parsed.value, None
 
 
 # --- stream-json cross-line rules ---------------------------------------------------------------
 
 
-def _stream_json(positions: list[Position], verdict: Verdict) -> None:
-    def is_init(obj: dict[str, JSONValue] | None) -> bool:
+def _stream_json(positions: list[Position], verdict: Verdict,
+                 heads: dict[int, dict[str, JSONValue | _Ambiguous]] | None = None) -> None:
+    def is_init(obj: dict[str, Any] | None) -> bool:
         return obj is not None and obj.get("type") == "system" and obj.get("subtype") == "init"
 
     objects = [(number, obj) for number, obj in positions if obj is not None]
+    # A line's place (init first, one result, result last) is read from its type, that of an
+    # object line opaque for a repeated member name too (its head: the type every reading agrees
+    # on; a type repeated with different values is no type, so such a line is neither).
+    heads = heads or {}
+    places: list[tuple[int, dict[str, Any] | None]] = [
+        (number, obj if obj is not None else heads.get(number)) for number, obj in positions]
     # "system/init first": the first line on stdout, read literally. A first line that is not a
     # judged object (broken, beyond limits) is not a system/init line either.
-    if not positions or not is_init(positions[0][1]):
+    if not places or not is_init(places[0][1]):
         verdict.fire("sj.init-first", 1, "the first line is not system/init")
     # "system/init first, then agent_switch | route | ...": one init, so every init after the
     # first one is a second init (a single misplaced init is init-first's business alone).
@@ -379,7 +423,7 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
         verdict.fire("sj.init-once", number, "a second system/init")
     # "exactly one terminal result last": a second result is sj.result-once; a missing one is a
     # truncated run, whose last line is not the result (sj.result-last, the lead's decision).
-    results = [number for number, obj in objects if obj.get("type") == "result"]
+    results = [number for number, obj in places if obj is not None and obj.get("type") == "result"]
     for number in results[1:]:
         verdict.fire("sj.result-once", number, "a second result line")
     if not results:
@@ -387,7 +431,7 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
     else:
         # "last", read literally: nothing but results may follow the first result (an opaque
         # line after it is a line that is not the result).
-        for number, obj in positions:
+        for number, obj in places:
             if number > results[0] and (obj is None or obj.get("type") != "result"):
                 verdict.fire("sj.result-last", number, "a line after the result")
     _seq(positions, verdict)
@@ -397,6 +441,9 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
         ts = obj.get("ts")
         if isinstance(ts, str) and not is_rfc3339_date_time(ts):
             verdict.fire("sj.ts-format", number, f"ts {ts!r} is not RFC 3339")
+        elif isinstance(ts, str) and ts[17:19] == "60" and leap_second_occurred(ts) is False:
+            # RFC 3339 5.7 "months in which a leap second occurs": which ones, from the IERS record
+            verdict.fire("sj.ts-leap-second", number, f"ts {ts!r}: no leap second that month")
         # "a \"type\" discriminator per line plus \"subtype\" for the system/result families"; a
         # subtype of the wrong JSON type is the schema's finding only.
         if kind in ("system", "result") and "subtype" not in obj:
@@ -407,7 +454,10 @@ def _stream_json(positions: list[Position], verdict: Verdict) -> None:
             elif isinstance(subtype, str) and subtype in _RESULT_IS_ERROR:
                 is_error = obj["is_error"]
                 if isinstance(is_error, bool) and is_error is not _RESULT_IS_ERROR[subtype]:
-                    verdict.fire("sj.result-is-error", number, f"is_error {is_error} on {subtype}")
+                    # "true when the run failed" names the failures; that success is false needs
+                    # "only then" (derived, its own rule: issue 31)
+                    rule = "sj.result-success" if subtype == "success" else "sj.result-is-error"
+                    verdict.fire(rule, number, f"is_error {is_error} on {subtype}")
         # agent: "the AgentInfo object on system/init lines; a role label string ... on assistant/user lines"
         if "agent" in obj:
             agent = obj["agent"]
@@ -479,8 +529,11 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
     """Relations derived from the seed's structure, MUST by the lead's decision (READINGS.md)."""
     # "milk session id (sess_...)"; one id per run, since seq and the stream are "per run".
     sessions = [obj["session_id"] for _, obj in objects if isinstance(obj.get("session_id"), str)]
-    if sessions and not _SESSION_FORM.fullmatch(str(sessions[0])):
-        verdict.fire("sj.session", 0, "the run's session_id is not of the form sess_...")
+    # The prefix is written; that an id (one token) follows it is the ellipsis read (derived).
+    if sessions and not str(sessions[0]).startswith("sess_"):
+        verdict.fire("sj.session", 0, "the run's session_id does not start sess_")
+    elif sessions and not _SESSION_FORM.fullmatch(str(sessions[0])):
+        verdict.fire("sj.session-suffix", 0, "no id after sess_, or white space in it")
     if len(set(sessions)) > 1:
         verdict.fire("sj.session-constant", 0, "more than one session_id in one run")
     tool_uses: dict[str, JSONValue] = {}
@@ -544,6 +597,8 @@ def _reassembly(tid: str, joined: str, given: JSONValue, number: int, verdict: V
         verdict.fire("checker.limit", number, f"reassembled arguments of {tid!r} hold an over-long integer")
     elif parsed.duplicate_pointers:  # policy, as line.duplicate-key: the seed is silent on names
         verdict.fire("sj.tool-args-duplicate-key", number, f"fragments of {tid!r} repeat a member name")
+    elif parsed.lone_surrogate:
+        verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} hold a lone surrogate escape")
     elif not same_json(parsed.value, given):
         verdict.fire("sj.tool-args-reassembly", number, f"fragments of {tid!r} differ from its input")
 
@@ -679,9 +734,10 @@ def judge(data: bytes, wire: str) -> Verdict:
     if wire not in WIRES:
         raise ValueError(f"unknown wire {wire!r}")
     verdict = Verdict(wire=wire)
-    positions = _frame(data, verdict, wire)
+    heads: dict[int, dict[str, JSONValue | _Ambiguous]] = {}
+    positions = _frame(data, verdict, wire, heads)
     if wire == "stream-json":
-        _stream_json(positions, verdict)
+        _stream_json(positions, verdict, heads)
     else:
         _subagent_stdio(positions, verdict)
     return verdict

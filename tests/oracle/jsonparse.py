@@ -40,6 +40,12 @@ class Parsed:
     duplicate_pointers: list[str] = field(default_factory=list)
     max_depth: int = 0
     longest_integer_digits: int = 0
+    # The repeats of the outermost object's members (name, the value after the first): which
+    # reading wins is unpredictable, so the oracle reads a repeated type only where all agree.
+    top_repeats: list[tuple[str, JSONValue]] = field(default_factory=list)
+    # An unpaired surrogate escape in a string or member name: RFC 8259 §8.2 admits it (JSON, but
+    # "unpredictable"), so the text parses and the oracle's caller decides (line.surrogate, policy).
+    lone_surrogate: bool = False
 
 
 def _escape_pointer_token(token: str) -> str:
@@ -51,6 +57,8 @@ def parse(text: str) -> Parsed:
     # Frames of the explicit stack: (container, pointer, pending member name or None).
     stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]] = []
     dups: list[str] = []
+    repeats: list[tuple[str, JSONValue]] = []
+    lone = False
     max_depth = 0
     longest_int = 0
     pos = 0
@@ -77,7 +85,7 @@ def parse(text: str) -> Parsed:
             if ch == "{" or ch == "[":
                 container: list[JSONValue] | dict[str, JSONValue] = {} if ch == "{" else []
                 pointer = stack[-1][1] + "/" + _escape_pointer_token(_current_token(stack)) if stack else ""
-                _attach(stack, container)
+                _attach(stack, container, repeats)
                 stack.append((container, pointer, [None]))
                 max_depth = max(max_depth, len(stack))
                 pos += 1
@@ -98,6 +106,7 @@ def parse(text: str) -> Parsed:
                 if m is None:
                     raise JSONSyntaxError(f"bad string at offset {pos}")
                 value = _text(m.group(0))
+                lone = lone or _LONE_SURROGATE.search(value) is not None
                 pos = m.end()
             elif ch == "-" or "0" <= ch <= "9":
                 m = _NUMBER.match(text, pos)
@@ -122,7 +131,7 @@ def parse(text: str) -> Parsed:
             else:
                 raise JSONSyntaxError(f"unexpected character at offset {pos}")
             if stack:
-                _attach(stack, value)
+                _attach(stack, value, repeats)
             else:
                 result, have_result = value, True
             state = "after"
@@ -139,6 +148,7 @@ def parse(text: str) -> Parsed:
             if m is None:
                 raise JSONSyntaxError(f"expected a member name at offset {pos}")
             name = _text(m.group(0))
+            lone = lone or _LONE_SURROGATE.search(name) is not None
             pos = skip_ws(m.end())
             if pos >= n or text[pos] != ":":
                 raise JSONSyntaxError(f"expected ':' at offset {pos}")
@@ -173,19 +183,17 @@ def parse(text: str) -> Parsed:
             continue
         raise JSONSyntaxError(f"expected ',' or a closer at offset {pos}")
     assert have_result
-    return Parsed(result, dups, max_depth, longest_int)
+    return Parsed(result, dups, max_depth, longest_int, repeats, lone)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _text(literal: str) -> str:
-    """A string literal's text. An unpaired surrogate escape ("\\ud800") is refused: the framing
-    asks for UTF-8 JSON text, and a lone surrogate cannot be encoded in UTF-8 (RFC 8259 §8.2 calls
-    software behaviour on it unpredictable). A valid pair decodes to one code point, never matched."""
+    """A string literal's text. An unpaired surrogate escape ("\\ud800") decodes to a lone
+    surrogate, which ``parse`` flags (``Parsed.lone_surrogate``); a valid pair decodes to one code
+    point, never matched."""
     text: str = json.loads(literal)
-    if _LONE_SURROGATE.search(text):
-        raise JSONSyntaxError("a lone surrogate escape (not encodable in UTF-8)")
     return text
 
 
@@ -197,7 +205,8 @@ def _current_token(stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str
 
 
 def _attach(
-    stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]], value: JSONValue
+    stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]], value: JSONValue,
+    repeats: list[tuple[str, JSONValue]],
 ) -> None:
     if not stack:
         return
@@ -208,6 +217,8 @@ def _attach(
         # Keep the first occurrence: the duplicate is reported, never silently merged.
         if name not in container:
             container[name] = value
+        elif len(stack) == 1:
+            repeats.append((name, value))
     else:
         container.append(value)
 

@@ -210,8 +210,15 @@ def test_many_unknown_types_are_noted_within_a_bound() -> None:
     assert "more line types" in notes[-1]
 
 
-@pytest.mark.parametrize("text", [r"\u009b31m", "\u009b31m", r"\u009d0;t\u0007", r"\u0085"])
-def test_c1_controls_are_written_ansi_escapes(text: str) -> None:
+@pytest.mark.parametrize("text", [r"\u009b31m", "\u009b31m", r"\u009d0;t\u0007", r"\u0085", "a\u0085b"])
+def test_c1_controls_are_derived_ansi_escapes(text: str) -> None:
+    # ECMA-48's equivalence of a C1 control and ESC Fe is a step no sentence takes: derived (issue 31)
+    data = _sj(_line(2, f'"system","subtype":"notification","message":"{text}"'))
+    assert _verdict(data) == {"line.c1": "derived"}
+
+
+@pytest.mark.parametrize("text", [r"\u001b[31m", r"\u001b"])
+def test_esc_itself_is_a_written_ansi_escape(text: str) -> None:
     data = _sj(_line(2, f'"system","subtype":"notification","message":"{text}"'))
     assert _verdict(data) == {"line.ansi": "written"}
 

@@ -12,7 +12,7 @@ import pytest
 
 from contract.checking import checker, failsafe
 from contract.checking.pipeline import SchemaStep
-from contract.consumers import feed, feed_client
+from contract.consumers import broken_feed, feed, feed_client
 from contract.core import reader
 from contract.core.reader import read_records
 from contract.core.rule import Observed
@@ -26,7 +26,7 @@ from tests.support.casefiles import all_cases
 
 def _declared() -> set[str]:
     ids = set(reader.RULES | SchemaStep.rules | failsafe.RULES | harness.RULES | driver.RULES | baseline.RULES
-              | feed.RULES | feed_client.RULES | checker.RULES)
+              | feed.RULES | feed_client.RULES | broken_feed.RULES | checker.RULES)
     for wire in WIRES.values():
         for machine in wire.machines():
             ids |= machine.rules

@@ -148,11 +148,22 @@ def ts_format(draw: st.DrawFn) -> list[Line]:
                 "2021-01-01T00:00:٠٠Z",
                 "2021-01-01T09:14:60Z",
                 "2021-12-31T23:59:60+01:00",
+                "2026-03-15T23:59:60Z",  # 23:59:60 UTC, but not at a month's end (RFC 3339 §5.7)
             ]
         )
     )
     lines[index] = lines[index] | {"ts": bad}
     return lines
+
+
+def ts_leap_second(draw: st.DrawFn) -> list[Line]:
+    """A second 60 at a month's end (sj.ts-format passes it) in a month without a leap second,
+    by the IERS table (``leaps``): within the table, so it is judged. Every line takes the stamp,
+    so ts never goes back (sj.ts-order stays silent)."""
+    lines = draw(transcripts())
+    bad = draw(st.sampled_from(["2021-12-31T23:59:60Z", "2017-06-30T23:59:60Z", "2024-02-29T15:59:60-08:00",
+                                "2019-01-01T00:29:60+00:30"]))
+    return [line | {"ts": bad} for line in lines]
 
 
 def init_first(draw: st.DrawFn) -> list[Line]:
@@ -207,7 +218,14 @@ def seq_contiguous(draw: st.DrawFn) -> list[Line]:
 def session(draw: st.DrawFn) -> list[Line]:
     """A session_id not in sess_ form (the same on every line)."""
     lines = draw(transcripts())
-    bad = draw(st.sampled_from(["sess_", "session-1", "SESS_1", "sess_ 1", "", "1234"]))
+    bad = draw(st.sampled_from(["session-1", "SESS_1", "sess", "", "1234", " sess_1"]))
+    return [line | {"session_id": bad} for line in lines]
+
+
+def session_suffix(draw: st.DrawFn) -> list[Line]:
+    """A session_id that is sess_ with no id after it, or one with white space (the same on every line)."""
+    lines = draw(transcripts())
+    bad = draw(st.sampled_from(["sess_", "sess_ 1", "sess_1 2", "sess_\t", "sess_1\u00a0"]))
     return [line | {"session_id": bad} for line in lines]
 
 
@@ -226,10 +244,17 @@ def result_is_error(draw: st.DrawFn) -> list[Line]:
     result = dict(lines[-1])
     if draw(st.booleans()):
         del result["is_error"]
-    else:
-        subtype = draw(st.sampled_from(sorted(RESULT_IS_ERROR)))
+    else:  # success with is_error true is sj.result-success's (derived)
+        subtype = draw(st.sampled_from(sorted(set(RESULT_IS_ERROR) - {"success"})))
         result |= {"subtype": subtype, "is_error": not RESULT_IS_ERROR[subtype]}
     lines[-1] = result
+    return lines
+
+
+def result_success(draw: st.DrawFn) -> list[Line]:
+    """A result of subtype success that says is_error true."""
+    lines = draw(transcripts())
+    lines[-1] = dict(lines[-1]) | {"subtype": "success", "is_error": True}
     return lines
 
 

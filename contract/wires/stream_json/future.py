@@ -39,6 +39,7 @@ import orjson
 from hypothesis import strategies as st
 
 from contract.core.jsonvalue import shown
+from contract.core.textsafe import counted
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
 from contract.wires.base import Future
 
@@ -208,8 +209,9 @@ def available(lines: list[Line]) -> tuple[str, ...]:
     return tuple(kind for kind in KINDS if kind in kinds)
 
 
-def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
-    """Apply one change of ``kind`` to ``lines`` in place; what it did."""
+def _apply(draw: st.DrawFn, lines: list[Line], kind: str, group: str | None = None) -> str:
+    """Apply one change of ``kind`` to ``lines`` in place; what it did (``group``: of an open-value
+    change, only that open set's sites)."""
     # between init (first) and result (last): "system/init first; exactly one terminal result last"
     at = draw(ints(1, len(lines) - 1))
     if kind == "line-type":
@@ -257,7 +259,7 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
         where, target, name = homes[draw(ints(0, len(homes) - 1))]
         target[name] = draw(st.floats(0, 100, allow_nan=False)) if name == "total_cost_usd" else draw(json_objects())
         return f"the optional member {shown(name)} added to {where}"
-    sites = _open_values(lines)
+    sites = [site for site in _open_values(lines) if group is None or site[0] == group]
     group, member, line = sites[draw(ints(0, len(sites) - 1))]
     value = draw(unknown(group))
     if group == "capability":
@@ -294,7 +296,7 @@ def variants(scenario: str, golden: list[Line], max_changes: int = 4) -> st.Sear
     """
     kinds = available(golden)
     if not kinds:
-        raise ValueError(f"{scenario}: a golden of {len(golden)} line(s) has no place for a future change")
+        raise ValueError(f"{scenario}: a golden of {counted(len(golden), 'line')} has no place for a future change")
     return _variant(scenario, tuple(golden), kinds, max_changes)
 
 
@@ -304,8 +306,57 @@ def vector(scenario: str, data: bytes) -> st.SearchStrategy[tuple[str, bytes]]:
     return variants(scenario, golden).map(lambda variant: (variant.describe(), variant.data))
 
 
+# The vectors' kinds (``contract.vectors``): each change kind, with ``open-value`` split by its open
+# set, so a consumer that fails on one of them (an unknown stop_reason, say) fails a vector of its own.
+VECTOR_KINDS: dict[str, tuple[str, str | None]] = {
+    "line-type": ("line-type", None),
+    "system-subtype": ("system-subtype", None),
+    "block-type": ("block-type", None),
+    "delta-type": ("delta-type", None),
+    "event-type": ("event-type", None),
+    "payload-member": ("payload-member", None),
+    "optional-member": ("optional-member", None),
+    "result-subtype": ("open-value", "result subtype"),
+    "stop-reason": ("open-value", "stop_reason"),
+    "capability": ("open-value", "capability"),
+    "role-label": ("open-value", "role label"),
+    "system-subtype-replaced": ("open-value", "system subtype"),
+}
+
+
+def _golden(data: bytes) -> list[Line]:
+    return [orjson.loads(raw) for raw in data.split(b"\n") if raw.strip()]
+
+
+def vector_kinds(data: bytes) -> tuple[str, ...]:
+    """The vector kinds the golden transcript ``data`` has a place for, in VECTOR_KINDS order."""
+    lines = _golden(data)
+    kinds = available(lines)
+    groups = {site[0] for site in _open_values(lines)}
+    return tuple(name for name, (kind, group) in VECTOR_KINDS.items()
+                 if kind in kinds and (group is None or group in groups))
+
+
+@st.composite
+def _one(draw: st.DrawFn, scenario: str, golden: tuple[Line, ...], kind: str, group: str | None) -> Variant:
+    lines = copy.deepcopy(list(golden))
+    change = Change(kind, _apply(draw, lines, kind, group))
+    _renumber(lines)
+    return Variant(scenario, (change,), render(lines))
+
+
+def kind_vector(scenario: str, data: bytes, name: str) -> st.SearchStrategy[tuple[str, bytes]]:
+    """One change of the vector kind ``name`` to the golden ``scenario`` (its transcript ``data``), as
+    (changes, stream); ValueError when the golden has no place for it."""
+    if name not in vector_kinds(data):
+        raise ValueError(f"{scenario}: no place for a {name} change")
+    kind, group = VECTOR_KINDS[name]
+    return _one(scenario, tuple(_golden(data)), kind, group).map(lambda v: (v.describe(), v.data))
+
+
 OBLIGATION = ('stream-json schema, description: "open-set enums everywhere — this schema documents known values '
               'in descriptions but does not constrain them, and consumers must ignore values they don\'t recognize"')
-FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION)
+FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector)
 
-__all__ = ["FUTURE", "KINDS", "OBLIGATION", "Change", "Variant", "available", "known", "unknown", "variants", "vector"]
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "VECTOR_KINDS", "Change", "Variant", "available", "kind_vector", "known",
+           "unknown", "variants", "vector", "vector_kinds"]

@@ -17,13 +17,14 @@ from decimal import Decimal
 from itertools import repeat
 from typing import Any, ClassVar
 
-from contract.core.jsonline import MAX_INT_DIGITS
+from contract.core.jsonline import AMBIGUOUS, MAX_INT_DIGITS
 from contract.core.jsonvalue import clip, quoted, same_value, shown
 from contract.core.jsonvalue import kind as json_kind
 from contract.core.reader import Record
 from contract.core.rule import Check
 from contract.core.sink import Sink
 from contract.wires.stream_json import facts as batch
+from contract.wires.stream_json import leaps
 from contract.wires.stream_json.facts import TASK_SUBTYPES, UTC_STAMPS
 from contract.wires.stream_json.rules import REGISTRY
 
@@ -41,7 +42,9 @@ RESULT_IS_ERROR = {
 # enums everywhere — this schema documents known values in descriptions but does not constrain
 # them"), so any string passes sj.agent-form; generators draw from these.
 AGENT_LABELS = ("primary", "escalation")
-SESSION_FORM = re.compile(r"sess_\S+")
+# "milk session id (sess_...)": the sess_ prefix is written (sj.session); that an id follows it,
+# one token with no white space, is the reading of the ellipsis (sj.session-suffix, derived).
+SESSION_SUFFIX = re.compile(r"\S+")
 
 # RFC 3339 §5.6 date-time, with the field ranges in the pattern; day-of-month and the leap
 # second are checked after. Digits are [0-9], never \d: RFC 3339 digits are ASCII, and Python's
@@ -100,13 +103,15 @@ class StreamRules:
         self.result_failed = False  # the result says is_error true: an unfinished tool call is explained
         self.last_line = 0
         self.last_unreadable = False  # the last line read was not a JSON object the checker could read
-        self.unreadable_line = 0  # the last such line (a call's tool_use may be in it)
+        self.unreadable_line = 0  # the last line no content rule judged (a call's tool_use may be in it)
+        self.last_head: dict[str, Any] | None = None  # that line's type, where it could be read (Record.head)
         self.next_seq: int | None = None  # one step per line (sj.seq-contiguous)
         self.last_seq: int | None = None  # the last seq read (sj.seq: monotonic)
         self.session: str | None = None
         self.last_ts: str | None = None
         self.valid_head = ""  # the date-time part of the last valid ts (never a leap second)
         self.valid_tails: set[str] = set()  # fraction-and-offset parts seen in valid stamps
+        self.leap_beyond_noted = False  # a leap second beyond the table was noted (once per run)
         self.advertised: set[str] | None = None
         self.tool_uses: set[str] = set()
         self.tool_use_bytes = 0
@@ -133,12 +138,11 @@ class StreamRules:
         line = record.line
         self.last_line = line
         self.last_unreadable = obj is None
+        if obj is None:
+            self._opaque(record, out)
+            return
         if self.result_line is not None:
             self._after_result(obj, line, out)
-        if obj is None:
-            self.unreadable_line = line
-            self._broken(line, out)
-            return
         kind = obj.get("type")
         if self.first:
             self._first(obj, line, out)
@@ -370,8 +374,8 @@ class StreamRules:
             # says why it could not be read.
             out.emit("sj.result-last", self.last_line, None,
                      f"expected a terminal result line, found none that could be read: the last line, "
-                     f"line {self.last_line}, is unreadable (not a JSON object the checker could read; "
-                     "see its line.* finding), so whether it is the result cannot be told",
+                     f"line {self.last_line}, is {_kind(self.last_head)}, so whether it is the result "
+                     "cannot be told",
                      "every run ends with exactly one result line, even when it fails")
         elif self.result_line is None:
             out.emit("sj.result-last", self.last_line or None, None,
@@ -390,21 +394,42 @@ class StreamRules:
             out.emit("sj.init-first", line, "/type", f"expected system/init as the first line, found {_kind(obj)}",
                      "a consumer reads session, model and capabilities from init before anything else")
 
-    def _broken(self, line: int, out: Sink) -> None:
-        """A line that is not an object still takes its place in the run."""
+    def _opaque(self, record: Record, out: Sink) -> None:
+        """A line no content rule judges still takes its place in the run.
+
+        An object line made opaque by a policy fault (a repeated member name: ``record.head``)
+        is still an object, so the rules about a line's place read its type from the parse, as
+        on any line: its finding is its own rule's, never ``sj.init-first`` or ``sj.result-last``
+        in its words (an init with a repeated ``extension`` member is the init). Only a type the
+        readings disagree on (``"type"`` itself repeated with different values) cannot be read:
+        then no run can be shown whole, and the place rules fail closed, saying why.
+        """
+        line, head = record.line, record.head
+        self.unreadable_line, self.last_head = line, head
+        self.last_unreadable = head is None or _unread_type(head)
+        if head is not None and self.result_line is None and not self.last_unreadable and head.get("type") == "result":
+            self.result_line = line  # the result, whose is_error no rule reads (an unfinished call is excused)
+        elif self.result_line is not None:
+            self._after_result(head, line, out, opaque=True)
         if self.first:
             self.first = False
-            out.emit("sj.init-first", line, None,
-                     "expected system/init as the first line, found a line that is not a JSON object")
+            out.exercised("sj.init-first")
+            if head is None or not _is_init(head):
+                out.emit("sj.init-first", line, None if head is None else "/type",
+                         f"expected system/init as the first line, found {_kind(head)}")
         if self.next_seq is not None:
             self.next_seq += 1
 
-    def _after_result(self, obj: dict[str, Any] | None, line: int, out: Sink) -> None:
+    def _after_result(self, obj: dict[str, Any] | None, line: int, out: Sink, opaque: bool = False) -> None:
         out.exercised("sj.result-last")
-        if obj is None:  # whatever an unreadable line holds, it is a line after the result
+        if obj is None or _unread_type(obj):  # whatever an unreadable line holds, it is a line after the result
             out.emit("sj.result-last", line, None,
-                     f"expected nothing after the terminal result on line {self.result_line}, found an "
-                     "unreadable line (not a JSON object the checker could read; see its line.* finding)")
+                     f"expected nothing after the terminal result on line {self.result_line}, found "
+                     f"{_kind(obj)}")
+        elif obj.get("type") == "result" and opaque:
+            out.exercised("sj.result-once")  # an opaque second result: its place, read from its type
+            out.emit("sj.result-once", line, "/type",
+                     f"expected exactly one result line, found another after line {self.result_line}")
         elif obj.get("type") != "result":  # a second result is sj.result-once's
             out.emit("sj.result-last", line, None,
                      f"expected nothing after the terminal result on line {self.result_line}, "
@@ -468,9 +493,15 @@ class StreamRules:
         if self.session is None:
             out.exercised("sj.session")
             self.session = session
-            if not SESSION_FORM.fullmatch(session):
+            if not session.startswith("sess_"):
                 out.emit("sj.session", line, "/session_id",
                          f"expected a milk session id of the form sess_..., found {quoted(clip(session))}")
+                return
+            out.exercised("sj.session-suffix")
+            if not SESSION_SUFFIX.fullmatch(session, 5):
+                out.emit("sj.session-suffix", line, "/session_id",
+                         f"expected sess_ followed by an id (one or more characters, no white space), "
+                         f"found {quoted(clip(session))}")
             return
         out.exercised("sj.session-constant")
         out.emit("sj.session-constant", line, "/session_id",
@@ -483,8 +514,11 @@ class StreamRules:
         if not self._rfc3339(ts):
             out.emit("sj.ts-format", line, "/ts",
                      f"expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z, found {quoted(clip(ts))}",
-                     "ASCII digits, a real calendar date, second 60 only as a leap second at 23:59:60 UTC")
+                     "ASCII digits, a real calendar date, second 60 only as a leap second at 23:59:60 UTC on "
+                     "the last day of a month")
             return
+        if ts[17:19] == "60":  # a leap second in its place: was there one that month?
+            self._leap_second(ts, line, out)
         last = self.last_ts
         self.last_ts = ts
         if last is not None:
@@ -494,6 +528,26 @@ class StreamRules:
         if _ts_key(ts) < _ts_key(last):
             out.emit("sj.ts-order", line, "/ts",
                      f"expected ts at or after the previous line's {clip(last)}, found {clip(ts)}")
+
+    def _leap_second(self, ts: str, line: int, out: Sink) -> None:
+        """sj.ts-leap-second: a second 60 at a month's end, on a day the IERS table says ended
+        without one (``leaps``); a day beyond the table passes, with a note once per run."""
+        match = RFC3339.fullmatch(ts)
+        assert match is not None  # it passed sj.ts-format
+        day = _leap_place(match).day
+        out.exercised("sj.ts-leap-second")
+        known = leaps.occurred(day)
+        if known is None:
+            if not self.leap_beyond_noted:
+                self.leap_beyond_noted = True
+                out.note(f"line {line}: ts {clip(ts)} is a leap second at the end of {day}, after the leap-second "
+                         f"table's last known month ({leaps.KNOWN_THROUGH}): judged by RFC 3339's end of month "
+                         "only (sj.ts-leap-second cannot tell; later such stamps are not noted again)")
+        elif not known:
+            out.emit("sj.ts-leap-second", line, "/ts",
+                     f"expected second 60 only at the end of a month in which a leap second occurred "
+                     f"(RFC 3339 §5.7), found {clip(ts)}: no leap second ended {day} UTC",
+                     "the last leap second was 2016-12-31T23:59:60Z; a clock that never shows :60 is never wrong")
 
     def _rfc3339(self, ts: str) -> bool:
         """Whether ``ts`` is an RFC 3339 date-time (the schema: "ts (RFC 3339)").
@@ -634,11 +688,17 @@ class StreamRules:
             return
         subtype = obj.get("subtype")
         want = RESULT_IS_ERROR.get(subtype) if type(subtype) is str else None
-        if want is not None and want is not is_error:
+        if subtype == "success":  # no sentence says it: "true when the run failed" read as "only then"
+            out.exercised("sj.result-success")
+            if is_error:
+                out.emit("sj.result-success", line, "/is_error",
+                         "expected is_error false for subtype success, found true",
+                         "is_error is true when the run failed; a success is not a failed run")
+        elif want is not None and want is not is_error:
             out.emit("sj.result-is-error", line, "/is_error",
                      f"expected is_error {str(want).lower()} for subtype {subtype}, "
                      f"found {str(is_error).lower()}",
-                     "success and refused are completed turns; errors, max turns and interruptions are not")
+                     "a refusal is a completed turn; errors, max turns and interruptions are failed runs")
 
     @staticmethod
     def _usage(obj: dict[str, Any], line: int, out: Sink) -> None:
@@ -964,10 +1024,18 @@ def _offset_minutes(match: re.Match[str]) -> int:
     return minutes if match.group(9) == "+" else -minutes
 
 
-def _leap_minute(match: re.Match[str]) -> bool:
-    """Second 60 is a leap second, valid only at 23:59:60 UTC (after removing the offset)."""
+def _leap_place(match: re.Match[str]) -> leaps.Leap:
+    """Where a second-60 stamp falls in UTC (its minute and day once the offset is removed)."""
     local = int(match.group(4)) * 60 + int(match.group(5))
-    return (local - _offset_minutes(match)) % _DAY_MINUTES == _DAY_MINUTES - 1
+    return leaps.place(int(match.group(1)), int(match.group(2)), int(match.group(3)), local, _offset_minutes(match))
+
+
+def _leap_minute(match: re.Match[str]) -> bool:
+    """Second 60 is a leap second, valid only at 23:59:60 UTC (after removing the offset) on the
+    last day of a month: RFC 3339 §5.7, "at the end of months" (which months had one is
+    sj.ts-leap-second's, from the table)."""
+    where = _leap_place(match)
+    return where.at_2359 and where.month_end
 
 
 def _ts_key(ts: str) -> tuple[int, int, Decimal]:
@@ -996,9 +1064,19 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
     return era * 146097 + doe
 
 
+def _unread_type(head: dict[str, Any]) -> bool:
+    """Whether an opaque object line's type cannot be read: its readings disagree on it."""
+    return head.get("type") is AMBIGUOUS or (head.get("type") == "system" and head.get("subtype") is AMBIGUOUS)
+
+
 def _kind(obj: dict[str, Any] | None) -> str:
+    """What a line is, for a message: its type (and subtype), or why it has none to read."""
     if obj is None:
-        return "non-object"
+        return ("an unreadable line (not a JSON object the checker could read, or one beyond its limits; "
+                "see its line.* finding)")
+    if _unread_type(obj):
+        return ('a JSON object whose type cannot be read (its "type" or "subtype" member is repeated with '
+                "different values; see its line.duplicate-key finding)")
     kind, subtype = obj.get("type"), obj.get("subtype")
     if type(kind) is not str:
         return "untyped"

@@ -56,10 +56,23 @@ REGISTRY.add(
 REGISTRY.add(
     "StreamRules",
     Rule("sj.ts-format", Level.MUST, "stream-json",
-         "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC",
-         f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written); the leap-second placement is '
-         "RFC 3339 §5.7 read as JSON-Schema-Test-Suite's date-time cases read it (the standard the seed names)",
+         "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC on a month's "
+         "last day",
+         f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written: the standard the seed names); '
+         "RFC 3339 §5.6 for the grammar, §5.7 for the leap second: 'time-second may have the value 60 at the "
+         "end of months in which a leap second occurs', and in other time zones the leap second point is "
+         "shifted by the zone offset: read in UTC, 23:59:60 on a month's last day (which months had one is "
+         "sj.ts-leap-second's)",
          basis=_W, breaker="ts_format"),
+    Rule("sj.ts-leap-second", Level.MUST, "stream-json",
+         "a second 60 at a month's end falls in a month in which a leap second occurred (the IERS table; "
+         "months after it are noted, not judged)",
+         f"{_SJ}, properties.ts.description: 'RFC 3339 timestamp'; RFC 3339 §5.7: second 60 only 'at the end "
+         "of months in which a leap second occurs' (derived: which months those are is a fact neither the "
+         "seed nor the RFC holds; the suite reads it from the IERS leap-second table, kept as data in "
+         "contract/wires/stream_json/leap_seconds.json, known through its last month; a stamp after that "
+         "passes with a note, since the table cannot tell)",
+         basis=_D, breaker="ts_leap_second"),
     Rule("sj.init-first", Level.MUST, "stream-json", "the first line is system/init",
          f'{_SJ}, description: "system/init first"; oneOf[0].description: "system/init first" (written)',
          basis=_W, breaker="init_first", filterable=False, silenceable=False),
@@ -101,18 +114,32 @@ REGISTRY.add(
          "captured is incomplete, and a repeat would hide a drop or a duplicated line). "
          "Judged by value, a framing-rejected line standing for one step, as "
          "sj.seq", basis=_D, breaker="seq_contiguous"),
-    Rule("sj.session", Level.MUST, "stream-json", "the run's session_id has the milk session id form sess_...",
-         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the form); '
+    Rule("sj.session", Level.MUST, "stream-json",
+         "the run's session_id starts sess_ (the milk session id form sess_...)",
+         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the prefix); '
+         "what follows it is sj.session-suffix's (derived), "
          'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W, breaker="session"),
+    Rule("sj.session-suffix", Level.MUST, "stream-json",
+         "the run's session_id has an id after sess_: one or more characters, no white space",
+         f"{_SJ}, properties.session_id.description: 'milk session id (sess_...)' (derived: the ellipsis "
+         "stands for the characters of the id, so at least one follows the prefix, and an id is one token, "
+         "so none of them is white space; the words write neither, and nothing about its alphabet or length)",
+         basis=_D, breaker="session_suffix"),
     Rule("sj.session-constant", Level.MUST, "stream-json", "one session_id for the whole run",
          f"{_SJ}, properties.session_id.description: 'milk session id' on every line (required), and "
          "'monotonic seq per run': derived from the structure (seq and the stream are per run of one "
          "session, so a second id on one stream is a second session's line)", basis=_D, breaker="session_constant"),
     Rule("sj.result-is-error", Level.MUST, "stream-json",
-         "is_error is present on every result line and matches the known subtype (a non-boolean is sj.schema's)",
+         "is_error is present on every result line, true on error_during_execution, error_max_turns and "
+         "interrupted, false on refused (a non-boolean is sj.schema's; success is sj.result-success's)",
          f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '
          '(execution error, max turns, interruption); present on every result line"; description: '
-         '"a refusal is a completed turn and reports is_error false" (written)', basis=_W, breaker="result_is_error"),
+         '"a refusal is a completed turn and reports is_error false" (written: the three failures are named '
+         "one to one by the known subtypes, the refusal in so many words)", basis=_W, breaker="result_is_error"),
+    Rule("sj.result-success", Level.MUST, "stream-json", "a result of subtype success reports is_error false",
+         f"{_SJ}, properties.is_error.description: 'boolean contract: true when the run failed' (derived: the "
+         "words say when it is true, not that it is false otherwise; read as the boolean contract it is "
+         "called, true only then, and a success is not a failed run)", basis=_D, breaker="result_success"),
     Rule("sj.agent-form", Level.MUST, "stream-json",
          "agent, where present, is an object on system/init and a string on assistant/user (any label)",
          f'{_SJ}, properties.agent.description: "dual-form: the AgentInfo object on system/init lines; '
@@ -183,8 +210,10 @@ REGISTRY.add(
          f'inferred from {_SJ}: usage is "aggregate per-run token accounting", model_usage '
          '"per-model token rollups"', basis=_D, breaker="usage_rollup"),
     Rule("sj.ts-order", Level.SHOULD, "stream-json", "ts never goes back within a run (leap seconds included)",
-         f"inferred: {_SJ} orders lines by seq; timestamps that go back suggest a relay reordered lines",
-         basis=_D, breaker="ts_order"),
+         f"policy: {_SJ} orders lines by seq ('monotonic seq per run'), never by ts, and a wall clock may step "
+         "back; timestamps that go back suggest a relay reordered lines, so the suite warns (SHOULD) on them "
+         "(issue 31: an independent reading found no seed structure it follows from)",
+         basis=_P, breaker="ts_order"),
     Rule("sj.role-form", Level.SHOULD, "stream-json",
          "message.role matches the line type (assistant on assistant, user on user)",
          f'inferred from {_SJ}: oneOf[2] "completed assistant message blocks", oneOf[3] "tool_result blocks"',

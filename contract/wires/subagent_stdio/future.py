@@ -61,29 +61,33 @@ def _nodes(nodes: Any) -> Iterator[dict[str, Any]]:
             yield from _nodes(node.get("children"))
 
 
-def _homes(lines: list[Line]) -> list[tuple[dict[str, Any], str, str]]:
-    """(object, schema location, member) for each optional member an object of the host's lines lacks."""
-    found: list[tuple[dict[str, Any], str, str]] = []
-
-    def lacking(target: dict[str, Any], location: str) -> None:
-        schema = _schema(location)
-        for member in schema.get("properties", {}):
-            if member not in target and member not in schema.get("required", ()) and member not in _KEYLIKE:
-                found.append((target, location, member))
-
+def objects(lines: list[Line]) -> list[tuple[dict[str, Any], str]]:
+    """(object, schema location) for each object of the host's lines an optional member may join."""
+    found: list[tuple[dict[str, Any], str]] = []
     for snap in _snapshots(lines):
         fleet = snap.get("fleet")
         for entry in fleet.get("entries", []) if isinstance(fleet, dict) else []:
             if isinstance(entry, dict):
-                lacking(entry, "#/$defs/fleet/properties/entries/items")
+                found.append((entry, "#/$defs/fleet/properties/entries/items"))
                 if isinstance(entry.get("tokens"), dict):
-                    lacking(entry["tokens"], "#/$defs/tokens")
+                    found.append((entry["tokens"], "#/$defs/tokens"))
         for node in _nodes(snap.get("runs")):
-            lacking(node, "#/$defs/node")
+            found.append((node, "#/$defs/node"))
             for member, location in (("tokens", "#/$defs/tokens"), ("outcome", "#/$defs/node/properties/outcome"),
                                      ("processTerminal", "#/$defs/node/properties/processTerminal")):
                 if isinstance(node.get(member), dict):
-                    lacking(node[member], location)
+                    found.append((node[member], location))
+    return found
+
+
+def _homes(lines: list[Line]) -> list[tuple[dict[str, Any], str, str]]:
+    """(object, schema location, member) for each optional member an object of the host's lines lacks."""
+    found: list[tuple[dict[str, Any], str, str]] = []
+    for target, location in objects(lines):
+        schema = _schema(location)
+        for member in schema.get("properties", {}):
+            if member not in target and member not in schema.get("required", ()) and member not in _KEYLIKE:
+                found.append((target, location, member))
     return found
 
 
@@ -110,11 +114,13 @@ def _revision(line: Line) -> tuple[Any, Any]:
     return (snap.get("epoch"), snap.get("revision")) if isinstance(snap, dict) else (None, None)
 
 
-def _apply(draw: st.DrawFn, lines: list[Line], kind: str) -> str:
+def _apply(draw: st.DrawFn, lines: list[Line], kind: str, unseen: frozenset[tuple[str, str]] = frozenset()) -> str:
     if kind == "optional-member":
         from contract.strategies._compose import subschema
 
         homes = _homes(lines)
+        # a vector shows a member no golden shows at its place, where there is one (``unseen``)
+        homes = [home for home in homes if (home[1], home[2]) in unseen] or homes
         target, location, member = homes[draw(ints(0, len(homes) - 1))]
         value = draw(subschema(WIRE, _schema(f"{location}/properties/{member}")))
         if member == "tokens" and isinstance(value, dict):  # sa.tokens-total: total = input + output
@@ -185,8 +191,54 @@ def vector(name: str, data: bytes) -> st.SearchStrategy[tuple[str, bytes]]:
         lambda drawn: ("; ".join(drawn[1]), conversation(from_host_lines(name, drawn[0], ""))))
 
 
+def _host(name: str, data: bytes) -> list[Line]:
+    from contract.consumers.feed_client import host_lines, script_from
+
+    return host_lines(script_from(name, data))
+
+
+def vector_kinds(data: bytes) -> tuple[str, ...]:
+    """The kinds the golden conversation ``data`` has a place for (the vectors draw one of each)."""
+    try:
+        return available(_host("golden", data))
+    except ValueError:
+        return ()
+
+
+def shown_members() -> frozenset[tuple[str, str]]:
+    """(schema location, member) of every member some golden shows on an object at that location."""
+    from contract.goldens.store import scenarios
+
+    found: set[tuple[str, str]] = set()
+    for golden in scenarios(WIRE):
+        for target, location in objects(_host(golden.name, golden.data())):
+            found.update((location, member) for member in target)
+    return frozenset(found)
+
+
+@st.composite
+def _one(draw: st.DrawFn, golden: tuple[Line, ...], kind: str) -> tuple[list[Line], list[str]]:
+    lines = copy.deepcopy(list(golden))
+    shown = shown_members()
+    unseen = frozenset((location, member) for _, location, member in _homes(lines) if (location, member) not in shown)
+    return lines, [_apply(draw, lines, kind, unseen)]
+
+
+def kind_vector(name: str, data: bytes, kind: str) -> st.SearchStrategy[tuple[str, bytes]]:
+    """One change of ``kind`` to the golden ``name``'s host side, as (changes, conversation): a client
+    polling once per answer. ValueError when the golden has no place for it."""
+    from contract.consumers.feed_client import from_host_lines
+
+    host = _host(name, data)
+    if kind not in available(host):
+        raise ValueError(f"{name}: no place for a {kind} change")
+    return _one(tuple(host), kind).map(
+        lambda drawn: ("; ".join(drawn[1]), conversation(from_host_lines(name, drawn[0], ""))))
+
+
 OBLIGATION = ("subagent-stdio schema: a member it models but does not require may be present, and a host that "
               "advertises capabilities.events may push events between responses; a client must accept both")
-FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION)
+FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector)
 
-__all__ = ["FUTURE", "KINDS", "OBLIGATION", "available", "conversation", "variants", "vector"]
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "available", "conversation", "kind_vector", "objects", "shown_members",
+           "variants", "vector", "vector_kinds"]

@@ -1,0 +1,1 @@
+"""Consumers in three languages whose reading is buffered (tests/consumers/test_feed_buffering.py)."""
