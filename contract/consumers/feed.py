@@ -577,6 +577,9 @@ class FeedResult:
     broken: bool = False  # the streams fed are broken on purpose (feed --broken): none is conformant
 
 
+BROKEN_ONLY = "judged only when the consumer is fed broken streams (feed --broken)"
+
+
 class Feed:
     """What every feed loop shares (a consumer's streams, a client's conversations): the report and
     its collector, the result, how a party that cannot start, an interruption and a fault of the
@@ -727,6 +730,7 @@ def feed_stream(
     # consumer.early-exit is judged through a pipe and a terminal alike (each has its witness)
     if not expect.given:
         feed.report.unasked["consumer.output"] = "no --expect-stdout or --expect-json was given"
+    feed.report.unasked["consumer.dishonest"] = BROKEN_ONLY
     return feed.end(*(("consumer.output",) if expect.given else ()), "consumer.early-exit")
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from contract.core import textsafe
+
 RUN_PROPERTY = "milk_contract_run"
 
 
@@ -97,4 +99,5 @@ class StatementPlugin:
                                                    f"{self.path}: {exc.strerror or exc}")
             return
         self.config.get_terminal_writer().line(
-            f"milk-contract: statement {self.path}: {document['level']['achieved']} ({len(self.runs)} runs)")
+            f"milk-contract: statement {self.path}: {document['level']['achieved']} "
+            f"({textsafe.counted(len(self.runs), 'run')})")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from contract.core.textsafe import counted
 from contract.core.userfiles import read_whole
 from contract.reporting.ci_reports import markdown_cell
 from contract.rules.requirements import FAILED, NOT_APPLICABLE, NOT_EXERCISED, PASSED
@@ -201,7 +202,7 @@ def matrix_html(documents: list[dict[str, Any]]) -> str:
     verdicts = [_verdicts(d) for d in documents]
     head = "".join(f"<th>{esc(n)}<br>{badge(d['level']['achieved'])}</th>" for n, d in zip(_names(documents), documents,
                                                                                           strict=True))
-    body = [f'<h1>milk-contract matrix: {len(documents)} builds</h1>',
+    body = [f'<h1>milk-contract matrix: {counted(len(documents), "build")}</h1>',
             f'<table class="matrix"><thead><tr><th>wire</th><th>level</th><th>rule</th>{head}</tr></thead><tbody>']
     for wire, level, rule in _rows(documents):
         cells = "".join(f'<td class="verdict">{esc(MARK.get(v.get((wire, rule), ("-", ""))[0], "-"))}</td>'

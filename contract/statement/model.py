@@ -11,8 +11,10 @@ keys, compact, ASCII), without ``generated`` (the timestamp) and ``sha256`` itse
 
 The verdict of a rule across runs: ``failed`` if any run failed it; else ``passed`` if any run
 exercised it; else ``not-exercised`` if it applied to some run; else ``not-applicable`` (the
-reasons said). Levels: ``MUST`` (MUST-complete: every applicable MUST rule of every wire passed,
-every scenario matched its golden, no suite finding, at least one run), ``MUST+SHOULD`` (the SHOULD rules too),
+reasons said). Levels: ``MUST`` (MUST-complete: no applicable MUST rule of any wire failed, every
+scenario matched its golden, no suite finding, at least one run; a rule no scenario exercised is a
+gap of the suite, listed in ``suite_gaps``, while for captures it lowers the level), ``MUST+SHOULD``
+(the SHOULD rules too),
 ``full`` (that, with the provoked environments run as well), else ``none``.
 """
 
@@ -87,7 +89,7 @@ def derive(body: dict[str, Any]) -> dict[str, Any]:
                   "message": f"{r['scenario']} did not match its golden (a breaking difference)"}
                  for r in runs if not r["matches_golden"]]
     body = {**body, "scenarios": sorted({r["scenario"] for r in runs}), "wires": wires, "findings": findings}
-    body["level"] = _level(wires, findings, bool(body.get("provoked")), bool(runs))
+    body["level"] = _level(wires, findings, bool(body.get("provoked")), bool(runs), body.get("source") == CAPTURE)
     return body
 
 
@@ -152,18 +154,26 @@ def _capabilities(wire: str, runs: list[dict[str, Any]], entries: list[dict[str,
     return out
 
 
-def _level(wires: list[dict[str, Any]], findings: list[dict[str, Any]], provoked: bool, ran: bool) -> dict[str, Any]:
-    def complete(level: str) -> bool:  # fail closed: a statement of no run is complete at no level
-        return ran and not findings and all(r["verdict"] in (requirements.PASSED, requirements.NOT_APPLICABLE)
-                                    for w in wires for r in w["requirements"] if r["level"] == level)
+def _level(wires: list[dict[str, Any]], findings: list[dict[str, Any]], provoked: bool, ran: bool,
+           captures: bool) -> dict[str, Any]:
+    """The level, and the rules that kept it lower.
 
-    must, should = complete("MUST"), complete("SHOULD")
-    achieved = FULL if must and should and provoked else MUST_SHOULD if must and should else MUST if must else NONE
+    A rule no scenario run exercised is a gap of the suite, not of the build: a build whose every
+    scenario matched its golden (a ``golden-mismatch`` finding otherwise) wrote what the goldens
+    hold, so what they never exercise it could not show; such rules are listed (``suite_gaps``)
+    and do not lower the level. Captures have no golden to stand for them: there a rule not
+    exercised lowers it.
+    """
+    blocking = (requirements.FAILED, requirements.NOT_EXERCISED) if captures else (requirements.FAILED,)
     short = {level: [r["rule"] for w in wires for r in w["requirements"]
-                     if r["level"] == level and r["verdict"] in (requirements.FAILED, requirements.NOT_EXERCISED)]
-             for level in ("MUST", "SHOULD")}
+                     if r["level"] == level and r["verdict"] in blocking] for level in ("MUST", "SHOULD")}
+    # fail closed: a statement of no run, or with a suite finding, is complete at no level
+    must = ran and not findings and not short["MUST"]
+    should = ran and not findings and not short["SHOULD"]
+    achieved = FULL if must and should and provoked else MUST_SHOULD if must and should else MUST if must else NONE
+    gaps = [r["rule"] for w in wires for r in w["requirements"] if r["verdict"] == requirements.NOT_EXERCISED]
     return {"achieved": achieved, "must_complete": must, "should_complete": should, "provoked": provoked,
-            "short_of_must": short["MUST"], "short_of_should": short["SHOULD"]}
+            "short_of_must": short["MUST"], "short_of_should": short["SHOULD"], "suite_gaps": [] if captures else gaps}
 
 
 def canonical(document: dict[str, Any]) -> bytes:

@@ -100,7 +100,8 @@ def html_page(document: dict[str, Any]) -> str:
     body = [f"<h1>milk-contract statement {badge(level)}</h1>",
             f"<p>build: <code>{esc(name)}</code> ({esc(version)}); "
             f"suite milk-contract {esc(document['suite']['version'])};"
-            f" wire revisions: {esc(revisions_text(document))}; {len(document['scenarios'])} scenarios"
+            f" wire revisions: {esc(revisions_text(document))}; "
+            f"{textsafe.counted(len(document['scenarios']), 'scenario')}"
             f"{'; provoked environments included' if document.get('provoked') else ''}</p>",
             f"<p>sha256 <code>{esc(document['sha256'])}</code></p>"]
     body += [f"<p class=\"finding\">finding: {esc(f['message'])}</p>" for f in document["findings"]]
