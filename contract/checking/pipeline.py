@@ -112,7 +112,7 @@ def run_rules(records: Iterable[Record], wire: Wire | str, out: Collector,
     judge = Judge(wire, out)
     validate, feed = judge.validate, judge.machines.feed  # bound once: the per-line hot path
     last = 0
-    for record in records:
+    for record in declaring(records, resolve(wire), out.report):
         last = record.line
         validate(record)
         feed(record)
@@ -233,6 +233,7 @@ def _judge_blocks(stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
             if hint:
                 hint = False
                 note_other_wire(values[0], number + 1, wire.name, report)
+                declare(report, wire, values[0])
         elif records is not None:
             while True:
                 try:
@@ -252,6 +253,7 @@ def _judge_blocks(stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
                 if hint and record.obj is not None:
                     hint = False
                     note_other_wire(record.obj, record.line, wire.name, report)
+                    declare(report, wire, record.obj)
             if failed:
                 break
         number += len(block.bodies) or 1
@@ -502,6 +504,34 @@ def wire_hint(records: Iterator[Record], wire: str, report: Report) -> Iterator[
             note_other_wire(record.obj, record.line, wire, report)
             break
     yield from records
+
+
+def declaring(records: Iterable[Record], wire: Wire, report: Report) -> Iterator[Record]:
+    """The records unchanged; the first object line's declared capabilities go to ``report``."""
+    it = iter(records)
+    if wire.capabilities is None:
+        yield from it
+        return
+    for record in it:
+        yield record
+        if record.obj is not None:
+            declare(report, wire, record.obj)
+            break
+    yield from it
+
+
+def declare(report: Report, wire: Wire, obj: dict[str, Any]) -> None:
+    """What the first object line ``obj`` declares it can do (``Wire.capabilities``), into the report.
+
+    Hostile input: a declaration that cannot be read declares nothing, and the report says so
+    (the gated rules then stay applicable: a gap is never hidden by a fault)."""
+    caps = wire.capabilities
+    if caps is None:
+        return
+    try:
+        report.declared = caps.declared(obj)
+    except Exception as exc:
+        report.notes.append(f"capabilities: the first line's declaration could not be read ({failsafe.describe(exc)})")
 
 
 def note_other_wire(obj: dict[str, object], line: int, wire: str, report: Report) -> None:

@@ -33,7 +33,7 @@ from contract.wires import NAMES
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: each verb's module adds its own parser, in the order --help lists them."""
-    from contract.cli import check, evolution, feed, fuzz, live, record, rules, vectors
+    from contract.cli import check, evolution, feed, fuzz, live, record, rules, statement, vectors
 
     parser = Parser(prog=PROG, description=f"Contract checks for milk's {' and '.join(NAMES)} wires.")
     parser.add_argument("--version", action=VersionAction)
@@ -48,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (evolution.add_diff, evolution.add_surface, evolution.add_evolve, evolution.add_migrate,
                 evolution.add_scenario):
         add(verbs)
+    statement.add_statement(verbs)
+    statement.add_matrix(verbs)
     return parser
 
 

@@ -57,6 +57,7 @@ from contract.live.harness import (
     interrupted,
 )
 from contract.rules.report import Collector, Report
+from contract.rules.requirements import CHECKER_RULES, Scope
 from contract.wires import Live, first, get
 
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "consumer.output", "run.start",
@@ -595,6 +596,9 @@ class FeedResult:
     broken: bool = False  # the streams fed are broken on purpose (feed --broken): none is conformant
 
 
+BROKEN_ONLY = "judged only when the consumer is fed broken streams (feed --broken)"
+
+
 class Feed:
     """What every feed loop shares (a consumer's streams, a client's conversations): the report and
     its collector, the result, how a party that cannot start, an interruption and a fault of the
@@ -602,7 +606,7 @@ class Feed:
 
     def __init__(self, argv: Sequence[str], seed: int | None, wire: str) -> None:
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
-        self.report = Report(wire=wire, source=shlex.join(argv))
+        self.report = Report(wire=wire, source=shlex.join(argv), scope=Scope.FEED)
         self.out = Collector(self.report)
         self.out.exercised("run.start")
         self.result = FeedResult(self.report, self.seed)
@@ -638,6 +642,9 @@ class Feed:
         if self.started and not self.faulted:
             for rule in ("consumer.crash", "consumer.hang", "run.interrupted", *judged):
                 self.out.exercised(rule)
+            # the feeder finished and hit no bound it did not report: checker.* by declaration, as
+            # every check (contract.rules.requirements.CHECKER_RULES)
+            self.report.exercised.update(CHECKER_RULES)
         return self.result
 
 
@@ -750,6 +757,9 @@ def feed_stream(
                 feed.doing = f"the future variants of {golden.name}"
                 _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
     # consumer.early-exit is judged through a pipe and a terminal alike (each has its witness)
+    if not expect.given:
+        feed.report.unasked["consumer.output"] = "no --expect-stdout or --expect-json was given"
+    feed.report.unasked["consumer.dishonest"] = BROKEN_ONLY
     return feed.end(*(("consumer.output",) if expect.given else ()), "consumer.early-exit")
 
 

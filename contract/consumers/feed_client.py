@@ -392,6 +392,9 @@ def feed_client(
             elif future:
                 feed.doing = f"the future variants of {golden.name}"
                 _search(result, out, golden.name, script, hold, examples, shrink_seconds)
+    feed.report.unasked["consumer.output"] = "a client's stdout is not judged (the expectations judge stream consumers)"
+    feed.report.unasked["consumer.dishonest"] = ("judged only when a stream consumer is fed broken streams "
+                                                 "(feed --broken)")
     return feed.end("consumer.early-exit")
 
 

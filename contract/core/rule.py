@@ -112,6 +112,10 @@ class Rule:
     # lines breaking this rule, or None: the strategies' breakers are derived from this field,
     # and a rule without one shows as skipped in tests/test_rule_registry.py.
     breaker: str | None = field(default=None, kw_only=True)
+    # The live mode (a ``contract.wires.Live`` value: "stream", "conversation") whose runs alone can
+    # exercise the rule, or None for every wire: on a wire of another mode it is not applicable
+    # (``contract.rules.requirements``), never "not exercised".
+    live: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         if not self.silenceable and self.filterable:  # --basis would silence what nothing else may

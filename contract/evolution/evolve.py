@@ -377,6 +377,10 @@ def _take_in(root: Path, wire: str, new_data: bytes, needed: list[Change], args:
     write_pins(schemas, pins)
     if needed:
         _accept(root, wire, needed, args.adr)
+    from contract.rules import revisions
+
+    frozen = revisions.write_next(wire, root, current_path)  # the new revision's set, beside the previous
+    out.write(f"{wire}: requirement set {frozen.relative_to(root)} written (revision {frozen.stem})\n")
     ok, said = refresh_snapshot(root, wire)
     if not ok:
         out.write(said + "\n")

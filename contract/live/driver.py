@@ -66,6 +66,7 @@ from contract.live.harness import (
 )
 from contract.live.timeline import DEFAULT_LIVENESS, Clock
 from contract.rules.report import Collector, Report
+from contract.rules.requirements import Scope
 from contract.wires import Dialogue, Wire, conversation
 
 # The catalog rules a live conversation emits beside the reader's, the schema's and the machines'.
@@ -262,7 +263,7 @@ class _Watch:
     """
 
     def __init__(self, strict: bool, ignore: Iterable[str], max_line_bytes: int, wire: Wire = WIRE) -> None:
-        self.report = Report(wire=wire.name, strict=strict)
+        self.report = Report(wire=wire.name, strict=strict, scope=Scope.LIVE)
         self._out = Collector(self.report, ignore)
         self._judge = Judge(wire.name, self._out)
         self._max_line_bytes = max_line_bytes
@@ -630,7 +631,7 @@ def record(
     (the module docstring says why the verdict is the same); the report then says where.
     """
     argv = list(argv)
-    report = Report(wire=wire.name, strict=strict, source=shlex.join(argv))
+    report = Report(wire=wire.name, strict=strict, source=shlex.join(argv), scope=Scope.LIVE)
     out = Collector(report, ignore)
     out.exercised("run.start")
     started = time.monotonic()

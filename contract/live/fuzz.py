@@ -56,6 +56,7 @@ from contract.live import driver
 from contract.live.driver import CUTS, MID_LINE_PAUSE, Conversation, Split, Step, command, cuts
 from contract.live.harness import Interrupted, default_command, internal
 from contract.rules.report import Report, ignore_problem
+from contract.rules.requirements import Scope
 from contract.wires import conversation
 
 WIRE = conversation().name  # the registry's conversation wire: commands from its Wire.dialogue
@@ -386,11 +387,11 @@ def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed:
         return FuzzResult(report, seed, search.searched, 0, elapsed)
     found = search.smallest(answer)
     if found is None and trouble is not None:  # fail closed: no search that broke is a pass
-        report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines)
+        report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines, scope=Scope.LIVE)
         internal(report, "fuzzer's search", trouble)
         return FuzzResult(report, seed, search.searched, search.shrink_runs, elapsed)
     if found is None:
-        report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines)
+        report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines, scope=Scope.LIVE)
         report.exercised |= search.exercised
         report.ignored = tuple(sorted(options["ignore"]))
         report.notes.append(

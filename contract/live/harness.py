@@ -44,6 +44,7 @@ from contract.live.process import (
 )
 from contract.live.timeline import DEFAULT_LIVENESS, Clock, Liveness
 from contract.rules.report import Collector, Report
+from contract.rules.requirements import Scope
 from contract.wires import DEFAULT, WIRES, ansi_for
 
 # The catalog rules a live stream run emits beside the reader's, the schema's and the machines'.
@@ -299,7 +300,8 @@ def record_stream(
     ``exit_status`` is how the emitter process itself ended: its exit status, or a negative signal
     number when it was killed (``-9`` when the harness killed it at a timeout or flood).
     """
-    report = Report(wire=wire, strict=strict, source=shlex.join(argv))
+    source = shlex.join(argv)
+    report = Report(wire=wire, strict=strict, source=source, scope=Scope.LIVE)
     out = Collector(report, ignore)
     out.exercised("run.start")
     start = time.monotonic()

@@ -64,6 +64,7 @@ from contract.live.harness import (
 )
 from contract.live.timeline import DEFAULT_LIVENESS, Clock, Liveness, Timeline, streams_only_on_a_terminal
 from contract.rules.report import Collector, Report
+from contract.rules.requirements import Scope
 from contract.wires import Live, first, get
 
 COLOUR = {"FORCE_COLOR": "1", "CLICOLOR_FORCE": "1", "TERM": "xterm-256color"}
@@ -178,7 +179,7 @@ def _capture(
                        stdin_fd=_slave(terminals, "stdin"), stderr=_slave(terminals, "stderr"))
     except StartError as exc:
         _close(fd for pair in terminals.values() for fd in pair)
-        report = Report(wire=wire, strict=strict, source=source)
+        report = Report(wire=wire, strict=strict, source=source, scope=Scope.LIVE)
         Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
         return report
     except BaseException:  # no pty to be had (or Ctrl-C): no descriptor leaks, the caller reports it
@@ -229,7 +230,7 @@ def _capture(
             stderr = stderr_tail.text()
     finally:
         _close(masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
-    report = result[0] if result else Report(wire=wire, strict=strict, source=source)
+    report = result[0] if result else Report(wire=wire, strict=strict, source=source, scope=Scope.LIVE)
     out = Collector(report, ignore)
     if failure:
         internal(report, "reader and rule machines", failure[0])

@@ -67,6 +67,7 @@ DEFAULTS: dict[str, object] = {
     "--contract-timeout": 60.0, "--contract-late-grace": LATE_GRACE, "--contract-record": False,
     "--contract-strict": False, "--contract-basis": None, "--contract-fuzz": 0, "--contract-consumer": None,
     "--contract-consumer-examples": None, "--contract-provoke": False, "--contract-seed": None,
+    "--contract-statement": None, "--contract-shard": None,
     # contract.live.timeline.DEFAULT_LIVENESS, without importing it at every pytest start
     # (tests/live/test_liveness.py holds them equal)
     "--contract-first-line-within": 10.0, "--contract-max-gap": 30.0, "--contract-exit-grace": 5.0,
@@ -120,6 +121,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--contract-provoke", action="store_true", default=DEFAULTS["--contract-provoke"],
                     help="run each scenario of a stream wire again under a pty, with colour forced and under a "
                          "slow reader (contract.live.provoke)")
+    _add_statement_options(group)
+
+
+def _add_statement_options(group: pytest.OptionGroup) -> None:
+    group.addoption("--contract-statement", metavar="FILE", default=DEFAULTS["--contract-statement"],
+                    help="write the run's conformance statement (JSON, milk-contract statement's) to FILE")
+    group.addoption("--contract-shard", metavar="I/N", default=DEFAULTS["--contract-shard"],
+                    help="run only shard I of N of the golden scenarios (a stable partition by name); "
+                         "join the shards' statements with milk-contract statement merge")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -137,6 +147,11 @@ def pytest_configure(config: pytest.Config) -> None:
         bad = seconds_problem(config.getoption(option), zero=option == "--contract-exit-grace")
         if bad is not None:
             raise pytest.UsageError(f"{option}: {bad}, found {config.getoption(option)}")
+    from contract.plugin.statement import shard_problem
+
+    problem = shard_problem(config.getoption("--contract-shard"))
+    if problem:
+        raise pytest.UsageError(problem)
     refused = _snapshot_update_problem(config)
     if refused:
         raise pytest.UsageError(refused)
@@ -150,6 +165,14 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     session.liveness = tuple(config.getoption(option) for option in LIVENESS_OPTIONS)
     config.pluginmanager.register(_Observer(session, config), "milk-contract-observer")
+    statement, shard = config.getoption("--contract-statement"), config.getoption("--contract-shard")
+    if statement is not None or shard is not None:
+        from contract.plugin.statement import StatementPlugin, parse_shard
+
+        session.statement = True
+        config.pluginmanager.register(StatementPlugin(config, statement, parse_shard(shard), session.emitter,
+                                                      bool(config.getoption("--contract-provoke"))),
+                                      "milk-contract-statement")
     if session.record:  # the `record` verb's warning, in the header and again in the summary
         from contract.goldens import recording
         from contract.goldens.store import goldens_dir

@@ -134,6 +134,7 @@ class ContractSession:
     failed: list[str] = field(default_factory=list)
     recorded: list[str] = field(default_factory=list)
     drift: list[str] = field(default_factory=list)  # additive differences: they pass, but are news
+    statement: bool = False  # --contract-statement / --contract-shard: each run's verdicts go on its test report
 
     @classmethod
     def from_options(cls, emitter: str | None, timeout: float, record: bool, strict: bool,
@@ -141,6 +142,15 @@ class ContractSession:
         argv = shlex.split(emitter) if emitter else None
         return cls(emitter=argv or None, timeout=timeout, record=record, strict=strict, late_grace=late_grace,
                    basis=tuple(basis) if basis else None)
+
+    def statement_properties(self, golden: Golden, run: ScenarioRun) -> list[tuple[str, object]]:
+        """The run's verdicts for the statement (contract.plugin.statement), when one is written."""
+        if not self.statement:
+            return []
+        from contract.plugin.statement import run_property
+
+        return [run_property(f"{golden.wire}/{golden.name}", golden.wire, "scenario", run.report,
+                             not run.comparison.breaking)]
 
     def run(self, golden: Golden) -> tuple[ScenarioRun, Outcome]:
         """Run one scenario; under ``record``, rewrite its golden from a conformant run."""

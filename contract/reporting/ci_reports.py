@@ -115,8 +115,9 @@ class FileSummary:
     rules: tuple[str, ...]
     dropped: int
     exercised: int = 0  # catalogued rules of the wire that passed or failed
-    catalogued: int = 0  # catalogued rules of the wire
+    catalogued: int = 0  # catalogued rules of the wire that apply to the report (not-applicable left out)
     not_exercised: tuple[str, ...] = ()
+    not_applicable: int = 0  # catalogued rules of the wire the report could never exercise
 
 
 def file_summary(report: Report) -> FileSummary:
@@ -124,14 +125,15 @@ def file_summary(report: Report) -> FileSummary:
     found = requirements.verdicts(report)
     idle = tuple(v.rule.id for v in found if v.status == requirements.NOT_EXERCISED)
     exercised = sum(v.status in (requirements.PASSED, requirements.FAILED) for v in found)
+    inapplicable = sum(not v.applicable for v in found)
     return FileSummary(report.source, report.wire, report.lines, report.conformant, must,
                        sum(report.counts.values()) - must, tuple(sorted(report.counts)), report.dropped,
-                       exercised, len(found), idle)
+                       exercised, len(found) - inapplicable, idle, inapplicable)
 
 
 def _exercised(report: Report) -> str:
     s = file_summary(report)
-    return f"{s.exercised} of {counted(s.catalogued, 'rule')} exercised"
+    return f"{s.exercised} of {counted(s.catalogued, 'applicable rule')} exercised ({s.not_applicable} not applicable)"
 
 
 def _failing(violation: Violation, report: Report) -> bool:
@@ -295,7 +297,8 @@ def render_sarif(reports: list[Report]) -> str:
                                   # per catalogued rule: passed, failed, not-exercised or ignored
                                   "bases": [b.value for b in r.bases],
                                   "requirements": [{"rule": v.rule.id, "status": v.status,
-                                                    "basis": v.basis.value, "findings": v.findings}
+                                                    "basis": v.basis.value, "findings": v.findings,
+                                                    "reason": v.reason, "applicability": v.applicability}
                                                    for v in requirements.verdicts(r)],
                                   # a live run: when its lines came (contract.live.timeline)
                                   **({} if r.timeline is None else {"timeline": r.timeline.to_json()})}
@@ -344,7 +347,7 @@ def render_markdown(reports: list[Report]) -> str:
                    f"{s.must} | {s.should} | {rules} | {s.exercised} of {s.catalogued} |")
     idle = [(r, file_summary(r).not_exercised) for r in reports]
     if any(rules for _, rules in idle):
-        out += ["", "Rules not exercised (the capture held nothing they apply to):", ""]
+        out += ["", "Applicable rules not exercised (the capture held nothing they apply to):", ""]
         out += [f"- {markdown_cell(r.source)}: {', '.join(markdown_cell(rule) for rule in rules)}"
                 for r, rules in idle if rules]
     timed = [r for r in reports if r.timeline is not None]
@@ -352,10 +355,22 @@ def render_markdown(reports: list[Report]) -> str:
         out += ["", "Timeline (live runs):", ""]
         out += [f"- {markdown_cell(r.source)}: {markdown_cell(r.timeline.summary())}" for r in timed
                 if r.timeline is not None]
+    out.extend(_markdown_not_applicable(reports))
     for report in reports:
         if report.violations or report.dropped:
             out.extend(_markdown_findings(report))
     return "\n".join(out) + "\n"
+
+
+def _markdown_not_applicable(reports: list[Report]) -> Iterable[str]:
+    """The rules no report could exercise, by reason (the verb, an undeclared capability, another wire)."""
+    lines = []
+    for report in reports:
+        for why, rules in requirements.not_applicable(requirements.verdicts(report)).items():
+            lines.append(f"- {markdown_cell(report.source)}: {markdown_cell(why)}: "
+                         f"{', '.join(markdown_cell(rule) for rule in rules)}")
+    if lines:
+        yield from ["", "Rules not applicable (never counted as gaps):", "", *lines]
 
 
 def _markdown_findings(report: Report) -> Iterable[str]:

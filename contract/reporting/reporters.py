@@ -231,7 +231,7 @@ def render_junit(report: Report) -> str:
         rule = verdict.rule
         found = by_rule.get(rule.id, [])
         name = attr(f"{rule.id}: {rule.title}")
-        if verdict.status in (requirements.NOT_EXERCISED, requirements.IGNORED) or (
+        if verdict.status in (requirements.NOT_EXERCISED, requirements.NOT_APPLICABLE, requirements.IGNORED) or (
                 verdict.status == requirements.OUTSIDE_BASIS and not verdict.findings):
             skipped += 1  # never shown as passed: the capture did not test it
             cases.append(f"  <testcase classname={classname} name={name}>"

@@ -163,7 +163,7 @@ def _harness_rules() -> tuple[Rule, ...]:
              observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
         Rule("run.no-response", Level.MUST, "run", "a host answers each command before its deadline",
              f"harness, {named(Live.CONVERSATION)}: a read-only request gets a response",
-             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
+             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False, live=Live.CONVERSATION.value),
         Rule("run.output-limit", Level.MUST, "run", "the emitter's output stays within --max-output-bytes",
              "harness: a flooding emitter is stopped so that the checker's memory stays bounded",
              observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),

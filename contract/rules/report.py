@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from contract.core.jsonvalue import shown
 from contract.core.rule import BASES, Basis
-from contract.rules import requirements
+from contract.rules import requirements, revisions
 from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
 from contract.wires import WIRES, derived
 
@@ -113,6 +113,15 @@ class Report:
     # baseline.stale, line.limit, an unreadable line, a run not whole: the check did not finish, the
     # line could not be read, or not about the seed's text) always fail.
     bases: tuple[Basis, ...] = BASES
+    # What produced the report (a file check, a live run, a feed): the rules it could never
+    # exercise are not applicable, never gaps (contract.rules.requirements).
+    scope: requirements.Scope = requirements.Scope.FILE
+    # The capabilities the run's init line declared (Wire.capabilities), None when no line did:
+    # a rule only an undeclared capability's lines exercise is not applicable.
+    declared: frozenset[str] | None = None
+    # Rules the verb was not asked to judge, with why (consumer.output when feed got no expectation):
+    # not applicable, never gaps (contract.rules.requirements).
+    unasked: dict[str, str] = field(default_factory=dict)
 
     @property
     def dropped(self) -> int:
@@ -201,6 +210,9 @@ class Report:
             "notes": self.notes,
             "exit_status": self.exit_status,
             "stderr": self.stderr,
+            "scope": self.scope.value,
+            "revision": revisions.current(self.wire) if self.wire in WIRES else None,  # the set judged by
+            "capabilities": None if self.declared is None else sorted(self.declared),
             "requirements": [r.to_json() for r in requirements.verdicts(self)],
             **({} if self.coverage is None else {"coverage": self.coverage.to_json()}),
             **({} if self.timeline is None else {"timeline": self.timeline.to_json()}),

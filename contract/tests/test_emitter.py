@@ -23,6 +23,7 @@ SCENARIOS = all_scenarios()
 def test_scenario(golden: Golden, contract_session: ContractSession, request: pytest.FixtureRequest) -> None:
     run, outcome = contract_session.run(golden)
     request.node.user_properties.append(outcome.to_property())
+    request.node.user_properties.extend(contract_session.statement_properties(golden, run))
     # pytest.fail with the explanation alone: an assert would add reprs of internal objects
     if not run.report.conformant:
         pytest.fail(run.explain(), pytrace=False)

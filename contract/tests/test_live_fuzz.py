@@ -45,7 +45,8 @@ def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: Contr
 
 
 @pytest.mark.parametrize("golden", STREAM_SCENARIOS, ids=[g.name for g in STREAM_SCENARIOS])
-def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract_session: ContractSession) -> None:
+def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract_session: ContractSession,
+                           request: pytest.FixtureRequest) -> None:
     if not pytestconfig.getoption("--contract-provoke"):
         pytest.skip("--contract-provoke not given")
     from contract.live.provoke import provoke
@@ -53,5 +54,10 @@ def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract
     report = provoke(emitter_argv(contract_session.emitter, golden), env=scenario_env(golden),
                      expect_exit=golden.reproduce.exit_status, timeout=contract_session.timeout,
                      strict=contract_session.strict, wire=golden.wire)
+    if contract_session.statement:  # the provoked run's verdicts join the statement (contract.plugin.statement)
+        from contract.plugin.statement import run_property
+
+        request.node.user_properties.append(run_property(f"{golden.wire}/{golden.name}", golden.wire, "provoked",
+                                                         report, True))
     if not report.conformant:
         pytest.fail(render_text(report), pytrace=False)

@@ -12,6 +12,7 @@ from typing import Any, overload
 
 from contract.wires.base import (
     BatchMachine,
+    Capabilities,
     Cites,
     Coverage,
     Dialogue,
@@ -181,8 +182,8 @@ def conversation() -> Wire:
 
 
 __all__ = [
-    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Cites", "Coverage", "Dialogue", "Evidence", "Future", "Live",
-    "Machine",
+    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Capabilities", "Cites", "Coverage", "Dialogue", "Evidence",
+    "Future", "Live", "Machine",
     "Strategies", "Wire", "ansi_for", "candidates", "conversation", "derived", "detect", "first", "get", "is_auto",
     "named", "registered", "resolve",
 ]

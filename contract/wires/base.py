@@ -209,6 +209,22 @@ class Dialogue:
 
 
 @dataclass(frozen=True)
+class Capabilities:
+    """What a wire's runs declare they can do, and which rules only a declared capability's lines exercise.
+
+    ``declared(obj)``: the capabilities a first object line declares (a frozenset, empty when it
+    declares none), or None when that line is not the one that declares them (no init first);
+    it must tolerate any shape (hostile input). ``gates``: capability -> the rules that judge
+    only what its lines carry: on a run that declared capabilities without it, such a rule is not
+    applicable (the emitter did not declare it), never a gap; once declared it is applicable, and
+    a suite in which no run exercised any of its rules says so (declared but never shown).
+    """
+
+    declared: Callable[[Line], frozenset[str] | None]
+    gates: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Wire:
     """One wire, completely: everything milk-contract needs to check, run, record and generate it."""
 
@@ -263,6 +279,9 @@ class Wire:
     # The module whose ``FUTURE`` is the wire's future-compatible variants (``Future``), if it has
     # any: a name, imported only by ``load_future`` (hypothesis), as ``strategies`` is.
     future: str | None = None
+    # What a run declares it can do (its init line's capabilities) and the rules each one gates
+    # (``contract.rules.requirements``: not applicable when undeclared), or None when the wire has none.
+    capabilities: Capabilities | None = None
 
     @property
     def schema_path(self) -> Path:

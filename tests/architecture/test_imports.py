@@ -113,7 +113,7 @@ def test_the_scan_sees_imports() -> None:
 # variants: PROGRAMS) are loaded by path only when run or asked for, and stand above the machinery
 # they use; the descriptor modules of a wire package stand right above core.
 LAYERS = ("core", "wires", "rules", "checking", "strategies", "live", "goldens", "consumers", "evolution",
-          "reporting", "programs", "api", "cli", "plugin", "reference", "tests")
+          "reporting", "statement", "programs", "api", "cli", "plugin", "reference", "tests")
 PROGRAMS = frozenset({"strategies", "broken", "future", "emitter", "host", "client", "consumer", "strict_consumer"})
 # contract/__init__.py is the public facade (lazy check, Report...): below it only __version__ is taken
 FACADE_NAMES = frozenset({"__version__"})

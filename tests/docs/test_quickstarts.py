@@ -107,3 +107,16 @@ def test_the_milk_ci_quick_start_runs_as_written(tmp_path: Path) -> None:
     assert int(suite.get("tests", "0")) > 0
     assert suite.get("failures") == "0"
     assert suite.get("errors") == "0"
+
+
+@pytest.mark.process
+def test_the_statement_quick_start_runs_as_written(tmp_path: Path) -> None:
+    done = _shell(quickstart("statement"), tmp_path, Path(sys.executable).parent, PYTHONPATH=str(ROOT))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "no requirement changed" in done.stdout  # the diff of a statement with itself
+    import json
+
+    statement = json.loads((tmp_path / "statement.json").read_text(encoding="utf-8"))
+    assert statement["level"]["achieved"] == "MUST+SHOULD"
+    for page in ("statement.html", "matrix.html"):
+        assert 'data-level="MUST+SHOULD"' in (tmp_path / page).read_text(encoding="utf-8")

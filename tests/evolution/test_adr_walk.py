@@ -230,7 +230,7 @@ def test_the_adr_walk_through(copy: Path, capsys: pytest.CaptureFixture[str]) ->
     assert meta["reproduce"]["argv"] == ["say hi", "--output-format", "stream-json"]
     assert f"stream-json/{field}: golden and meta written" in added
     changed = {line[3:] for line in git(copy, "status", "--porcelain", "--untracked-files=all").splitlines()}
-    assert changed == {str(SCHEMA), "schemas/pins.json",
+    assert changed == {str(SCHEMA), "schemas/pins.json", "requirements/stream-json/r2.json",
                        "contract/tests/__snapshots__/test_surface/test_surface[stream-json].json",
                        f"goldens/stream-json/{field}.jsonl", f"goldens/stream-json/{field}.meta.json",
                        "adr-0101/stream-json.schema.json", f"{field}.jsonl"}

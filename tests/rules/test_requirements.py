@@ -39,15 +39,25 @@ def test_hello_text_report_counts_exercised_rules_and_lists_the_others(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["check", str(HELLO)]) == 0
     out = "\n".join(unwrapped(capsys.readouterr().out))  # each list on one line (wrapped at 80 on a pipe)
-    total = len(list(rules_for("stream-json")))
+    found = requirements.verdicts(check(HELLO))
+    applicable = sum(v.applicable for v in found)
+    assert applicable < len(list(rules_for("stream-json")))
     tally = next(line for line in out.splitlines() if line.startswith("requirements: "))
-    assert f" of {total} rules exercised" in tally
+    assert f" of {applicable} applicable rules exercised" in tally
+    assert tally.endswith(f"; {len(found) - applicable} not applicable")
     idle = next(line for line in out.splitlines() if line.strip().startswith("not exercised: "))
-    # hello has no tool call and is not a live run: those rules were never exercised
-    for rule in ("sj.tool-result-ref", "sj.tool-args-reassembly", "run.timeout", "baseline.stale"):
+    # hello has no tool call: those rules were never exercised (a gap a longer capture fills)
+    for rule in ("sj.tool-result-ref", "sj.parent-ref"):
         assert rule in idle
-    assert "sj.seq" not in idle
-    assert "sj.schema" not in idle
+    # what a file check can never exercise is not a gap: not listed as not exercised
+    for rule in ("sj.tool-args-reassembly", "run.timeout", "run.no-response", "consumer.crash", "baseline.stale",
+                 "sj.seq", "sj.schema"):
+        assert rule not in idle, rule
+    inapplicable = [line for line in out.splitlines() if line.strip().startswith("not applicable")]
+    assert any("run.timeout" in line and "live run" in line for line in inapplicable)
+    assert any("consumer.crash" in line and "feed" in line for line in inapplicable)
+    assert any("baseline.stale" in line and "--baseline" in line for line in inapplicable)
+    assert any("sj.tool-args-reassembly" in line and "partial_messages_v1" in line for line in inapplicable)
 
 
 @pytest.mark.parametrize("path", sorted(GOLDENS.glob("*/*.jsonl")), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -58,13 +68,18 @@ def test_json_has_one_requirement_per_catalogued_rule(path: Path) -> None:
     assert [r["rule"] for r in listed] == [r.id for r in rules_for(wire)]
     assert {r["status"] for r in listed} <= set(requirements.STATUSES)
     for entry in listed:
-        assert set(entry) == {"rule", "level", "basis", "status", "findings", "source", "reason"}
+        assert set(entry) == {"rule", "level", "basis", "status", "findings", "source", "reason", "applicability"}
         assert entry["basis"] == CATALOG[entry["rule"]].basis_for(wire).value
-        assert bool(entry["reason"]) == (entry["status"] in ("not-exercised", "ignored", "outside-basis"))
+        assert bool(entry["reason"]) == (entry["status"] in ("not-exercised", "not-applicable", "ignored",
+                                                             "outside-basis"))
+        assert (entry["applicability"] is None) == (entry["status"] != "not-applicable")
         assert entry["findings"] == document["counts"].get(entry["rule"], 0)
     by_rule = {r["rule"]: r["status"] for r in listed}
     assert by_rule[f"{'sj' if wire == 'stream-json' else 'sa'}.schema"] == "passed"
-    assert all(by_rule[r] == "not-exercised" for r in by_rule if r.startswith("run."))  # a file, not a run
+    # a file, not a run: the run, consumer and baseline rules never apply to it
+    assert all(by_rule[r] == "not-applicable" for r in by_rule if r.startswith(("run.", "consumer.", "baseline.")))
+    assert {r["applicability"] for r in listed if r["rule"].startswith(("run.", "consumer."))} <= {"verb", "wire"}
+    assert document["scope"] == "file"
 
 
 def test_failed_and_ignored() -> None:
@@ -98,13 +113,13 @@ def test_junit_shows_not_exercised_as_skipped_never_passed() -> None:
     statuses = _statuses(report)
     for rule, status in statuses.items():
         skipped = cases[rule].find("skipped")
-        if status == "not-exercised":
+        if status in ("not-exercised", "not-applicable"):
             assert skipped is not None
-            assert "not exercised" in (skipped.get("message") or "")
+            assert status.replace("-", " ") in (skipped.get("message") or "")
         else:
             assert skipped is None
             assert cases[rule].find("failure") is None
-    assert suite.get("skipped") == str(sum(s == "not-exercised" for s in statuses.values()))
+    assert suite.get("skipped") == str(sum(s in ("not-exercised", "not-applicable") for s in statuses.values()))
 
 
 @pytest.mark.process
@@ -116,7 +131,9 @@ def test_a_live_run_exercises_the_run_rules() -> None:
     assert report.conformant
     for rule in ("run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.interrupted"):
         assert statuses[rule] == "passed", rule
-    assert statuses["run.no-response"] == "not-exercised"  # a subagent-stdio question only
+    assert statuses["run.no-response"] == "not-applicable"  # a conversation wire's question only
+    assert all(statuses[r] == "not-applicable" for r in statuses if r.startswith("consumer."))
+    assert statuses["sj.seq"] == "passed"
 
 
 @pytest.mark.process
@@ -129,7 +146,7 @@ def test_a_run_that_cannot_start_exercises_only_run_start() -> None:
 
 def test_baseline_stale_is_exercised_only_with_a_baseline() -> None:
     report = check(HELLO)
-    assert _statuses(report)["baseline.stale"] == "not-exercised"
+    assert _statuses(report)["baseline.stale"] == "not-applicable"
     applied = baseline.apply(report, baseline.Baseline((), "stream-json", "x"))
     assert _statuses(applied)["baseline.stale"] == "passed"
     assert _statuses(applied)["sj.seq"] == "passed"  # the check's own verdicts are kept
@@ -167,13 +184,19 @@ def test_sarif_lists_requirements_per_file(capsys: pytest.CaptureFixture[str]) -
 def test_markdown_and_github_say_how_many_rules_were_exercised(capsys: pytest.CaptureFixture[str]) -> None:
     report = check(HELLO)
     tally = requirements.tally(report)
-    exercised = f"{tally['passed'] + tally['failed']} of {sum(tally.values())}"
+    exercised = f"{tally['passed'] + tally['failed']} of {sum(tally.values()) - tally['not-applicable']}"
     assert run(["check", "--format", "markdown", str(HELLO)]) == 0
     markdown = capsys.readouterr().out
     assert f"| {exercised} |" in markdown
-    assert "sj.tool-result-ref" in markdown.split("Rules not exercised", 1)[1]
+    gaps, inapplicable = markdown.split("Applicable rules not exercised", 1)[1].split("Rules not applicable", 1)
+    assert "sj.tool-result-ref" in gaps
+    assert "consumer" not in gaps
+    assert "run." not in gaps
+    assert "consumer.crash" in inapplicable
+    assert "run.timeout" in inapplicable
     assert run(["check", "--format", "github", str(HELLO)]) == 0
-    assert f"{exercised} rules exercised" in capsys.readouterr().out
+    assert f"{exercised} applicable rules exercised ({tally['not-applicable']} not applicable)" in \
+        capsys.readouterr().out
 
 
 def test_a_check_that_did_not_finish_passes_no_rule(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from contract.core.jsonline import parse
 from contract.core.resources import data_dir
-from contract.wires.base import Coverage, Evidence, Live, Machine, Wire
+from contract.wires.base import Capabilities, Coverage, Evidence, Live, Machine, Wire
 from contract.wires.stream_json import coverage
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.stream_json.rules import CITES, RULES
@@ -55,6 +55,24 @@ def _version(data: bytes) -> str | None:
             version = value.get("milk_version")
             return version if isinstance(version, str) and version else None
     return None
+
+
+def _declared(obj: dict[str, Any]) -> frozenset[str] | None:
+    """The capabilities a system/init line advertises (properties.capabilities: "open-set strings");
+    None for any other first line (sj.init-first's finding: nothing was declared)."""
+    if obj.get("type") != "system" or obj.get("subtype") != "init":
+        return None
+    caps = obj.get("capabilities")
+    return frozenset(c for c in caps if type(c) is str) if type(caps) is list else frozenset()
+
+
+# The rules only a capability's lines exercise: tool_args_delta fragments come in stream_event
+# lines, the seed's oneOf[1] "partial deltas (partial_messages_v1)". (tasks_v1 and workflows_v1
+# gate no rule of their own: a task line is judged by rules every run is held to.)
+CAPABILITIES = Capabilities(
+    declared=_declared,
+    gates={"partial_messages_v1": frozenset({"sj.tool-args-reassembly", "sj.tool-args-duplicate-key"})},
+)
 
 
 # The surface's notes on this seed's quirks (contract.evolution.surface.policy): an open set its oneOf
@@ -102,4 +120,5 @@ STREAM_JSON = Wire(
     vital=frozenset({"sj.result-last", "sj.result-once"}),  # the terminal-line rules
     surface_policy=SURFACE_POLICY,
     terminal="result",  # "exactly one terminal result last"
+    capabilities=CAPABILITIES,  # init's capabilities: partial_messages_v1 gates the tool-args rules
 )
