@@ -39,7 +39,8 @@ def add_statement(verbs: Any) -> None:
 def add_matrix(verbs: Any) -> None:
     """The ``matrix`` verb's parser."""
     mx = verbs.add_parser("matrix", help="builds x requirements from statements, grouped by wire and level")
-    mx.add_argument("--format", choices=("markdown", "html"), default="markdown")
+    mx.add_argument("--format", choices=("markdown", "html"), default="markdown",
+                    help="markdown (a step summary) or html (one self-contained page; default markdown)")
     mx.add_argument("--output", metavar="FILE", default=None, help="write here (default stdout)")
     mx.add_argument("statements", nargs="+", metavar="STATEMENT")
     mx.set_defaults(handler=cmd_matrix)

@@ -195,29 +195,34 @@ def _liveness_rules() -> tuple[Rule, ...]:
         Rule("run.first-line", Level.MUST, "run",
              "the emitter writes its first line within --first-line-within of its start (default 10 s)",
              f"{_LIVE}; judged only on a run that ended by itself (a run still silent at --timeout is run.timeout)",
-             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
+             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False,
+             live=Live.STREAM.value),
         Rule("run.stall", Level.MUST, "run",
              "no gap between lines longer than --max-gap while the emitter runs with no result written "
              "(default 30 s)",
              f"{_LIVE}; a stall past --timeout stays run.timeout (fail closed), never this rule",
-             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
+             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False,
+             live=Live.STREAM.value),
         Rule("run.buffered", Level.MUST, "run",
              "the lines arrive as they are written, not in bursts the stream did not ask for (a block-buffered "
              "stdout on a pipe)",
              f"{_LIVE}; seen as reads cut at a block size (4 KiB multiples) mid-line followed by silence, or as "
              "a run whose whole output came in one burst after the emitter sat idle for a while (/proc "
              "schedstat; not judged where it cannot be read); never judged on a terminal (line-buffered stdio)",
-             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
+             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False,
+             live=Live.STREAM.value),
         Rule("run.exit-after-result", Level.MUST, "run",
              "the emitter exits within --exit-grace of writing its result line (default 5 s)",
              f"{_LIVE}; the emitter is killed at the grace, so what it would still have written was not seen "
              "(not judged to the end); distinct from run.timeout",
-             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False),
+             observed=Observed.PROCESS, unjudged=Unjudged.ALWAYS, basis=Basis.POLICY, filterable=False,
+             live=Live.STREAM.value),
         Rule("run.response-late", Level.MUST, "run",
              "a host answers each command within --response-within (default 10 s)",
              f"{_LIVE}, {named(Live.CONVERSATION)}: a response slower than that is late (the message says how "
              "late); none at all within the response timeout is run.no-response",
-             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False),
+             observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False,
+             live=Live.CONVERSATION.value),
     )
 
 

@@ -9,7 +9,8 @@ note or a requirements line are joined.
 
 from __future__ import annotations
 
-_WRAPPED = ("#", "requirements:", "  not exercised:", "  ignored:", "  outside --basis:", "  not applicable:")
+# ("  not applicable" also heads "  not applicable (reason): ..." lines)
+_WRAPPED = ("#", "requirements:", "  not exercised:", "  ignored:", "  outside --basis:", "  not applicable")
 
 
 def unwrapped(text: str) -> list[str]:
