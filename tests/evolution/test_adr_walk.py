@@ -32,6 +32,7 @@ import pytest
 
 from contract import cli
 from contract.goldens.scenarios import ENV_GOLDEN
+from tests.support.depth import whole_copies
 from tests.support.project_copy import ROOT, copy_project, git, run_in
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -257,6 +258,8 @@ def test_the_adr_walk_through(copy: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 @pytest.mark.deep
+@pytest.mark.skipif(not whole_copies(), reason="the whole suite in a copy of the project: set "
+                    "MILK_CONTRACT_WHOLE_COPIES=1 with the deep run (tests/support/depth.py)")
 def test_the_adr_walk_ends_with_the_whole_suite_green(copy: Path) -> None:
     """The README's step 3 as written: the whole default suite, in the copy the walk evolved (which
     runs this module's default-run test once more, on a checkout that has the field already)."""
