@@ -9,7 +9,7 @@ from typing import Any
 
 from contract.cli.common import UsageError, adr, exit_status, positive_float
 from contract.core.exitcodes import EXIT_OK, EXIT_VIOLATIONS
-from contract.core.userfiles import read_whole
+from contract.core.userfiles import read_json
 from contract.wires import NAMES, Live, named
 
 
@@ -135,16 +135,9 @@ def cmd_surface(args: argparse.Namespace) -> int:
 
 def surface_file(path: str) -> dict[str, Any]:
     """A surface from a JSON file holding a schema or a surface; UsageError when it is neither."""
-    import json
-
     from contract.evolution.surface import as_surface
 
-    try:
-        document = json.loads(read_whole(path))
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    except (ValueError, RecursionError) as error:
-        raise UsageError(f"{path} is not valid JSON: {error}") from None
+    document = read_json(path, UsageError)
     try:
         return as_surface(document)
     except Exception as error:  # any malformed schema shape ends here, never as a traceback

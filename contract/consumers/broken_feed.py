@@ -220,11 +220,9 @@ def feed_broken(
         for broken in streams:
             feed.doing = f"the broken stream {broken.name}"
             outcome = hold(list(argv), broken.data, **options)
-            feed.result.streams += 1
-            feed.report.lines += outcome.lines
-            if outcome.start_error is not None:
-                return feed.cannot_start(outcome.start_error, "consumer")
-            feed.started = True
+            stopped = feed.held(outcome)
+            if stopped is not None:
+                return stopped
             label = f"the broken stream {textsafe.text(broken.name)} ({textsafe.text(broken.kind)})"
             findings = judge_broken(outcome, member, label)
             record(feed.result, feed.out, Failure(broken.name, broken.name,

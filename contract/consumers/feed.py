@@ -614,6 +614,15 @@ class Feed:
         self.faulted = False
         self.doing = ""  # what the loop is feeding now (a scenario, its future variants): an interruption says it
 
+    def held(self, outcome: Outcome, who: str = "consumer") -> FeedResult | None:
+        """Count one stream held (and its lines); the feed's end when ``who`` could not start, else None."""
+        self.result.streams += 1
+        self.report.lines += outcome.lines
+        if outcome.start_error is not None:
+            return self.cannot_start(outcome.start_error, who)
+        self.started = True
+        return None
+
     def cannot_start(self, error: str, who: str) -> FeedResult:
         self.out.emit("run.start", None, None, f"expected a {who} that starts, found: {error}",
                       "check the command and PATH")
@@ -743,11 +752,9 @@ def feed_stream(
             feed.doing = f"the golden {golden.name}"
             data = golden.data()
             outcome = hold(argv, data, **_paced(options, golden, data))
-            result.streams += 1
-            feed.report.lines += outcome.lines
-            if outcome.start_error is not None:
-                return feed.cannot_start(outcome.start_error, "consumer")
-            feed.started = True
+            stopped = feed.held(outcome)
+            if stopped is not None:
+                return stopped
             feed.report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
             label = f"the golden {textsafe.text(golden.name)}"
             findings = judge(outcome, data, expect, label, golden=True)

@@ -148,11 +148,9 @@ def feed_transport(
                 feed.doing = f"{golden.name} delivered {case.name}"
                 outcome = hold(list(argv), case.data, timeout=timeout, pace=0.0, chunks=case.chunks,
                                linger=case.linger, max_output_bytes=max_output_bytes)
-                feed.result.streams += 1
-                feed.report.lines += outcome.lines
-                if outcome.start_error is not None:
-                    return feed.cannot_start(outcome.start_error, "consumer")
-                feed.started = True
+                stopped = feed.held(outcome)
+                if stopped is not None:
+                    return stopped
                 label = f"{textsafe.text(golden.name)} delivered {case.name} ({case.description})"
                 record(feed.result, feed.out, Failure(golden.name, f"{golden.name}~{case.name}",
                                                       f"{case.description}; from {case.source}", case.data,

@@ -15,7 +15,10 @@ bound, so every caller's existing "cannot read PATH: …" line reports it, and t
 from __future__ import annotations
 
 import errno
+import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 from contract.core.textsafe import counted
 
@@ -48,3 +51,14 @@ def size_text(count: int) -> str:
         if count % size == 0:
             return f"{count // size} {unit}"
     return counted(count, "byte")
+
+
+def read_json(path: str | os.PathLike[str], fail: Callable[[str], Exception]) -> Any:
+    """The JSON document in ``path`` (read through :func:`read_whole`); ``fail(message)`` is raised,
+    with one line saying why, when it cannot be read or is not JSON."""
+    try:
+        return json.loads(read_whole(path))
+    except OSError as exc:
+        raise fail(f"cannot read {os.fspath(path)}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise fail(f"{os.fspath(path)} is not valid JSON: {exc}") from None

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 
 from contract.core import textsafe
 from contract.core.exitcodes import EXIT_OK, EXIT_VIOLATIONS
-from contract.core.userfiles import read_whole
+from contract.core.userfiles import read_json, read_whole
 from contract.evolution.migration import MigrateError, Step, first_finding, migrate_bytes, remove, rename, set_value
 
 __all__ = ["MigrateError", "Step", "cmd_migrate", "remove", "rename", "set_value"]
@@ -64,12 +63,7 @@ def _schema(root: Path, wire: str, given: str | None) -> dict[str, Any]:
     from contract.wires import get
 
     path = Path(given) if given else root / "schemas" / get(wire).schema_file
-    try:
-        document = json.loads(read_whole(path))
-    except OSError as exc:
-        raise MigrateError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise MigrateError(f"{path} is not valid JSON: {exc}") from None
+    document = read_json(path, MigrateError)
     if not isinstance(document, dict):
         raise MigrateError(f"{path} is not a JSON Schema (not an object)")
     return document

@@ -29,7 +29,7 @@ def _goldens() -> list[list[Line]]:
             for path in sorted(folder.glob("*.jsonl"))]
 
 
-def _renamed(value: Any, suffix: str) -> Any:
+def renamed(value: Any, suffix: str) -> Any:
     """Tool ids given a per-repetition suffix, so every tool_use and its references stay unique."""
     if isinstance(value, dict):
         out = {}
@@ -40,10 +40,10 @@ def _renamed(value: Any, suffix: str) -> Any:
             elif key in ("_meta", "extension", "input", "task", "tool_use_result"):
                 out[key] = item  # free-form payloads, not the wire's ids
             else:
-                out[key] = _renamed(item, suffix)
+                out[key] = renamed(item, suffix)
         return out
     if isinstance(value, list):
-        return [_renamed(item, suffix) for item in value]
+        return [renamed(item, suffix) for item in value]
     return value
 
 
@@ -57,7 +57,7 @@ def run(lines: int) -> list[Line]:
     out = [init]
     repetition = 0
     while len(out) < lines - 1:
-        out.extend(_renamed(bodies[repetition % len(bodies)], f"_{repetition}"))
+        out.extend(renamed(bodies[repetition % len(bodies)], f"_{repetition}"))
         repetition += 1
     out.append(dict(goldens[0][-1]))
     session = init["session_id"]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.core.resources import data_dir
+from tests.support.long_runs import renamed
 
 Line = dict[str, Any]
 SHAPES = Path(__file__).parent.parent / "data" / "shapes"
@@ -98,7 +99,7 @@ def _drawn(seed: int, least: int = 80) -> list[Line]:
         data = ConjectureData(random=random.Random(pick.getrandbits(32)))
         with BuildContext(data, wrapped_test=lambda: None):  # strategies ask for a build context
             run = data.draw(transcripts())
-        out += _renamed(_body(run), f"_d{len(out)}")
+        out += renamed(_body(run), f"_d{len(out)}")
     return out
 
 
@@ -124,24 +125,6 @@ def _edges() -> tuple[str, str, list[str]]:
     return json.dumps(first[0]), json.dumps(first[-1]), sorted(capabilities)
 
 
-def _renamed(value: Any, suffix: str) -> Any:
-    """Tool ids given a per-repetition suffix, so every tool_use and its references stay unique."""
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            is_id = key in ("tool_use_id", "parent_tool_use_id") or (key == "id" and value.get("type") == "tool_use")
-            if is_id and isinstance(item, str):
-                out[key] = item + suffix
-            elif key in ("_meta", "extension", "input", "task", "tool_use_result"):
-                out[key] = item  # free-form payloads, not the wire's ids
-            else:
-                out[key] = _renamed(item, suffix)
-        return out
-    if isinstance(value, list):
-        return [_renamed(item, suffix) for item in value]
-    return value
-
-
 def run(body: str, lines: int, start: datetime, style: str = "ms", first_seq: int = 1) -> list[Line]:
     """A conformant run of about ``lines`` lines (at most, and at least one repetition): init, the
     body repeated whole (a cut one could leave a call unfinished), result."""
@@ -151,7 +134,7 @@ def run(body: str, lines: int, start: datetime, style: str = "ms", first_seq: in
     out = [init]
     repetition = 0
     while repetition == 0 or len(out) + len(texts) < lines:
-        out += _renamed([json.loads(t) for t in texts], f"_r{repetition}")
+        out += renamed([json.loads(t) for t in texts], f"_r{repetition}")
         repetition += 1
     out.append(json.loads(result_text))
     leap = start.year == 2016
