@@ -180,3 +180,18 @@ def test_go_escapes_are_read_as_the_line_path_reads_them(fault: str, found: dict
     report = contract.check(data, "stream-json", strict=True, jobs=1)
     assert report.counts == found
     assert report.to_json() == _line_by_line(data)
+
+
+def test_an_offset_stamp_between_z_stamps_is_not_passed_by_the_block() -> None:
+    """Found by the hypothesis property above: a block of Z stamps with one +05:30 stamp inside (five
+    and a half hours earlier) was taken in text order, a missed sj.ts-order. The block declines it,
+    and a whole run reports it as the line path does."""
+    block = ["2031-01-01T06:00:00Z", "2031-01-01T06:00:00+05:30", "2031-01-01T06:00:01Z"]
+    assert not stamps.in_order(block, "\n".join(block))
+    objs = shapes.run("goldens", LINES, datetime(2031, 1, 1, 6, tzinfo=UTC))
+    at = next(i for i in range(700, len(objs)) if objs[i]["ts"].endswith("Z"))
+    objs[at]["ts"] = objs[at]["ts"][:-1] + "+05:30"
+    data = shapes.text(objs)
+    report = contract.check(data, "stream-json", strict=True, jobs=1)
+    assert "sj.ts-order" in report.counts
+    assert report.to_json() == _line_by_line(data)

@@ -27,6 +27,7 @@ from typing import Any
 
 from contract.core.reader import Record
 from contract.core.sink import Sink
+from contract.core.textsafe import number
 from contract.wires.stream_json import facts as batch
 from contract.wires.stream_json import stamps
 from contract.wires.stream_json.machines import StreamRules
@@ -73,7 +74,7 @@ class Coverage:
         """The figures as a few printable lines."""
         out = [f"facts {self.facts:,} of {self.lines:,} lines ({100 * self.share:.2f} %; "
                f"{100 * self.coverage:.2f} % of those not line by line by design)"]
-        out += [f"  {n:,} lines: {why}" for why, n in self.declined().most_common()]
+        out += [f"  {n:,} {number(n, 'line')}: {why}" for why, n in self.declined().most_common()]
         return out
 
 

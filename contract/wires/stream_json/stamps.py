@@ -115,8 +115,8 @@ def in_order(stamps: list[str], joined: str, mixed: bool = True) -> bool:
     if joined.count("\n") != count - 1:  # a stamp holding a line feed
         return False
     zone = "Z" if first[-1:] == "Z" else first[-6:]
-    if not last.endswith(zone) or (zone != "Z" and joined.count(zone + "\n") != count - 1):
-        return False  # not one offset: text order is not time order
+    if not last.endswith(zone) or joined.count(zone + "\n") != count - 1:
+        return False  # not one offset (Z too: a +05:30 stamp between Z ones): text order is not time order
     if first[:16] == last[:16] and ONE_STAMP.fullmatch(first) and ONE_STAMP.fullmatch(last):
         try:  # bytes: their translate is a table lookup a byte (a stamp not ASCII is no stamp)
             shapes = (joined + "\n").encode("ascii").translate(_DIGITS)
