@@ -37,6 +37,17 @@ class ScenarioRun:
     output: bytes
     comparison: Comparison
 
+    def headline(self) -> str:
+        """One line for a failing scenario: its verdict, or how many differences from its golden break."""
+        name = f"{self.golden.wire}/{self.golden.name}"
+        if not self.report.conformant:
+            failing = self.report.failing()
+            rules = ", ".join(sorted({v.rule for v in failing}))
+            count = textsafe.counted(len(failing), "failing finding", "failing findings")
+            return f"{name}: NOT conformant: {count} ({rules})"
+        breaking = len(self.comparison.breaking)
+        return f"{name}: {textsafe.counted(breaking, 'breaking difference', 'breaking differences')} from its golden"
+
     def explain(self) -> str:
         """What a failing scenario says: the findings, then each difference with line and path."""
         # every part but the rule ids comes from the emitter, its output or the command line

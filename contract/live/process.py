@@ -78,6 +78,16 @@ class _Subreaper:
 
 SUBREAPER = _Subreaper()
 
+# Runs on several threads of one process (the API's callers, tests/live/test_liveness.py) start
+# emitters while others look for orphans. Between its fork and its exec an emitter is a child of
+# ours in a session of its own whose environment (ours) carries no run token: exactly what an
+# adopted orphan looks like, so another run's scan killed it and reaped it (its Popen then read
+# exit status 0: issue 32's liveness cases failed so under load). Starting an emitter and scanning
+# for orphans take this lock, so a scan never sees an emitter before its exec; and every emitter a
+# Process started is in _STARTED until it is closed, so none is taken for an orphan afterwards.
+_SPAWN = threading.Lock()
+_STARTED: set[int] = set()
+
 
 def _proc_pids() -> list[int]:
     try:
@@ -178,10 +188,12 @@ def _descendants(token: str, group: int, before: frozenset[int] = frozenset()) -
     any_token = f"\0{TOKEN_VARIABLE}=".encode()
     me = os.getpid()
     session = os.getsid(0)
-    stats = {pid: stat for pid in _proc_pids() if pid != me and (stat := _stat(pid)) is not None}
-    found = {pid for pid, (parent, pgrp, sid) in stats.items()
-             if pgrp == group or _carries(pid, marker, patient=parent == me)
-             or (parent == me and sid != session and pid not in before and not _carries(pid, any_token))}
+    with _SPAWN:  # no emitter of another run is between its fork and its exec now (see _SPAWN)
+        stats = {pid: stat for pid in _proc_pids() if pid != me and (stat := _stat(pid)) is not None}
+        found = {pid for pid, (parent, pgrp, sid) in stats.items()
+                 if pgrp == group or _carries(pid, marker, patient=parent == me)
+                 or (parent == me and sid != session and pid not in before and pid not in _STARTED
+                     and not _carries(pid, any_token))}
     grew = True
     while grew:
         more = {pid for pid, (parent, _, _) in stats.items() if parent in found and pid not in found}
@@ -215,7 +227,22 @@ class Process:
         self._closed = False
         self._before = _our_children()  # adopted orphans of this run are the children that come later
         try:
-            self.popen = subprocess.Popen(
+            with _SPAWN:  # see _SPAWN: no orphan scan while this emitter is between fork and exec
+                self.popen = self._start(argv, environ, cwd, stdin, stdin_fd, stdout, stderr)
+                _STARTED.add(self.popen.pid)
+        except (OSError, ValueError) as exc:
+            self._closed = True
+            SUBREAPER.__exit__()
+            raise StartError(f"cannot start {argv[0] if argv else '(empty command)'}: {exc}") from exc
+        self._tail: deque[bytes] = deque()
+        self._tail_size = 0
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+
+    @staticmethod
+    def _start(argv: Sequence[str], environ: dict[str, str], cwd: str | None, stdin: bool, stdin_fd: int | None,
+               stdout: int | None, stderr: int | None) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
                 list(argv),
                 # stdin_fd, stdout, stderr: a pty's fd (contract.live.provoke, which holds and drains the
                 # other end; contract.consumers.feed feeds a consumer through a terminal)
@@ -226,14 +253,6 @@ class Process:
                 env=environ,
                 cwd=cwd,
             )
-        except (OSError, ValueError) as exc:
-            self._closed = True
-            SUBREAPER.__exit__()
-            raise StartError(f"cannot start {argv[0] if argv else '(empty command)'}: {exc}") from exc
-        self._tail: deque[bytes] = deque()
-        self._tail_size = 0
-        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._stderr_thread.start()
 
     @property
     def stdout(self) -> IO[bytes]:
@@ -358,6 +377,8 @@ class Process:
             # stdout is not closed here: a reader thread still blocked on it would hold its lock
             # (release() closes it once its reader is done); stdin is written from this thread only
             self.close_stdin()
+            with _SPAWN:
+                _STARTED.discard(self.popen.pid)
             SUBREAPER.__exit__()
 
     def release(self, reader: threading.Thread | None) -> None:

@@ -38,6 +38,7 @@ import pytest
 
 from contract.core import textsafe
 from contract.core.options import seconds_problem
+from contract.plugin.failure import ContractFailed, shorten
 from contract.plugin.session import LATE_GRACE, ContractSession, option_problem, startup_problem
 
 if TYPE_CHECKING:  # loaded only in a contract run
@@ -433,6 +434,16 @@ def _keep_interrupted(item: pytest.Item, exc: BaseException) -> None:
         from contract.reporting.reporters import render_text
 
         item.config.stash.setdefault(INTERRUPTED, []).append((item.nodeid, render_text(exc.report)))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, object, object]:
+    """A contract failure's summary line is its headline, not its whole report again (plugin.failure)."""
+    report = yield
+    excinfo = call.excinfo
+    if excinfo is not None and isinstance(excinfo.value, ContractFailed) and isinstance(report, pytest.TestReport):
+        shorten(report, excinfo.value)
+    return report
 
 
 @pytest.hookimpl(wrapper=True)

@@ -208,7 +208,8 @@ class ContractSession:
     def summary_lines(self) -> list[str]:
         if not self.checked and not self.recorded:
             return []
-        lines = [f"milk-contract: {self.checked} golden scenarios run through {self.emitter_name}"]
+        lines = [f"milk-contract: {textsafe.counted(self.checked, 'golden scenario')} run through "
+                 f"{textsafe.text(self.emitter_name)}"]
         if self.basis:
             from contract.core.rule import bases
             from contract.rules.catalog import always_judged

@@ -13,8 +13,9 @@ import shlex
 import pytest
 
 from contract.goldens.store import Golden, scenarios
+from contract.plugin.failure import fail
 from contract.plugin.session import consumer_replay
-from contract.reporting.reporters import render_text
+from contract.reporting.reporters import render_text, summary
 from contract.wires import Live, first
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -39,4 +40,4 @@ def test_consumer_accepts_golden_and_future_variants(golden: Golden, pytestconfi
     result = feed_stream(argv, [golden], future=True, examples=examples, seed=pytestconfig.getoption("--contract-seed"))
     if not result.report.conformant:  # the report once, with how to find it again: no assert's repr
         replay = consumer_replay(argv, golden.name, examples, result.seed)
-        pytest.fail(render_text(result.report) + describe(result, replay), pytrace=False)
+        fail(render_text(result.report) + describe(result, replay), summary(result.report))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from contract.goldens.store import Golden, all_scenarios
+from contract.plugin.failure import fail
 from contract.plugin.session import ContractSession
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -24,8 +25,6 @@ def test_scenario(golden: Golden, contract_session: ContractSession, request: py
     run, outcome = contract_session.run(golden)
     request.node.user_properties.append(outcome.to_property())
     request.node.user_properties.extend(contract_session.statement_properties(golden, run))
-    # pytest.fail with the explanation alone: an assert would add reprs of internal objects
-    if not run.report.conformant:
-        pytest.fail(run.explain(), pytrace=False)
-    if not contract_session.record and run.comparison.breaking:
-        pytest.fail(run.explain(), pytrace=False)
+    # fail with the explanation alone (an assert would add reprs of internal objects), headed by one line
+    if not run.report.conformant or (not contract_session.record and run.comparison.breaking):
+        fail(run.explain(), run.headline())

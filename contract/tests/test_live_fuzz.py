@@ -17,8 +17,9 @@ import pytest
 
 from contract.goldens.scenarios import emitter_argv, scenario_env
 from contract.goldens.store import Golden, all_scenarios
+from contract.plugin.failure import fail
 from contract.plugin.session import ContractSession
-from contract.reporting.reporters import render_text
+from contract.reporting.reporters import render_text, summary
 from contract.wires import Live
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -41,7 +42,7 @@ def test_fuzz_subagent_host(pytestconfig: pytest.Config, contract_session: Contr
                        seed=pytestconfig.getoption("--contract-seed"))
     if not result.report.conformant:  # the report once, with how to find it again: no assert's repr
         replay = contract_session.fuzz_replay(examples, result.seed, argv, timeout)
-        pytest.fail(render_text(result.report) + describe(result, replay), pytrace=False)
+        fail(render_text(result.report) + describe(result, replay), summary(result.report))
 
 
 @pytest.mark.parametrize("golden", STREAM_SCENARIOS, ids=[g.name for g in STREAM_SCENARIOS])
@@ -60,4 +61,4 @@ def test_provoked_scenario(golden: Golden, pytestconfig: pytest.Config, contract
         request.node.user_properties.append(run_property(f"{golden.wire}/{golden.name}", golden.wire, "provoked",
                                                          report, True))
     if not report.conformant:
-        pytest.fail(render_text(report), pytrace=False)
+        fail(render_text(report), summary(report))

@@ -18,6 +18,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 from contract.evolution.gate import Accepted, Verdict, evaluate, load_accepted, sources
 from contract.evolution.surface import WIRES, surface_for
+from contract.plugin.failure import fail
 from contract.wires import BUNDLED
 
 
@@ -72,6 +73,6 @@ def test_surface(wire: str, surface_snapshot: SnapshotAssertion) -> None:
     verdict = gate.verdict
     assert verdict is not None  # the extension judged the surface while serializing it
     if verdict.problems:
-        pytest.fail(verdict.problems, pytrace=False)
+        fail(verdict.problems, verdict.problems)
     if not matches:
-        pytest.fail(verdict.pending(), pytrace=False)
+        fail(verdict.pending(), verdict.pending())

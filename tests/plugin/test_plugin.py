@@ -57,7 +57,8 @@ def dropped_num_turns(tmp_path_factory: pytest.TempPathFactory) -> subprocess.Co
     """One run of the suite against an emitter that drops result.num_turns, named by the
     environment (three tests read it; --contract-emitter fails a run in the provoke test below)."""
     emitter = shlex.join([sys.executable, str(EMITTERS / "drop_result_field.py"), "num_turns"])
-    env = {**os.environ, "MILK_CONTRACT_EMITTER": emitter}
+    # as on CI (pytest prints a failure's whole message in its summary there, plugin/failure.py)
+    env = {**os.environ, "MILK_CONTRACT_EMITTER": emitter, "CI": "true"}
     return run_suite(tmp_path_factory.mktemp("dropped"), "-k", "stream-json and hello", env=env)
 
 
@@ -153,8 +154,12 @@ def test_failure_shows_the_finding_and_the_line_not_reprs(dropped_num_turns: sub
     done = dropped_num_turns
     assert done.returncode == 1, done.stdout + done.stderr
     assert "line 3 /num_turns: breaking removed" in done.stdout
-    for noise in ("Report(", "ScenarioRun(", "Comparison(", "Difference(", "line None", " at -"):
+    for noise in ("Report(", "ScenarioRun(", "Comparison(", "Difference(", "line None", " at -", "ContractFailed"):
         assert noise not in done.stdout
+    assert done.stdout.count("line 3 /num_turns: breaking removed") == 1  # the explanation once, even on CI
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert failed == ["FAILED ::test_scenario[stream-json/hello] - "
+                      "stream-json/hello: 1 breaking difference from its golden"], done.stdout
 
 
 def _run_live(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -9,6 +9,7 @@ seed finds or does not: there the seed is what makes the failure come back.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -28,15 +29,17 @@ AGAIN = re.compile(r"^seed: (\d+); find it again with: (.+)$", re.M)
 CLI_AGAIN = re.compile(r"^  or from the command line: (milk-contract fuzz .+)$", re.M)
 
 
-def _pytest(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _pytest(argv: list[str], cwd: Path, ci: bool = False) -> subprocess.CompletedProcess[str]:
+    # pytest prints a failure's whole message in its short summary when $CI is set (running_on_ci)
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")} | ({"CI": "true"} if ci else {})
     return subprocess.run([sys.executable, "-m", "pytest", *LEAN, "-q", *argv], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, check=False)
+                          text=True, timeout=600, check=False, env=env)
 
 
-def _fuzz(host: str, seed: int, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _fuzz(host: str, seed: int, cwd: Path, ci: bool = False) -> subprocess.CompletedProcess[str]:
     emitter = shlex.join([sys.executable, str(HOSTS / host)])
     return _pytest(["--pyargs", "contract.tests.test_live_fuzz", "-k", "test_fuzz_subagent_host", "--contract-fuzz",
-                    "5", "--contract-seed", str(seed), "--contract-emitter", emitter], cwd)
+                    "5", "--contract-seed", str(seed), "--contract-emitter", emitter], cwd, ci)
 
 
 def _failure(done: subprocess.CompletedProcess[str]) -> str:
@@ -58,12 +61,23 @@ def _replayed(done: subprocess.CompletedProcess[str], seed: int, cwd: Path) -> s
     return _pytest(printed[3:], cwd)
 
 
-def test_a_fuzz_failure_prints_its_replay_and_the_report_once(tmp_path: Path) -> None:
-    done = _fuzz("wrong_id.py", 7, tmp_path)
+@pytest.mark.parametrize("ci", [False, True], ids=["terminal", "on-ci"])
+def test_a_fuzz_failure_prints_its_replay_and_the_report_once(tmp_path: Path, ci: bool) -> None:
+    done = _fuzz("wrong_id.py", 7, tmp_path, ci)
     assert done.returncode == 1, done.stdout + done.stderr
-    for noise in ("assert False", "Report(", "FuzzResult(", "AssertionError"):
+    for noise in ("assert False", "Report(", "FuzzResult(", "AssertionError", "ContractFailed"):
         assert noise not in done.stdout
-    assert done.stdout.count("NOT conformant (subagent-stdio") == 1  # the report, once
+    failures, _, summary = done.stdout.partition("short test summary info")
+    assert failures.count("NOT conformant (subagent-stdio") == 1  # the report, once
+    assert "# conversation: stopped at line 2" in failures  # ... and whole
+    # the summary: one line per failure, its verdict; on CI pytest would print the whole report again
+    failed = [line for line in summary.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1, summary
+    assert failed[0].startswith("FAILED ::test_fuzz_subagent_host - "), summary
+    if ci:  # untrimmed there: the whole headline (on a terminal pytest cuts it to the width)
+        assert failed[0].endswith("NOT conformant (subagent-stdio, 2 lines): 1 finding (MUST 1, SHOULD 0) of 1 rule: "
+                                  "sa.response-correlation"), summary
+    assert "# conversation" not in summary
     again = _replayed(done, 7, tmp_path)
     assert again.returncode == 1, again.stdout + again.stderr
     assert _failure(again) == _failure(done)
