@@ -214,6 +214,9 @@ def test_a_stdout_that_cannot_be_written_is_one_line_and_exit_2(argv: list[str],
 
 def test_vectors_export_to_a_full_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from contract.consumers import vectors
+
+    monkeypatch.setattr(vectors, "vectors", lambda: iter(()))  # stdout is the point here, not the drawing
     monkeypatch.setattr(sys, "stdout", _Full())
     assert cli.run(["vectors", "export", str(tmp_path / "vectors")]) == 2
     assert capsys.readouterr().err.startswith("milk-contract: error: cannot write to stdout")

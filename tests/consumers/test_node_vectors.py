@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from contract import cli
 from contract.wires.stream_json.future import VECTOR_KINDS, known
 from tests.support.paths import TESTS
 
@@ -36,10 +35,9 @@ def node() -> str:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, str]]:
-    folder = tmp_path_factory.mktemp("vectors")
-    assert cli.run(["vectors", "export", str(folder)]) == 0
-    known_file = folder / "known.json"
+def exported(tmp_path_factory: pytest.TempPathFactory, exported_vectors: Path) -> tuple[Path, Path, dict[str, str]]:
+    folder = exported_vectors  # tests/consumers/conftest.py: one export per test process
+    known_file = tmp_path_factory.mktemp("known") / "known.json"
     known_file.write_text(json.dumps({group: sorted(known(group)) for group in GROUPS}))
     index = json.loads((folder / "index.json").read_text("utf-8"))
     return folder, known_file, {entry["id"]: entry.get("kind", "") for entry in index["vectors"]}

@@ -28,9 +28,9 @@ KINDS = {"stream-json": tuple(VECTOR_KINDS), "subagent-stdio": CLIENT_KINDS}
 FAULTS = {"stream-json": STREAM_KINDS, "subagent-stdio": CLIENT_FAULTS}
 
 
-@pytest.fixture(scope="module")
-def drawn() -> list[tuple[vectors.Vector, dict[str, Any]]]:
-    return list(vectors.vectors())
+@pytest.fixture
+def drawn(drawn_vectors: list[tuple[vectors.Vector, dict[str, Any]]]) -> list[tuple[vectors.Vector, dict[str, Any]]]:
+    return drawn_vectors  # tests/consumers/conftest.py: drawn once per test process
 
 
 def _group(drawn: list[tuple[vectors.Vector, dict[str, Any]]], group: str) -> list[vectors.Vector]:

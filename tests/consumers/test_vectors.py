@@ -1,8 +1,9 @@
 """``milk-contract vectors export``: every vector re-checks to its stated verdict and fits its schema.
 
-One export (module-scoped: it draws and checks about a hundred vectors) is read back as a parser in
-another language would read it: ``index.json``, then each file; each validates against the
-exported ``vector.schema.json`` and ``check`` gives it exactly the verdict and the rules it states.
+One export (drawn once per test process, tests/consumers/conftest.py: it draws and checks about a
+hundred vectors) is read back as a parser in another language would read it: ``index.json``,
+then each file; each validates against the exported ``vector.schema.json`` and ``check`` gives
+it exactly the verdict and the rules it states.
 """
 
 from __future__ import annotations
@@ -21,11 +22,9 @@ from contract.strategies import breakable
 from contract.wires import NAMES, get
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("vectors")
-    assert cli.run(["vectors", "export", str(folder)]) == 0
-    return folder
+@pytest.fixture
+def exported(exported_vectors: Path) -> Path:
+    return exported_vectors  # tests/consumers/conftest.py: one export per test process
 
 
 def _documents(folder: Path) -> list[dict[str, Any]]:
@@ -77,6 +76,8 @@ def test_a_vector_whose_verdict_disagrees_is_not_written(monkeypatch: pytest.Mon
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     lying = vectors.Vector("stream-json", "conformant", "lie", "not a conformant stream", b"not json\n")
     monkeypatch.setattr(vectors, "_goldens", lambda: iter([lying]))
+    for drawn in ("_broken", "_future", "_must_not_succeed"):  # the first vector is the lie: draw no more
+        monkeypatch.setattr(vectors, drawn, lambda: iter(()))
     assert cli.run(["vectors", "export", str(tmp_path / "out")]) == 2
     assert "stream-json/conformant/lie: check says not-conformant" in capsys.readouterr().err
     assert not (tmp_path / "out" / "stream-json" / "conformant" / "lie.json").exists()
