@@ -12,6 +12,7 @@ the machine would not (a wrong accept is a missed finding).
 from __future__ import annotations
 
 import io
+from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,7 +78,9 @@ def test_a_line_read_by_the_strict_parse_is_judged_as_line_by_line(fault: str, f
     lines[at] = lines[at].replace(b'"input": {', b'"input": {' + fault.encode(), 1)
     data = b"\n".join(lines)
     report = contract.check(data, "stream-json", strict=True, jobs=1)
-    assert report.counts == found
+    # the faulty line's own findings (what an opaque line hides later, say a tool_use id a result
+    # refers to, depends on which golden's line it is: the goldens an ADR adds move it)
+    assert Counter(v.rule for v in report.violations if v.line == at + 1) == found
     assert report.to_json() == _line_by_line(data)
 
 
@@ -178,7 +181,9 @@ def test_go_escapes_are_read_as_the_line_path_reads_them(fault: str, found: dict
     lines[at] = lines[at].replace(b'"input":{', b'"input":{' + fault.encode(), 1)
     data = b"\n".join(lines)
     report = contract.check(data, "stream-json", strict=True, jobs=1)
-    assert report.counts == found
+    # the faulty line's own findings (what an opaque line hides later, say a tool_use id a result
+    # refers to, depends on which golden's line it is: the goldens an ADR adds move it)
+    assert Counter(v.rule for v in report.violations if v.line == at + 1) == found
     assert report.to_json() == _line_by_line(data)
 
 

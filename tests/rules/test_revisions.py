@@ -45,25 +45,28 @@ def test_the_tool_check_finds_a_stale_set(tmp_path: Path) -> None:
     assert subprocess.run([sys.executable, str(ROOT / "tools" / "requirement_sets.py"), "--check"],
                           cwd=ROOT, capture_output=True, check=False).returncode == 0
     shutil.copytree(ROOT / "requirements", tmp_path / "requirements")
-    path = revisions.folder("stream-json", tmp_path) / "r1.json"
+    latest = revisions.current("stream-json")  # r1 as shipped; later after an ADR's evolve
+    path = revisions.folder("stream-json", tmp_path) / f"{latest}.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["rules"][0]["level"] = "SHOULD"
+    data["rules"][0]["level"] = "SHOULD" if data["rules"][0]["level"] == "MUST" else "MUST"
     path.write_text(revisions.render(data), encoding="utf-8")
-    assert path.read_text(encoding="utf-8") != revisions.render(revisions.generated("stream-json", "r1"))
+    assert path.read_text(encoding="utf-8") != revisions.render(revisions.generated("stream-json", latest))
     revisions.write_latest("stream-json", tmp_path)
-    assert path.read_text(encoding="utf-8") == revisions.render(revisions.generated("stream-json", "r1"))
+    assert path.read_text(encoding="utf-8") == revisions.render(revisions.generated("stream-json", latest))
 
 
 def test_write_next_adds_a_revision_beside_the_previous(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "requirements", tmp_path / "requirements")
-    before = (revisions.folder("stream-json", tmp_path) / "r1.json").read_bytes()
+    shipped = revisions.numbers("stream-json", tmp_path)  # [1] as shipped; more after an ADR's evolve
+    last = f"r{shipped[-1]}.json"
+    before = (revisions.folder("stream-json", tmp_path) / last).read_bytes()
     schema = tmp_path / "new.schema.json"
     schema.write_bytes(b'{"type": "object"}\n')
     written = revisions.write_next("stream-json", tmp_path, schema)
-    assert written.name == "r2.json"
-    assert (revisions.folder("stream-json", tmp_path) / "r1.json").read_bytes() == before  # frozen
-    assert revisions.numbers("stream-json", tmp_path) == [1, 2]
-    assert revisions.load("stream-json", "r2", tmp_path)["schema_sha256"] != json.loads(before)["schema_sha256"]
+    assert written.name == f"r{shipped[-1] + 1}.json"
+    assert (revisions.folder("stream-json", tmp_path) / last).read_bytes() == before  # frozen
+    assert revisions.numbers("stream-json", tmp_path) == [*shipped, shipped[-1] + 1]
+    assert revisions.load("stream-json", written.stem, tmp_path)["schema_sha256"] != json.loads(before)["schema_sha256"]
 
 
 def test_a_report_names_the_revision_it_judged_by() -> None:
