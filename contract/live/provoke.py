@@ -436,7 +436,8 @@ def provoke(
                 provoked.add(environment, run)
         _pipe_versus_terminal(provoked.out, report, provoked.terminal)
     report.notes.append("provoked environments tried: " + "; ".join([BASE, *(e.describe() for e in environments)]))
-    report.notes.append("line.ansi seen under: " + (", ".join(provoked.coloured) if provoked.coloured else "none of them"))
+    coloured = provoked.coloured
+    report.notes.append("line.ansi seen under: " + (", ".join(coloured) if coloured else "none of them"))
     return report
 
 
