@@ -26,7 +26,10 @@ conformant) or recorded from a complete, conformant stream-json run of CMD. CMD 
 scenario's arguments and environment and ``MILK_CONTRACT_SCENARIO=NAME``; ``MILK_CONTRACT_GOLDEN``
 is not set (removed if inherited), because the golden it would name does not exist yet: that
 variable, wherever the suite sets it, names a golden that is there. The surface snapshot then
-takes the new corpus in the same way.
+takes the new corpus in the same way. ``cmd_scenario`` reads as those steps, one short helper each
+(issue 29): the name (``_refuse_name``), stdin and the reproduction (``_stdin``, ``_reproduction``),
+the transcript (``_authored``, or ``_recorded`` from ``_record_run``), the strict check
+(``_strictly_conformant``), then the writes.
 
 Both work on a checkout (found as ``record`` finds one, contract/goldens/recording.py) or ``--root DIR``;
 an installed copy without one is a usage error. Both write nothing when they refuse.
