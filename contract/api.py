@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
 from contract.wires import DEFAULT, WIRES, Live, Wire, get, named
@@ -93,17 +93,23 @@ def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterabl
         raise ValueError("feed needs the consumer's command")
     descriptor = _wire(wire)
     goldens = _goldens(descriptor.name, scenarios)
-    options: dict[str, object] = {"future": future, "seed": seed}
-    for name, value in (("examples", examples), ("timeout", timeout), ("pace", pace),
-                        ("max_output_bytes", max_output_bytes), ("shrink_seconds", shrink_seconds)):
-        if value is not None:
-            options[name] = value
+    options = _FeedOptions(future=future, seed=seed)
+    if examples is not None:  # None: the verb's own default (each feed has its own)
+        options["examples"] = examples
+    if timeout is not None:
+        options["timeout"] = timeout
+    if pace is not None:
+        options["pace"] = pace
+    if max_output_bytes is not None:
+        options["max_output_bytes"] = max_output_bytes
+    if shrink_seconds is not None:
+        options["shrink_seconds"] = shrink_seconds
     if descriptor.live is Live.CONVERSATION:
         if pty or expect_stdout is not None or expect_json is not None:
             raise ValueError(f"pty, expect_stdout and expect_json feed {named(Live.STREAM)} consumers")
         from contract.consumers.feed_client import feed_client
 
-        return feed_client(list(command), goldens, **options)  # type: ignore[arg-type]
+        return feed_client(list(command), goldens, **options)
     members = None
     if expect_json is not None:
         members = feeding.load_members({"members": dict(expect_json)})
@@ -113,7 +119,7 @@ def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterabl
     if expect_stdout is not None and len(goldens) != 1:
         raise ValueError("expect_stdout compares one scenario's output: name it in scenarios")
     expect = feeding.Expectation(expect_stdout, members)
-    return feeding.feed_stream(list(command), goldens, pty=pty, expect=expect, **options)  # type: ignore[arg-type]
+    return feeding.feed_stream(list(command), goldens, pty=pty, expect=expect, **options)
 
 
 def fuzz(command: Sequence[str] | None = None, *, wire: str | None = None, examples: int | None = None,
@@ -126,12 +132,39 @@ def fuzz(command: Sequence[str] | None = None, *, wire: str | None = None, examp
 
     if wire is not None and _wire(wire).live is not Live.CONVERSATION:
         raise ValueError(f"fuzz holds {named(Live.CONVERSATION)} conversations, not {wire}")
-    options: dict[str, object] = {"strict": strict, "ignore": tuple(ignore), "max_line_bytes": max_line_bytes,
-                                  "seed": seed}
-    for name, value in (("examples", examples), ("timeout", timeout), ("shrink_seconds", shrink_seconds)):
-        if value is not None:
-            options[name] = value
-    return fuzzing.fuzz_host(list(command) if command else None, **options)  # type: ignore[arg-type]
+    options = _FuzzOptions(strict=strict, ignore=tuple(ignore), max_line_bytes=max_line_bytes, seed=seed)
+    if examples is not None:  # None: fuzz_host's own default
+        options["examples"] = examples
+    if timeout is not None:
+        options["timeout"] = timeout
+    if shrink_seconds is not None:
+        options["shrink_seconds"] = shrink_seconds
+    return fuzzing.fuzz_host(list(command) if command else None, **options)
+
+
+class _FeedOptions(TypedDict, total=False):
+    """The keywords ``feed`` passes on to the feeder, each only when given: typed, so mypy holds
+    them to ``feed_stream``'s and ``feed_client``'s parameters."""
+
+    future: bool
+    seed: int | None
+    examples: int
+    timeout: float
+    pace: float
+    max_output_bytes: int
+    shrink_seconds: float
+
+
+class _FuzzOptions(TypedDict, total=False):
+    """The keywords ``fuzz`` passes on to ``fuzz_host``, each only when given (as ``_FeedOptions``)."""
+
+    strict: bool
+    ignore: tuple[str, ...]
+    max_line_bytes: int
+    seed: int | None
+    examples: int
+    timeout: float
+    shrink_seconds: float
 
 
 @dataclass(frozen=True)

@@ -229,10 +229,12 @@ def reader_left() -> int:
         sys.stderr.write(f"{PROG}: error: stdout's reader left before the output was written whole; "
                          "no result or verdict was given\n")
     stream = getattr(sys.stdout, "stream", sys.stdout)  # under run(): the Output wrapper's own
-    if stream is sys.__stdout__:  # the process's stdout (not a caller's): the rest would fail again at exit
+    process = sys.__stdout__  # None when the process was started without one
+    # the process's stdout (not a caller's): the rest would fail again at exit
+    if process is not None and stream is process:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stream.fileno())  # type: ignore[union-attr]  # not None: it is stdout
+            os.dup2(devnull, process.fileno())
             os.close(devnull)
     return EXIT_USAGE
 

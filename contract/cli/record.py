@@ -1,4 +1,9 @@
-"""``milk-contract record``: the goldens re-recorded from an emitter, each change reported."""
+"""``milk-contract record``: the goldens re-recorded from an emitter, each change reported.
+
+``cmd_record`` reads as its steps (issue 29: short functions): the folder (``_folder``), the
+goldens chosen (``_chosen``: every misuse refused before any emitter runs), the accepted breaks,
+one run per golden, then the rewrite, only when no run showed a break or a finding.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +28,9 @@ from contract.core.jsonvalue import quoted
 from contract.wires import NAMES
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from contract.goldens.store import Golden
     from contract.rules.report import Report
 
 def add_record(verbs: Any) -> None:
@@ -61,27 +69,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     from contract.reporting.reporters import render_record
 
     command = command_of(args.command)
-    try:
-        folder = recording.target(args.goldens)
-    except recording.RecordingError as exc:
-        raise UsageError(str(exc)) from None
-    warning = recording.other_checkout_warning(folder) if args.goldens is None else None
-    if warning is not None:  # an editable install of one clone run inside another: git diff here shows nothing
-        sys.stderr.write(warning + "\n")
-    try:  # a goldens folder given with --goldens is input: a meta or transcript that cannot be read is misuse
-        goldens = [g for g in recording.all_in(folder)
-                   if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
-        for golden in goldens:
-            golden.data()
-    except (OSError, ValueError, RecursionError) as exc:
-        why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"--goldens {folder}: {why}") from None
-    unknown = set(args.scenario) - {g.name for g in goldens}
-    if unknown:
-        raise UsageError(f"--scenario: no golden named {quoted(sorted(unknown)[0])} (see goldens/)")
-    if not goldens:  # re-recording nothing is never reported as done
-        wire = "" if args.wire == "all" else f" of the {args.wire} wire"
-        raise UsageError(f"{folder}: no golden{wire} to record in this folder (nothing to run)")
+    folder = _folder(args.goldens)
+    goldens = _chosen(args, folder)
     accepted = _accepted_for(folder)
     progress = Progress("record")  # on a terminal stderr only; erased before the report is written
     results: list[Any] = []
@@ -109,6 +98,43 @@ def cmd_record(args: argparse.Namespace) -> int:
     if failed and not args.dry_run and args.format == "text":
         sys.stdout.write("nothing rewritten: a scenario above has a breaking change or a finding (every golden kept)\n")
     return EXIT_VIOLATIONS if failed else EXIT_OK
+
+
+def _folder(goldens: str | None) -> Path:
+    """The goldens folder to write (``--goldens``, else the checkout's), with a warning when the
+    checkout is not the one around the working directory."""
+    from contract.goldens import recording
+
+    try:
+        folder = recording.target(goldens)
+    except recording.RecordingError as exc:
+        raise UsageError(str(exc)) from None
+    warning = recording.other_checkout_warning(folder) if goldens is None else None
+    if warning is not None:  # an editable install of one clone run inside another: git diff here shows nothing
+        sys.stderr.write(warning + "\n")
+    return folder
+
+
+def _chosen(args: argparse.Namespace, folder: Path) -> list[Golden]:
+    """The goldens of ``folder`` that ``--wire`` and ``--scenario`` choose, each read once; misuse
+    (UsageError) when one cannot be read, a scenario is unknown or nothing is chosen."""
+    from contract.goldens import recording
+
+    try:  # a goldens folder given with --goldens is input: a meta or transcript that cannot be read is misuse
+        goldens = [g for g in recording.all_in(folder)
+                   if args.wire in ("all", g.wire) and (not args.scenario or g.name in args.scenario)]
+        for golden in goldens:
+            golden.data()
+    except (OSError, ValueError, RecursionError) as exc:
+        why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"--goldens {folder}: {why}") from None
+    unknown = set(args.scenario) - {g.name for g in goldens}
+    if unknown:
+        raise UsageError(f"--scenario: no golden named {quoted(sorted(unknown)[0])} (see goldens/)")
+    if not goldens:  # re-recording nothing is never reported as done
+        wire = "" if args.wire == "all" else f" of the {args.wire} wire"
+        raise UsageError(f"{folder}: no golden{wire} to record in this folder (nothing to run)")
+    return goldens
 
 
 def _accepted_for(folder: Any) -> list[Any]:

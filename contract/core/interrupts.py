@@ -23,9 +23,12 @@ import os
 import signal
 from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _WAKEUPS: set[int] = set()  # the write ends of the wakeup pipes of the blocks active now
+# What signal.signal installs and returns (typeshed's private signal._HANDLER, without its None)
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers
 
 
 class Signalled(KeyboardInterrupt):
@@ -86,7 +89,7 @@ class as_interrupts:  # a context manager, named like contextlib's
         self._first = first
         self._taken = False
         self._owed: int | None = None
-        self._previous: dict[int, object] = {}
+        self._previous: dict[int, _Handler | None] = {}  # None: a handler installed from C
         self._wakeup: tuple[int, int] | None = None  # our pipe (read end, write end)
         self._previous_wakeup = -1
         self._pid = os.getpid()
@@ -159,7 +162,7 @@ class as_interrupts:  # a context manager, named like contextlib's
             if self.ending and self._taken:
                 signal.signal(signum, signal.SIG_IGN)
             else:  # None: a handler installed from C, which Python cannot put back; the default is the closest
-                signal.signal(signum, signal.SIG_DFL if previous is None else previous)  # type: ignore[arg-type]
+                signal.signal(signum, signal.SIG_DFL if previous is None else previous)
         self._previous.clear()
         if self._wakeup is not None:
             with contextlib.suppress(ValueError):

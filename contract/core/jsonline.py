@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from itertools import accumulate, repeat
 from operator import sub
+from types import FrameType
 from typing import Any, cast
 
 import orjson
@@ -130,7 +131,11 @@ def _exact(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
         obj = dict(items)
         if len(obj) != len(items):
             seen: set[str] = set()
-            duplicates.extend(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]  # add() is None: marks first sightings
+            for k, _ in items:  # every sighting of a name after its first
+                if k in seen:
+                    duplicates.append(k)
+                else:
+                    seen.add(k)
         return obj
 
     def integer(text: str) -> int:
@@ -289,11 +294,11 @@ def _loads_with_headroom(body: bytes, depth: int, pairs: Any, integer: Any) -> A
 
 
 def _stack_depth() -> int:
-    frame = sys._getframe()
+    frame: FrameType | None = sys._getframe()
     count = 0
     while frame is not None:
         count += 1
-        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
+        frame = frame.f_back  # None past the outermost frame: it ends the loop
     return count
 
 

@@ -13,7 +13,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, NamedTuple, cast
+from typing import Any, BinaryIO, NamedTuple, Protocol, cast
 
 from contract.core import jsonline
 from contract.core.jsonline import Fault, parse
@@ -27,7 +27,14 @@ RULES = jsonline.RULES | {"line.newline", "line.object", "line.ansi", "line.c1",
 # The members of an opaque object line that the rules about a line's place read (``Record.head``).
 HEAD_MEMBERS = ("type", "subtype")
 
-Source = bytes | bytearray | memoryview | BinaryIO | Iterable[bytes]
+
+class Lines(Protocol):
+    """A source read by lines alone, ``readline(limit)``: the live harness's bounded pipe is one."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+Source = bytes | bytearray | memoryview | BinaryIO | Lines | Iterable[bytes]
 
 
 @dataclass(slots=True)

@@ -26,7 +26,10 @@ conformant) or recorded from a complete, conformant stream-json run of CMD. CMD 
 scenario's arguments and environment and ``MILK_CONTRACT_SCENARIO=NAME``; ``MILK_CONTRACT_GOLDEN``
 is not set (removed if inherited), because the golden it would name does not exist yet: that
 variable, wherever the suite sets it, names a golden that is there. The surface snapshot then
-takes the new corpus in the same way.
+takes the new corpus in the same way. ``cmd_scenario`` reads as those steps, one short helper each
+(issue 29): the name (``_refuse_name``), stdin and the reproduction (``_stdin``, ``_reproduction``),
+the transcript (``_authored``, or ``_recorded`` from ``_record_run``), the strict check
+(``_strictly_conformant``), then the writes.
 
 Both work on a checkout (found as ``record`` finds one, contract/goldens/recording.py) or ``--root DIR``;
 an installed copy without one is a usage error. Both write nothing when they refuse.
@@ -42,7 +45,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.core import textsafe
 from contract.core.exitcodes import EXIT_OK, EXIT_VIOLATIONS
@@ -52,6 +55,9 @@ from contract.evolution.classify import BREAKING, Change, classify
 from contract.evolution.gate import ACCEPTED_NAME, AcceptedBreaksError, load_accepted
 from contract.evolution.surface import as_surface
 from contract.wires import Live, get
+
+if TYPE_CHECKING:
+    from contract.rules.report import Report
 
 PINS = "pins.json"
 SNAPSHOT_TEST = Path("contract") / "tests" / "test_surface.py"
@@ -431,17 +437,14 @@ def name_problem(name: str) -> str | None:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    from contract.checking.checker import check
-    from contract.goldens.scenarios import complete
+    """``milk-contract scenario``: a new golden, authored or recorded, written only once its meta
+    and its strict check pass (the module docstring); every refusal is before the first write."""
     from contract.goldens.store import META, TRANSCRIPT, meta_errors
 
     root = project_root(args.root)
     wire: str = args.wire
     name: str = args.name
-    problem = name_problem(name)
-    if problem is not None:
-        shown = name if len(name) <= MAX_NAME_BYTES else f"{name[:MAX_NAME_BYTES]}…({len(name) - MAX_NAME_BYTES} more)"
-        raise EvolveError(f"scenario name '{shown}': a plain file name is needed ({problem})")  # run() escapes it
+    _refuse_name(name)
     folder = root / "goldens" / wire
     transcript, meta_path = folder / (name + TRANSCRIPT), folder / (name + META)
     if transcript.exists() or meta_path.exists():
@@ -449,65 +452,19 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     command = list(args.command[1:] if args.command[:1] == ["--"] else args.command)
     if bool(command) == bool(args.transcript):
         raise EvolveError("give either --transcript FILE or -- CMD ARG… (the emitter to record from)")
-    if get(wire).live is Live.CONVERSATION:  # the client's commands are part of the transcript
-        stdin: Any = {"from": "transcript"}
-        if command:
-            raise EvolveError(f"a {wire} scenario is authored (--transcript): its commands come from it")
-    else:
-        stdin = None
+    stdin = _stdin(wire, command)
     today = datetime.date.today().isoformat()
-    reproduce: dict[str, Any] = {"argv": list(args.arg), "env": {}, "stdin": stdin, "exit_status": args.exit_status}
-    if args.like:  # the reproduction of an existing scenario (its arguments, env, stdin, exit status)
-        like = folder / (args.like + META)
-        try:
-            reproduce = json.loads(read_whole(like))["reproduce"]
-        except (OSError, ValueError, RecursionError, KeyError, TypeError):
-            raise EvolveError(f"--like: no readable scenario {wire}/{args.like}") from None
-        if args.arg:
-            reproduce["argv"] = list(args.arg)
+    reproduce = _reproduction(args, folder, stdin)
     meta: dict[str, Any] = {"description": args.description, "reproduce": reproduce}
     if args.transcript:
-        try:
-            data = read_whole(args.transcript)
-        except OSError as exc:
-            raise EvolveError(f"cannot read {args.transcript}: {exc.strerror or exc}") from None
+        data = _authored(args.transcript)
         meta["provenance"] = {"authored": f"to the schema, {today}"}
     else:
-        from contract.goldens.recording import emitter_label, harness_failure, stderr_lines
-        from contract.goldens.scenarios import ENV_GOLDEN, ENV_SCENARIO
-        from contract.live.harness import record_stream
-
-        # MILK_CONTRACT_GOLDEN names an existing golden or is not set: this one is not written yet, so a
-        # replaying emitter finds its script by MILK_CONTRACT_SCENARIO (never a path that is not there)
-        env = {key: value for key, value in os.environ.items() if key != ENV_GOLDEN}
-        env[ENV_SCENARIO] = name
-        env.update(reproduce.get("env") or {})
-        report, data = record_stream([*command, *reproduce["argv"]], wire=wire, timeout=args.timeout, env=env,
-                                     expect_exit=reproduce["exit_status"], keep=True)
-        failure = harness_failure(report)
-        if failure is not None:
-            sys.stderr.write("".join(line + "\n" for line in stderr_lines(report)))
-            raise EvolveError(f"{wire}/{name}: {failure}; nothing written")
-        if not (report.conformant and complete(report)):
-            sys.stdout.write("".join(f"  {v.rule}: {textsafe.text(v.message)}\n" for v in report.failing()[:20]))
-            sys.stdout.write("".join(line + "\n" for line in stderr_lines(report, "  ")))
-            raise EvolveError(f"{wire}/{name}: the run is not conformant; nothing written")
-        from contract.goldens.store import emitter_version
-
-        meta["provenance"] = {"recorded": {"emitter": emitter_label(command, root),
-                                           "version": emitter_version(data, wire) or "unknown", "date": today}}
-        from contract.goldens.pacing import with_timing
-
-        # the run's pace beside the new golden, as record keeps it (contract.goldens.pacing)
-        meta = with_timing(meta, getattr(report.timeline, "arrivals", []), report.lines)
+        data, meta = _recorded(command, meta, args.timeout, root, wire, name, today)
     errors = meta_errors(meta)
     if errors:
         raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))
-    report = check(data, wire, strict=True)
-    if not report.conformant or not data:
-        sys.stdout.write("".join(f"  {'' if v.line is None else f'line {v.line}: '}{v.rule}: "
-                                 f"{textsafe.text(v.message)}\n" for v in report.failing()[:20]))
-        sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
+    if not _strictly_conformant(data, wire, name):
         return EXIT_REFUSED
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(transcript, data)
@@ -519,3 +476,98 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     sys.stdout.write(f"{wire}/{textsafe.text(name)}: golden and meta written to goldens/{wire}/, surface snapshot "
                      "updated\n")
     return EXIT_OK
+
+
+def _refuse_name(name: str) -> None:
+    """EvolveError when ``name`` cannot name a scenario (:func:`name_problem`), the name shown clipped."""
+    problem = name_problem(name)
+    if problem is not None:
+        shown = name if len(name) <= MAX_NAME_BYTES else f"{name[:MAX_NAME_BYTES]}…({len(name) - MAX_NAME_BYTES} more)"
+        raise EvolveError(f"scenario name '{shown}': a plain file name is needed ({problem})")  # run() escapes it
+
+
+def _stdin(wire: str, command: list[str]) -> Any:
+    """The scenario's stdin: a conversation's comes from its transcript, so it is authored, never recorded."""
+    if get(wire).live is not Live.CONVERSATION:
+        return None
+    if command:  # the client's commands are part of the transcript
+        raise EvolveError(f"a {wire} scenario is authored (--transcript): its commands come from it")
+    return {"from": "transcript"}
+
+
+def _reproduction(args: argparse.Namespace, folder: Path, stdin: Any) -> dict[str, Any]:
+    """How the scenario is run: from the options, or (``--like``) as the scenario of that name in
+    ``folder`` is (its arguments, env, stdin, exit status), its arguments replaced by any ``--arg``."""
+    from contract.goldens.store import META
+
+    if not args.like:
+        return {"argv": list(args.arg), "env": {}, "stdin": stdin, "exit_status": args.exit_status}
+    like = folder / (args.like + META)
+    try:
+        reproduce: dict[str, Any] = json.loads(read_whole(like))["reproduce"]
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        raise EvolveError(f"--like: no readable scenario {args.wire}/{args.like}") from None
+    if args.arg:
+        reproduce["argv"] = list(args.arg)
+    return reproduce
+
+
+def _authored(path: str) -> bytes:
+    """An authored transcript's bytes (``--transcript``)."""
+    try:
+        return read_whole(path)
+    except OSError as exc:
+        raise EvolveError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _recorded(command: list[str], meta: dict[str, Any], timeout: float, root: Path, wire: str, name: str,
+              today: str) -> tuple[bytes, dict[str, Any]]:
+    """A transcript recorded from a complete, conformant run of ``command``, and the meta with its
+    provenance and the run's pace (as record keeps it, contract.goldens.pacing); else EvolveError."""
+    from contract.goldens.pacing import with_timing
+    from contract.goldens.recording import emitter_label
+    from contract.goldens.store import emitter_version
+
+    report, data = _record_run(command, meta["reproduce"], timeout, wire, name)
+    meta["provenance"] = {"recorded": {"emitter": emitter_label(command, root),
+                                       "version": emitter_version(data, wire) or "unknown", "date": today}}
+    return data, with_timing(meta, getattr(report.timeline, "arrivals", []), report.lines)
+
+
+def _record_run(command: list[str], reproduce: dict[str, Any], timeout: float, wire: str,
+                name: str) -> tuple[Report, bytes]:
+    """The run of ``command`` as the scenario will run it, its report and transcript; EvolveError (what
+    it said shown) when it was no run or not a complete, conformant one."""
+    from contract.goldens.recording import harness_failure, stderr_lines
+    from contract.goldens.scenarios import ENV_GOLDEN, ENV_SCENARIO, complete
+    from contract.live.harness import record_stream
+
+    # MILK_CONTRACT_GOLDEN names an existing golden or is not set: this one is not written yet, so a
+    # replaying emitter finds its script by MILK_CONTRACT_SCENARIO (never a path that is not there)
+    env = {key: value for key, value in os.environ.items() if key != ENV_GOLDEN}
+    env[ENV_SCENARIO] = name
+    env.update(reproduce.get("env") or {})
+    report, data = record_stream([*command, *reproduce["argv"]], wire=wire, timeout=timeout, env=env,
+                                 expect_exit=reproduce["exit_status"], keep=True)
+    failure = harness_failure(report)
+    if failure is not None:
+        sys.stderr.write("".join(line + "\n" for line in stderr_lines(report)))
+        raise EvolveError(f"{wire}/{name}: {failure}; nothing written")
+    if not (report.conformant and complete(report)):
+        sys.stdout.write("".join(f"  {v.rule}: {textsafe.text(v.message)}\n" for v in report.failing()[:20]))
+        sys.stdout.write("".join(line + "\n" for line in stderr_lines(report, "  ")))
+        raise EvolveError(f"{wire}/{name}: the run is not conformant; nothing written")
+    return report, data
+
+
+def _strictly_conformant(data: bytes, wire: str, name: str) -> bool:
+    """Whether the transcript is conformant under --strict and not empty; else its findings are printed."""
+    from contract.checking.checker import check
+
+    report = check(data, wire, strict=True)
+    if report.conformant and data:
+        return True
+    sys.stdout.write("".join(f"  {'' if v.line is None else f'line {v.line}: '}{v.rule}: "
+                             f"{textsafe.text(v.message)}\n" for v in report.failing()[:20]))
+    sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
+    return False

@@ -31,6 +31,11 @@ conversation within ``timeout`` (plus the driver's exit grace); each response wi
 conversations, and the report then says the conversation shown is the smallest found so far.
 On a terminal stderr, which conversation is held (n of N, then shrinking) is shown
 (``contract.core.progress``).
+
+The code follows a fuzzing run's steps, one short function each (issue 29): ``_Search`` is the
+condition hypothesis searches with, ``_find`` the search, then what it found: ``_no_failure`` (a
+pass, or a search that broke), or a failure ``_confirmed`` with the full timeouts and its notes
+(``_say_the_failure``).
 """
 
 from __future__ import annotations
@@ -361,57 +366,80 @@ def fuzz_host(
 
 def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed: int, shrink_seconds: float,
           progress: Progress) -> FuzzResult:
-    strict = options["strict"]
+    """The search, then what it found: a host that cannot start, no failure (a pass, or a search
+    that broke: fail closed), or the shrunk failure, confirmed with the full timeouts."""
     search = _Search(command_argv, options, examples, shrink_seconds, progress)
     began = time.monotonic()
+    answer, trouble = _find(search, seed)
+    elapsed = time.monotonic() - began
+    if search.fatal is not None:  # the host cannot start: its report, nothing to shrink
+        return FuzzResult(search.fatal.report, seed, search.searched, 0, elapsed)
+    found = search.smallest(answer)
+    if found is None:
+        return _no_failure(search, seed, elapsed, trouble)
+    plan, conversation, confirmed = _confirmed(search, *found)
+    report = conversation.report
+    report.source = shlex.join(command_argv)
+    _say_the_failure(report, search, seed, elapsed, plan, confirmed)
+    return FuzzResult(report, seed, search.searched, search.shrink_runs, elapsed, plan,
+                      conversation.transcript)
+
+
+def _find(search: _Search, seed: int) -> tuple[tuple[Step, ...] | None, Exception | None]:
+    """hypothesis' search with ``search`` as its condition: its answer (None: no failure, or the
+    shrink budget ended it) and what broke the search, if anything."""
     shape = settings(
-        max_examples=examples, deadline=None, database=None, derandomize=False,
+        max_examples=search.examples, deadline=None, database=None, derandomize=False,
         suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
     )
-    answer: tuple[Step, ...] | None = None
-    trouble: Exception | None = None
     try:
-        answer = find(conversations(), search, settings=shape, random=random.Random(seed))
+        return find(conversations(), search, settings=shape, random=random.Random(seed)), None
     except Interrupted as exc:  # Ctrl-C, SIGTERM, SIGHUP: say which conversation it stopped, and the seed
         exc.report.notes.append(f"fuzz: interrupted while holding {search.doing()} (seed {seed}: --seed {seed} "
                                 "generates the same conversations again)")
         raise
     except (NoSuchExample, _ShrinkSpent):
-        pass
+        return None, None
     except Exception as exc:  # hypothesis gave up (flaky, unsatisfiable…): what was held still counts
-        trouble = exc
-    elapsed = time.monotonic() - began
-    source = shlex.join(command_argv)
-    if search.fatal is not None:
-        report = search.fatal.report
-        return FuzzResult(report, seed, search.searched, 0, elapsed)
-    found = search.smallest(answer)
-    if found is None and trouble is not None:  # fail closed: no search that broke is a pass
-        report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines, scope=Scope.LIVE)
+        return None, exc
+
+
+def _no_failure(search: _Search, seed: int, elapsed: float, trouble: Exception | None) -> FuzzResult:
+    """No failing conversation kept: every one conformant, or a search that broke (``checker.internal``:
+    fail closed, no search that broke is a pass)."""
+    report = Report(wire=WIRE, strict=search.options["strict"], source=shlex.join(search.argv), lines=search.lines,
+                    scope=Scope.LIVE)
+    if trouble is not None:
         internal(report, "fuzzer's search", trouble)
         return FuzzResult(report, seed, search.searched, search.shrink_runs, elapsed)
-    if found is None:
-        report = Report(wire=WIRE, strict=strict, source=source, lines=search.lines, scope=Scope.LIVE)
-        report.exercised |= search.exercised
-        report.ignored = tuple(sorted(options["ignore"]))
-        report.notes.append(
-            f"fuzz: {search.searched} generated conversations (seed {seed}), every one conformant, "
-            f"in {elapsed:.1f}s")
-        if search.searched < examples:
-            report.notes.append(f"fuzz: {examples - search.searched} of the {examples} conversations hypothesis "
-                                "generated repeated an earlier one, which was not held again")
-        return FuzzResult(report, seed, search.searched, 0, elapsed)
-    plan, conversation = found
-    confirmed = True
-    if search.first is not None and plan is not search.first[0]:
-        # held again with the full timeouts: the verdict shown is never one of the shorter waits
-        progress.update("holding the shrunk conversation again with the full timeouts")
-        conversation = driver.record(command_argv, plan=plan, **options)
-        if conversation.report.conformant:
-            confirmed = False
-            plan, conversation = search.first
-    report = conversation.report
-    report.source = source
+    report.exercised |= search.exercised
+    report.ignored = tuple(sorted(search.options["ignore"]))
+    report.notes.append(
+        f"fuzz: {search.searched} generated conversations (seed {seed}), every one conformant, "
+        f"in {elapsed:.1f}s")
+    if search.searched < search.examples:
+        report.notes.append(f"fuzz: {search.examples - search.searched} of the {search.examples} conversations "
+                            "hypothesis generated repeated an earlier one, which was not held again")
+    return FuzzResult(report, seed, search.searched, 0, elapsed)
+
+
+def _confirmed(search: _Search, plan: tuple[Step, ...],
+               conversation: Conversation) -> tuple[tuple[Step, ...], Conversation, bool]:
+    """The shrunk failure held again with the full timeouts, so the verdict shown is never one of the
+    shorter waits of shrinking; if it passes then, the first failure instead (and False)."""
+    if search.first is None or plan is search.first[0]:
+        return plan, conversation, True
+    search.progress.update("holding the shrunk conversation again with the full timeouts")
+    again = driver.record(search.argv, plan=plan, **search.options)
+    if again.report.conformant:
+        first_plan, first_conversation = search.first
+        return first_plan, first_conversation, False
+    return plan, again, True
+
+
+def _say_the_failure(report: Report, search: _Search, seed: int, elapsed: float, plan: tuple[Step, ...],
+                     confirmed: bool) -> None:
+    """The notes of a failure: how it was found and shrunk, and what held it back from the smallest."""
     commands = sum(len(step.commands) for step in plan)
     report.notes.append(
         f"fuzz: seed {seed}; a failing conversation found within {search.searched} generated ones, "
@@ -424,10 +452,8 @@ def _fuzz(command_argv: list[str], options: dict[str, Any], examples: int, seed:
             "(a slow host, or a fault that depends on timing): the first failing conversation is shown")
     if search.shrink_cut:
         report.notes.append(
-            f"fuzz: shrinking stopped at its budget ({shrink_seconds:g}s or {MAX_SHRINK_RUNS} "
+            f"fuzz: shrinking stopped at its budget ({search.shrink_seconds:g}s or {MAX_SHRINK_RUNS} "
             "conversations): the conversation shown is the smallest failing one found, maybe not the smallest")
-    return FuzzResult(report, seed, search.searched, search.shrink_runs, elapsed, plan,
-                      conversation.transcript)
 
 
 def describe_plan(plan: Sequence[Step]) -> list[str]:

@@ -136,7 +136,7 @@ class _Judge:
 
     def _records(self) -> Iterator[Record]:
         clock, terminal = self.clock, _terminal(self.wire)
-        for record in read_records(self.stream, self.out, self.max_line_bytes,  # type: ignore[arg-type]  # a readable stream
+        for record in read_records(self.stream, self.out, self.max_line_bytes,
                                    ansi=ansi_for(self.wire)):
             self.line = record.line
             if clock is not None and clock.result_line is None and record.obj is not None \

@@ -28,6 +28,13 @@ output processing (``onlcr``) turns every LF into CR LF, and the report would bl
 for a CR it never wrote (``line.newline``). A pseudo-terminal on stderr is drained as the stderr
 pipe of a plain run is (its last ``STDERR_TAIL_BYTES`` kept for the report), so a chatty emitter
 never blocks on it. On a terminal stderr, the environment running is shown (``contract.core.progress``).
+
+The code is cut at the steps, each short enough to read (and to check a descriptor's lifetime
+in) on its own (issue 29): :func:`provoke` runs the plain run, then each environment
+(``_capture_under``: a fault there is a finding, Ctrl-C an interruption), and ``_Provoked`` merges
+each into the one report. ``_capture`` is one run: ``_start`` (the ptys, then the process),
+``_Ends`` (our ends of its streams), ``_Judge`` (the checker on a thread), ``_await_end`` (the end,
+waited for as ``run`` waits), then the live rules.
 """
 
 from __future__ import annotations
@@ -151,6 +158,9 @@ class _Output:
                 time.sleep(SLOW_PAUSE)
 
 
+_Terminals = dict[str, tuple[int, int]]  # stream name -> (master, slave) of its own pty
+
+
 def _capture(
     argv: Sequence[str],
     environment: Environment,
@@ -165,11 +175,40 @@ def _capture(
     late_grace: float = DEFAULT_LATE_GRACE,
     wire: str,
 ) -> Report:
-    """Run the emitter once in ``environment`` and judge its stdout as ``check`` would (by ``wire``)."""
+    """Run the emitter once in ``environment`` and judge its stdout as ``check`` would (by ``wire``).
+
+    The steps: start it (:func:`_start`), take our ends of its streams (:class:`_Ends`), judge
+    its stdout on a thread (:class:`_Judge`) until the output ends (:func:`_await_end`), then
+    the live rules on how it ended (``judge_end``, as ``run`` judges them).
+    """
     ignore = tuple(ignore)
     source = shlex.join(argv)
     started = time.monotonic()
-    terminals: dict[str, tuple[int, int]] = {}  # stream name -> (master, slave) of its own pty
+    try:
+        proc, terminals = _start(argv, environment, env)
+    except StartError as exc:
+        report = Report(wire=wire, strict=strict, source=source, scope=Scope.LIVE)
+        Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
+        return report
+    ends = _Ends(proc, terminals, environment, max_output_bytes, started)
+    judge = _Judge(ends.output, wire, strict, ignore, max_line_bytes, source)
+    late_grace = max(late_grace, 0.0)
+    end = _await_end(proc, ends, judge, time.monotonic() + timeout, late_grace)
+    report = judge.report()
+    judge_end(report, Collector(report, ignore), end.timed_out, ends.output.exceeded, end.status, expect_exit,
+              timeout, max_output_bytes, end.exited_itself, end.held, late_grace)
+    report.stderr = end.stderr
+    report.timeline = ends.output.clock.timeline(time.monotonic() - started, tty=environment.pty)
+    return report
+
+
+def _start(argv: Sequence[str], environment: Environment, env: Mapping[str, str] | None) -> tuple[Process, _Terminals]:
+    """The emitter started in ``environment``, each stream it has on a terminal on a raw pty of its own.
+
+    Whatever stops it (StartError: the command cannot start; no pty to be had; Ctrl-C) closes
+    every pty opened, so no descriptor leaks; the caller reports it.
+    """
+    terminals: _Terminals = {}
     try:
         for stream, wanted in (("stdout", environment.pty), ("stdin", environment.stdin_tty),
                                ("stderr", environment.stderr_tty)):
@@ -177,70 +216,99 @@ def _capture(
                 terminals[stream] = _raw_pty()
         proc = Process(argv, env=environment.environ(env), stdout=_slave(terminals, "stdout"),
                        stdin_fd=_slave(terminals, "stdin"), stderr=_slave(terminals, "stderr"))
-    except StartError as exc:
-        _close(fd for pair in terminals.values() for fd in pair)
-        report = Report(wire=wire, strict=strict, source=source, scope=Scope.LIVE)
-        Collector(report, ignore).emit("run.start", None, None, str(exc), "check the command and PATH")
-        return report
-    except BaseException:  # no pty to be had (or Ctrl-C): no descriptor leaks, the caller reports it
+    except BaseException:
         _close(fd for pair in terminals.values() for fd in pair)
         raise
-    # who holds the output open after the emitter exits: a pty's slave, or the pipe (harness.identity)
-    held_file = identity(terminals["stdout"][1] if "stdout" in terminals else proc.stdout.fileno())
-    # only the emitter's side holds a slave now: EIO on a master marks the end of that stream
-    _close(slave for _, slave in terminals.values())
-    masters = [master for master, _ in terminals.values()]
-    master = terminals["stdout"][0] if "stdout" in terminals else -1
-    stderr_tail = _Tail(terminals["stderr"][0]) if "stderr" in terminals else None
-    fd = master if environment.pty else proc.stdout.fileno()
-    output = _Output(fd, max_output_bytes, environment.slow, Clock(fd, started))
-    result: list[Report] = []
-    failure: list[BaseException] = []
+    return proc, terminals
 
-    def judge() -> None:
+
+class _Ends:
+    """Our ends of a started emitter's streams: its stdout as chunks, its stderr pty drained, the masters to close."""
+
+    def __init__(self, proc: Process, terminals: _Terminals, environment: Environment, max_output_bytes: int,
+                 started: float) -> None:
+        # who holds the output open after the emitter exits: a pty's slave, or the pipe (harness.identity)
+        self.held_file = identity(terminals["stdout"][1] if "stdout" in terminals else proc.stdout.fileno())
+        # only the emitter's side holds a slave now: EIO on a master marks the end of that stream
+        _close(slave for _, slave in terminals.values())
+        self.masters = [master for master, _ in terminals.values()]
+        master = terminals["stdout"][0] if "stdout" in terminals else -1
+        self.stderr_tail = _Tail(terminals["stderr"][0]) if "stderr" in terminals else None
+        fd = master if environment.pty else proc.stdout.fileno()
+        self.output = _Output(fd, max_output_bytes, environment.slow, Clock(fd, started))
+
+
+class _Judge:
+    """The checker on a thread of its own, judging the output as it comes, as ``check`` would."""
+
+    def __init__(self, output: _Output, wire: str, strict: bool, ignore: tuple[str, ...], max_line_bytes: int,
+                 source: str) -> None:
+        self.output, self.wire, self.strict, self.ignore = output, wire, strict, ignore
+        self.max_line_bytes, self.source = max_line_bytes, source
+        self.result: Report | None = None
+        self.failure: BaseException | None = None
+        self.thread = threading.Thread(target=self._judge, daemon=True)
+
+    def _judge(self) -> None:
         try:
-            result.append(check(output.chunks(), wire, strict=strict, ignore=ignore,
-                                max_line_bytes=max_line_bytes, source=source, jobs=1))
+            self.result = check(self.output.chunks(), self.wire, strict=self.strict, ignore=self.ignore,
+                                max_line_bytes=self.max_line_bytes, source=self.source, jobs=1)
         except BaseException as exc:  # a fault is a finding, never a pass
-            failure.append(exc)
+            self.failure = exc
             with contextlib.suppress(Exception):
-                for _ in output.chunks():  # keep draining: the emitter must not block on a full pipe
+                for _ in self.output.chunks():  # keep draining: the emitter must not block on a full pipe
                     pass
 
-    reader = threading.Thread(target=judge, daemon=True)
-    late_grace = max(late_grace, 0.0)
-    deadline = time.monotonic() + timeout
+    def report(self) -> Report:
+        """The checker's report; a fault of it, or an output still open, as ``checker.internal``."""
+        report = self.result
+        if report is None:
+            report = Report(wire=self.wire, strict=self.strict, source=self.source, scope=Scope.LIVE)
+        if self.failure is not None:
+            internal(report, "reader and rule machines", self.failure)
+        elif self.result is None:
+            internal(report, "reader", TimeoutError("output still open after the emitter was killed"))
+        return report
+
+
+@dataclass(frozen=True)
+class _End:
+    """How a provoked run ended, for ``judge_end``; and what its stderr said last."""
+
+    timed_out: bool
+    status: int | None
+    exited_itself: bool
+    held: tuple[str, ...]
+    stderr: str
+
+
+def _await_end(proc: Process, ends: _Ends, judge: _Judge, deadline: float, late_grace: float) -> _End:
+    """Judge the output until it ends, then reap the emitter; every master is closed on the way out.
+
+    As ``run`` does: descendants still holding stdout get the late grace, then are reaped; an
+    emitter past the deadline, or past the output bound, is killed.
+    """
+    output = ends.output
     try:
         with proc:
-            reader.start()
-            # as run does: descendants still holding stdout get the late grace, then are reaped
-            ending = await_output(proc, reader, lambda: output.exceeded, deadline, late_grace, held_file)
+            judge.thread.start()
+            ending = await_output(proc, judge.thread, lambda: output.exceeded, deadline, late_grace, ends.held_file)
             exited_itself = proc.popen.poll() is not None
             timed_out = ending.timed_out and not output.exceeded
             status = None if timed_out or output.exceeded else ending.status
             if status is None:
                 proc.kill()
                 timed_out = not output.exceeded
-            reader.join(GRACE_SECONDS)
-            proc.release(reader)
+            judge.thread.join(GRACE_SECONDS)
+            proc.release(judge.thread)
             status = proc.popen.returncode
             stderr = proc.stderr_tail()
-        if stderr_tail is not None:  # every descendant is dead now: the stderr pty ends (EIO)
-            stderr_tail.thread.join(GRACE_SECONDS)
-            stderr = stderr_tail.text()
+        if ends.stderr_tail is not None:  # every descendant is dead now: the stderr pty ends (EIO)
+            ends.stderr_tail.thread.join(GRACE_SECONDS)
+            stderr = ends.stderr_tail.text()
     finally:
-        _close(masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
-    report = result[0] if result else Report(wire=wire, strict=strict, source=source, scope=Scope.LIVE)
-    out = Collector(report, ignore)
-    if failure:
-        internal(report, "reader and rule machines", failure[0])
-    elif not result:
-        internal(report, "reader", TimeoutError("output still open after the emitter was killed"))
-    judge_end(report, out, timed_out, output.exceeded, status, expect_exit, timeout, max_output_bytes,
-               exited_itself, ending.held, late_grace)
-    report.stderr = stderr
-    report.timeline = output.clock.timeline(time.monotonic() - started, tty=environment.pty)
-    return report
+        _close(ends.masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
+    return _End(timed_out, status, exited_itself, ending.held, stderr)
 
 
 def _pipe_versus_terminal(out: Collector, report: Report, terminal: Timeline | None) -> None:
@@ -347,51 +415,104 @@ def provoke(
     (timeout + late_grace + GRACE_SECONDS)``. A run that cannot start stops there (``run.start``).
     Ctrl-C raises :class:`contract.live.harness.Interrupted` as a live run does.
     """
-    judged = first(Live.STREAM) if wire is None else get(wire)  # KeyError for an unknown name
-    if judged.live is not Live.STREAM:
-        raise ValueError(f"provoke runs stream emitters; {judged.name} is a conversation wire (fuzz its host)")
-    wire = judged.name
+    wire = _stream_wire(wire)
     command = list(argv) if argv else default_command(wire)
-    ignore = tuple(ignore)
+    options = _Options(env=env, timeout=timeout, expect_exit=expect_exit, strict=strict, ignore=tuple(ignore),
+                       max_line_bytes=max_line_bytes, max_output_bytes=max_output_bytes, late_grace=late_grace,
+                       wire=wire)
     with Progress("run --provoke") as progress:  # shown on a terminal stderr only (contract.core.progress)
         total = 1 + len(environments)
         progress.update(f"environment 1 of {total}: pipe (as run)")
         report = run_stream(command, wire=wire, timeout=timeout, env=env, expect_exit=expect_exit,
-                            strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                            strict=strict, ignore=options.ignore, max_line_bytes=max_line_bytes,
                             max_output_bytes=max_output_bytes, late_grace=late_grace, liveness=liveness)
-        if "run.start" in report.counts:
+        if _plain_run_ends_it(report):
             return report
-        if "run.timeout" in report.counts:  # hung as run: each environment would cost one more timeout
-            report.notes.append("provoked environments not tried: the emitter did not finish as run does "
-                                "(run.timeout), so the run is not conformant whatever they show")
-            return report
-        out = Collector(report, ignore)
-        coloured: list[str] = ["pipe"] if "line.ansi" in report.counts else []
-        terminal: Timeline | None = None  # the plain pty run's timeline, compared with the pipe run's
+        provoked = _Provoked(report, options.ignore)
         for number, environment in enumerate(environments, 2):
             progress.update(f"environment {number} of {total}: {environment.name}")
-            try:
-                provoked = _capture(command, environment, env=env, timeout=timeout, expect_exit=expect_exit,
-                                    strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                                    max_output_bytes=max_output_bytes, late_grace=late_grace, wire=wire)
-            except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
-                signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
-                interrupted(report, f"the emitter (under {environment.name})", signum)
-                raise Interrupted(report, signum=signum) from None
-            except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)
-                internal(report, f"provoked run under {environment.name}", exc)
-                continue
-            _merge(out, provoked, environment.name)
-            if environment.pty and not environment.colour and isinstance(provoked.timeline, Timeline):
-                terminal = provoked.timeline
-            report.exercised |= provoked.exercised  # the requirement verdicts count every environment
-            if "line.ansi" in provoked.counts:
-                coloured.append(environment.name)
-            for note in provoked.notes:
-                report.notes.append(f"under {environment.name}: {note}")
-            if provoked.stderr and not report.stderr:
-                report.stderr = provoked.stderr
-        _pipe_versus_terminal(out, report, terminal)
+            run = _capture_under(environment, command, options, report)
+            if run is not None:
+                provoked.add(environment, run)
+        _pipe_versus_terminal(provoked.out, report, provoked.terminal)
     report.notes.append("provoked environments tried: " + "; ".join([BASE, *(e.describe() for e in environments)]))
+    coloured = provoked.coloured
     report.notes.append("line.ansi seen under: " + (", ".join(coloured) if coloured else "none of them"))
     return report
+
+
+def _stream_wire(wire: str | None) -> str:
+    """The name of the stream wire to judge by; a conversation wire is refused (ValueError)."""
+    judged = first(Live.STREAM) if wire is None else get(wire)  # KeyError for an unknown name
+    if judged.live is not Live.STREAM:
+        raise ValueError(f"provoke runs stream emitters; {judged.name} is a conversation wire (fuzz its host)")
+    return judged.name
+
+
+def _plain_run_ends_it(report: Report) -> bool:
+    """Whether the plain run leaves nothing to provoke: it did not start, or it hung (said in a note)."""
+    if "run.start" in report.counts:
+        return True
+    if "run.timeout" in report.counts:  # hung as run: each environment would cost one more timeout
+        report.notes.append("provoked environments not tried: the emitter did not finish as run does "
+                            "(run.timeout), so the run is not conformant whatever they show")
+        return True
+    return False
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What every provoked run is held to (``_capture``'s keywords)."""
+
+    env: Mapping[str, str] | None
+    timeout: float
+    expect_exit: int | None
+    strict: bool
+    ignore: tuple[str, ...]
+    max_line_bytes: int
+    max_output_bytes: int
+    late_grace: float
+    wire: str
+
+
+def _capture_under(environment: Environment, command: list[str], options: _Options, report: Report) -> Report | None:
+    """The run under ``environment``; None when a harness fault stopped it (a finding in ``report``).
+
+    Ctrl-C (or SIGTERM, SIGHUP) raises :class:`Interrupted` with ``report``, as a live run does.
+    """
+    try:
+        return _capture(command, environment, env=options.env, timeout=options.timeout,
+                        expect_exit=options.expect_exit, strict=options.strict, ignore=options.ignore,
+                        max_line_bytes=options.max_line_bytes, max_output_bytes=options.max_output_bytes,
+                        late_grace=options.late_grace, wire=options.wire)
+    except KeyboardInterrupt as exc:  # the emitter is already killed (Process closes on the way out)
+        signum = signal_of(exc)  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
+        interrupted(report, f"the emitter (under {environment.name})", signum)
+        raise Interrupted(report, signum=signum) from None
+    except Exception as exc:  # a harness fault is a finding, never a pass (the emitter is killed)
+        internal(report, f"provoked run under {environment.name}", exc)
+        return None
+
+
+class _Provoked:
+    """What the provoked runs add to the plain run's report."""
+
+    def __init__(self, report: Report, ignore: tuple[str, ...]) -> None:
+        self.report = report
+        self.out = Collector(report, ignore)
+        self.coloured: list[str] = ["pipe"] if "line.ansi" in report.counts else []
+        self.terminal: Timeline | None = None  # the plain pty run's timeline, compared with the pipe run's
+
+    def add(self, environment: Environment, provoked: Report) -> None:
+        """One run's findings and notes, each naming ``environment``; its stderr if the report has none."""
+        report = self.report
+        _merge(self.out, provoked, environment.name)
+        if environment.pty and not environment.colour and isinstance(provoked.timeline, Timeline):
+            self.terminal = provoked.timeline
+        report.exercised |= provoked.exercised  # the requirement verdicts count every environment
+        if "line.ansi" in provoked.counts:
+            self.coloured.append(environment.name)
+        for note in provoked.notes:
+            report.notes.append(f"under {environment.name}: {note}")
+        if provoked.stderr and not report.stderr:
+            report.stderr = provoked.stderr

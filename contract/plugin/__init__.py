@@ -32,7 +32,7 @@ import os
 import signal
 from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -383,9 +383,9 @@ class _Forwarder:
         self.workers: dict[str, int] = {}
 
     def pytest_testnodeready(self, node: object) -> None:
-        gateway = getattr(node, "gateway", None)
+        gateway: Any = getattr(node, "gateway", None)  # execnet's, untyped: any fault below is caught
         try:  # xdist caches the remote info at setup (WorkerController.setup), so no round trip
-            pid = gateway._rinfo().pid  # type: ignore[union-attr]
+            pid = gateway._rinfo().pid
         except Exception:  # another xdist or execnet: that worker gets only what the kernel sends it
             return
         if isinstance(pid, int):
