@@ -18,7 +18,7 @@ import pytest
 
 from contract import cli
 from contract.cli import FORMAT_NAMES
-from contract.consumers import feed
+from contract.consumers import feed, holding
 from contract.goldens.store import load, scenarios
 from contract.wires import Live, named
 from tests.support.depth import deep
@@ -39,7 +39,7 @@ RESULT = {"members": {"is_error": "/is_error", "result": "/result"}}
 
 @pytest.fixture(autouse=True)
 def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    yield from spy_on_starts(monkeypatch, feed)
+    yield from spy_on_starts(monkeypatch, holding)  # feed.hold starts them (contract.consumers.holding)
 
 
 def _consumer(name: str) -> list[str]:
