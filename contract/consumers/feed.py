@@ -69,11 +69,13 @@ from contract.core.jsonvalue import clip
 from contract.live.harness import Interrupted, internal, interrupted
 from contract.rules.report import Collector, Report
 from contract.rules.requirements import CHECKER_RULES, Scope
-from contract.wires import Live, first, get
+from contract.wires import Live, Wire, first, get, resolve
 
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "consumer.output", "run.start",
                    "run.interrupted", "checker.internal"})
-WIRE = first(Live.STREAM).name  # the default wire fed (--wire); a conversation wire plays the host
+# The bundled default stream wire, for the loops that do not take a wire yet (contract.consumers.broken_feed,
+# contract.consumers.transport); feed_stream takes its wire from the caller (fed_wire).
+WIRE = first(Live.STREAM).name
 DEFAULT_EXAMPLES = 10  # future variants per golden
 DEFAULT_SHRINK_SECONDS = 30.0
 MAX_SHRINK_RUNS = 200
@@ -226,6 +228,12 @@ class Search:
         return min(self.failures.values(), key=lambda f: (len(f[0].changes), len(f[0].data)))
 
 
+def fed_wire(wire: Wire | str | None = None) -> str:
+    """The name of the stream wire fed: ``wire`` (a descriptor or a registered name), or the registry's
+    first stream wire when None (looked up now, not when this module was imported)."""
+    return first(Live.STREAM).name if wire is None else resolve(wire).name
+
+
 def _paced(options: dict[str, Any], golden: Any, data: bytes) -> dict[str, Any]:
     """``options`` for one golden: ``pace="recorded"`` becomes its own recorded delays (--pace recorded)."""
     if options.get("pace") != "recorded":
@@ -249,16 +257,18 @@ def feed_stream(
     expect: Expectation = NO_EXPECTATION,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     shrink_seconds: float = DEFAULT_SHRINK_SECONDS,
+    wire: Wire | str | None = None,
 ) -> FeedResult:
     """Feed the consumer every golden (and, with ``future``, its variants); the verdict as a Report.
 
+    ``wire``: the stream wire the report is of (:func:`fed_wire`: by default the registry's first).
     Ctrl-C raises :class:`contract.live.harness.Interrupted` with what was found so far (``run.interrupted``).
     """
     argv = list(argv)
     goldens = list(goldens)
     if not goldens:  # feeding nothing is never a pass
         raise ValueError("no golden to feed")
-    feed = Feed(argv, seed, WIRE)
+    feed = Feed(argv, seed, fed_wire(wire))
     result, out = feed.result, feed.out
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
     with feed.guarded("consumer", "consumer feeder"):
@@ -409,4 +419,5 @@ def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False) 
 
 __all__ = ["DEFAULT_EXAMPLES", "DEFAULT_MAX_OUTPUT_BYTES", "DEFAULT_PACE", "DEFAULT_TIMEOUT", "PTY_LINE_BYTES",
            "Expectation", "ExpectationError", "FeedResult", "Finding", "Outcome", "crash_hint", "describe",
-           "feed_stream", "hang_detail", "hold", "judge", "load_members", "members_problem", "said_on_stderr"]
+           "fed_wire", "feed_stream", "hang_detail", "hold", "judge", "load_members", "members_problem",
+           "said_on_stderr"]
