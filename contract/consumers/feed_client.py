@@ -71,6 +71,7 @@ from contract.live.harness import (
     describe_status,
     internal,
 )
+from contract.live.plan import dialogue
 from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector
 from contract.wires import Dialogue, Wire, conversation, resolve
@@ -91,12 +92,6 @@ def host_wire(wire: Wire | str | None = None) -> Wire:
     return conversation() if wire is None else resolve(wire)
 
 
-def _dialogue(wire: Wire) -> Dialogue:
-    if wire.dialogue is None:
-        raise ValueError(f"{wire.name} is not a conversation wire")
-    return wire.dialogue
-
-
 @dataclass(frozen=True)
 class HostScript:
     """The host's side of a conversation: per answer, the response and the events pushed after it."""
@@ -112,7 +107,7 @@ class HostScript:
 
 def script_from(name: str, data: bytes, wire: Wire | str | None = None) -> HostScript:
     """The host lines of a golden conversation, grouped by the response each event follows."""
-    types = _dialogue(host_wire(wire))
+    types = dialogue(host_wire(wire))
     answers: list[tuple[Line, list[Line]]] = []
     early: list[Line] = []  # events before the first response go after it
     for raw in data.split(b"\n"):
@@ -138,7 +133,7 @@ def host_lines(script: HostScript) -> list[Line]:
 
 def from_host_lines(name: str, lines: list[Line], changes: str, wire: Wire | str | None = None) -> HostScript:
     """The host's lines in order (:func:`host_lines`, perhaps transformed) as a script again."""
-    response = _dialogue(host_wire(wire)).response
+    response = dialogue(host_wire(wire)).response
     answers: list[tuple[Line, list[Line]]] = []
     for line in lines:
         if line.get("type") == response or not answers:
@@ -317,7 +312,7 @@ def converse(
 
     ``wire``: the conversation wire played (:func:`host_wire`): its dialogue says which client
     lines are commands to answer, and which host lines are responses."""
-    types = _dialogue(host_wire(wire))
+    types = dialogue(host_wire(wire))
     began = time.monotonic()
     try:
         proc = Process(argv, stdin=True)
@@ -379,7 +374,7 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
                       "answer-driven clients must tolerate events they did not ask for and members they do not read"))
     elif outcome.fed == 0:  # it exited 0 having asked nothing: its exit says nothing of how it reads the wire
         found.append(("consumer.early-exit", None, None,
-                      f"expected the client to send at least one {_dialogue(held).command} command on {label}, "
+                      f"expected the client to send at least one {dialogue(held).command} command on {label}, "
                       "found it exited 0 "
                       f"having sent none: nothing of the wire was exercised{said}",
                       "a client sends its commands and reads the answers before it exits"))
