@@ -73,7 +73,7 @@ from contract.live.plan import (
     plan_from,
     writes,
 )
-from contract.live.session import EXIT_GRACE, Session, Watch, run_steps
+from contract.live.session import EXIT_GRACE, Session, run_steps
 from contract.live.timeline import DEFAULT_LIVENESS
 from contract.rules.report import Collector, Report
 from contract.rules.requirements import Scope
@@ -141,8 +141,9 @@ def record(
     session = Session(proc, time.monotonic() + timeout, response_timeout or timeout, max_line_bytes,
                       max_output_bytes, types, timeout=timeout, started=started,
                       response_within=response_within, exit_grace=max(exit_grace, 0.0),
-                      late_grace=max(late_grace, 0.0),
-                      watch=Watch(strict, ignore, max_line_bytes, held) if stop_early else None)
+                      late_grace=max(late_grace, 0.0))
+    if stop_early:
+        session.stop_early(strict, ignore, max_line_bytes, held)
     steps = _steps(plan, commands, held)
     done, status, stopped = _hold(session, steps, timeout, expect_exit)
     transcript = b"".join(session.transcript)
@@ -207,8 +208,7 @@ def _judge(out: Collector, session: Session, transcript: bytes, wire: Wire, stat
     _judged_rules(out, session, status, stopped, expect_exit)
     _late(session, out)
     report.lines = max(report.lines, session.lines)
-    if session.watch is not None:
-        _stopped_early(report, session.watch)
+    _stopped_early(report, session)
     if isinstance(stopped, KeyboardInterrupt):  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
         interrupted(report, "the host", signal_of(stopped))
     elif stopped is not None:
@@ -259,8 +259,11 @@ def _late(session: Session, out: Collector) -> None:
                  "legitimately slow)")
 
 
-def _stopped_early(report: Report, watch: Watch) -> None:
+def _stopped_early(report: Report, session: Session) -> None:
     """Say where an early stop ended the conversation; fail closed if the judge disagrees."""
+    watch = session.watch
+    if watch is None:  # no early stop was asked for
+        return
     if watch.fault is not None:
         report.notes.append("conversation: the early stop was off (its line-by-line judge failed: "
                             f"{type(watch.fault).__name__}), so the conversation ran to its end")

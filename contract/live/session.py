@@ -7,7 +7,8 @@ the commands it writes (``send``), waits for each response with a deadline (``aw
 times them (``run.response-late``), and ends the host (``finish``: stdin closed, the exit awaited
 with its grace, descendants holding stdout read on for the late grace). :func:`run_steps` is the
 loop over a plan's steps. What goes wrong is a :class:`Finding` the driver emits after judging the
-transcript. With an early stop, a :class:`Watch` judges each line as it is added.
+transcript. With an early stop (``Session.stop_early``), a watch judges each line as it is
+added (private to the driver: ``record`` has refused an ``ignore`` that cannot be, before it is made).
 
 Nothing waits unbounded: every wait has a deadline, and a flood ends at ``max_output_bytes``.
 """
@@ -56,7 +57,7 @@ class Finding:
     hint: str | None = None
 
 
-class Watch:
+class _Watch:
     """Each transcript line judged as it is added, to see when the verdict can no longer pass.
 
     The same reader (one line at a time, as ``check`` reads a live pipe), schema step and
@@ -115,7 +116,7 @@ class Session:
     inbox: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
     stream: LimitedStream | None = None
     read_error: BaseException | None = None  # what stopped the reader thread, if not end of output
-    watch: Watch | None = None  # set when the conversation stops at its first failing line
+    watch: _Watch | None = None  # set when the conversation stops at its first failing line
     exit_grace: float = EXIT_GRACE  # after stdin closes, the least time the host gets to exit
     late_grace: float = DEFAULT_LATE_GRACE  # after the host exits, how long descendants may hold stdout
     held: tuple[str, ...] = ()  # the descendants that still held it then (run.stdout-held)
@@ -127,6 +128,10 @@ class Session:
     host_lines: int = 0  # the host's lines taken into the transcript
     response_within: float = DEFAULT_LIVENESS.response_within  # later than this is run.response-late
     late: list[tuple[int, float]] = field(default_factory=list)  # (command line, seconds) answered late
+
+    def stop_early(self, strict: bool, ignore: Iterable[str], max_line_bytes: int, wire: Wire) -> None:
+        """Judge each line as it is added, to stop at the first after which the conversation cannot pass."""
+        self.watch = _Watch(strict, ignore, max_line_bytes, wire)
 
     @property
     def halted(self) -> bool:
@@ -431,4 +436,4 @@ def pause(session: Session, seconds: float) -> None:
         session.take(until)
 
 
-__all__ = ["EXIT_GRACE", "Finding", "Session", "Watch", "pause", "run_steps"]
+__all__ = ["EXIT_GRACE", "Finding", "Session", "pause", "run_steps"]

@@ -269,14 +269,14 @@ def test_an_early_stop_the_judge_does_not_confirm_is_checker_internal(
     started: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # fail closed: a line-by-line judge that stops a conformant conversation must not yield a pass
-    add = session.Watch.add
+    add = session._Watch.add
 
-    def wrong(self: session.Watch, line: bytes) -> None:
+    def wrong(self: session._Watch, line: bytes) -> None:
         add(self, line)
         if self.lines == 2:
             self.failed_at = 2
 
-    monkeypatch.setattr(session.Watch, "add", wrong)
+    monkeypatch.setattr(session._Watch, "add", wrong)
     live = record(default_command("subagent-stdio"), timeout=10, stop_early=True)
     assert not live.report.conformant
     [fault] = [v for v in live.report.violations if v.rule == "checker.internal"]
