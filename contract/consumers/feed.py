@@ -84,7 +84,7 @@ SHOWN_LINE_CHARS = 300  # of each of those lines
 NO_EXPECTATION = Expectation()  # the default: only how the consumer ended is judged
 
 
-# -- the search over future variants -------------------------------------------------------------
+# -- the feed loops: their result, what they share, the search over future variants -------------
 
 
 @dataclass
