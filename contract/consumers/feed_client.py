@@ -25,6 +25,10 @@ a host that sent one would not be conformant (docs/consumers.md).
 
 Every wait is bounded (``timeout`` per conversation) and every buffer: a client line is kept up to
 the checker's line limit, the conversation up to ``max_output_bytes`` (a finding past it).
+
+The wire is a parameter (``wire=``, a descriptor or a name) of every function that reads a line
+type, looked up when called: by default the registry's conversation wire (``contract.wires.conversation``),
+whose dialogue (``Wire.dialogue``) says which lines are commands, responses and events.
 """
 
 from __future__ import annotations
@@ -67,21 +71,25 @@ from contract.live.harness import (
     describe_status,
     internal,
 )
+from contract.live.plan import dialogue
 from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector
-from contract.wires import conversation, get
+from contract.wires import Dialogue, Wire, conversation, resolve
 
-WIRE = conversation().name  # the client side of the registry's conversation wire
 # The catalog rules this module emits beside the wire's (the checker's, on the conversation).
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "run.start", "run.interrupted",
                    "run.output-limit", "checker.internal"})
 MAX_COMMANDS = 10_000  # client lines answered in one conversation: past it the client is flooding
 QUIET_SECONDS = 0.5  # this long without a command or a host line (or after the golden's last answer): the host ends
-_DIALOGUE = get(WIRE).dialogue
-assert _DIALOGUE is not None  # conversation() has one
-COMMAND, RESPONSE, EVENT = _DIALOGUE.command, _DIALOGUE.response, _DIALOGUE.event
 
 Line = dict[str, Any]
+Found = tuple[str, int | None, str | None, str, str | None]  # (rule, line, pointer, message, hint)
+
+
+def host_wire(wire: Wire | str | None = None) -> Wire:
+    """The conversation wire the host plays: ``wire`` (a descriptor or a registered name), or the
+    registry's conversation wire when None (looked up now: a wire registered later is seen)."""
+    return conversation() if wire is None else resolve(wire)
 
 
 @dataclass(frozen=True)
@@ -97,8 +105,9 @@ class HostScript:
         return orjson.dumps([[r, list(e)] for r, e in self.answers])
 
 
-def script_from(name: str, data: bytes) -> HostScript:
+def script_from(name: str, data: bytes, wire: Wire | str | None = None) -> HostScript:
     """The host lines of a golden conversation, grouped by the response each event follows."""
+    types = dialogue(host_wire(wire))
     answers: list[tuple[Line, list[Line]]] = []
     early: list[Line] = []  # events before the first response go after it
     for raw in data.split(b"\n"):
@@ -107,10 +116,10 @@ def script_from(name: str, data: bytes) -> HostScript:
         line = orjson.loads(raw)
         if not isinstance(line, dict):
             continue
-        if line.get("type") == RESPONSE:
+        if line.get("type") == types.response:
             answers.append((line, early))
             early = []
-        elif line.get("type") == EVENT:
+        elif line.get("type") == types.event:
             (answers[-1][1] if answers else early).append(line)
     if not answers:
         raise ValueError(f"{name}: the golden holds no response to play")
@@ -122,29 +131,31 @@ def host_lines(script: HostScript) -> list[Line]:
     return [line for response, events in script.answers for line in (response, *events)]
 
 
-def from_host_lines(name: str, lines: list[Line], changes: str) -> HostScript:
+def from_host_lines(name: str, lines: list[Line], changes: str, wire: Wire | str | None = None) -> HostScript:
+    """The host's lines in order (:func:`host_lines`, perhaps transformed) as a script again."""
+    response = dialogue(host_wire(wire)).response
     answers: list[tuple[Line, list[Line]]] = []
     for line in lines:
-        if line.get("type") == RESPONSE or not answers:
+        if line.get("type") == response or not answers:
             answers.append((line, []))
         else:
             answers[-1][1].append(line)
     return HostScript(name, tuple((r, tuple(e)) for r, e in answers), changes)
 
 
-def _snapshot(line: Line) -> Any:
-    return line.get("data") if line.get("type") == RESPONSE else line.get("snapshot")
+def _snapshot(line: Line, response_type: str) -> Any:
+    return line.get("data") if line.get("type") == response_type else line.get("snapshot")
 
 
-def _remember(line: Any, shown: dict[str, int]) -> None:
-    snap = _snapshot(line) if isinstance(line, dict) else None
+def _remember(line: Any, shown: dict[str, int], response_type: str) -> None:
+    snap = _snapshot(line, response_type) if isinstance(line, dict) else None
     if isinstance(snap, dict) and isinstance(snap.get("epoch"), str) and type(snap.get("revision")) is int:
         shown[snap["epoch"]] = max(shown.get(snap["epoch"], 0), snap["revision"])
 
 
-def _catch_up(response: Line, shown: dict[str, int]) -> None:
+def _catch_up(response: Line, shown: dict[str, int], response_type: str) -> None:
     """A repeated response shows the highest revision of its epoch (it may repeat, never go back)."""
-    snap = _snapshot(response)
+    snap = _snapshot(response, response_type)
     if isinstance(snap, dict) and type(snap.get("revision")) is int and snap.get("epoch") in shown:
         snap["revision"] = max(snap["revision"], shown[snap["epoch"]])
 
@@ -167,13 +178,124 @@ def _dump(line: Line) -> bytes:
     return orjson.dumps(line) + b"\n"
 
 
-@dataclass
-class _Talk:
-    proc: Process
-    inbox: queue.Queue[bytes | None]
-    transcript: list[bytes]
-    size: int = 0
-    overflow: bool = False
+def _read_client(stream: LimitedStream, max_line_bytes: int, inbox: queue.Queue[bytes | None]) -> None:
+    """The client's lines into ``inbox`` (a line past the limit cut to its start); None at its end."""
+    try:
+        while piece := stream.readline(max_line_bytes + 1):
+            if not piece.endswith(b"\n"):  # too long (judged line.limit) or the last line
+                rest = b""
+                while (rest := stream.readline(max_line_bytes + 1)) and not rest.endswith(b"\n"):
+                    pass
+                piece += b"\n" if rest else b""
+            inbox.put(piece)
+    finally:
+        inbox.put(None)
+
+
+class _Host:
+    """The host's side of one conversation while it runs: what it answered, and when it ends."""
+
+    def __init__(self, proc: Process, script: HostScript, types: Dialogue, deadline: float, pace: float) -> None:
+        self.proc = proc
+        self.script = script
+        self.types = types
+        self.deadline = deadline
+        self.pace = pace
+        self.inbox: queue.Queue[bytes | None] = queue.Queue()
+        self.transcript: list[bytes] = []  # both directions, in order
+        self.answered = 0
+        self.commands = 0  # client lines taken (commands or not)
+        self.closed = False  # the host has ended: the client's stdin is closed
+        self.active: float | None = None  # the last command or host line, from the first answer on
+        self.spent: float | None = None  # when the golden's last answer was written
+        self.shown: dict[str, int] = {}  # epoch -> highest revision the host showed (sa.revision-order)
+        self.flooded = False
+
+    def play(self) -> None:
+        """Answer the client until its output ends, it floods, or the deadline comes; end the host on time."""
+        while True:
+            now = time.monotonic()
+            if now >= self.deadline:
+                return
+            wait = self.deadline - now
+            end = None if self.closed else host_end(self.active, self.spent)
+            if end is not None and now >= end:
+                self.proc.close_stdin()  # the host ends (docs/consumers.md: the host's closing rule)
+                self.closed = True
+                continue
+            if end is not None:
+                wait = min(wait, end - now)
+            try:
+                item = self.inbox.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if item is None:
+                return
+            if self.closed:  # the host has ended: what the client still writes reaches no host, and is not judged
+                continue
+            if not self._take(item):
+                return
+
+    def _take(self, item: bytes) -> bool:
+        """One client line into the transcript, answered when it is a command; False once it floods."""
+        self.transcript.append(item)
+        self.commands += 1
+        self.active = time.monotonic() if self.active is not None else None
+        if self.commands > MAX_COMMANDS:
+            self.flooded = True
+            return False
+        try:
+            line = orjson.loads(item)
+        except orjson.JSONDecodeError:
+            return True  # not a command: nothing to answer (the judgement says what it is)
+        if isinstance(line, dict) and line.get("type") == self.types.command and not self.closed:
+            self._answer(line)
+        return True
+
+    def _answer(self, command: Line) -> None:
+        """The script's next response (its id the command's) and, the first time round, its events."""
+        answers = self.script.answers
+        response, events = answers[min(self.answered, len(answers) - 1)]
+        response = copy.deepcopy(response)
+        if self.answered >= len(answers):  # a repeat: never behind what was shown since
+            _catch_up(response, self.shown, self.types.response)
+        response.pop("id", None)
+        if isinstance(command.get("id"), str):
+            response["id"] = command["id"]
+        out = [_dump(response)] + ([_dump(e) for e in events] if self.answered < len(answers) else [])
+        self.answered += 1
+        for piece in out:
+            if not self.proc.write(piece, timeout=max(self.deadline - time.monotonic(), 0.0)):
+                break
+            self.transcript.append(piece)
+            _remember(orjson.loads(piece), self.shown, self.types.response)
+            if self.pace:
+                time.sleep(self.pace)
+        self.active = time.monotonic()
+        if self.spent is None and self.answered >= len(answers):
+            self.spent = self.active
+
+    def end(self, reader: threading.Thread) -> tuple[int | None, bool]:
+        """Close the client's stdin, await its exit (killing its group at the deadline); (status, hung)."""
+        if not self.closed:
+            self.proc.close_stdin()
+        status = None if self.flooded else self.proc.wait(self.deadline - time.monotonic())
+        hung = status is None and not self.flooded
+        if status is None:
+            self.proc.kill()
+            status = self.proc.popen.returncode
+        else:
+            self.proc.reap_group()
+        reader.join(GRACE_SECONDS)
+        while True:  # what the client wrote before it exited
+            try:
+                item = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            if item is None or self.closed:
+                break
+            self.transcript.append(item)
+        return status, hung
 
 
 def converse(
@@ -184,130 +306,48 @@ def converse(
     pace: float = DEFAULT_PACE,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES * 64,
+    wire: Wire | str | None = None,
 ) -> tuple[Outcome, bytes]:
-    """Play the host to the client ``argv``; how the client ended, and the transcript (both directions)."""
+    """Play the host to the client ``argv``; how the client ended, and the transcript (both directions).
+
+    ``wire``: the conversation wire played (:func:`host_wire`): its dialogue says which client
+    lines are commands to answer, and which host lines are responses."""
+    types = dialogue(host_wire(wire))
     began = time.monotonic()
     try:
         proc = Process(argv, stdin=True)
     except StartError as exc:
         return Outcome(None, False, b"", 0, "", 0, 0, 0.0, start_error=str(exc)), b""
-    deadline = began + timeout
-    talk = _Talk(proc, queue.Queue(), [])
+    host = _Host(proc, script, types, began + timeout, pace)
     stream = LimitedStream(proc.stdout, max_output_bytes)
-
-    def read() -> None:
-        try:
-            while piece := stream.readline(max_line_bytes + 1):
-                if not piece.endswith(b"\n"):  # too long (judged line.limit) or the last line
-                    rest = b""
-                    while (rest := stream.readline(max_line_bytes + 1)) and not rest.endswith(b"\n"):
-                        pass
-                    piece += b"\n" if rest else b""
-                talk.inbox.put(piece)
-        finally:
-            talk.inbox.put(None)
-
-    reader = threading.Thread(target=read, daemon=True)
-    answered = 0
-    commands = 0
-    closed = False
-    active: float | None = None  # the last command or host line, from the first answer on
-    spent: float | None = None  # when the golden's last answer was written
-    shown: dict[str, int] = {}  # epoch -> highest revision the host showed (sa.revision-order)
-    flooded = False
-    status: int | None = None
-    hung = False
+    reader = threading.Thread(target=_read_client, args=(stream, max_line_bytes, host.inbox), daemon=True)
     with proc:
         try:
             reader.start()
-            while True:
-                now = time.monotonic()
-                if now >= deadline:
-                    break
-                wait = deadline - now
-                end = None if closed else host_end(active, spent)
-                if end is not None and now >= end:
-                    proc.close_stdin()  # the host ends (docs/consumers.md: the host's closing rule)
-                    closed = True
-                    continue
-                if end is not None:
-                    wait = min(wait, end - now)
-                try:
-                    item = talk.inbox.get(timeout=wait)
-                except queue.Empty:
-                    continue
-                if item is None:
-                    break
-                if closed:  # the host has ended: what the client still writes reaches no host, and is not judged
-                    continue
-                talk.transcript.append(item)
-                commands += 1
-                active = time.monotonic() if active is not None else None
-                if commands > MAX_COMMANDS:
-                    flooded = True
-                    break
-                try:
-                    line = orjson.loads(item)
-                except orjson.JSONDecodeError:
-                    continue  # not a command: nothing to answer (the judgement says what it is)
-                if not isinstance(line, dict) or line.get("type") != COMMAND or closed:
-                    continue
-                response, events = script.answers[min(answered, len(script.answers) - 1)]
-                response = copy.deepcopy(response)
-                if answered >= len(script.answers):  # a repeat: never behind what was shown since
-                    _catch_up(response, shown)
-                response.pop("id", None)
-                if isinstance(line.get("id"), str):
-                    response["id"] = line["id"]
-                out = [_dump(response)] + ([_dump(e) for e in events] if answered < len(script.answers) else [])
-                answered += 1
-                for piece in out:
-                    if not proc.write(piece, timeout=max(deadline - time.monotonic(), 0.0)):
-                        break
-                    talk.transcript.append(piece)
-                    _remember(orjson.loads(piece), shown)
-                    if pace:
-                        time.sleep(pace)
-                active = time.monotonic()
-                if spent is None and answered >= len(script.answers):
-                    spent = active
-            if not closed:
-                proc.close_stdin()
-            status = None if flooded else proc.wait(deadline - time.monotonic())
-            hung = status is None and not flooded
-            if status is None:
-                proc.kill()
-                status = proc.popen.returncode
-            else:
-                proc.reap_group()
-            reader.join(GRACE_SECONDS)
-            while True:  # what the client wrote before it exited
-                try:
-                    item = talk.inbox.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None or closed:
-                    break
-                talk.transcript.append(item)
+            host.play()
+            status, hung = host.end(reader)
         except BaseException:
             proc.kill()
             raise
-    transcript = b"".join(talk.transcript)
-    outcome = Outcome(status, hung, b"", 0, proc.stderr_tail(), answered, commands, time.monotonic() - began)
-    if stream.exceeded or flooded:
+    transcript = b"".join(host.transcript)
+    outcome = Outcome(status, hung, b"", 0, proc.stderr_tail(), host.answered, host.commands,
+                      time.monotonic() - began)
+    if stream.exceeded or host.flooded:
         outcome.flooded = (f"expected at most {max_output_bytes} bytes" if stream.exceeded else
                            f"expected at most {MAX_COMMANDS} lines") + " from the client, found more; it was killed"
     return outcome, transcript
 
 
 def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-          exercised: set[str] | None = None) -> list[tuple[str, int | None, str | None, str, str | None]]:
+          exercised: set[str] | None = None, wire: Wire | str | None = None) -> list[Found]:
     """Findings (rule, line, pointer, message, hint) on one conversation: the wire's rules, then the
-    client's end; the rules the check judged are added to ``exercised``."""
+    client's end; the rules the check judged are added to ``exercised``. ``wire``: the conversation
+    wire it was held on (:func:`host_wire`)."""
     from contract.checking.checker import check
 
-    found: list[tuple[str, int | None, str | None, str, str | None]] = []
-    report = check(transcript, WIRE, max_line_bytes=max_line_bytes)
+    held = host_wire(wire)
+    found: list[Found] = []
+    report = check(transcript, held.name, max_line_bytes=max_line_bytes)
     if exercised is not None:
         exercised |= report.exercised
     for v in report.failing():  # MUST findings: SHOULD ones are not a client's failure (no --strict here)
@@ -334,13 +374,14 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
                       "answer-driven clients must tolerate events they did not ask for and members they do not read"))
     elif outcome.fed == 0:  # it exited 0 having asked nothing: its exit says nothing of how it reads the wire
         found.append(("consumer.early-exit", None, None,
-                      f"expected the client to send at least one {COMMAND} command on {label}, found it exited 0 "
+                      f"expected the client to send at least one {dialogue(held).command} command on {label}, "
+                      "found it exited 0 "
                       f"having sent none: nothing of the wire was exercised{said}",
                       "a client sends its commands and reads the answers before it exits"))
     return found
 
 
-def _findings_of(found: list[tuple[str, int | None, str | None, str, str | None]]) -> list[Finding]:
+def _findings_of(found: list[Found]) -> list[Finding]:
     return [Finding(rule, message, hint) for rule, _, _, message, hint in found]
 
 
@@ -355,17 +396,21 @@ def feed_client(
     pace: float = DEFAULT_PACE,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES * 64,
     shrink_seconds: float = DEFAULT_SHRINK_SECONDS,
+    wire: Wire | str | None = None,
 ) -> FeedResult:
-    """Play the host of every golden (and, with ``future``, its variants) to the client; the verdict."""
+    """Play the host of every golden (and, with ``future``, its variants) to the client; the verdict.
+
+    ``wire``: the conversation wire played (:func:`host_wire`: by default the registry's)."""
     argv = list(argv)
     goldens = list(goldens)
     if not goldens:  # feeding nothing is never a pass
         raise ValueError("no golden conversation to play")
-    feed = Feed(argv, seed, WIRE)
+    held = host_wire(wire)
+    feed = Feed(argv, seed, held.name)
     report, out, result = feed.report, feed.out, feed.result
-    options: dict[str, Any] = {"timeout": timeout, "pace": pace, "max_output_bytes": max_output_bytes}
+    options: dict[str, Any] = {"timeout": timeout, "pace": pace, "max_output_bytes": max_output_bytes, "wire": held}
 
-    def hold(script: HostScript) -> tuple[Outcome, bytes, list[tuple[str, int | None, str | None, str, str | None]]]:
+    def hold(script: HostScript) -> tuple[Outcome, bytes, list[Found]]:
         outcome, transcript = converse(argv, script, **options)
         result.streams += 1
         report.lines += transcript.count(b"\n")
@@ -373,12 +418,12 @@ def feed_client(
             return outcome, transcript, []
         label = textsafe.text(script.name if script.changes == "the golden as recorded"
                               else f"{script.name} ({clip(script.changes, 400)})")
-        return outcome, transcript, judge(outcome, transcript, label, exercised=report.exercised)
+        return outcome, transcript, judge(outcome, transcript, label, exercised=report.exercised, wire=held)
 
-    with feed.guarded("client", f"{WIRE} host double"):
+    with feed.guarded("client", f"{held.name} host double"):
         for golden in goldens:
             feed.doing = f"the golden {golden.name}"
-            script = script_from(golden.name, golden.data())
+            script = script_from(golden.name, golden.data(), held)
             outcome, transcript, found = hold(script)
             if outcome.start_error is not None:
                 return feed.cannot_start(outcome.start_error, "client")
@@ -391,14 +436,14 @@ def feed_client(
                 note_failure(out, result.failures[-1], saved=len(result.failures) == 1)
             elif future:
                 feed.doing = f"the future variants of {golden.name}"
-                _search(result, out, golden.name, script, hold, examples, shrink_seconds)
+                _search(result, out, held, golden.name, script, hold, examples, shrink_seconds)
     feed.report.unasked["consumer.output"] = "a client's stdout is not judged (the expectations judge stream consumers)"
     feed.report.unasked["consumer.dishonest"] = ("judged only when a stream consumer is fed broken streams "
                                                  "(feed --broken)")
     return feed.end("consumer.early-exit")
 
 
-def _emit(out: Collector, found: list[tuple[str, int | None, str | None, str, str | None]]) -> None:
+def _emit(out: Collector, found: list[Found]) -> None:
     for rule, line, pointer, message, hint in found:
         out.emit(rule, line, pointer, message, hint)
 
@@ -415,18 +460,18 @@ class _Candidate:
         return self.script.key
 
 
-def _search(result: FeedResult, out: Collector, name: str, script: HostScript, hold: Any, examples: int,
-            shrink_seconds: float) -> None:
+def _search(result: FeedResult, out: Collector, wire: Wire, name: str, script: HostScript, hold: Any,
+            examples: int, shrink_seconds: float) -> None:
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
-    future = get(WIRE).load_future()
+    future = wire.load_future()
     if future is None:
-        out.note(f"{name}: the {WIRE} wire has no future variants (Wire.future)")
+        out.note(f"{name}: the {wire.name} wire has no future variants (Wire.future)")
         return
     try:
         strategy = future.variants(host_lines(script)).map(
-            lambda drawn: _Candidate(from_host_lines(name, drawn[0], "; ".join(drawn[1])), tuple(drawn[1])))
+            lambda drawn: _Candidate(from_host_lines(name, drawn[0], "; ".join(drawn[1]), wire), tuple(drawn[1])))
     except ValueError as exc:
         out.note(f"{name}: {exc}")
         return
@@ -468,4 +513,5 @@ def _search(result: FeedResult, out: Collector, name: str, script: HostScript, h
              + (" (shrinking stopped at its budget)" if search.shrink_cut else ""))
 
 
-__all__ = ["HostScript", "converse", "feed_client", "host_lines", "judge", "script_from"]
+__all__ = ["HostScript", "converse", "feed_client", "from_host_lines", "host_lines", "host_wire", "judge",
+           "script_from"]

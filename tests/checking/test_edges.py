@@ -450,11 +450,11 @@ def test_a_command_label_is_shell_quoted() -> None:
 
 
 def test_an_interrupted_conversation_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract.live import driver
+    from contract.live import driver, session
     from contract.live.harness import Interrupted, default_command
 
     calls = []
-    real = driver._Session.await_answers
+    real = session.Session.await_answers
 
     def stopped_at_the_second(self: Any) -> bool:
         calls.append(1)
@@ -462,7 +462,7 @@ def test_an_interrupted_conversation_says_how_far_it_got(monkeypatch: pytest.Mon
             raise KeyboardInterrupt
         return real(self)
 
-    monkeypatch.setattr(driver._Session, "await_answers", stopped_at_the_second)
+    monkeypatch.setattr(session.Session, "await_answers", stopped_at_the_second)
     plan = tuple(driver.Step((driver.command(ident),)) for ident in ("a", "b", None))
     with pytest.raises(Interrupted) as caught:
         driver.record(default_command("subagent-stdio"), timeout=10, plan=plan)

@@ -18,7 +18,7 @@ import pytest
 
 from contract import cli
 from contract.cli import FORMAT_NAMES
-from contract.consumers import feed
+from contract.consumers import feed, holding
 from contract.goldens.store import load, scenarios
 from contract.wires import Live, named
 from tests.support.depth import deep
@@ -39,7 +39,7 @@ RESULT = {"members": {"is_error": "/is_error", "result": "/result"}}
 
 @pytest.fixture(autouse=True)
 def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    yield from spy_on_starts(monkeypatch, feed)
+    yield from spy_on_starts(monkeypatch, holding)  # feed.hold starts them (contract.consumers.holding)
 
 
 def _consumer(name: str) -> list[str]:
@@ -391,3 +391,17 @@ def test_through_a_terminal_a_consumer_that_reads_it_all_passes() -> None:
     assert "consumer.early-exit" in whole.report.exercised  # judged through a terminal as through a pipe
     cat = feed.feed_stream(["sh", "-c", "cat >/dev/null"], [load("stream-json", "tool_calls")], pty=True)
     assert cat.report.conformant, [v.message for v in cat.report.violations]
+
+
+def test_the_stream_wire_fed_is_the_caller_s() -> None:
+    """The wire is a parameter, not fixed at import (issue 29): a registered stream wire's goldens fed
+    with ``wire=`` are reported as that wire's; without it the registry's first stream wire."""
+    from contract.wires import Live, first
+    from tests.wires.audit_log import AUDIT_LOG  # registered for the session (tests/conftest.py)
+
+    reads = [sys.executable, "-c", "import sys; sys.stdin.buffer.read()"]
+    [golden] = scenarios(AUDIT_LOG.name)
+    result = feed.feed_stream(reads, [golden], seed=1, wire=AUDIT_LOG.name)
+    assert result.report.wire == AUDIT_LOG.name
+    assert result.report.conformant, result.report.violations
+    assert feed.feed_stream(reads, [golden], seed=1).report.wire == first(Live.STREAM).name

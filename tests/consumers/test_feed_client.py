@@ -113,3 +113,26 @@ def test_a_client_that_sends_no_command_exercised_nothing(capsys: pytest.Capture
     result = feed_client.feed_client(REFERENCE, scenarios("subagent-stdio")[:1])
     assert result.report.conformant, [v.message for v in result.report.violations]
     assert "consumer.early-exit" in result.report.exercised
+
+
+def test_the_host_plays_the_wire_it_is_given() -> None:
+    """The wire is the caller's, not fixed at import (issue 29): on a conversation wire with other
+    line types the host groups that wire's events, answers that wire's commands with its responses."""
+    import dataclasses
+
+    from contract.wires import Dialogue, conversation
+
+    other = dataclasses.replace(conversation(), name="ping-stdio", dialogue=Dialogue(
+        command="ping", response="pong", event="push", build=lambda ident: {"type": "ping", "id": ident}))
+    golden = b'{"type":"push","n":0}\n{"type":"pong","n":1}\n{"type":"push","n":2}\n'
+    script = feed_client.script_from("pings", golden, other)
+    assert [(r["n"], [e["n"] for e in events]) for r, events in script.answers] == [(1, [0, 2])]
+    client = [sys.executable, "-c", "import sys; print('{\"type\":\"ping\",\"id\":\"p1\"}', flush=True); "
+              "sys.stdin.read()"]
+    outcome, transcript = feed_client.converse(client, script, wire=other)
+    assert (outcome.status, outcome.fed) == (0, 1)  # its one ping answered
+    lines = [json.loads(raw) for raw in transcript.splitlines()]
+    assert [(line["type"], line.get("id")) for line in lines] == [("ping", "p1"), ("pong", "p1"), ("push", None),
+                                                                  ("push", None)]
+    with pytest.raises(ValueError, match="no response"):  # the registry's conversation wire has other types
+        feed_client.script_from("pings", golden)

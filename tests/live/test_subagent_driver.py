@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import contract
-from contract.live import driver
+from contract.live import driver, session
 from contract.live.driver import EXIT_GRACE, Step, command, converse, record, run_subagent
 from contract.live.harness import GRACE_SECONDS, default_command
 from tests.support.paths import ROOT, TESTS
@@ -269,14 +269,14 @@ def test_an_early_stop_the_judge_does_not_confirm_is_checker_internal(
     started: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # fail closed: a line-by-line judge that stops a conformant conversation must not yield a pass
-    add = driver._Watch.add
+    add = session._Watch.add
 
-    def wrong(self: driver._Watch, line: bytes) -> None:
+    def wrong(self: session._Watch, line: bytes) -> None:
         add(self, line)
         if self.lines == 2:
             self.failed_at = 2
 
-    monkeypatch.setattr(driver._Watch, "add", wrong)
+    monkeypatch.setattr(session._Watch, "add", wrong)
     live = record(default_command("subagent-stdio"), timeout=10, stop_early=True)
     assert not live.report.conformant
     [fault] = [v for v in live.report.violations if v.rule == "checker.internal"]
@@ -287,7 +287,7 @@ def test_a_fault_in_the_early_stop_only_turns_it_off(started: list[int], monkeyp
     def broken(*_: object, **__: object) -> Iterator[object]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(driver, "frame", broken)  # the line-by-line judge's reader only
+    monkeypatch.setattr(session, "frame", broken)  # the line-by-line judge's reader only
     live = record(_host("wrong_id"), timeout=10, stop_early=True)
     notes = " ".join(live.report.notes)
     assert "the early stop was off" in notes
@@ -338,3 +338,20 @@ def test_fuzz_with_no_time_is_never_conformant(started: list[int]) -> None:
     result = fuzz_host(None, examples=3, timeout=0.001, ignore=["run.no-response"], shrink_seconds=5)
     assert not result.report.conformant  # before: every conversation "conformant", 0 lines
     assert "run.timeout" in result.report.counts
+
+
+def test_an_unanswered_command_is_named_by_the_held_wire_s_dialogue(started: list[int]) -> None:
+    """The wire is the caller's, not fixed at import (issue 29): on a conversation wire with other
+    line types, the run.no-response hint names that wire's command, not the registry's."""
+    import dataclasses
+
+    from contract.wires import Dialogue, conversation, registered
+
+    other = dataclasses.replace(conversation(), name="ping-stdio", dialogue=Dialogue(
+        command="ping", response="pong", event=None, build=lambda ident: {"type": "ping", "id": ident}))
+    silent = [sys.executable, "-c", "import sys; sys.stdin.read()"]  # reads every command, answers none
+    with registered(other):
+        live = record(silent, plan=(Step((command("p1", other),)),), timeout=10, response_timeout=0.5, wire=other)
+    assert live.report.wire == "ping-stdio"
+    [unanswered] = [v for v in live.report.violations if v.rule == "run.no-response"]
+    assert unanswered.hint == "a host answers every ping command, in order"
