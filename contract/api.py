@@ -109,7 +109,7 @@ def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterabl
             raise ValueError(f"pty, expect_stdout and expect_json feed {named(Live.STREAM)} consumers")
         from contract.consumers.feed_client import feed_client
 
-        return feed_client(list(command), goldens, **options)
+        return feed_client(list(command), goldens, wire=descriptor, **options)
     members = None
     if expect_json is not None:
         members = feeding.load_members({"members": dict(expect_json)})
@@ -119,7 +119,7 @@ def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterabl
     if expect_stdout is not None and len(goldens) != 1:
         raise ValueError("expect_stdout compares one scenario's output: name it in scenarios")
     expect = feeding.Expectation(expect_stdout, members)
-    return feeding.feed_stream(list(command), goldens, pty=pty, expect=expect, **options)
+    return feeding.feed_stream(list(command), goldens, pty=pty, expect=expect, wire=descriptor, **options)
 
 
 def fuzz(command: Sequence[str] | None = None, *, wire: str | None = None, examples: int | None = None,

@@ -125,10 +125,10 @@ def cmd_feed(args: argparse.Namespace) -> int:
         options.pop("expect")
 
         def run_feed() -> feed.FeedResult:
-            return feed_client.feed_client(command, goldens, **options)
+            return feed_client.feed_client(command, goldens, wire=args.wire, **options)
     else:
         def run_feed() -> feed.FeedResult:
-            return feed.feed_stream(command, goldens, pty=args.pty, **options)
+            return feed.feed_stream(command, goldens, pty=args.pty, wire=args.wire, **options)
     try:
         with hypothesis_storage_apart() if args.future else contextlib.nullcontext():
             result = run_feed()
