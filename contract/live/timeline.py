@@ -81,6 +81,19 @@ def _busy_seconds(pid: int) -> float | None:
         return None
 
 
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _age(pid: int) -> float | None:
+    """Seconds since the process began (``/proc/PID/stat``'s start time on the boot clock), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # the name, in parentheses, may hold anything
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / _TICKS
+    except (OSError, IndexError, ValueError, AttributeError):
+        return None
+
+
 def _children(pid: int) -> list[int]:
     try:
         with open(f"/proc/{pid}/task/{pid}/children", "rb") as children:
@@ -184,6 +197,12 @@ class Clock(io.RawIOBase):
         if self.lines:
             return
         now = time.monotonic() - self.start
+        # idle is counted from the process's own start, not the clock's: on a loaded machine the
+        # fork can come a second after the clock started (threads starting runs at once), and a
+        # process that did not exist yet was not sleeping with its lines held back
+        age = _age(pid)
+        if age is not None:
+            now = min(now, age)
         todo, seen = [pid], 0
         while todo and seen < 64:
             current = todo.pop()

@@ -14,6 +14,7 @@ test of the suite (none of them may fire). The 20-run separation loop is deep.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -222,6 +223,27 @@ def test_the_clock_places_each_line_in_its_read(pipe: tuple[Clock, object, int])
     assert line.longest_gap >= 0.07
     assert [gap_line for _, gap_line in clock.gaps] == [3]  # over max_gap
     assert line.to_json()["arrivals"][2][1] == 2  # type: ignore[index]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"), reason="idleness is read from /proc (Linux)")
+def test_idleness_is_counted_from_the_emitters_own_start() -> None:
+    """Found under load (the whole suite in an ADR walk's copy): the reference emitter was
+    ``run.buffered`` because its fork came long after the clock started (eleven runs started on
+    threads at once), and the time before it existed was counted as time it slept."""
+    busy = subprocess.Popen([sys.executable, "-c", "import time\nend = time.monotonic() + 0.4\n"
+                             "while time.monotonic() < end: pass\ntime.sleep(30)"])
+    try:
+        clock = Clock(0, time.monotonic() - 5.0)  # the clock started five seconds before the process
+        time.sleep(0.3)
+        clock.sample(busy.pid)
+        assert clock.idle is not None
+        assert clock.idle < 0.2  # not the 5 s before it began
+        time.sleep(0.6)  # now it sleeps: idle is idle
+        clock.sample(busy.pid)
+        assert clock.idle >= 0.3
+    finally:
+        busy.kill()
+        busy.wait()
 
 
 def test_block_sized_reads_mid_line_with_silence_are_buffered(pipe: tuple[Clock, object, int]) -> None:
