@@ -25,6 +25,9 @@ def quickstart() -> str:
     return readme_quickstart("consumer")
 
 
+# 13 s (seven feeds and the whole vectors export): the deep run, which CI runs too; the default
+# run keeps the quick starts of tests/docs/test_quickstarts.py and each feed mode's own tests
+@pytest.mark.deep
 def test_the_consumer_quick_start_runs_as_written(tmp_path: Path) -> None:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"

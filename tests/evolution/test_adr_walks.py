@@ -8,10 +8,11 @@ transcript) and the steps, read from the doc after their markers and run with ba
 copy of the checkout, ``milk-contract`` and ``python`` being the copy's own (tests/evolution/test_adr_walk.py
 has the machinery).
 
-The default run walks each with an ADR of this test's own making: the doc's words with other
-names in place of the doc's (another line type inserted elsewhere, another value, another
-member renamed), so the walk does not pass only for the example it was written with; the last
-step, the whole suite, is replaced by the parts of the suite the walk moves. The deep run walks
+The default run walks the line type and the rename with an ADR of this test's own making (the
+deep run the open-set value too): the doc's words with other names in place of the doc's
+(another line type inserted elsewhere, another value, another member renamed), so the walk does
+not pass only for the example it was written with; the last step, the whole suite, is replaced by
+the parts of the suite the walk moves. With ``MILK_CONTRACT_WHOLE_COPIES=1`` the deep run walks
 each as written, the whole default suite in the copy at the end.
 """
 
@@ -90,6 +91,7 @@ def test_a_new_line_type_inserted_mid_oneof_walks_to_green(copy: Path) -> None:
     assert re.search(r"\b[1-9][0-9]* passed", suite), suite
 
 
+@pytest.mark.deep  # the walk nearest the README's added member (its own ADR, no break): the deep run
 def test_a_new_value_in_an_open_set_walks_to_green(copy: Path) -> None:
     evolved, added, suite = walk(copy, "adr-walk-open-value", OPEN_VALUE, "quota_exhausted", whole_suite=False)
     assert "known value 'quota_exhausted' documented" in evolved

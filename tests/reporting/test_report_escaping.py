@@ -35,6 +35,7 @@ import contract
 from contract.core import textsafe
 from contract.reporting.ci_reports import FORMATS
 from contract.rules.report import Collector, Report
+from tests.support.depth import deep
 from tests.support.paths import ROOT
 
 HELLO = (ROOT / "goldens" / "stream-json" / "hello.jsonl").read_bytes()
@@ -181,7 +182,9 @@ def test_hostile_text_is_escaped_in_every_format(fmt: str, many: bool, first: Re
     out = render(reports)
     assert not raw_unsafe(out), (fmt, raw_unsafe(out))
     out.encode("utf-8")
-    parses(fmt, out)
+    # the SARIF schema check costs about 0.1 s a document: every example in the deep run, and in the
+    # default run the every-unsafe-character reports below (test_every_unsafe_code_point_in_every_field_of_every_format)
+    parses(fmt, out, validate=deep())
     # no input string made a line of its own: the structure is that of plain tokens
     assert out.count("\n") == render([renamed(r) for r in reports]).count("\n")
     if fmt == "json":  # for tools: the exact strings back
