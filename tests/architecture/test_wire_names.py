@@ -13,6 +13,7 @@ the registry.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 from contract.wires import WIRES, Wire
@@ -52,19 +53,30 @@ def _named(text: str, word: str) -> bool:
     return word in text if any(c in word for c in "-_.") else text == word
 
 
-def _found(path: Path, words: set[str]) -> list[str]:
+@cache  # every wire's words are looked for in the same files: read each once
+def _strings_and_imports(path: Path) -> list[tuple[int, str | list[str]]]:
+    """In the tree's order: (line, text) of every string constant but docstrings, (line, modules) of every import."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
                   and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-    found = []
+    seen: list[tuple[int, str | list[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            found += [f"{node.lineno}: {word!r}" for word in words if _named(node.value, word)]
+            seen.append((node.lineno, node.value))
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            modules = [getattr(node, "module", None) or "", *(alias.name for alias in node.names)]
-            found += [f"{node.lineno}: import {word}" for word in words
-                      if "_" in word and any(word in module.split(".") for module in modules)]
+            seen.append((node.lineno, [getattr(node, "module", None) or "", *(alias.name for alias in node.names)]))
+    return seen
+
+
+def _found(path: Path, words: set[str]) -> list[str]:
+    found = []
+    for lineno, seen in _strings_and_imports(path):
+        if isinstance(seen, str):
+            found += [f"{lineno}: {word!r}" for word in words if _named(seen, word)]
+        else:
+            found += [f"{lineno}: import {word}" for word in words
+                      if "_" in word and any(word in module.split(".") for module in seen)]
     return found
 
 
