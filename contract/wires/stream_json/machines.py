@@ -25,11 +25,12 @@ from contract.wires.stream_json.actors import AGENT_LABELS, Actors
 from contract.wires.stream_json.block_feed import BlockFeed
 from contract.wires.stream_json.ends import RESULT_IS_ERROR, USAGE_KEYS
 from contract.wires.stream_json.rules import REGISTRY
-from contract.wires.stream_json.seq_stamps import SESSION_SUFFIX, SeqStamps
+from contract.wires.stream_json.seq_stamps import SESSION_SUFFIX, TOO_LONG, SeqStamps
 from contract.wires.stream_json.state import Handler
 
-# The machine, and the known values its rules read, where the strategies and breakers import them.
-__all__ = ["AGENT_LABELS", "RESULT_IS_ERROR", "SESSION_SUFFIX", "USAGE_KEYS", "StreamRules"]
+# The public names of this module before it was split (issue 29), still read from here: the
+# machine, and the known values its rules read (the strategies and breakers draw from them).
+__all__ = ["AGENT_LABELS", "RESULT_IS_ERROR", "SESSION_SUFFIX", "TOO_LONG", "USAGE_KEYS", "Handler", "StreamRules"]
 
 
 class StreamRules(BlockFeed, Actors, SeqStamps):
