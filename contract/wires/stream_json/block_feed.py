@@ -4,8 +4,9 @@ A block of clean lines is judged at once (docs/architecture.md, "Pipeline"): by 
 (``facts.block_facts``) when no line has anything to report alone, else by whole-block checks
 of the run-wide rules (``_batch_in_step``) and the type handlers, else line by line (``feed``).
 Every way, the findings and their order are those of ``feed`` on each line. ``BlockFeed`` is
-part of ``StreamRules`` (``machines.py``); the steps that depend on the run are ``ToolCalls``'.
-This is the hot path: its loops bind what they call once and call the families' methods directly.
+part of ``StreamRules`` (``machines.py``); the tool-call steps a block leaves are taken by
+``ToolCalls``' methods. This is the hot path: its loops bind what they call once and call the
+families' methods directly, with no layer between.
 """
 
 from __future__ import annotations
