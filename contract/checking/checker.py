@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from contract.checking import capture_coverage, cores
 from contract.checking.pipeline import SchemaStep, check_stream, measured, no_cycle_collection, pick_wire, run_rules
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Source
-from contract.core.rule import bases
+from contract.core.rule import Basis, bases
 from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector, Report, ignore_problem
 from contract.wires import AUTO, DEFAULT, NAMES, Wire, get, is_auto
@@ -61,14 +61,8 @@ def check(
     not whole (the rules that are not filterable: ``catalog.always_judged``) always fail. An
     unknown name raises ``ValueError``.
     """
-    _check_types(data, wire, strict, max_line_bytes, source, jobs, coverage)
-    judged = bases(basis)
-    # the edge: the name is resolved to the descriptor here, once, and the descriptor passed on
-    name = wire.name if isinstance(wire, Wire) else wire
-    if not is_auto(name) and name not in NAMES:
-        raise ValueError(f"unknown wire {name!r}; expected one of {', '.join(NAMES)} or {AUTO}")
-    descriptor: Wire | str = AUTO if is_auto(name) else get(name)
-    ignore = _known_rules(ignore)
+    descriptor, ignore, judged = _arguments(data, wire, strict, ignore, max_line_bytes, source, jobs, coverage,
+                                            basis)
     if isinstance(data, os.PathLike):
         path = str(os.fspath(data))
         with open(path, "rb") as handle:
@@ -77,7 +71,35 @@ def check(
     _refuse_text(data)
     sample = capture_coverage.Sample() if coverage else None
     before = _state(data)
-    report = None
+    report, choice = _checked(data, descriptor, jobs, sample, strict=strict, ignore=ignore,
+                              max_line_bytes=max_line_bytes, source=source)
+    if choice is not None:
+        report.notes.append(choice.note)
+    _judge_unchanged(report, before, _state(data))
+    report.bases = judged
+    return measured(report, sample)
+
+
+def _arguments(data: object, wire: Wire | str, strict: object, ignore: Iterable[str], max_line_bytes: object,
+               source: object, jobs: object, coverage: object, basis: Iterable[str] | None,
+               ) -> tuple[Wire | str, tuple[str, ...], tuple[Basis, ...]]:
+    """``check``'s arguments judged, in the order a misuse is reported: the wire as its descriptor
+    (or ``AUTO``), the rules to ignore, and the bases whose findings fail the report."""
+    _check_types(data, wire, strict, max_line_bytes, source, jobs, coverage)
+    judged = bases(basis)
+    # the edge: the name is resolved to the descriptor here, once, and the descriptor passed on
+    name = wire.name if isinstance(wire, Wire) else wire
+    if not is_auto(name) and name not in NAMES:
+        raise ValueError(f"unknown wire {name!r}; expected one of {', '.join(NAMES)} or {AUTO}")
+    descriptor: Wire | str = AUTO if is_auto(name) else get(name)
+    return descriptor, _known_rules(ignore), judged
+
+
+def _checked(data: Source, descriptor: Wire | str, jobs: int | None, sample: capture_coverage.Sample | None, *,
+             strict: bool, ignore: tuple[str, ...], max_line_bytes: int, source: str,
+             ) -> tuple[Report, cores.Choice | None]:
+    """The report of two processes (``contract.checking.parallel``) where they pay, else of one
+    (``check_stream``), and the default's choice when ``jobs`` was left to it (its note is the report's)."""
     choice = None
     if jobs != 1:
         from contract.checking import parallel
@@ -89,14 +111,9 @@ def check(
                 with no_cycle_collection():
                     report = parallel.check_file(data, descriptor, strict=strict, ignore=ignore,
                                                  max_line_bytes=max_line_bytes, source=source, sample=sample)
-    if report is None:
-        report = check_stream(data, descriptor, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
-                              source=source, sample=sample)
-    if choice is not None:
-        report.notes.append(choice.note)
-    _judge_unchanged(report, before, _state(data))
-    report.bases = judged
-    return measured(report, sample)
+                return report, choice
+    return check_stream(data, descriptor, strict=strict, ignore=ignore, max_line_bytes=max_line_bytes,
+                        source=source, sample=sample), choice
 
 
 def _usable_cores() -> int:

@@ -16,7 +16,7 @@ import pytest
 import contract
 from contract.checking.schema import engine
 from contract.core.jsonline import MAX_DEPTH, exact_int, nesting, parse
-from contract.wires.subagent_stdio import machines as subagent_stdio
+from contract.wires.subagent_stdio import conversation  # the machines whose bounds these tests reach
 
 # -- the parser ------------------------------------------------------------------------------
 
@@ -161,19 +161,19 @@ def _epochs(count: int, then: str = "") -> bytes:
 
 def test_epochs_up_to_the_bound_are_judged_without_a_limit_finding() -> None:
     # every epoch kept: a revision going back in the first epoch, seen last, still fires
-    data = _epochs(subagent_stdio.MAX_EPOCHS, _event("e0", 0))
+    data = _epochs(conversation.MAX_EPOCHS, _event("e0", 0))
     report = contract.check(data, wire="subagent-stdio")
     assert report.rules() == {"sa.revision-order"}
 
 
 def test_reaching_the_epoch_bound_is_reported_once_and_known_epochs_stay_judged() -> None:
-    data = _epochs(subagent_stdio.MAX_EPOCHS + 3, _event("e0", 0))
+    data = _epochs(conversation.MAX_EPOCHS + 3, _event("e0", 0))
     report = contract.check(data, wire="subagent-stdio")
     limits = [v for v in report.violations if v.rule == "checker.limit"]
     assert len(limits) == 1
-    assert limits[0].line == subagent_stdio.MAX_EPOCHS + 1
+    assert limits[0].line == conversation.MAX_EPOCHS + 1
     assert "sa.revision-order" in limits[0].message
-    assert str(subagent_stdio.MAX_EPOCHS) in limits[0].message
+    assert str(conversation.MAX_EPOCHS) in limits[0].message
     assert "sa.revision-order" in report.rules()  # e0 was remembered: its going back is judged
     assert not report.conformant
 
@@ -190,12 +190,12 @@ def _command(i: int) -> str:
 
 
 def test_responses_before_any_command_past_the_listed_ones_are_counted() -> None:
-    early = subagent_stdio.MAX_EARLY + 5
+    early = conversation.MAX_EARLY + 5
     response = SA_LINE.format(1).replace(',"id":"q1"', "") + "\n"
     report = contract.check((response * early + _command(1)).encode(), wire="subagent-stdio")
     found = [v for v in report.violations if v.rule == "sa.response-correlation"]
     # MAX_EARLY listed, one counting the other five, one for the unanswered command
-    assert len(found) == subagent_stdio.MAX_EARLY + 2
+    assert len(found) == conversation.MAX_EARLY + 2
     assert any("found 5 more before any command" in v.message for v in found)
 
 
@@ -208,7 +208,7 @@ def test_responses_before_any_command_within_the_bound_are_listed() -> None:
 
 
 def test_unanswered_commands_past_the_bound_are_a_checker_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(subagent_stdio, "MAX_PENDING", 4)
+    monkeypatch.setattr(conversation, "MAX_PENDING", 4)
     report = contract.check("".join(_command(i) for i in range(6)).encode(), wire="subagent-stdio")
     assert [v.line for v in report.violations if v.rule == "checker.limit"] == [5]
     assert "sa.response-correlation" not in report.rules()  # no false finding past the bound

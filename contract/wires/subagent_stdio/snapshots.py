@@ -1,0 +1,285 @@
+"""The subagent-stdio rules within one host line: what its snapshot says of itself.
+
+``Envelope`` (sa.event-envelope: an event's envelope repeats its snapshot's identity),
+``UniqueKeys`` (sa.unique-keys: sibling keys differ) and ``Consistency`` (the SHOULD set: fleet
+counts, capacity, token totals, node times, outcomes, an unavailable host showing nothing). None
+remembers anything between lines. The last two walk the snapshot's runs tree (``_nodes``), the
+costly part of checking this wire (BENCHMARKS.md, "subagent-stdio"). The rules across lines are
+``conversation``'s.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from contract.core.jsonline import exact_int
+from contract.core.jsonvalue import clip, quoted, same_value
+from contract.core.reader import Record
+from contract.core.sink import Sink
+from contract.wires.subagent_stdio.lines import EVENT, show, snapshot_of
+from contract.wires.subagent_stdio.rules import REGISTRY
+
+# Node statuses that name a finished run that worked, and one that did not (sa.outcome).
+SUCCEEDED = frozenset({"complete", "completed"})
+FAILED = frozenset({"failed", "rejected"})
+TIMES = ("startedAt", "updatedAt", "endedAt")
+
+
+def _nodes(where: str, snap: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every node of the recursive runs tree with its pointer (iterative: no recursion limit)."""
+    stack: list[tuple[str, Any]] = [(f"{where}/runs", snap.get("runs"))]
+    while stack:
+        at, siblings = stack.pop()
+        if type(siblings) is not list:
+            continue
+        for index, node in enumerate(siblings):
+            if type(node) is dict:
+                here = f"{at}/{index}"
+                yield here, node
+                stack.append((f"{here}/children", node.get("children")))
+
+
+class Envelope:
+    """sa.event-envelope (MUST): an event's sessionId, epoch and revision equal its snapshot's.
+
+    Schema words: ``$defs.event`` requires ``sessionId``, ``epoch`` and ``revision`` beside
+    ``snapshot``, and ``$defs.snapshot`` requires the same three with the same types: the
+    envelope repeats the snapshot's identity so a client can route an event without opening it,
+    which is only sound when the two agree.
+    """
+
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Envelope")
+
+    FIELDS = ("sessionId", "epoch", "revision")
+
+    def feed(self, record: Record, out: Sink) -> None:
+        obj = record.obj
+        if obj is None or obj.get("type") != EVENT:
+            return
+        snap = obj.get("snapshot")
+        if type(snap) is not dict:
+            return
+        for name in self.FIELDS:
+            if name in obj and name in snap:
+                out.exercised("sa.event-envelope")
+            if name in obj and name in snap and not same_value(obj[name], snap[name]):
+                out.emit("sa.event-envelope", record.line, f"/{name}",
+                         f"expected the event's {name} to equal its snapshot's "
+                         f"{show(snap[name])}, found {show(obj[name])}")
+
+    def finish(self, out: Sink) -> None:
+        pass
+
+
+class UniqueKeys:
+    """sa.unique-keys (MUST): sibling node keys and fleet entry keys are unique.
+
+    Schema words: ``node.key`` and ``fleet.entries[].key`` are required identifiers with the
+    path-segment pattern ``^[^/\\\\\\r\\n]+$`` (no slash, no backslash): keys are meant to be
+    joined into paths through the recursive ``runs``/``children`` tree, which only names one node
+    when siblings differ. Checked at every level of the tree and across fleet entries.
+    """
+
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("UniqueKeys")
+
+    def feed(self, record: Record, out: Sink) -> None:
+        found = snapshot_of(record.obj)
+        if found is None:
+            return
+        where, snap = found
+        self._siblings(f"{where}/runs", snap.get("runs"), "run", record.line, out)
+        for at, node in _nodes(where, snap):
+            self._siblings(f"{at}/children", node.get("children"), "child", record.line, out)
+        fleet = snap.get("fleet")
+        if type(fleet) is dict:
+            entries = fleet.get("entries")
+            self._siblings(f"{where}/fleet/entries", entries, "fleet entry", record.line, out)
+
+    @staticmethod
+    def _siblings(at: str, items: Any, what: str, line: int, out: Sink) -> None:
+        if type(items) is not list or len(items) < 2:
+            return
+        out.exercised("sa.unique-keys")
+        seen: dict[str, int] = {}
+        for index, item in enumerate(items):
+            key = item.get("key") if type(item) is dict else None
+            if type(key) is not str:
+                continue
+            if key in seen:
+                out.emit("sa.unique-keys", line, f"{at}/{index}/key",
+                         f"expected a {what} key unique among its siblings, found {show(key)} "
+                         f"again (first at {at}/{seen[key]})")
+            else:
+                seen[key] = index
+
+    def finish(self, out: Sink) -> None:
+        pass
+
+
+class Consistency:
+    """The SHOULD set, each inferred from the schema's structure (it has no descriptions).
+
+    * sa.fleet-counts: ``fleet.entries`` is capped (``maxItems: 16``) and ``fleet.omitted`` sits
+      beside ``totalActive``: inferred that the entries listed plus those omitted are the active
+      ones, so ``totalActive >= len(entries)`` and ``omitted == totalActive - len(entries)``.
+    * sa.capacity: ``topLevelAsyncCapacity`` has ``used`` and ``limit``: inferred ``used <= limit``.
+    * sa.tokens-total: ``$defs.tokens`` has ``input``, ``output`` and ``total``: inferred
+      ``total == input + output`` (wherever tokens appear: fleet entries and nodes).
+    * sa.node-times: ``node.startedAt``, ``updatedAt``, ``endedAt`` and
+      ``processTerminal.observedAt`` are timestamps of one run: inferred
+      ``startedAt <= updatedAt <= endedAt`` (those present) and ``observedAt >= startedAt``.
+    * sa.outcome: ``node.outcome.status`` repeats the node status enum: inferred that it agrees
+      with the node's status (``complete`` and ``completed`` are taken as one), that
+      ``success: true`` does not come with a failed or rejected status nor ``success: false`` with
+      a completed one, and that ``success: true`` does not come with a non-zero ``exitCode``.
+    * sa.unavailable: ``snapshot.available`` is a boolean beside the fleet and the runs: inferred
+      that a host without subagent data shows none: no runs, none omitted, an empty fleet with
+      ``totalActive`` and ``omitted`` 0.
+    """
+
+    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Consistency")
+
+    def feed(self, record: Record, out: Sink) -> None:
+        found = snapshot_of(record.obj)
+        if found is None:
+            return
+        where, snap = found
+        line = record.line
+        fleet = snap.get("fleet")
+        if type(fleet) is dict:
+            self._fleet(f"{where}/fleet", fleet, line, out)
+        for at, node in _nodes(where, snap):
+            self._node(at, node, line, out)
+        if snap.get("available") is False:
+            self._unavailable(where, snap, line, out)
+
+    @staticmethod
+    def _fleet(at: str, fleet: dict[str, Any], line: int, out: Sink) -> None:
+        entries, total = fleet.get("entries"), exact_int(fleet.get("totalActive"))
+        omitted = exact_int(fleet.get("omitted"))
+        if type(entries) is list and total is not None:
+            out.exercised("sa.fleet-counts")
+            listed = len(entries)
+            if total < listed:
+                out.emit("sa.fleet-counts", line, f"{at}/totalActive",
+                         f"expected totalActive at least the {_count(listed, 'entry', 'entries')} "
+                         f"listed, found {total}")
+            elif omitted is not None and omitted != total - listed:
+                out.emit("sa.fleet-counts", line, f"{at}/omitted",
+                         f"expected omitted to cover the active entries not listed "
+                         f"(totalActive {total} - {listed} listed = {total - listed}), "
+                         f"found {omitted}")
+        capacity = fleet.get("topLevelAsyncCapacity")
+        if type(capacity) is dict:
+            used, limit = exact_int(capacity.get("used")), exact_int(capacity.get("limit"))
+            if used is not None and limit is not None:
+                out.exercised("sa.capacity")
+            if used is not None and limit is not None and used > limit:
+                out.emit("sa.capacity", line, f"{at}/topLevelAsyncCapacity/used",
+                         f"expected used at most the limit {limit}, found {used}")
+        if type(entries) is list:
+            for index, entry in enumerate(entries):
+                if type(entry) is dict:
+                    _tokens(f"{at}/entries/{index}/tokens", entry.get("tokens"), line, out)
+
+    @staticmethod
+    def _node(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
+        _tokens(f"{at}/tokens", node.get("tokens"), line, out)
+        _times(at, node, line, out)
+        _outcome(at, node, line, out)
+
+    @staticmethod
+    def _unavailable(where: str, snap: dict[str, Any], line: int, out: Sink) -> None:
+        shown: list[tuple[str, str]] = []
+        runs = snap.get("runs")
+        if type(runs) is list and runs:
+            shown.append(("/runs", _count(len(runs), "run")))
+        omitted = snap.get("omitted")
+        omitted_runs = exact_int(omitted.get("runs")) if type(omitted) is dict else None
+        if omitted_runs is not None and omitted_runs > 0:
+            shown.append(("/omitted/runs", f"omitted.runs {omitted_runs}"))
+        fleet = snap.get("fleet")
+        if type(fleet) is dict:
+            entries = fleet.get("entries")
+            if type(entries) is list and entries:
+                listed = _count(len(entries), "fleet entry", "fleet entries")
+                shown.append(("/fleet/entries", listed))
+            for name in ("totalActive", "omitted"):
+                value = exact_int(fleet.get(name))
+                if value is not None and value > 0:
+                    shown.append((f"/fleet/{name}", f"fleet.{name} {value}"))
+        out.exercised("sa.unavailable")
+        for pointer, what in shown:
+            out.emit("sa.unavailable", line, f"{where}{pointer}",
+                     f"expected no runs and an empty fleet while available is false, found {what}")
+
+    def finish(self, out: Sink) -> None:
+        pass
+
+
+def _tokens(at: str, tokens: Any, line: int, out: Sink) -> None:
+    if type(tokens) is not dict:
+        return
+    inp, outp, total = tokens.get("input"), tokens.get("output"), tokens.get("total")
+    if not (type(inp) is int and type(outp) is int and type(total) is int):  # rare: 1e1, 5.0, junk
+        inp, outp, total = exact_int(inp), exact_int(outp), exact_int(total)
+        if inp is None or outp is None or total is None:
+            return
+    out.exercised("sa.tokens-total")
+    if total != inp + outp:
+        out.emit("sa.tokens-total", line, f"{at}/total",
+                 f"expected total = input + output = {inp} + {outp} = {inp + outp}, found {total}")
+
+
+def _times(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
+    # type(v) is int first: exact_int is only called for the rare other forms (per node, hot)
+    stamps = [(name, v if type(v := node.get(name)) is int or v is None else exact_int(v)) for name in TIMES]
+    present = [(name, value) for name, value in stamps if value is not None]
+    if len(present) > 1:
+        out.exercised("sa.node-times")
+    for (early, a), (late, b) in itertools.pairwise(present):
+        if b < a:
+            out.emit("sa.node-times", line, f"{at}/{late}",
+                     f"expected {late} at or after {early} {a}, found {b}")
+    terminal, started = node.get("processTerminal"), exact_int(node.get("startedAt"))
+    if type(terminal) is dict and started is not None:
+        observed = exact_int(terminal.get("observedAt"))
+        if observed is not None:
+            out.exercised("sa.node-times")
+        if observed is not None and observed < started:
+            out.emit("sa.node-times", line, f"{at}/processTerminal/observedAt",
+                     f"expected observedAt at or after startedAt {started}, found {observed}")
+
+
+def _outcome(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
+    outcome = node.get("outcome")
+    if type(outcome) is not dict:
+        return
+    status, said = node.get("status"), outcome.get("status")
+    out.exercised("sa.outcome")
+    if type(status) is str and type(said) is str and _status_class(said) != _status_class(status):
+        out.emit("sa.outcome", line, f"{at}/outcome/status",
+                 f"expected outcome.status to agree with the node status {quoted(clip(status))}, "
+                 f"found {quoted(clip(said))}")
+    success = outcome.get("success")
+    if type(success) is not bool:
+        return
+    final = said if type(said) is str else status
+    if type(final) is str and (final in FAILED if success else final in SUCCEEDED):
+        out.emit("sa.outcome", line, f"{at}/outcome/success",
+                 f"expected success {str(not success).lower()} with status {quoted(clip(final))}, "
+                 f"found {str(success).lower()}")
+    code = exact_int(outcome.get("exitCode")) if success else None
+    if code is not None and code != 0:
+        out.emit("sa.outcome", line, f"{at}/outcome/exitCode",
+                 f"expected exitCode 0 with success true, found {code}")
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _status_class(status: str) -> str:
+    return "completed" if status in SUCCEEDED else status
