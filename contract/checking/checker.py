@@ -122,9 +122,12 @@ def _usable_cores() -> int:
 
 def _state(data: object) -> tuple[int, int] | None:
     """A regular file's size and modification time (None for anything else: a pipe is read as it comes)."""
+    fileno = getattr(data, "fileno", None)
+    if not callable(fileno):
+        return None
     try:
-        info = os.fstat(data.fileno())  # type: ignore[attr-defined]
-    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        info = os.fstat(fileno())
+    except (OSError, ValueError, TypeError, io.UnsupportedOperation):
         return None
     return (info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
 
