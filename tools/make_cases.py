@@ -1294,6 +1294,25 @@ def merge(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> Non
     write(folder, rule, wire, kept + cases)
 
 
+def repeated_names() -> None:
+    """A repeated member name (line.duplicate-key, policy) never hides what the line breaks besides:
+    the line is judged by its last-wins reading, and the schema by its first-wins reading too."""
+    ok = raw(base())
+    merge(sj, "sj.schema", sj, [
+        case("a schema break beside a repeated member name (extension holds a twice)", True,
+             raw_text=ok.replace('"is_error":false', '"is_error":"no","extension":{"a":1,"a":1}'),
+             at=[(5, "/is_error")]),
+        case("a schema break in the reading that keeps a repeated member's first value", True,
+             raw_text=ok.replace('"is_error":false', '"is_error":"no","is_error":false'), at=[(5, "/is_error")]),
+        case("a repeated member whose every reading passes the schema", False,
+             raw_text=ok.replace('"is_error":false', '"is_error":false,"extension":{"a":1,"a":2}')),
+    ])
+    merge(sj, "sj.seq-contiguous", sj, [
+        case("a seq gap on a line with a repeated member name", True,
+             raw_text=ok.replace('"seq":2,', '"seq":7,"extension":{"a":1,"a":1},'), at=[(3, "/seq")]),
+    ])
+
+
 def numbers() -> None:
     """Numbers are judged by exact value (integer-valued forms are integers; nothing rounds)."""
     ok = raw(base())
@@ -1435,4 +1454,5 @@ sj = "stream-json"
 if __name__ == "__main__":
     main()
     numbers()
+    repeated_names()
     idle()

@@ -12,6 +12,7 @@ import contextlib
 import gc
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from itertools import repeat
 from typing import Any, ClassVar, Protocol
 
@@ -416,10 +417,18 @@ class SchemaStep:
                 valid = self._is_valid(obj)
             except (ValueError, OverflowError, TypeError):  # e.g. integers the Rust engine cannot hold
                 valid = self._engine.is_valid(obj)
-            if valid:
+            other = record.other  # a repeated member's first-wins reading, where it differs
+            if valid and other is not None:
+                if self._engine.is_valid(other):
+                    record.valid = True
+                    return
+                errors = [replace(error, message=f"{error.message} (in the reading that keeps a repeated "
+                                                 "member's first value)") for error in self._explain(record.raw, other)]
+            elif valid:
                 record.valid = True
                 return
-            errors = self._explain(record.raw, obj)
+            else:
+                errors = self._explain(record.raw, obj)
         except Exception as exc:  # fail closed: the line stays invalid, with a finding
             failsafe.internal(self._out, record.line, "the schema step", exc,
                               "this line's schema verdict is unknown and it counts as failing")

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, NamedTuple, Protocol, cast
 
 from contract.core import jsonline
 from contract.core.jsonline import Fault, parse
-from contract.core.jsonvalue import escape, kind
+from contract.core.jsonvalue import escape, kind, same_value
 from contract.core.sink import Sink
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -49,6 +49,9 @@ class Record:
     # "type" and "subtype" as every reading agrees (``jsonline.top_members``), for the rules about
     # a line's place in the run; None for every other line.
     head: dict[str, Any] | None = None
+    # A line with a member name repeated with different values: its first-wins reading (``obj``
+    # is the last-wins one), which the schema step judges too; None for every other line.
+    other: dict[str, Any] | None = None
 
 
 def as_stream(source: Source) -> BinaryIO:
@@ -176,18 +179,28 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
                  f"expected a JSON object, found {kind(value)}")
             yield Record(number, raw, None)
             continue
+        other = None
         if faults:
-            # A line that failed framing (here: a repeated member name, or a lone surrogate, which
-            # the checker cannot carry as Unicode text) is opaque: parsers disagree
-            # on its content, so neither first-wins nor last-wins is judged by any schema or
-            # content rule. It still takes its place in the run (a record without an object), and it
-            # is still an object: its type, where every reading agrees, says what place it takes.
-            yield Record(number, raw, None, head=jsonline.top_members(body, HEAD_MEMBERS))
-            continue
+            head = jsonline.top_members(body, HEAD_MEMBERS)
+            if any(f.rule != "line.duplicate-key" for f in faults) or jsonline.AMBIGUOUS in head.values():
+                # A lone surrogate (which the checker cannot carry as Unicode text), or a type or
+                # subtype repeated with two values: the line is opaque, judged by no schema or
+                # content rule. It still takes its place in the run (a record without an object),
+                # and it is still an object: its type, where every reading agrees, says what
+                # place it takes.
+                yield Record(number, raw, None, head=head)
+                continue
+            # A repeated member name elsewhere: the line is judged like any other, by its
+            # last-wins reading (Python's json, orjson, JavaScript's JSON.parse), and the schema
+            # judges its first-wins reading too where the two differ, so that a policy finding
+            # (line.duplicate-key) never hides what either reading breaks (fail closed: under
+            # --basis written a schema break beside a repeated name was conformant).
+            first = jsonline.first_wins(body)
+            other = None if same_value(first, value) else first
         if (block.may_esc and escapes and ansi
                 and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))):
             _decoded_escapes(value, number, out)
-        yield Record(number, raw, value)
+        yield Record(number, raw, value, other=other)
 
 
 def _too_long(number: int, found: int, max_line_bytes: int, out: Sink) -> None:

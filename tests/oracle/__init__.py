@@ -381,21 +381,32 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
     if not isinstance(parsed.value, dict):
         found.append(("line.object", "the line is JSON but not an object"))
         return tuple(found), None, None
+    readings: list[JSONValue] = [parsed.value]
     if parsed.duplicate_pointers:
-        # Opaque: parsers disagree on which duplicate wins, so no content is judged.
         found.append(("line.duplicate-key", f"repeated member name at {parsed.duplicate_pointers[0]!r}"))
-    if parsed.duplicate_pointers or parsed.lone_surrogate:
+    if parsed.lone_surrogate or (parsed.duplicate_pointers and AMBIGUOUS in _head(parsed).values()):
+        # Opaque: a lone surrogate, or a type or subtype whose readings differ: no content is judged.
         return tuple(found), None, _head(parsed)
-    texts = _strings_with_esc(parsed.value) if ansi else []
+    if parsed.duplicate_pointers:
+        # Parsers disagree on which duplicate wins (RFC 8259 4): the line is judged by the reading
+        # most parsers give (the last wins), and by the schema in both, so that the policy finding
+        # never hides a break either reading has (decided in issue 31's follow-up, docs/rules.md).
+        readings = [parse(text, last_wins=True).value, parsed.value]
+    value = readings[0]
+    assert isinstance(value, dict)
+    texts = _strings_with_esc(value) if ansi else []
     if any("\x1b" in text for text in texts):
         found.append(("line.ansi", "ESC in a decoded member name or string"))
     if any(any("\x80" <= ch <= "\x9f" for ch in text) for text in texts):
         # ECMA-48 5.3: each C1 control is ESC Fe in one character (derived: issue 31)
         found.append(("line.c1", "a C1 control in a decoded member name or string"))
     rule = "sj.schema" if wire == "stream-json" else "sa.schema"
-    for message in _schema_errors(wire, parsed.value, parsed.max_depth):
-        found.append((rule, message[:300]))
-    return tuple(found), parsed.value, None
+    for reading in readings:
+        messages = list(_schema_errors(wire, reading, parsed.max_depth))
+        found.extend((rule, message[:300]) for message in messages)
+        if messages:
+            break  # one reading's errors are the line's finding
+    return tuple(found), value, None
 
 
 # --- stream-json cross-line rules ---------------------------------------------------------------

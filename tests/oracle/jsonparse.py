@@ -52,8 +52,11 @@ def _escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def parse(text: str) -> Parsed:
-    """Parse ``text`` as exactly one JSON text (surrounding JSON whitespace allowed)."""
+def parse(text: str, last_wins: bool = False) -> Parsed:
+    """Parse ``text`` as exactly one JSON text (surrounding JSON whitespace allowed).
+
+    A repeated member name keeps its first value, or with ``last_wins`` its last (the reading of
+    Python's json, orjson and JavaScript's JSON.parse); either way it is reported."""
     # Frames of the explicit stack: (container, pointer, pending member name or None).
     stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]] = []
     dups: list[str] = []
@@ -85,7 +88,7 @@ def parse(text: str) -> Parsed:
             if ch == "{" or ch == "[":
                 container: list[JSONValue] | dict[str, JSONValue] = {} if ch == "{" else []
                 pointer = stack[-1][1] + "/" + _escape_pointer_token(_current_token(stack)) if stack else ""
-                _attach(stack, container, repeats)
+                _attach(stack, container, repeats, last_wins)
                 stack.append((container, pointer, [None]))
                 max_depth = max(max_depth, len(stack))
                 pos += 1
@@ -131,7 +134,7 @@ def parse(text: str) -> Parsed:
             else:
                 raise JSONSyntaxError(f"unexpected character at offset {pos}")
             if stack:
-                _attach(stack, value, repeats)
+                _attach(stack, value, repeats, last_wins)
             else:
                 result, have_result = value, True
             state = "after"
@@ -206,7 +209,7 @@ def _current_token(stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str
 
 def _attach(
     stack: list[tuple[list[JSONValue] | dict[str, JSONValue], str, list[str | None]]], value: JSONValue,
-    repeats: list[tuple[str, JSONValue]],
+    repeats: list[tuple[str, JSONValue]], last_wins: bool = False,
 ) -> None:
     if not stack:
         return
@@ -214,11 +217,14 @@ def _attach(
     if isinstance(container, dict):
         name = pending[0]
         assert name is not None
-        # Keep the first occurrence: the duplicate is reported, never silently merged.
+        # Keep the first occurrence (or the last): the duplicate is reported, never silently merged.
         if name not in container:
             container[name] = value
-        elif len(stack) == 1:
-            repeats.append((name, value))
+        else:
+            if len(stack) == 1:
+                repeats.append((name, value))
+            if last_wins:
+                container[name] = value
     else:
         container.append(value)
 
