@@ -31,9 +31,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "CATALOG": "contract.rules.catalog", "Level": "contract.rules.catalog", "Rule": "contract.rules.catalog",
     "check": "contract.checking.checker", "Report": "contract.rules.report", "Violation": "contract.rules.report",
-    # every other verb (contract.api); the conformance statement joins them as "statement" once it is built
+    # every other verb (contract.api), the conformance statement among them
     "run": "contract.api", "feed": "contract.api", "fuzz": "contract.api", "record": "contract.api",
-    "Recorded": "contract.api",
+    "Recorded": "contract.api", "conformance_statement": "contract.api",
 }
 
 
@@ -46,5 +46,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["CATALOG", "Level", "Recorded", "Report", "Rule", "Violation", "__version__", "check", "feed", "fuzz",
-           "record", "run"]
+__all__ = ["CATALOG", "Level", "Recorded", "Report", "Rule", "Violation", "__version__", "check",
+           "conformance_statement", "feed", "fuzz", "record", "run"]

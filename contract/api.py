@@ -14,8 +14,8 @@ scenario or wire, a count below one) raises ``ValueError`` or ``TypeError`` befo
 Ctrl-C (SIGTERM and SIGHUP under ``contract.core.interrupts.as_interrupts``) raises
 :class:`contract.live.harness.Interrupted`, a KeyboardInterrupt carrying the report of what was seen.
 
-The conformance statement joins these as ``contract.statement`` once it exists (it is built
-beside this module, in its own issue); nothing here stands in for it.
+The conformance statement is ``contract.conformance_statement`` (``contract.statement`` is the
+package's statement layer, so the function has the longer name).
 """
 
 from __future__ import annotations
@@ -226,6 +226,56 @@ def _wire(name: str) -> Wire:
     return get(name)
 
 
+def conformance_statement(command: Sequence[str] | None = None, *, timeout: float = 60.0, provoke: bool = False,
+                          shard: tuple[int, int] | None = None, captures: str | Path | None = None,
+                          generated: str | None = None) -> dict[str, Any]:
+    """A build's conformance statement (docs/statements.md), as ``milk-contract statement`` makes it.
+
+    ``command``: the build to run every scenario against (None: the bundled reference emitters);
+    ``captures``: a folder of ``*.jsonl`` captures to judge instead (no command, provoke or shard
+    with it); ``shard``: ``(I, N)``, only shard I of N of the scenarios (``statement merge`` joins
+    them). Returns the sealed JSON document (``schemas/statement.schema.json``); its
+    ``level["must_complete"]`` is what the CLI's exit status says. ``generated`` is the timestamp
+    written (now, in UTC, when None). Misuse is a ``ValueError`` before anything runs.
+    (Not ``contract.statement``: that name is the package's statement layer.)
+    """
+    import datetime
+
+    from contract.statement import collect, model
+
+    if timeout <= 0:
+        raise ValueError(f"timeout: expected seconds above 0, found {timeout!r}")
+    if shard is not None and not 1 <= shard[0] <= shard[1]:
+        raise ValueError(f"shard: expected (I, N) with 1 <= I <= N, found {shard!r}")
+    suite = suite_version()
+    now = generated or datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if captures is not None:
+        if command or provoke or shard:
+            raise ValueError("captures judges files: no command, provoke or shard with it")
+        from contract.checking.manyfiles import PathError
+
+        try:
+            runs = collect.capture_runs(Path(captures))
+        except PathError as exc:
+            raise ValueError(str(exc)) from None
+        build = {"command": None, "name": f"captures in {captures}", "version": None}
+        return model.statement(runs, build, suite=suite, generated=now, provoked=False, source=model.CAPTURE)
+    argv = list(command) if command else None
+    runs = collect.scenario_runs(argv, timeout=timeout, provoke=provoke, shard=shard)
+    return model.statement(runs, collect.build_info(argv, suite), suite=suite, generated=now, provoked=provoke,
+                           shard=shard)
+
+
+def suite_version() -> str:
+    """The installed milk-contract's version (``--version``, a statement's ``suite``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("milk-contract")
+    except PackageNotFoundError:  # a checkout on sys.path that was never installed
+        return "0+unknown (not installed)"
+
+
 def _goldens(wire: str, scenarios: Iterable[str]) -> list[Golden]:
     from contract.goldens.store import scenarios as all_of
 
@@ -253,4 +303,4 @@ def _judged(report: Report, basis: Sequence[str] | None) -> Report:
     return report
 
 
-__all__ = ["Recorded", "feed", "fuzz", "record", "run"]
+__all__ = ["Recorded", "conformance_statement", "feed", "fuzz", "record", "run", "suite_version"]

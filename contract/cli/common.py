@@ -87,12 +87,9 @@ class VersionAction(argparse.Action):
 
 
 def version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from contract.api import suite_version
 
-    try:
-        return version(PROG)
-    except PackageNotFoundError:  # a checkout on sys.path that was never installed
-        return "0+unknown (not installed)"
+    return suite_version()
 
 
 def report_options(parser: argparse.ArgumentParser, wires: Sequence[str], baseline: bool = True) -> None:

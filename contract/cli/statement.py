@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import datetime
 import sys
 from typing import Any
 
-from contract.cli.common import Parser, UsageError, positive_float, version
+from contract.cli.common import Parser, UsageError, positive_float
 from contract.core.exitcodes import EXIT_OK, EXIT_VIOLATIONS
 
 STATEMENT_FORMATS = ("json", "markdown", "html", "shields")
@@ -71,27 +70,18 @@ def cmd_statement(args: argparse.Namespace) -> int:
 
 
 def make_statement(args: argparse.Namespace) -> int:
+    """One path with ``contract.conformance_statement`` (its ValueError is misuse here)."""
+    from contract.api import conformance_statement
     from contract.cli.common import command_of
-    from contract.statement import collect, model
 
     command = command_of(args.command)
-    suite = version()
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if args.captures is not None:
-        if command or args.provoke or args.shard:
-            raise UsageError("--captures judges files: no command, --provoke or --shard with it")
-        from contract.checking.manyfiles import PathError
-
-        try:
-            runs = collect.capture_runs(args.captures)
-        except PathError as exc:
-            raise UsageError(str(exc)) from None
-        build = {"command": None, "name": f"captures in {args.captures}", "version": None}
-        document = model.statement(runs, build, suite=suite, generated=now, provoked=False, source=model.CAPTURE)
-    else:
-        runs = collect.scenario_runs(command or None, timeout=args.timeout, provoke=args.provoke, shard=args.shard)
-        document = model.statement(runs, collect.build_info(command or None, suite), suite=suite, generated=now,
-                                   provoked=args.provoke, shard=args.shard)
+    if args.captures is not None and (command or args.provoke or args.shard):
+        raise UsageError("--captures judges files: no command, --provoke or --shard with it")
+    try:
+        document = conformance_statement(command or None, timeout=args.timeout, provoke=args.provoke,
+                                         shard=args.shard, captures=args.captures)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     write(document, args.format, args.output)
     return EXIT_OK if document["level"]["must_complete"] else EXIT_VIOLATIONS
 

@@ -234,6 +234,12 @@ def fed_wire(wire: Wire | str | None = None) -> str:
     return first(Live.STREAM).name if wire is None else resolve(wire).name
 
 
+def _unpaced(golden: Any) -> bool:
+    from contract.goldens.pacing import recorded_gaps
+
+    return getattr(golden, "path", None) is None or recorded_gaps(golden.path) is None
+
+
 def _paced(options: dict[str, Any], golden: Any, data: bytes) -> dict[str, Any]:
     """``options`` for one golden: ``pace="recorded"`` becomes its own recorded delays (--pace recorded)."""
     if options.get("pace") != "recorded":
@@ -275,6 +281,9 @@ def feed_stream(
         for golden in goldens:
             feed.doing = f"the golden {golden.name}"
             data = golden.data()
+            if pace == "recorded" and _unpaced(golden):  # no silent limit: say it was fed at once
+                out.note(f"{textsafe.text(golden.name)}: --pace recorded, but its meta holds no recorded pace "
+                         "(timing.gaps_ms: `record` keeps it): fed at once")
             outcome = hold(argv, data, **_paced(options, golden, data))
             stopped = feed.held(outcome)
             if stopped is not None:

@@ -254,14 +254,16 @@ class _Writer:
             for _ in range(piece.count(b"\n")):
                 self.fed += 1
                 self.line_ends.append(self.written)  # (within a piece the end is its end: enough for a count)
-            if pause:
-                self.stop.wait(pause)
             if number + 1 < len(self.pieces):
                 # the next piece only once the consumer has taken this one: a consumer that stops
                 # early cannot have pulled the rest into its own buffer first (stdio, a runtime's
                 # reader), so what it never asked for is never written, and counted unread
                 settle = PTY_SETTLE_SECONDS if self.ends.master is not None else 0.0
                 drained(self.ends.witness, self.deadline, self.stop, settle)
+            if pause:
+                # after the drain: the pause is between the consumer's reads, as recorded (timed
+                # from the write, a consumer's start-up swallowed the first gap)
+                self.stop.wait(pause)
         if self.pieces and not self.pieces[-1][0].endswith(b"\n"):
             self.fed += 1  # a last line without its end of line was written too
         return True

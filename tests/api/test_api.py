@@ -32,7 +32,32 @@ def test_every_verb_is_a_name_of_the_package_loaded_on_first_use() -> None:
     done = subprocess.run([sys.executable, "-c", code],
                           capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True", "True"]
-    assert {"run", "feed", "fuzz", "record", "check"} <= set(contract.__all__)
+    assert {"run", "feed", "fuzz", "record", "check", "conformance_statement"} <= set(contract.__all__)
+
+
+def test_the_conformance_statement_from_python_is_the_clis(tmp_path: Path) -> None:
+    """Found by an outside review: no statement from Python. The CLI's statement is this function's."""
+    from contract.core.resources import data_dir
+    from contract.statement import model
+
+    captures = tmp_path / "captures"
+    captures.mkdir()
+    shutil.copyfile(goldens_dir() / "stream-json" / "hello.jsonl", captures / "hello.jsonl")
+    document = contract.conformance_statement(captures=captures, generated="2026-12-03T00:00:00Z")
+    schema = json.loads((data_dir("schemas") / "statement.schema.json").read_text(encoding="utf-8"))
+    import jsonschema
+
+    jsonschema.validate(document, schema)
+    assert model.sealed(document)
+    assert document["generated"] == "2026-12-03T00:00:00Z"
+    out = tmp_path / "cli.json"
+    assert cli.run(["statement", "--captures", str(captures), "--output", str(out)]) in (0, 1)
+    from_cli = json.loads(out.read_text(encoding="utf-8"))
+    assert from_cli["sha256"] == document["sha256"]  # the same canonical content (the timestamp aside)
+    with pytest.raises(ValueError, match="captures judges files"):
+        contract.conformance_statement(["./milk"], captures=captures)
+    with pytest.raises(ValueError, match="shard"):
+        contract.conformance_statement(shard=(3, 2))
 
 
 def test_run_returns_the_report_the_cli_renders(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,10 @@ HELLO = data_dir("goldens") / "stream-json" / "hello.jsonl"
 GAPS = [0, 250, 250]  # hello's three lines, half a second in all
 # a consumer that says, on stdout, when (CLOCK_MONOTONIC: the same clock in every process) its last line came
 TIMER = "import sys,time\nfor line in sys.stdin:\n    now=time.monotonic()\nprint(now)\n"
+# ... and one that says when its first line came and when its last did: the stream as it saw it
+# (slow to start, as a consumer on a loaded machine is: 0.3 s before its first read)
+SPAN = ("import sys,time\ntime.sleep(0.3)\nseen=[]\nfor line in sys.stdin:\n    seen.append(time.monotonic())\n"
+        "print(seen[-1]-seen[0])\n")
 
 
 @pytest.fixture
@@ -98,3 +102,19 @@ def test_feed_pace_recorded_takes_at_least_the_recorded_duration(timed_hello: Pa
     if deep():  # within 10 % of the recorded duration (a timing bound, so the deep run's; the consumer
         # has started long before the last line is due)
         assert took <= recorded * 1.10, took
+
+
+@pytest.mark.process
+def test_the_consumer_sees_the_recorded_gaps_between_its_reads(timed_hello: Path) -> None:
+    """Found by an outside review: the pause was timed from the write, so a consumer still starting
+    up when the first line came saw its first gap swallowed (0.25 s of a recorded 0.5 s). The pause
+    now follows the consumer's read of the line before it."""
+    lines = timed_hello.read_bytes().count(b"\n")
+    pauses = [*pacing.delays("recorded", timed_hello, lines)[1:], 0.0]
+    outcome = hold([sys.executable, "-c", SPAN], timed_hello.read_bytes(), pace=pauses, timeout=20)
+    assert outcome.status == 0, outcome.stderr
+    seen = float(outcome.stdout)  # the consumer's first read to its last
+    recorded = pacing.duration(GAPS)
+    assert seen >= recorded * 0.9, seen
+    if deep():  # the upper bound is a timing bound: the deep run's
+        assert seen <= recorded * 1.10, seen

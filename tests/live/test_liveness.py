@@ -246,6 +246,16 @@ def test_idleness_is_counted_from_the_emitters_own_start() -> None:
         busy.wait()
 
 
+def test_the_summary_counts_one_read_in_the_singular(pipe: tuple[Clock, object, int]) -> None:
+    """Found by an outside review: "17 of 17 lines came in a read with others (1 reads)"."""
+    clock, reader, write = pipe
+    os.write(write, b"a\nb\n")
+    os.close(write)
+    assert _drain(reader) == [b"a\n", b"b\n"]
+    summary = clock.timeline(None).summary()
+    assert "(1 read)" in summary, summary
+
+
 def test_block_sized_reads_mid_line_with_silence_are_buffered(pipe: tuple[Clock, object, int]) -> None:
     clock, reader, write = pipe
     body = (b'{"k":"' + b"x" * 1000 + b'"}\n') * 9  # 9 lines of 1009 bytes: 8 KiB ends mid-line
