@@ -312,7 +312,8 @@ class Timeline:
                if self.longest_gap_line else "no gap (every line in one read)")
         shares = ", ".join(f"{name} {_s(value)}" for name, value in self.percentiles.items())
         return (f"timeline: first line at {_s(self.first_line)}; {gap}; gaps {shares or '-'}; "
-                f"{self.same_read} of {counted(self.lines, 'line')} came in a read with others ({counted(self.reads, 'read')}); "
+                f"{self.same_read} of {counted(self.lines, 'line')} came in a read with others "
+                f"({counted(self.reads, 'read')}); "
                 f"result to exit {_s(self.result_to_exit)}" + (" (stdout a terminal)" if self.tty else ""))
 
     def text_lines(self) -> list[str]:
