@@ -3,8 +3,11 @@
 The table is the block between the two ``rules-table`` markers; each row comes from a rule's
 declaration (id, level, basis, title: ``contract.reporting.reporters.rules_table``), in catalog order, so
 adding a rule to its wire's ``rules.py`` adds its row here by running this, never by hand
-(docs/architecture.md, "Adding a rule"). ``--check`` writes nothing and exits 1 when the page's
-block is not the generated one (tests/docs/test_docs.py asks the same).
+(docs/architecture.md, "Adding a rule"). It also writes each wire's latest frozen requirement
+set (``tools/requirement_sets.py``, which reads the same declarations), so adding a rule is one
+command whatever is generated from the catalog. ``--check`` writes nothing and exits 1 when the
+page's block or a set is not the generated one (tests/docs/test_docs.py and
+tests/rules/test_revisions.py ask the same).
 """
 
 from __future__ import annotations
@@ -35,16 +38,19 @@ def rewritten(page: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    import requirement_sets  # beside this file (sys.path[0] when run as a script)
+
     page = PAGE.read_text(encoding="utf-8")
     new = rewritten(page)
+    sets = requirement_sets.main(argv)  # the sets first: with --check, both are reported
     if "--check" in argv:
         if new != page:
             sys.stderr.write(f"{PAGE}: the rules table is stale: run python tools/rules_doc.py\n")
             return 1
-        return 0
+        return sets
     if new != page:
         PAGE.write_text(new, encoding="utf-8")
-    return 0
+    return sets
 
 
 if __name__ == "__main__":

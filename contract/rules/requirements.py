@@ -86,6 +86,7 @@ STATUSES = (PASSED, FAILED, NOT_EXERCISED, NOT_APPLICABLE, IGNORED, OUTSIDE_BASI
 VERB = "verb"  # the verb that made the report cannot exercise it
 CAPABILITY = "capability"  # the emitter did not declare the capability that gates it
 OTHER_WIRE = "wire"  # it is judged only on wires of another live mode
+EXIT_AFTER_TERMINAL = "run.exit-after-result"  # judged only on a wire whose runs end in a terminal line
 
 # Exercised by declaration (see the module docstring).
 CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
@@ -208,6 +209,8 @@ def inapplicable(rule: Rule, wire: str, report: Report) -> tuple[str, str] | Non
     descriptor = WIRES.get(wire)
     if rule.live is not None and descriptor is not None and descriptor.live.value != rule.live:
         return OTHER_WIRE, f"judged only on {rule.live} wires, and {wire} is a {descriptor.live.value} wire"
+    if rule.id == EXIT_AFTER_TERMINAL and descriptor is not None and descriptor.terminal is None:
+        return OTHER_WIRE, f"judged only on wires with a terminal line, and {wire} has none"
     verb = _verb_reason(rule, scope)
     if verb is not None:
         return VERB, verb

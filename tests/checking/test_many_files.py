@@ -13,6 +13,7 @@ import pytest
 from contract.checking import manyfiles
 from contract.cli import run
 from contract.rules.report import FIRST_PER_RULE
+from contract.wires import BUNDLED
 from tests.support.paths import ROOT, TESTS
 
 GOLDENS = ROOT / "goldens"
@@ -53,7 +54,7 @@ def test_goldens_with_auto_wire_pick_each_files_wire(capsys: pytest.CaptureFixtu
     assert run(["check", "--wire", "auto", "--format", "json", str(GOLDENS)]) == 0
     payload = json.loads(capsys.readouterr().out)
     wires = {Path(r["source"]).parent.name: r["wire"] for r in payload["reports"]}
-    assert wires == {"stream-json": "stream-json", "subagent-stdio": "subagent-stdio"}
+    assert wires == {name: name for name in BUNDLED}
     assert payload["files"] == len(list(GOLDENS.rglob("*.jsonl")))
     # without --wire auto the subagent goldens are judged as stream-json, and fail
     assert run(["check", str(GOLDENS)]) == 1

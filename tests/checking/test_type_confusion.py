@@ -152,8 +152,10 @@ def _swept(wire: str) -> list[Mutation]:
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 @pytest.mark.parametrize("wire", WIRES)
 def test_every_member_by_every_kind_gets_a_report(wire: str, chunk: int) -> None:
+    assert _swept(wire), "the goldens gave no mutation: the sweep would assert nothing"
     swept = _swept(wire)[chunk::CHUNKS]
-    assert swept, "the goldens gave no mutation: the sweep would assert nothing"
+    if not swept:
+        pytest.skip(f"{wire}: its sweep has fewer than {CHUNKS} mutations, none for chunk {chunk}")
     problems = []
     validator = _validator(wire)
     for name, line, pointer, kind, stream, mutated in swept:

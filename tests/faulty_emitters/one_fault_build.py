@@ -18,8 +18,11 @@ if sys.argv[2:3] == ["--version"]:
     print(f"one-fault-build 1.0 ({FAULT})")
     sys.exit(0)
 golden = os.environ.get("MILK_CONTRACT_GOLDEN", "")
-if os.path.basename(os.path.dirname(golden)) != "stream-json":
-    os.execv(sys.executable, [sys.executable, "-m", "contract.reference.subagent_host", *sys.argv[2:]])
+wire = os.path.basename(os.path.dirname(golden))
+if wire != "stream-json":  # another wire's scenario: its own reference program, unchanged
+    from contract.wires import get
+
+    os.execv(sys.executable, [sys.executable, "-m", get(wire).reference, *sys.argv[2:]])
 done = subprocess.run([sys.executable, "-m", "contract.reference.stream_json_emitter", *sys.argv[2:]],
                       stdout=subprocess.PIPE, check=False)
 lines = done.stdout.splitlines(keepends=True)

@@ -25,6 +25,7 @@ from contract.live.harness import run_stream
 from contract.reporting.reporters import render_junit, render_text
 from contract.rules import baseline, requirements
 from contract.rules.catalog import CATALOG, rules_for
+from contract.wires import get
 from tests.support.wrapped import unwrapped
 
 GOLDENS = data_dir("goldens")
@@ -75,7 +76,7 @@ def test_json_has_one_requirement_per_catalogued_rule(path: Path) -> None:
         assert (entry["applicability"] is None) == (entry["status"] != "not-applicable")
         assert entry["findings"] == document["counts"].get(entry["rule"], 0)
     by_rule = {r["rule"]: r["status"] for r in listed}
-    assert by_rule[f"{'sj' if wire == 'stream-json' else 'sa'}.schema"] == "passed"
+    assert by_rule[get(wire).schema_rule] == "passed"
     # a file, not a run: the run, consumer and baseline rules never apply to it
     assert all(by_rule[r] == "not-applicable" for r in by_rule if r.startswith(("run.", "consumer.", "baseline.")))
     assert {r["applicability"] for r in listed if r["rule"].startswith(("run.", "consumer."))} <= {"verb", "wire"}

@@ -23,6 +23,7 @@ from contract.core.resources import data_dir
 from contract.goldens import store
 from contract.rules import revisions
 from contract.statement import collect, combine, model, render
+from contract.wires import BUNDLED
 from tests.support.paths import TESTS
 
 pytestmark = pytest.mark.process
@@ -56,9 +57,9 @@ def test_the_reference_build_is_must_and_should_complete(statements: dict[str, A
     assert model.sealed(document)
     assert document["level"]["achieved"] == model.MUST_SHOULD
     assert document["build"]["command"] is None
-    shipped = ("stream-json", "subagent-stdio")  # r1 each as shipped; later after an ADR's evolve
-    assert {w["wire"]: w["revision"] for w in document["wires"]} == {w: revisions.current(w) for w in shipped}
-    assert len(document["scenarios"]) == sum(len(store.scenarios(wire)) for wire in ("stream-json", "subagent-stdio"))
+    # r1 each as shipped, later after an ADR's evolve; the shipped wires, not a test-registered one
+    assert {w["wire"]: w["revision"] for w in document["wires"]} == {w: revisions.current(w) for w in BUNDLED}
+    assert len(document["scenarios"]) == sum(len(store.scenarios(wire)) for wire in BUNDLED)
     for wire in document["wires"]:
         verdicts = {r["rule"]: r["verdict"] for r in wire["requirements"]}
         gaps = set(document["level"]["suite_gaps"])  # what no golden exercises: the suite's gap, said
@@ -166,8 +167,7 @@ def test_the_formats(statements: dict[str, Any], tmp_path: Path) -> None:
     assert "http" not in page.split("</style>")[1]
     badge = json.loads(render.shields(reference))
     assert badge == {"schemaVersion": 1, "label": "milk-contract", "color": "green",
-                     "message": f"MUST+SHOULD (stream-json {revisions.current('stream-json')}, "
-                                f"subagent-stdio {revisions.current('subagent-stdio')})"}  # r1 each as shipped
+                     "message": "MUST+SHOULD ({})".format(", ".join(f"{w} {revisions.current(w)}" for w in BUNDLED))}
     assert json.loads(render.shields(seq))["color"] == "red"
     matrix = combine.matrix_markdown([reference, statements["ts"], seq])
     assert "| stream-json | MUST | sj.seq-contiguous | pass | pass | FAIL |" in matrix
