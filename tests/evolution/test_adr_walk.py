@@ -32,6 +32,7 @@ import pytest
 
 from contract import cli
 from contract.goldens.scenarios import ENV_GOLDEN
+from contract.rules import revisions
 from tests.support.depth import whole_copies
 from tests.support.project_copy import ROOT, copy_project, git, run_in
 
@@ -217,6 +218,8 @@ def test_the_adr_walk_through(copy: Path, capsys: pytest.CaptureFixture[str]) ->
 
     # 1-3. the README's walk, as written (the suite: the parts it moves; the deep run below: all of it)
     fresh = FIELD not in json.loads((copy / SCHEMA).read_text(encoding="utf-8"))["properties"]
+    # the next requirement set: r2 as shipped, one more in a checkout that evolved already
+    next_set = f"requirements/stream-json/r{revisions.numbers('stream-json', copy)[-1] + 1}.json"
     field, (evolved, added, _) = walk(copy, whole_suite=False)
     # the README's own words ran, unless this checkout took the walk in already (the deep run's inner suite)
     assert field == FIELD if fresh else field.startswith(f"{FIELD}_")
@@ -231,7 +234,7 @@ def test_the_adr_walk_through(copy: Path, capsys: pytest.CaptureFixture[str]) ->
     assert meta["reproduce"]["argv"] == ["say hi", "--output-format", "stream-json"]
     assert f"stream-json/{field}: golden and meta written" in added
     changed = {line[3:] for line in git(copy, "status", "--porcelain", "--untracked-files=all").splitlines()}
-    assert changed == {str(SCHEMA), "schemas/pins.json", "requirements/stream-json/r2.json",
+    assert changed == {str(SCHEMA), "schemas/pins.json", next_set,
                        "contract/tests/__snapshots__/test_surface/test_surface[stream-json].json",
                        f"goldens/stream-json/{field}.jsonl", f"goldens/stream-json/{field}.meta.json",
                        "adr-0101/stream-json.schema.json", f"{field}.jsonl"}
