@@ -61,7 +61,8 @@ def _replayed(done: subprocess.CompletedProcess[str], seed: int, cwd: Path) -> s
     return _pytest(printed[3:], cwd)
 
 
-@pytest.mark.parametrize("ci", [False, True], ids=["terminal", "on-ci"])
+# two whole pytest runs of 3 s each: CI's own form in the default run, the terminal's in the deep run
+@pytest.mark.parametrize("ci", [pytest.param(False, marks=pytest.mark.deep), True], ids=["terminal", "on-ci"])
 def test_a_fuzz_failure_prints_its_replay_and_the_report_once(tmp_path: Path, ci: bool) -> None:
     done = _fuzz("wrong_id.py", 7, tmp_path, ci)
     assert done.returncode == 1, done.stdout + done.stderr
