@@ -19,7 +19,7 @@ import orjson
 
 from contract.checking import capture_coverage, failsafe
 from contract.checking.schema import Engine, SchemaError, engine, known_types
-from contract.core.jsonline import ANSI_RULES, parse
+from contract.core.jsonline import ANSI_RULES, Spellings, parse, written_exactly
 from contract.core.jsonvalue import clip, shown
 from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks, frame, may_exponent, read_records
 from contract.core.sink import Sink
@@ -293,17 +293,20 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
     no longer than ``max_line_bytes``, of a type the schema lists (an unlisted one gets a note;
     ``noted(types)``: whether those unlisted types' notes are given already, ``SchemaStep.noted``)
     and valid under the schema, in a block with no CR and no escaped ESC or C1 character; else
-    None. A line that is compact canonical JSON (what ``orjson.dumps`` writes back byte for byte:
-    no duplicate member, every number exact, ``contract.core.jsonline.parse``'s fast path) is read by
-    orjson. With ``exact``, any other line (another spelling of a number, an escaped "<", spaces)
-    and one that may hold an "e+" float (``reader.may_exponent``) is read by the strict parse,
-    as the line path reads it (``_exactly``); without (the two-process worker: its main reads a
-    clean block with orjson) such a block is None. Any exception is a None too: the block is then
-    judged line by line, where every step is guarded.
+    None. A line that is a canonical spelling of what orjson read (``jsonline.Spellings``:
+    orjson's own compact text, Go's escapes of it, Python's default ``json.dumps``; no duplicate
+    member, every number as written, ``contract.core.jsonline.parse``'s fast path) is read by
+    orjson, but for one that may hold an "e+" float (``reader.may_exponent``), whose numbers are
+    read as written (``jsonline.written_exactly``). With ``exact``, any other line (another
+    spelling of a number, other spaces) is read by the strict parse, as the line path reads it
+    (``_exactly``); without (the two-process worker: its main reads a clean block with orjson)
+    a block with a line orjson may not read as written is None. Any exception is a None too: the
+    block is then judged line by line, where every step is guarded.
     """
     eng = engine(wire.name)
-    loads, dumps, get_member = orjson.loads, orjson.dumps, dict.get
+    loads, get_member = orjson.loads, dict.get
     known = known_types(wire.name) if wire.open_types else None
+    spellings = Spellings()
 
     def prove(block: Block) -> list[Any] | None:
         if block.overlong or block.unterminated or block.may_cr or block.may_esc:
@@ -313,10 +316,9 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
             values = list(map(loads, bodies))
             if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
                 return None
-            # each line written back as it is, in one call (each line was read alone: so the array's
-            # items are the lines, and the texts are equal exactly when each line's is)
-            strict = dumps(values) != b"[" + b",".join(bodies) + b"]" or block.may_exp
-            if strict and (not exact or not _exactly(bodies, values, list(map(dumps, values)), block.may_exp)):
+            left = spellings.unproven(bodies, values)
+            strict = bool(left) or (block.may_exp and any(map(may_exponent, bodies)))
+            if strict and (not exact or not _exactly(bodies, values, left, block.may_exp)):
                 return None  # some lines take the strict parse, and one of them has something to say
             if known is not None:
                 kinds = set(map(get_member, values, repeat("type")))
@@ -340,29 +342,23 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
     return prove
 
 
-def _html_escaped(body: bytes, written: bytes) -> bool:
-    """Whether ``body`` is orjson's own text ``written`` but for "<", ">" and "&" escaped in its
-    strings (as Go's encoding/json writes them): then it reads as that text does, with no
-    duplicate member and every number as written, and orjson's value is the strict parse's. (An
-    escaped backslash before "u003c" becomes a bare backslash here, which no orjson text holds.)"""
-    return b"\\u00" in body and body.replace(b"\\u003c", b"<").replace(b"\\u003e", b">").replace(
-        b"\\u0026", b"&") == written
-
-
-def _exactly(bodies: list[bytes], values: list[Any], written: list[bytes], exponents: bool) -> bool:
-    """The values of the lines orjson may not have read as written (not written back byte for
-    byte but for Go's escapes, ``_html_escaped``, or, with ``exponents``, holding an "e+" number:
-    ``reader.may_exponent``) replaced by the strict parse's (``contract.core.jsonline.parse``:
-    exact numbers, duplicate members), as the line path reads them; False when such a line has a
-    fault or is no object."""
+def _exactly(bodies: list[bytes], values: list[Any], left: list[int], exponents: bool) -> bool:
+    """The values of the lines orjson may not have read as written replaced by the strict
+    parse's, as the line path reads them: a line of ``left`` (no canonical spelling of its
+    value, ``jsonline.Spellings``) by ``contract.core.jsonline.parse`` (exact numbers, duplicate
+    members), with ``exponents`` any other that may hold an "e+" number (``reader.may_exponent``)
+    by ``jsonline.written_exactly``; False when such a line has a fault or is no object."""
+    unproven = set(left)
     for index, body in enumerate(bodies):
-        if written[index] != body or (exponents and may_exponent(body)):
-            if _html_escaped(body, written[index]) and not (exponents and may_exponent(body)):
-                continue  # orjson read it as the strict parse would: only "<", ">", "&" spelt escaped
+        if index in unproven:
             value, faults = parse(body)
-            if faults or type(value) is not dict:
-                return False
-            values[index] = value
+        elif exponents and may_exponent(body):
+            value, faults = written_exactly(body)
+        else:
+            continue
+        if faults or type(value) is not dict:
+            return False
+        values[index] = value
     return True
 
 
