@@ -305,7 +305,8 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
     """
     eng = engine(wire.name)
     loads, get_member = orjson.loads, dict.get
-    known = known_types(wire.name) if wire.open_types else None
+    open_types = wire.open_types
+    known = known_types(wire.name) if open_types else frozenset()
     spellings = Spellings()
 
     def prove(block: Block) -> list[Any] | None:
@@ -316,16 +317,18 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
             values = list(map(loads, bodies))
             if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
                 return None
-            left = spellings.unproven(bodies, values)
-            strict = bool(left) or (block.may_exp and any(map(may_exponent, bodies)))
-            if strict and (not exact or not _exactly(bodies, values, left, block.may_exp)):
+            unspelt = spellings.unproven(bodies, values)
+            exponents = [at for at, body in enumerate(bodies) if may_exponent(body)] if block.may_exp else []
+            left = sorted({*unspelt, *exponents}) if exponents else unspelt
+            if left and (not exact or not _exactly(bodies, values, unspelt, exponents)):
                 return None  # some lines take the strict parse, and one of them has something to say
-            if known is not None:
+            unlisted = False
+            if open_types:
                 kinds = set(map(get_member, values, repeat("type")))
-                if not kinds <= known and (noted is None or not noted(kinds - known)):
+                unlisted = not kinds <= known
+                if unlisted and (noted is None or not noted(kinds - known)):
                     return None
-            # looked up per block, as SchemaStep does per stream: the engine's own verdict
-            if not (all(map(tolerant, values)) if strict else eng.all_valid(values)):
+            if not valid(values, left, unlisted):
                 return None
         except Exception:  # a proof that fails proves nothing: the line-by-line path judges the block
             return None
@@ -339,26 +342,44 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
         except (ValueError, OverflowError, TypeError):
             return eng.is_valid(value)
 
+    def valid(values: list[Any], strict: list[int], unlisted: bool) -> bool:
+        """The engine's verdict on every line, as ``SchemaStep`` gives it: the strictly parsed
+        lines (``strict``, maybe holding Decimals) one by one, the rest in one call for the lot
+        (with ``unlisted``, those of a type the schema does not list one by one: the lot's call
+        takes the closed schema)."""
+        if strict and not all(tolerant(values[at]) for at in strict):
+            return False
+        if strict:
+            taken = set(strict)
+            values = [value for at, value in enumerate(values) if at not in taken]
+        if unlisted:
+            unknown = [value for value in values if value.get("type") not in known]
+            if not all(map(eng.is_valid_fast, unknown)):
+                return False
+            values = [value for value in values if value.get("type") in known]
+        return eng.all_valid(values)
+
     return prove
 
 
-def _exactly(bodies: list[bytes], values: list[Any], left: list[int], exponents: bool) -> bool:
+def _exactly(bodies: list[bytes], values: list[Any], unspelt: list[int], exponents: list[int]) -> bool:
     """The values of the lines orjson may not have read as written replaced by the strict
-    parse's, as the line path reads them: a line of ``left`` (no canonical spelling of its
+    parse's, as the line path reads them: a line of ``unspelt`` (no canonical spelling of its
     value, ``jsonline.Spellings``) by ``contract.core.jsonline.parse`` (exact numbers, duplicate
-    members), with ``exponents`` any other that may hold an "e+" number (``reader.may_exponent``)
+    members), any other of ``exponents`` (it may hold an "e+" number: ``reader.may_exponent``)
     by ``jsonline.written_exactly``; False when such a line has a fault or is no object."""
-    unproven = set(left)
-    for index, body in enumerate(bodies):
-        if index in unproven:
-            value, faults = parse(body)
-        elif exponents and may_exponent(body):
-            value, faults = written_exactly(body)
-        else:
-            continue
+    for index in unspelt:
+        value, faults = parse(bodies[index])
         if faults or type(value) is not dict:
             return False
         values[index] = value
+    taken = set(unspelt)
+    for index in exponents:
+        if index not in taken:
+            value, faults = written_exactly(bodies[index])
+            if faults or type(value) is not dict:
+                return False
+            values[index] = value
     return True
 
 
