@@ -250,7 +250,7 @@ def _work(fd: int, start: int, end: int, wire: Wire, max_line_bytes: int, out_fd
     """The worker: for each block it owns that the main has not taken, in order, a message
     ``(index, count, length, proof)`` (``pipeline.Proof``: False, not clean; the facts, or True
     when the machine gave none)."""
-    from contract.checking.pipeline import clean_block
+    from contract.checking.proof import clean_block
 
     prove = clean_block(wire, max_line_bytes, exact=False)  # the main reads a clean block with orjson
     [machine] = wire.machines()

@@ -92,7 +92,7 @@ def read_records(
     reported elsewhere).
     ``ansi`` says whether ``line.ansi`` applies: the wire's ``Wire.ansi`` (True, judging, when not
     given: fail closed). Under ``--wire auto`` the reader judges it and its findings are held until
-    the wire is decided, then kept as that wire says (``contract.checking.pipeline.Deciding``).
+    the wire is decided, then kept as that wire says (``contract.checking.deciding.Deciding``).
     """
     stream = as_stream(source)
     pieces = blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
