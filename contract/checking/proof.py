@@ -53,7 +53,8 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
             if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
                 return None
             unspelt = spellings.unproven(bodies, values)
-            exponents = [at for at, body in enumerate(bodies) if may_exponent(body)] if block.may_exp else []
+            exponents = [at for at, body in enumerate(bodies) if b"e+" in body and may_exponent(body)] \
+                if block.may_exp else []
             left = sorted({*unspelt, *exponents}) if exponents else unspelt
             if left and (not exact or not _exactly(bodies, values, unspelt, exponents)):
                 return None  # some lines take the strict parse, and one of them has something to say
