@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar, Protocol
 
 import orjson
@@ -136,6 +136,9 @@ class Proofs(Protocol):
     def lazy(self, index: int) -> bool:
         """Whether block ``index`` is read unsplit (a ``reader.Piece``): it is likely proven elsewhere."""
 
+    def noting(self, noted: Callable[[set[Any]], bool]) -> None:
+        """Told whether the notes of line types the schema does not list are given (``SchemaStep.noted``)."""
+
 
 def check_blocks(stream: Any, wire: Wire | str, out: Collector, max_line_bytes: int,
                  sample: capture_coverage.Sample | None = None, proofs: Proofs | None = None) -> None:
@@ -198,6 +201,8 @@ class _Walk:
         self.feed_batch = judge.machines.batch()
         self.fold = judge.machines.folding() if proofs is not None and self.feed_batch is not None else None
         self.prove = clean_block(wire, max_line_bytes, judge.validate.noted)
+        if proofs is not None:
+            proofs.noting(judge.validate.noted)
         self.pieces = blocks(stream, max_line_bytes, proofs.lazy if self.fold is not None and proofs is not None
                              else None)
         self.hint = True  # the first object line is still to be shown to note_other_wire

@@ -118,3 +118,24 @@ def test_a_spaced_run_is_proven_by_blocks() -> None:
     coverage, report = measure(data)
     assert report.conformant
     assert coverage.coverage == 1.0
+
+
+def _unlisted(kind: str) -> str:
+    return '{"type": "' + kind + '", "session_id": "{SID}", "seq": {SEQ}, "ts": "{TS}"}'
+
+
+@pytest.mark.parametrize("spelling", ["spaced", "compact"])
+def test_blocks_of_unlisted_types_in_two_processes(spelling: str, tmp_path: Path) -> None:
+    """The worker proves a clean block holding line types the schema does not list and sends the
+    types; the main folds it only once each type's note is given (else it judges the block
+    itself, line by line, and the note names the type's first line), as one process does."""
+    faults = {line: _unlisted("future_a" if line % 3 else "future_b") for line in range(400, 2500, 37)}
+    faults[1900] = _unlisted("future_c")  # first met late, past blocks of the others
+    data = _stream(2600, spelling, faults)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(data)
+    one = check(path, "stream-json", source="x", strict=True, coverage=True, jobs=1).to_json()
+    assert one == _line_by_line(data, strict=True, coverage=True)
+    assert one["conformant"]
+    assert sum("future_" in note for note in one["notes"]) == 3
+    assert check(path, "stream-json", source="x", strict=True, coverage=True, jobs=2).to_json() == one
