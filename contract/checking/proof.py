@@ -16,7 +16,7 @@ import orjson
 
 from contract.checking.schema import engine, known_types
 from contract.core.jsonline import Spellings, parse, written_exactly
-from contract.core.reader import Block, may_exponent
+from contract.core.reader import Block, exponent_lines
 from contract.wires import Wire
 
 
@@ -53,8 +53,7 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
             if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
                 return None
             unspelt = spellings.unproven(bodies, values)
-            exponents = [at for at, body in enumerate(bodies) if b"e+" in body and may_exponent(body)] \
-                if block.may_exp else []
+            exponents = exponent_lines(bodies) if block.may_exp else []
             left = sorted({*unspelt, *exponents}) if exponents else unspelt
             if left and (not exact or not _exactly(bodies, values, unspelt, exponents)):
                 return None  # some lines take the strict parse, and one of them has something to say
@@ -79,15 +78,19 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
             return eng.is_valid(value)
 
     def valid(values: list[Any], strict: list[int], unlisted: bool) -> bool:
-        """The engine's verdict on every line, as ``SchemaStep`` gives it: the strictly parsed
-        lines (``strict``, maybe holding Decimals) one by one, the rest in one call for the lot
+        """The engine's verdict on every line, as ``SchemaStep`` gives it, in one call for the lot
         (with ``unlisted``, those of a type the schema does not list one by one: the lot's call
-        takes the closed schema)."""
-        if strict and not all(tolerant(values[at]) for at in strict):
-            return False
-        if strict:
-            taken = set(strict)
-            values = [value for at, value in enumerate(values) if at not in taken]
+        takes the closed schema); where the fast engine cannot take a strictly parsed line
+        (``strict``, maybe holding Decimals), those lines one by one (``tolerant``)."""
+        try:
+            return listed(values, unlisted)
+        except (ValueError, OverflowError, TypeError):
+            if not strict or not all(tolerant(values[at]) for at in strict):
+                return False
+        taken = set(strict)
+        return listed([value for at, value in enumerate(values) if at not in taken], unlisted)
+
+    def listed(values: list[Any], unlisted: bool) -> bool:
         if unlisted:
             unknown = [value for value in values if value.get("type") not in known]
             if not all(map(eng.is_valid_fast, unknown)):

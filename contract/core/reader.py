@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import io
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, BinaryIO, NamedTuple, cast
 
 from contract.core import jsonline
@@ -312,6 +314,17 @@ def may_exponent(data: bytes) -> bool:
     digit, as orjson writes one (``1.5e+300``). "e+" in text (``line+=1`` in a tool's code) is no
     such number when no digit is on both sides; where one is, the block takes the exact path."""
     return b"+" in data and b"e+" in data and _EXPONENT.search(data) is not None
+
+
+def exponent_lines(bodies: list[bytes]) -> list[int]:
+    """The offsets of the lines that ``may_exponent`` says yes of, found in one search of the
+    lines joined by LF (the pattern holds no LF, so no match spans two lines)."""
+    text = b"\n".join(bodies)
+    if b"e+" not in text:
+        return []
+    ends = list(accumulate(map((1).__add__, map(len, bodies))))  # each line's end, its LF included
+    found = {bisect_right(ends, match.start()) for match in _EXPONENT.finditer(text)}
+    return sorted(found)
 
 
 def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[Block]:

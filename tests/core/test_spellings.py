@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from contract.core import jsonline
 from contract.core.jsonline import Spellings, go_spelling, parse, spaced_spelling, strict, written_exactly
+from contract.core.reader import exponent_lines, may_exponent
 from tests.oracle import jsonparse
 
 
@@ -248,3 +249,12 @@ def test_a_block_with_one_repeated_member_is_not_proven_whole() -> None:
         if warmed:
             spelling.unproven(bodies[:3], [orjson.loads(b) for b in bodies[:3]])
         assert spelling.unproven(bodies, [orjson.loads(b) for b in bodies]) == [3]
+
+
+PIECES = [b"1e+5", b"e+", b"+", b"1e", b"e+5", b"2", b'"x"', b",", b"1E+5", b"\xc3\xa9"]
+
+
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=6).map(b"".join), min_size=1, max_size=8))
+def test_the_block_search_for_exponents_finds_what_each_line_would(bodies: list[bytes]) -> None:
+    """``reader.exponent_lines``: one search of the block, the same lines as ``may_exponent`` of each."""
+    assert exponent_lines(bodies) == [at for at, body in enumerate(bodies) if may_exponent(body)]
