@@ -317,14 +317,24 @@ def may_exponent(data: bytes) -> bool:
 
 
 def exponent_lines(bodies: list[bytes]) -> list[int]:
-    """The offsets of the lines that ``may_exponent`` says yes of, found in one search of the
-    lines joined by LF (the pattern holds no LF, so no match spans two lines)."""
+    """The offsets of the lines that ``may_exponent`` says yes of (a digit, "e+", a digit), found
+    in the lines joined by LF: "e+" by C-level searches (rare in most blocks), the digits beside
+    each by a look (no LF is a digit, so none spans two lines)."""
     text = b"\n".join(bodies)
-    if b"e+" not in text:
+    at = text.find(b"e+")
+    if at < 0:
         return []
     ends = list(accumulate(map((1).__add__, map(len, bodies))))  # each line's end, its LF included
-    found = {bisect_right(ends, match.start()) for match in _EXPONENT.finditer(text)}
+    found: set[int] = set()
+    last = len(text) - 3
+    while at >= 0:
+        if 0 < at <= last and text[at - 1] in _DIGITS and text[at + 2] in _DIGITS:
+            found.add(bisect_right(ends, at))
+        at = text.find(b"e+", at + 1)
     return sorted(found)
+
+
+_DIGITS = frozenset(b"0123456789")
 
 
 def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[Block]:
