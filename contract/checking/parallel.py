@@ -248,25 +248,42 @@ def _reap(pid: int) -> None:
 def _work(fd: int, start: int, end: int, wire: Wire, max_line_bytes: int, out_fd: int, parent: int,
           taken: mmap.mmap) -> None:
     """The worker: for each block it owns that the main has not taken, in order, a message
-    ``(index, count, length, proof)`` (``pipeline.Proof``: False, not clean; the facts, or True
-    when the machine gave none)."""
-    from contract.checking.pipeline import clean_block
+    ``(index, count, length, proof, unlisted)`` (``pipeline.Proof``: False, not clean; the facts,
+    or True when the machine gave none; ``unlisted``: the line types of a clean block that the
+    schema does not list, whose notes the main must have given for the proof to hold)."""
+    from contract.checking.proof import clean_block
+    from contract.checking.schema import known_types
 
-    prove = clean_block(wire, max_line_bytes, exact=False)  # the main reads a clean block with orjson
+    # the main reads a clean block with orjson; a block of unlisted types is proven as if their
+    # notes were given, and the types are sent with the proof (the main judges whether they were)
+    prove = clean_block(wire, max_line_bytes, lambda kinds: True, exact=False)
+    known = known_types(wire.name) if wire.open_types else None
     [machine] = wire.machines()
     facts_of: Callable[[list[Any]], Any] = machine.block_facts  # type: ignore[attr-defined]  # splits() checked
     for index, block in enumerate(blocks(_open(fd, start, end), max_line_bytes, _elsewhere)):
         if not _owns(index) or index <= _TAKEN.unpack_from(taken, 0)[0]:
             continue  # the main's, or taken by the main while this process was behind
         values = prove(block)  # never raises: a proof that fails proves nothing
-        proof = False if values is None else (facts_of(values) or True)
+        unlisted = _unlisted(values, known)
+        proof = False if values is None or unlisted is None else (facts_of(values) or True)
         if os.getppid() != parent:
             raise WorkerLost("the main process is gone")
-        _send(out_fd, (index, *_identity(block), proof))
+        _send(out_fd, (index, *_identity(block), proof, unlisted or ()))
     _send(out_fd, _END)
 
 
-_END = (-1, 0, 0, None)  # the worker's last message: it has seen every block
+def _unlisted(values: list[Any] | None, known: frozenset[str] | None) -> tuple[str, ...] | None:
+    """The line types of proven ``values`` that the schema does not list (``known``), sorted;
+    None when one is no string (no note names it: the block is not proven)."""
+    if values is None or known is None:
+        return ()
+    kinds = {value.get("type") for value in values} - known
+    if any(type(kind) is not str for kind in kinds):
+        return None
+    return tuple(sorted(kinds))
+
+
+_END = (-1, 0, 0, None, ())  # the worker's last message: it has seen every block
 
 
 def _send(fd: int, message: Any) -> None:
@@ -292,6 +309,12 @@ class _Inbox:
         self._proofs: deque[tuple[Any, ...]] = deque()
         self.ended = False  # the worker sent its last message
         self.lost = False  # the worker is gone before its end (or was sent away): the main proves the rest
+        self._noted: Callable[[set[Any]], bool] | None = None
+
+    def noting(self, noted: Callable[[set[Any]], bool]) -> None:
+        """Whether the notes of unlisted line types are given already (``SchemaStep.noted``): a
+        clean block of such types is the worker's only then."""
+        self._noted = noted
 
     def lazy(self, index: int) -> bool:
         """The worker's blocks come unsplit to the main: most are folded by their facts."""
@@ -307,9 +330,11 @@ class _Inbox:
             while proofs and proofs[0][0] < index:
                 proofs.popleft()  # a block the main took itself
             if proofs and proofs[0][0] == index:
-                _, count, length, proof = proofs.popleft()
+                _, count, length, proof, unlisted = proofs.popleft()
                 if (count, length) != _identity(block):
                     raise WorkerLost(f"block {index} is not the same block in both processes")
+                if proof is not False and unlisted and (self._noted is None or not self._noted(set(unlisted))):
+                    return None  # a type whose note is still to come: the main proves it (line by line)
                 return proof
         except WorkerLost:
             self._drop()
@@ -346,8 +371,9 @@ class _Inbox:
             del buffer[: _HEADER.size + length]
             try:
                 message = marshal.loads(data)
-                if type(message) is not tuple or len(message) != 4 or type(message[0]) is not int or not (
-                        message[3] is True or message[3] is False or type(message[3]) is tuple or message == _END):
+                if type(message) is not tuple or len(message) != 5 or type(message[0]) is not int or not (
+                        message[3] is True or message[3] is False or type(message[3]) is tuple or message == _END
+                ) or type(message[4]) is not tuple or not all(type(kind) is str for kind in message[4]):
                     raise ValueError("not a proof")  # anything else could be taken for a clean block
             except (ValueError, EOFError, TypeError) as exc:
                 raise WorkerLost(f"garbled message: {exc}") from None

@@ -10,22 +10,21 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from itertools import repeat
 from typing import Any, ClassVar, Protocol
 
 import orjson
 
 from contract.checking import capture_coverage, failsafe
+from contract.checking.deciding import Deciding
+from contract.checking.proof import clean_block
 from contract.checking.schema import Engine, SchemaError, engine, known_types
-from contract.core.jsonline import ANSI_RULES, parse
 from contract.core.jsonvalue import clip, shown
-from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks, frame, may_exponent, read_records
+from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks, frame, read_records
 from contract.core.sink import Sink
 from contract.rules import requirements
-from contract.rules.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE, Collector, Report
+from contract.rules.report import Collector, Report
 from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, get, is_auto, resolve
 
 
@@ -138,6 +137,9 @@ class Proofs(Protocol):
     def lazy(self, index: int) -> bool:
         """Whether block ``index`` is read unsplit (a ``reader.Piece``): it is likely proven elsewhere."""
 
+    def noting(self, noted: Callable[[set[Any]], bool]) -> None:
+        """Told whether the notes of line types the schema does not list are given (``SchemaStep.noted``)."""
+
 
 def check_blocks(stream: Any, wire: Wire | str, out: Collector, max_line_bytes: int,
                  sample: capture_coverage.Sample | None = None, proofs: Proofs | None = None) -> None:
@@ -178,90 +180,129 @@ class _Progress:
 
 def _judge_blocks(stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
                   sample: capture_coverage.Sample | None, at: _Progress, proofs: Proofs | None = None) -> None:
-    report = out.report
-    judge = Judge(wire, out)
-    validate, feed, feed_batch = judge.validate, judge.machines.feed, judge.machines.batch()
-    fold = judge.machines.folding() if proofs is not None and feed_batch is not None else None
-    add = sample.add if sample is not None else None
-    prove = clean_block(wire, max_line_bytes, judge.validate.noted)
-    loads = orjson.loads
-    pieces = blocks(stream, max_line_bytes, proofs.lazy if fold is not None and proofs is not None else None)
-    ansi = wire.ansi
-    hint = True  # the first object line is still to be shown to note_other_wire
-    number = last = 0
-    index = -1
-    failed = False
-    while True:
-        facts: tuple[Any, ...] | None = None
-        try:
-            block = next(pieces, None)
-            if block is None:
-                break
-            index += 1
-            proof = proofs(index, block) if feed_batch is not None and proofs is not None else None
-            if fold is not None and type(proof) is tuple and not hint and (sample is None or sample.full):
-                values, facts = None, proof
-            else:
-                if type(block) is Piece:
-                    block = block.block()
-                if proof is None:  # proven here (the first block of one process: line by line)
-                    values = prove(block) if feed_batch is not None and (number or proofs is not None) else None
-                elif proof is False:
-                    values = None
-                else:  # clean, proven elsewhere: its objects, parsed as clean_block parses them
-                    values = list(map(loads, block.bodies))
-            records = None if values is not None or facts is not None else \
-                frame(block, number, out, max_line_bytes, None, ansi=ansi)
-        except Exception as exc:  # fail closed: any exception is a finding
-            failed = True
-            failsafe.internal(out, last + 1, "the line reader", exc, "the lines from here on were not read or checked")
-            break
+    walk = _Walk(stream, wire, out, max_line_bytes, sample, at, proofs)
+    while walk.step():
+        pass
+    if not walk.failed:
+        walk.judge.machines.finish()
+    out.report.lines = max(out.report.lines, walk.last)
+    requirements.mark_checked(out.report)
+
+
+class _Walk:
+    """``_judge_blocks`` over one stream, a block a step: each block is read and proven
+    (``_read``), then folded by another process's facts (``_fold``), fed whole as proven here
+    (``_batch``), or judged line by line (``_lines``)."""
+
+    def __init__(self, stream: Any, wire: Wire, out: Collector, max_line_bytes: int,
+                 sample: capture_coverage.Sample | None, at: _Progress, proofs: Proofs | None) -> None:
+        self.wire, self.out, self.report, self.max_line_bytes = wire, out, out.report, max_line_bytes
+        self.sample, self.at, self.proofs = sample, at, proofs
+        self.judge = judge = Judge(wire, out)
+        self.feed_batch = judge.machines.batch()
+        self.fold = judge.machines.folding() if proofs is not None and self.feed_batch is not None else None
+        self.prove = clean_block(wire, max_line_bytes, judge.validate.noted)
+        if proofs is not None:
+            proofs.noting(judge.validate.noted)
+        self.pieces = blocks(stream, max_line_bytes, proofs.lazy if self.fold is not None and proofs is not None
+                             else None)
+        self.hint = True  # the first object line is still to be shown to note_other_wire
+        self.number = self.last = 0
+        self.index = -1
+        self.failed = False
+
+    def step(self) -> bool:
+        """Judge the next block; False at the stream's end or once the reader failed."""
+        read = self._read()
+        if read is None:
+            return False
+        block, values, facts = read
+        fold, feed_batch = self.fold, self.feed_batch
         if facts is not None and fold is not None and feed_batch is not None:
-            count = facts[0]  # the block's lines (the proof matched the block's size)
-            if sample is not None:
-                sample.seen += count  # full: only counted (capture_coverage.Sample.extend)
-            whole = _Whole(block)
-            if not fold(number + 1, count, facts, whole.line):
-                feed_batch(number + 1, whole.objects())
-            last = at.last = number + count
-            number += count
-            continue
-        elif values is not None and feed_batch is not None:
-            if sample is not None:
-                sample.extend(values)
-            feed_batch(number + 1, values)
-            last = at.last = number + len(values)
-            if hint:
-                hint = False
-                note_other_wire(values[0], number + 1, wire.name, report)
-                declare(report, wire, values[0])
-        elif records is not None:
-            while True:
-                try:
-                    record = next(records, None)
-                except Exception as exc:  # fail closed, as failsafe.GuardedRecords
-                    failed = True
-                    failsafe.internal(out, last + 1, "the line reader", exc,
-                                      "the lines from here on were not read or checked")
-                    break
-                if record is None:
-                    break
-                last = at.last = record.line
-                if add is not None:
-                    add(record.obj)
-                validate(record)
-                feed(record)
-                if hint and record.obj is not None:
-                    hint = False
-                    note_other_wire(record.obj, record.line, wire.name, report)
-                    declare(report, wire, record.obj)
-            if failed:
-                break
-        number += len(block.bodies) or 1
-    if not failed:
-        judge.machines.finish()
-    report.lines = max(report.lines, last)
-    requirements.mark_checked(report)
+            self._fold(block, facts, fold, feed_batch)
+            return True
+        if values is not None and feed_batch is not None:
+            self._batch(values, feed_batch)
+        elif not self._lines(frame(block, self.number, self.out, self.max_line_bytes, None, ansi=self.wire.ansi)):
+            return False
+        self.number += len(block.bodies) or 1
+        return True
+
+    def _read(self) -> tuple[Any, list[Any] | None, tuple[Any, ...] | None] | None:
+        """The next block, its objects if it is proven clean (here, or elsewhere and parsed here)
+        and the facts another process sent for it; None at the end, or when the reader failed
+        (fail closed: any exception is a finding)."""
+        try:
+            block = next(self.pieces, None)
+            if block is None:
+                return None
+            self.index += 1
+            feed_batch, proofs, sample = self.feed_batch, self.proofs, self.sample
+            proof = proofs(self.index, block) if feed_batch is not None and proofs is not None else None
+            if self.fold is not None and type(proof) is tuple and not self.hint and (sample is None or sample.full):
+                return block, None, proof
+            if type(block) is Piece:
+                block = block.block()
+            if proof is None:  # proven here (the first block of one process: line by line)
+                proven = feed_batch is not None and (self.number or proofs is not None)
+                return block, self.prove(block) if proven else None, None
+            if proof is False:
+                return block, None, None
+            return block, list(map(orjson.loads, block.bodies)), None  # clean, proven elsewhere: parsed as proven
+        except Exception as exc:
+            self._lost(exc)
+            return None
+
+    def _lost(self, exc: Exception) -> None:
+        self.failed = True
+        failsafe.internal(self.out, self.last + 1, "the line reader", exc,
+                          "the lines from here on were not read or checked")
+
+    def _fold(self, block: Block | Piece, facts: tuple[Any, ...], fold: Any, feed_batch: Any) -> None:
+        """A block another process proved, fed by its facts (parsed here only if a step needs it)."""
+        count = facts[0]  # the block's lines (the proof matched the block's size)
+        if self.sample is not None:
+            self.sample.seen += count  # full: only counted (capture_coverage.Sample.extend)
+        whole = _Whole(block)
+        if not fold(self.number + 1, count, facts, whole.line):
+            feed_batch(self.number + 1, whole.objects())
+        self.last = self.at.last = self.number + count
+        self.number += count
+
+    def _batch(self, values: list[Any], feed_batch: Any) -> None:
+        """A block proven clean, fed whole to the lone machine."""
+        number = self.number
+        if self.sample is not None:
+            self.sample.extend(values)
+        feed_batch(number + 1, values)
+        self.last = self.at.last = number + len(values)
+        if self.hint:
+            self._first(values[0], number + 1)
+
+    def _first(self, obj: dict[str, Any], line: int) -> None:
+        self.hint = False
+        note_other_wire(obj, line, self.wire.name, self.report)
+        declare(self.report, self.wire, obj)
+
+    def _lines(self, records: Iterator[Record]) -> bool:
+        """A block judged line by line, as ``run_rules`` judges; False when the reader failed."""
+        validate, feed, at = self.judge.validate, self.judge.machines.feed, self.at
+        add = self.sample.add if self.sample is not None else None
+        while True:
+            try:
+                record = next(records, None)
+            except Exception as exc:  # fail closed, as failsafe.GuardedRecords
+                self._lost(exc)
+                return False
+            if record is None:
+                return True
+            self.last = at.last = record.line
+            if add is not None:
+                add(record.obj)
+            validate(record)
+            feed(record)
+            if self.hint and record.obj is not None:
+                self._first(record.obj, record.line)
 
 
 class _Whole:
@@ -284,87 +325,6 @@ class _Whole:
 
     def objects(self) -> list[Any]:
         return list(map(orjson.loads, self.bodies()))
-
-
-def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], bool] | None = None,
-                exact: bool = True) -> Callable[[Block], list[Any] | None]:
-    """A proof that a block has nothing for the reader or the schema step to report.
-
-    It returns the block's objects when every line is an object read as the line path reads it,
-    no longer than ``max_line_bytes``, of a type the schema lists (an unlisted one gets a note;
-    ``noted(types)``: whether those unlisted types' notes are given already, ``SchemaStep.noted``)
-    and valid under the schema, in a block with no CR and no escaped ESC or C1 character; else
-    None. A line that is compact canonical JSON (what ``orjson.dumps`` writes back byte for byte:
-    no duplicate member, every number exact, ``contract.core.jsonline.parse``'s fast path) is read by
-    orjson. With ``exact``, any other line (another spelling of a number, an escaped "<", spaces)
-    and one that may hold an "e+" float (``reader.may_exponent``) is read by the strict parse,
-    as the line path reads it (``_exactly``); without (the two-process worker: its main reads a
-    clean block with orjson) such a block is None. Any exception is a None too: the block is then
-    judged line by line, where every step is guarded.
-    """
-    eng = engine(wire.name)
-    loads, dumps, get_member = orjson.loads, orjson.dumps, dict.get
-    known = known_types(wire.name) if wire.open_types else None
-
-    def prove(block: Block) -> list[Any] | None:
-        if block.overlong or block.unterminated or block.may_cr or block.may_esc:
-            return None
-        bodies = block.bodies
-        try:
-            values = list(map(loads, bodies))
-            if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
-                return None
-            # each line written back as it is, in one call (each line was read alone: so the array's
-            # items are the lines, and the texts are equal exactly when each line's is)
-            strict = dumps(values) != b"[" + b",".join(bodies) + b"]" or block.may_exp
-            if strict and (not exact or not _exactly(bodies, values, list(map(dumps, values)), block.may_exp)):
-                return None  # some lines take the strict parse, and one of them has something to say
-            if known is not None:
-                kinds = set(map(get_member, values, repeat("type")))
-                if not kinds <= known and (noted is None or not noted(kinds - known)):
-                    return None
-            # looked up per block, as SchemaStep does per stream: the engine's own verdict
-            if not (all(map(tolerant, values)) if strict else eng.all_valid(values)):
-                return None
-        except Exception:  # a proof that fails proves nothing: the line-by-line path judges the block
-            return None
-        return values
-
-    def tolerant(value: Any) -> bool:
-        """The schema's verdict as ``SchemaStep`` gives it on a strictly parsed value (a Decimal
-        the fast engine cannot take goes to the reference engine)."""
-        try:
-            return eng.is_valid_fast(value)
-        except (ValueError, OverflowError, TypeError):
-            return eng.is_valid(value)
-
-    return prove
-
-
-def _html_escaped(body: bytes, written: bytes) -> bool:
-    """Whether ``body`` is orjson's own text ``written`` but for "<", ">" and "&" escaped in its
-    strings (as Go's encoding/json writes them): then it reads as that text does, with no
-    duplicate member and every number as written, and orjson's value is the strict parse's. (An
-    escaped backslash before "u003c" becomes a bare backslash here, which no orjson text holds.)"""
-    return b"\\u00" in body and body.replace(b"\\u003c", b"<").replace(b"\\u003e", b">").replace(
-        b"\\u0026", b"&") == written
-
-
-def _exactly(bodies: list[bytes], values: list[Any], written: list[bytes], exponents: bool) -> bool:
-    """The values of the lines orjson may not have read as written (not written back byte for
-    byte but for Go's escapes, ``_html_escaped``, or, with ``exponents``, holding an "e+" number:
-    ``reader.may_exponent``) replaced by the strict parse's (``contract.core.jsonline.parse``:
-    exact numbers, duplicate members), as the line path reads them; False when such a line has a
-    fault or is no object."""
-    for index, body in enumerate(bodies):
-        if written[index] != body or (exponents and may_exponent(body)):
-            if _html_escaped(body, written[index]) and not (exponents and may_exponent(body)):
-                continue  # orjson read it as the strict parse would: only "<", ">", "&" spelt escaped
-            value, faults = parse(body)
-            if faults or type(value) is not dict:
-                return False
-            values[index] = value
-    return True
 
 
 class Judge:
@@ -554,87 +514,6 @@ def note_other_wire(obj: dict[str, object], line: int, wire: str, report: Report
         # first among the notes: it explains every finding after it (the schema's notes included)
         report.notes.insert(0, f"wire: checked as {wire}, but line {line} looks like {others[0]}: "
                                f"pass --wire {others[0]} (or --wire auto) if that is what it is")
-
-
-class Deciding:
-    """The reader's sink under ``--wire auto``: holds what it is told until the wire is decided.
-
-    The reader judges line.ansi on every line while the wire is unknown (``ansi_for``); once
-    ``pick_wire`` decides, each line's held findings are passed on just before its record, with
-    line.ansi kept only if the decided wire's ``ansi`` says so, and from then on the same filter
-    applies as they come. So a stream under auto gets the very findings, in the very order, that
-    it gets under the decided wire's own name (tests/wires/test_wire_registry.py).
-
-    Bounded: one hostile line can hold millions of escapes. Past ``MAX_KEPT_VIOLATIONS`` held
-    findings of one rule, the collector would only count the rest (it has kept that many, and
-    the rule's first and vital quotas are no larger), so only their number is held, released as
-    that many emits of the first one: the same counts, the same kept findings.
-    """
-
-    # at least each quota the collector keeps a rule's findings by (report.Collector.emit)
-    HELD_PER_RULE = max(MAX_KEPT_VIOLATIONS, FIRST_PER_RULE, VITAL_PER_RULE)
-
-    def __init__(self, out: Sink) -> None:
-        self._out = out
-        self._held: list[tuple[str, tuple[object, ...]]] | None = []
-        self._per_rule: Counter[str] = Counter()
-        self._more: dict[str, tuple[int, tuple[object, ...]]] = {}  # rule: (count, first) past the bound
-        self._ansi = True
-
-    def emit(self, rule: str, line: int | None, pointer: str | None, message: str,
-             hint: str | None = None) -> None:
-        if self._held is not None:
-            self._per_rule[rule] += 1
-            if self._per_rule[rule] <= self.HELD_PER_RULE:
-                self._held.append(("emit", (rule, line, pointer, message, hint)))
-            else:  # counted only, as the collector will
-                count, first = self._more.get(rule, (0, (rule, line, pointer, message, hint)))
-                self._more[rule] = (count + 1, first)
-        elif self._ansi or rule not in ANSI_RULES:
-            self._out.emit(rule, line, pointer, message, hint)
-
-    def note(self, text: str) -> None:
-        if self._held is not None:
-            self._held.append(("note", (text,)))
-        else:
-            self._out.note(text)
-
-    def exercised(self, rule: str) -> None:
-        if self._held is not None:
-            self._held.append(("exercised", (rule,)))
-        else:
-            self._out.exercised(rule)
-
-    def take(self) -> list[tuple[str, tuple[object, ...]]]:
-        """What was held since the last take (the findings of the record just read, and before it)."""
-        held, self._held = self._held or [], [] if self._held is not None else None
-        held += [("more", (rule, count, first)) for rule, (count, first) in self._more.items()]
-        self._more = {}
-        return held
-
-    def decide(self, ansi: bool) -> None:
-        """The wire is known: from now on pass everything on, line.ansi only if ``ansi``."""
-        self._ansi = ansi
-
-    def release(self, held: list[tuple[str, tuple[object, ...]]]) -> None:
-        """Pass ``held`` on, judged by the decided wire's setting."""
-        for kind, args in held:
-            if kind == "emit":
-                if self._ansi or args[0] not in ANSI_RULES:
-                    self._out.emit(*args)  # type: ignore[arg-type]  # as emit received them
-            elif kind == "more":
-                rule, count, first = args
-                if self._ansi or rule not in ANSI_RULES:
-                    for _ in range(count):  # type: ignore[call-overload]  # an int
-                        self._out.emit(*first)  # type: ignore[misc]  # as emit received it
-            elif kind == "note":
-                self._out.note(*args)  # type: ignore[arg-type]
-            else:
-                self._out.exercised(*args)  # type: ignore[arg-type]
-
-    def open(self) -> None:
-        """Stop holding: what comes next is passed on as it comes."""
-        self._held = None
 
 
 def pick_wire(records: Iterator[Record], report: Report,

@@ -5,9 +5,12 @@ rejects NaN/Infinity, invalid UTF-8 and lone surrogates, but silently keeps the 
 and turns integers beyond 64 bits into floats. So the fast path parses with orjson and
 re-serialises: when the compact re-serialisation equals the input byte for byte, the input
 held exactly the members that were parsed (no duplicates) and every number survived exactly.
-Anything else (whitespace, escapes written differently, big integers, duplicates, numbers
-written as ``5e0`` or beyond double range) takes the exact path through ``json`` with hooks,
-which is slower but only runs on unusual lines.
+So does an input that is the parsed value in another canonical spelling (``spelt``: Go's
+escaped "<", ">" and "&", or Python's default ``json.dumps``, with ", " and ": "), and a block of
+lines in one spelling is proven at once (``Spellings``). Anything else (other whitespace,
+escapes written differently, big integers, duplicates, numbers written as ``5e0`` or beyond
+double range) takes the exact path through ``json`` with hooks, which is slower but only runs
+on unusual lines.
 
 Numbers are read so that no verdict depends on float rounding (JSON Schema judges a number by
 its value: ``7.0`` and ``5e0`` are integers, ``2.0000000000000001`` is not). A number written
@@ -113,13 +116,120 @@ def parse(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
             return _lone_surrogate(body, faults)
         return None, faults
     try:
-        # orjson writes a float of 1e16 or more as "1.5e+300": such a float is integral but may not
-        # be the number written (3.6845546438802145e+18 is not the double's exact value), so
-        # those lines take the exact path, which keeps the float only where it is exact.
-        if orjson.dumps(value) == body and b"e+" not in body:
-            return value, ()
+        written = orjson.dumps(value)
     except orjson.JSONEncodeError:  # orjson writes at most 254 levels deep but reads 1024
-        pass
+        return _exact(body)
+    if written == body or spelt(body, value, written):
+        # orjson writes a float of 1e16 or more as "1.5e+300" (and Python as "1.5e+300" too): such
+        # a float is integral but may not be the number written (3.6845546438802145e+18 is not the
+        # double's exact value), so those lines keep their numbers as written (``written_exactly``).
+        return (value, ()) if b"e+" not in body else written_exactly(body)
+    return _exact(body)
+
+
+# Python's json.dumps with its default separators (", " and ": ") and ensure_ascii=False; a
+# parser's value holds no cycle, so no check for one.
+_SPACED = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+
+def go_spelling(written: bytes) -> bytes:
+    """orjson's text ``written`` as Go's encoding/json spells it: "<", ">" and "&" escaped
+    (``\\u003c``, ``\\u003e``, ``\\u0026``). Those characters occur in a JSON text orjson writes only
+    inside strings, so the result is a JSON text of the same value, with the same members."""
+    return written.replace(b"&", b"\\u0026").replace(b"<", b"\\u003c").replace(b">", b"\\u003e")
+
+
+def spaced_spelling(value: Any) -> bytes:
+    """``value`` as Python's ``json.dumps(value, ensure_ascii=False)`` writes it, in UTF-8 (raises
+    RecursionError for a value nested deeper than Python's encoder goes)."""
+    return _SPACED(value).encode()
+
+
+def spelt(body: bytes, value: Any, written: bytes) -> bool:
+    """Whether ``body``, which orjson read as ``value`` and writes back as ``written``, is
+    ``value`` in another canonical spelling: Go's (``go_spelling``) or Python's default
+    (``spaced_spelling``). Such a text is a serialisation of the parsed value, so it names each
+    member once (a dict's keys are distinct, and distinct strings are written distinctly) and
+    every number is written as the parsed number is (an integer in full, a float as the shortest
+    text that reads back as that float): the strict parse reads it as orjson did, but for the
+    floats written with "e+" (``written_exactly``). A spelling that cannot be written says no."""
+    if b"\\u00" in body and go_spelling(written) == body:
+        return True
+    if b": " in body or b", " in body:
+        try:
+            return spaced_spelling(value) == body
+        except (RecursionError, ValueError, TypeError):
+            return False
+    return False
+
+
+class Spellings:
+    """Which lines of a block are proven read as written by orjson (``unproven``), a block at a
+    time: the block's lines, as one array, written back in one spelling (orjson's compact text,
+    ``go_spelling`` of it, or ``spaced_spelling``) equal to the lines joined by that spelling's
+    separator, inside brackets. Each line was read alone, so each is a JSON text, as is each
+    line's spelling: the array text has one parse, so the two texts are equal exactly when each
+    line is its own spelling. The spelling that proved the last block is tried first."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last = COMPACT
+
+    def unproven(self, bodies: list[bytes], values: list[Any]) -> list[int]:
+        """The offsets of the lines that are no canonical spelling of their values (``spelt``)."""
+        first = bodies[0]
+        order = [self._last, *(s for s in (COMPACT, GO, SPACED) if s != self._last)]
+        for spelling in order:
+            if spelling == SPACED and self._last != SPACED and not (b'": ' in first or b'", ' in first):
+                continue  # no line of Python's spelling in sight: not worth writing the block
+            try:
+                if _spelt_whole(spelling, bodies, values):
+                    self._last = spelling
+                    return []
+            except (orjson.JSONEncodeError, RecursionError, ValueError, TypeError):
+                break  # a line too deep to write: each line alone
+        dumps = orjson.dumps
+        left = []
+        for offset, body in enumerate(bodies):
+            try:
+                written = dumps(values[offset])
+            except orjson.JSONEncodeError:
+                left.append(offset)
+                continue
+            if written != body and not spelt(body, values[offset], written):
+                left.append(offset)
+        return left
+
+
+COMPACT, GO, SPACED = 0, 1, 2
+
+
+def _spelt_whole(spelling: int, bodies: list[bytes], values: list[Any]) -> bool:
+    if spelling == SPACED:
+        return spaced_spelling(values) == b"[" + b", ".join(bodies) + b"]"
+    text = b"[" + b",".join(bodies) + b"]"
+    if spelling == GO:
+        return b"\\u00" in text and go_spelling(orjson.dumps(values)) == text
+    return orjson.dumps(values) == text
+
+
+def written_exactly(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
+    """The strict parse of a line known to be a canonical spelling of its value (``spelt``, or
+    orjson's own text): no duplicate member, no NaN, every integer short, so only its floats
+    need the strict reading (``number``: a Decimal where the float is integral but not the
+    number written); the same value as ``_exact``'s, read by ``json`` without a Python hook per
+    object. A line deeper than the caller's recursion allows takes ``_exact`` (its headroom)."""
+    try:
+        return json.loads(body, parse_float=number), ()
+    except (RecursionError, _Limit, ValueError):
+        return _exact(body)
+
+
+def strict(body: bytes) -> tuple[Any, tuple[Fault, ...]]:
+    """The exact path alone, for a line orjson reads (``parse`` of such a line takes it unless a
+    fast path proves it would say the same): what the fast paths are held to
+    (tests/core/test_spellings.py)."""
     return _exact(body)
 
 

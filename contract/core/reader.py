@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import io
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, BinaryIO, NamedTuple, Protocol, cast
 
 from contract.core import jsonline
@@ -102,7 +104,7 @@ def read_records(
     reported elsewhere).
     ``ansi`` says whether ``line.ansi`` applies: the wire's ``Wire.ansi`` (True, judging, when not
     given: fail closed). Under ``--wire auto`` the reader judges it and its findings are held until
-    the wire is decided, then kept as that wire says (``contract.checking.pipeline.Deciding``).
+    the wire is decided, then kept as that wire says (``contract.checking.deciding.Deciding``).
     """
     stream = as_stream(source)
     pieces = blocks(stream, max_line_bytes) if hasattr(stream, "read1") else _single_lines(stream, max_line_bytes)
@@ -332,6 +334,27 @@ def may_exponent(data: bytes) -> bool:
     digit, as orjson writes one (``1.5e+300``). "e+" in text (``line+=1`` in a tool's code) is no
     such number when no digit is on both sides; where one is, the block takes the exact path."""
     return b"+" in data and b"e+" in data and _EXPONENT.search(data) is not None
+
+
+def exponent_lines(bodies: list[bytes]) -> list[int]:
+    """The offsets of the lines that ``may_exponent`` says yes of (a digit, "e+", a digit), found
+    in the lines joined by LF: "e+" by C-level searches (rare in most blocks), the digits beside
+    each by a look (no LF is a digit, so none spans two lines)."""
+    text = b"\n".join(bodies)
+    at = text.find(b"e+")
+    if at < 0:
+        return []
+    ends = list(accumulate(map((1).__add__, map(len, bodies))))  # each line's end, its LF included
+    found: set[int] = set()
+    last = len(text) - 3
+    while at >= 0:
+        if 0 < at <= last and text[at - 1] in _DIGITS and text[at + 2] in _DIGITS:
+            found.add(bisect_right(ends, at))
+        at = text.find(b"e+", at + 1)
+    return sorted(found)
+
+
+_DIGITS = frozenset(b"0123456789")
 
 
 def _single_lines(stream: Any, max_line_bytes: int) -> Iterator[Block]:
