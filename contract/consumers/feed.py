@@ -234,20 +234,21 @@ def fed_wire(wire: Wire | str | None = None) -> str:
     return first(Live.STREAM).name if wire is None else resolve(wire).name
 
 
-def _unpaced(golden: Any) -> bool:
-    from contract.goldens.pacing import recorded_gaps
-
-    return getattr(golden, "path", None) is None or recorded_gaps(golden.path) is None
-
-
-def _paced(options: dict[str, Any], golden: Any, data: bytes) -> dict[str, Any]:
-    """``options`` for one golden: ``pace="recorded"`` becomes its own recorded delays (--pace recorded)."""
+def _paced(options: dict[str, Any], golden: Any, data: bytes, out: Collector) -> dict[str, Any]:
+    """``options`` for one golden: ``pace="recorded"`` becomes its own recorded delays (--pace
+    recorded), the meta read once; a golden with none for its lines is fed at once, and said so."""
     if options.get("pace") != "recorded":
         return options
-    from contract.goldens.pacing import delays
+    from contract.goldens.pacing import recorded_gaps
 
     lines = data.count(b"\n")
-    return {**options, "pace": [*delays("recorded", golden.path, lines)[1:], 0.0]}  # the pause after each line
+    path = getattr(golden, "path", None)
+    gaps = recorded_gaps(path) if path is not None else None
+    if gaps is None or len(gaps) != lines:  # no silent limit: say it was fed at once
+        out.note(f"{textsafe.text(golden.name)}: --pace recorded, but its meta holds no recorded pace for its "
+                 f"{textsafe.counted(lines, 'line')} (timing.gaps_ms: `record` keeps it): fed at once")
+        return {**options, "pace": 0.0}
+    return {**options, "pace": [*(gap / 1000.0 for gap in gaps[1:]), 0.0]}  # the pause after each line
 
 
 def feed_stream(
@@ -281,10 +282,7 @@ def feed_stream(
         for golden in goldens:
             feed.doing = f"the golden {golden.name}"
             data = golden.data()
-            if pace == "recorded" and _unpaced(golden):  # no silent limit: say it was fed at once
-                out.note(f"{textsafe.text(golden.name)}: --pace recorded, but its meta holds no recorded pace "
-                         "(timing.gaps_ms: `record` keeps it): fed at once")
-            outcome = hold(argv, data, **_paced(options, golden, data))
+            outcome = hold(argv, data, **_paced(options, golden, data, out))
             stopped = feed.held(outcome)
             if stopped is not None:
                 return stopped

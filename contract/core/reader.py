@@ -183,26 +183,35 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
             continue
         other = None
         if faults:
-            head = jsonline.top_members(body, HEAD_MEMBERS)
-            if any(f.rule != "line.duplicate-key" for f in faults) or jsonline.AMBIGUOUS in head.values():
-                # A lone surrogate (which the checker cannot carry as Unicode text), or a type or
-                # subtype repeated with two values: the line is opaque, judged by no schema or
-                # content rule. It still takes its place in the run (a record without an object),
-                # and it is still an object: its type, where every reading agrees, says what
-                # place it takes.
-                yield Record(number, raw, None, head=head)
+            opaque, other = _repeated(body, value, faults)
+            if opaque is not None:
+                yield Record(number, raw, None, head=opaque)
                 continue
-            # A repeated member name elsewhere: the line is judged like any other, by its
-            # last-wins reading (Python's json, orjson, JavaScript's JSON.parse), and the schema
-            # judges its first-wins reading too where the two differ, so that a policy finding
-            # (line.duplicate-key) never hides what either reading breaks (fail closed: under
-            # --basis written a schema break beside a repeated name was conformant).
-            first = jsonline.first_wins(body)
-            other = None if same_value(first, value) else first
         if (block.may_esc and escapes and ansi
                 and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))):
             _decoded_escapes(value, number, out)
         yield Record(number, raw, value, other=other)
+
+
+def _repeated(body: bytes, value: dict[str, Any],
+              faults: tuple[Fault, ...]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Of an object line with a parse fault: its head when it is opaque (else None), and its
+    first-wins reading where that differs from ``value``, the last-wins one (else None).
+
+    A lone surrogate (which the checker cannot carry as Unicode text), or a type or subtype
+    repeated with two values: the line is opaque, judged by no schema or content rule. It still
+    takes its place in the run (a record without an object), and it is still an object: its type,
+    where every reading agrees, says what place it takes. A repeated member name elsewhere: the
+    line is judged like any other, by its last-wins reading (Python's json, orjson, JavaScript's
+    JSON.parse), and the schema judges its first-wins reading too where the two differ, so that a
+    policy finding (line.duplicate-key) never hides what either reading breaks (fail closed: under
+    --basis written a schema break beside a repeated name was conformant).
+    """
+    head = jsonline.top_members(body, HEAD_MEMBERS)
+    if any(f.rule != "line.duplicate-key" for f in faults) or jsonline.AMBIGUOUS in head.values():
+        return head, None
+    first = jsonline.first_wins(body)
+    return None, None if same_value(first, value) else first
 
 
 def _too_long(number: int, found: int, max_line_bytes: int, out: Sink) -> None:

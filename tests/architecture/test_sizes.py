@@ -23,8 +23,6 @@ FUNCTION_LINES = 60
 # "path" for a module, "path:function" for a function (a method as "path:Class.method"): why it is
 # longer than the limit. Keep this short: a split that helps a reader is always the better answer.
 ALLOWED: dict[str, str] = {
-    "contract/core/reader.py:frame": "the reader's per-line loop: each line's framing, parse and record in one "
-                                     "frame of locals, where a call per step costs measurably (BENCHMARKS.md)",
     "contract/checking/proof.py:clean_block": "the block proof's C-level passes over one block, in the order "
                                              "that lets each decline early; a call per pass costs per block",
 }
