@@ -4,10 +4,12 @@ The table is the block between the two ``rules-table`` markers; each row comes f
 declaration (id, level, basis, title: ``contract.reporting.reporters.rules_table``), in catalog order, so
 adding a rule to its wire's ``rules.py`` adds its row here by running this, never by hand
 (docs/architecture.md, "Adding a rule"). It also writes each wire's latest frozen requirement
-set (``tools/requirement_sets.py``, which reads the same declarations), so adding a rule is one
-command whatever is generated from the catalog. ``--check`` writes nothing and exits 1 when the
-page's block or a set is not the generated one (tests/docs/test_docs.py and
-tests/rules/test_revisions.py ask the same).
+set (``tools/requirement_sets.py``, which reads the same declarations) and records in the surface
+snapshots the seed words a new rule quotes (``tools/surface_snapshots.py``: the checker's changes
+only, never the wire's), so adding a rule is one command whatever is generated from the catalog.
+``--check`` writes nothing and exits 1 when the page's block, a set or a snapshot is not the
+generated one (tests/docs/test_docs.py, tests/rules/test_revisions.py and the surface test ask
+the same).
 """
 
 from __future__ import annotations
@@ -39,18 +41,20 @@ def rewritten(page: str) -> str:
 
 def main(argv: list[str]) -> int:
     import requirement_sets  # beside this file (sys.path[0] when run as a script)
+    import surface_snapshots
 
     page = PAGE.read_text(encoding="utf-8")
     new = rewritten(page)
-    sets = requirement_sets.main(argv)  # the sets first: with --check, both are reported
+    # the sets and snapshots first: with --check, everything stale is reported
+    derived = max(requirement_sets.main(argv), surface_snapshots.main(argv))
     if "--check" in argv:
         if new != page:
             sys.stderr.write(f"{PAGE}: the rules table is stale: run python tools/rules_doc.py\n")
             return 1
-        return sets
+        return derived
     if new != page:
         PAGE.write_text(new, encoding="utf-8")
-    return sets
+    return derived
 
 
 if __name__ == "__main__":

@@ -381,7 +381,8 @@ def classify(old: Any, new: Any) -> list[Change]:
         changes as rule_changes,  # the words rules stand on (contract/evolution/framing.py)
     )
 
-    sections.append(("rules", rule_changes))
+    schemas = (before.get("schema", {}), after.get("schema", {}))  # what the descriptions said, each side
+    sections.append(("rules", lambda a, b: rule_changes(a, b, schemas)))
     changes: list[Change] = []
     covered: set[Region] = set()
     for name, compare in sections:

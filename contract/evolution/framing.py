@@ -31,12 +31,14 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import fields
 from functools import cache
 from typing import Any
 
 from contract.core.jsonvalue import shown
-from contract.evolution.changes import BREAKING, Change, Found
+from contract.evolution.changes import ADDITIVE, BREAKING, Change, Found
 from contract.rules.catalog import CATALOG, Rule
+from contract.wires import WIRES, Cites
 
 _QUOTE = re.compile(r'(?:((?:[\w$]+(?:\[\d+\])?\.)*description):\s*)?"([^"]+)"')
 _BOUNDARY = re.compile(r"[.;:](?=\s)")
@@ -60,6 +62,12 @@ CODES = {  # code -> who it breaks (kind is breaking for all of these)
     "rule-sentence-edited": "both",
     "known-value-removed": "consumers",
 }
+
+# The changes of the checker rather than of the wire: a rule of the catalog that starts or stops
+# quoting words the schema says before and after (a rule added or removed, a source reworded).
+# They are additive: no stream's meaning moved. ``tools/rules_doc.py`` records them in the surface
+# snapshots, as it regenerates the other tables the catalog derives.
+CATALOG_CODES = ("rule-cited", "rule-uncited")
 
 
 def _collapse(text: str) -> str:
@@ -185,8 +193,28 @@ def _framing(description: str) -> list[str]:
     return [c.strip().rstrip(".").strip() for c in re.split(r";\s", body) if c.strip()]
 
 
-def rules_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``rules`` section of a schema's surface."""
+def _elsewhere(wire: str | None) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
+    """What a wire's surface leaves out: the other wires' own rules, and the quotes the common
+    rules take from the other wires' seeds (``Wire.cites``). So a wire added beside the others, or
+    a citation of its seed, never reaches their surfaces (their snapshots stay as they are, however
+    its words read against their schemas). Returns (the other wires' rules, this wire's rules, the
+    quotes to leave out of the common rules). Nothing is left out when no wire is named (two
+    schemas compared alone, ``milk-contract diff``)."""
+    if wire is None or wire not in WIRES:
+        return frozenset(), frozenset(), frozenset()
+    others = [w for w in WIRES.values() if w.name != wire]
+
+    def quoted(cites: Cites) -> set[tuple[str, str]]:
+        texts = [getattr(cites, f.name) for f in fields(Cites)]
+        return {q for text in texts if isinstance(text, str) for q in _quotes_in(text)}
+
+    theirs = {q for w in others for q in quoted(w.cites)} - quoted(WIRES[wire].cites)
+    return (frozenset(r.id for w in others for r in w.rules), frozenset(r.id for r in WIRES[wire].rules),
+            frozenset(theirs))
+
+
+def rules_surface(schema: Mapping[str, Any], wire: str | None = None) -> dict[str, Any]:
+    """The ``rules`` section of a schema's surface (of ``wire``'s surface, when named)."""
     description = schema.get("description")
     top = description if isinstance(description, str) else ""
     everywhere: list[str] | None = None  # every description, for the quotes that name no place
@@ -199,9 +227,13 @@ def rules_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
             everywhere = [t for t in _descriptions(schema) if t]
         return everywhere
 
+    foreign_rules, own_rules, foreign_quotes = _elsewhere(wire)
     cited: dict[str, Any] = {}
     for rule in CATALOG.values():
-        placed = [(texts_at(at), at, words) for at, words in quotes(rule)]
+        if rule.id in foreign_rules:
+            continue
+        skip = frozenset() if rule.id in own_rules else foreign_quotes  # a common rule: this wire's words
+        placed = [(texts_at(at), at, words) for at, words in quotes(rule) if (at, words) not in skip]
         cites = [_cite(texts, at, words) for texts, at, words in placed]
         if any(c["found"] for c in cites):  # a rule this schema grounds (the other wire's are not)
             # the closest words only for a rule kept: a search per quote the other wire's rules skip
@@ -282,7 +314,37 @@ def _framing_changes(old: list[Any], new: list[Any]) -> Found:
                               f"framing rule added: {shown(clause)}" + _named(rules_b.get(clause, [])))
 
 
-def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> Iterator[Change]:
+def _said_at(schema: Mapping[str, Any], at: str) -> list[str]:
+    """The descriptions a surface's ``schema`` section holds at a quote's location ``at``.
+
+    The top-level ``description``, a line kind's (``oneOf[N]``: any kind's, the branches are read
+    by content), a field's (by the last property the location names, as the surface keys fields by
+    their paths), every one for ``*``; none for a location the section does not keep, so a quote
+    there is never taken for words said before (fail closed).
+    """
+    if at == "*":
+        return [t for t in _descriptions(schema) if t]
+    if at == "description":
+        top = schema.get("description")
+        return [_collapse(top)] if isinstance(top, str) else []
+    if at.startswith("oneOf["):
+        return [t for t in _descriptions(schema.get("line_kinds", {})) if t]
+    named = at.removesuffix(".description").rsplit(".", 1)[-1]
+    fields_ = schema.get("fields", {})
+    return [_collapse(entry["description"]) for path, entry in fields_.items()
+            if isinstance(entry, Mapping) and isinstance(entry.get("description"), str)
+            and re.split(r"[.\[\]{}]+", path.rstrip(".[]{}"))[-1] == named]
+
+
+def _said(schema: Mapping[str, Any], at: str, words: str) -> bool:
+    """Whether a surface's ``schema`` section says ``words`` at ``at``."""
+    fragments = _fragments(words)
+    return any(all(f in text for f in fragments) for text in _said_at(schema, at))
+
+
+def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None,
+                  schemas: tuple[Mapping[str, Any], Mapping[str, Any]]) -> Iterator[Change]:
+    """The changes of one rule's quotes; ``schemas``: the surfaces' ``schema`` sections, each side."""
     before = {(c["at"], c["words"]): c for c in (old or {}).get("cites", [])}
     after = {(c["at"], c["words"]): c for c in (new or {}).get("cites", [])}
     for key in sorted(before.keys() | after.keys()):
@@ -291,7 +353,10 @@ def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, An
         now = bool(b and b.get("found"))
         at, words = key
         path = f"rule:{rule}:{at}"
-        if was and not now:
+        if was and not now and b is None and _said(schemas[1], at, words):
+            yield Change(ADDITIVE, path, f"no rule quotes {shown(words)} at {at} now ({rule} did): the schema "
+                         "still says it, so this is a change of the checker, not of the wire", None, "rule-uncited")
+        elif was and not now:
             near = b.get("near") if b else None
             if not near:
                 yield _change(path, "rule-words-removed",
@@ -300,6 +365,9 @@ def _cite_changes(rule: str, old: Mapping[str, Any] | None, new: Mapping[str, An
                 how = _moved(words, near)
                 yield _change(path, f"rule-words-{how}", f"{rule} stands on {shown(words)} at {at}; it now says "
                                                           f"{shown(near)} ({how}): review the rule")
+        elif now and not was and a is None and _said(schemas[0], at, words):
+            yield Change(ADDITIVE, path, f"{rule} now stands on {shown(words)} at {at}, which the schema already "
+                         "said: a rule of the checker added or reworded, not a change of the wire", None, "rule-cited")
         elif now and not was:
             yield _change(path, "rule-words-added", f"{rule}'s words {shown(words)} at {at} are now in the schema "
                                                     "(a rule the checker enforces is now grounded there)")
@@ -340,8 +408,15 @@ def _known_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
                               "meaning is withdrawn (rules read it)")
 
 
-def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
-    """Every change between two ``rules`` sections (regions are inside the section)."""
+def changes(old: Mapping[str, Any], new: Mapping[str, Any],
+            schemas: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {})) -> Found:
+    """Every change between two ``rules`` sections (regions are inside the section).
+
+    ``schemas``: the two surfaces' ``schema`` sections, whose descriptions tell a quote the schema
+    newly says (``rule-words-added``: a wire change) from one a rule newly makes of words the
+    schema said already (``rule-cited``: a checker change); without them every new quote is the
+    former (fail closed).
+    """
     if not old:  # a stored surface from before this section existed: the section is a new baseline
         if new:
             yield (), Change("additive", "rules", "the stored surface predates its rules section: recorded "
@@ -352,7 +427,7 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     yield ("framing",), None
     old_cited, new_cited = old.get("cited", {}), new.get("cited", {})
     for rule in sorted(old_cited.keys() | new_cited.keys()):
-        for change in _cite_changes(rule, old_cited.get(rule), new_cited.get(rule)):
+        for change in _cite_changes(rule, old_cited.get(rule), new_cited.get(rule), schemas):
             yield ("cited", rule), change
         yield ("cited", rule), None
     for region, change in _known_changes(old.get("known_values", {}), new.get("known_values", {})):

@@ -357,7 +357,7 @@ def surface_of(schema: Mapping[str, Any], wire: str | None = None,
 
     part = schema_surface(schema)
     out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": policy(), "schema": part,
-                           "rules": rules_surface(schema)}
+                           "rules": rules_surface(schema, wire)}
     if wire is not None and with_corpus:
         out["corpus"] = corpus_surface(wire, part, goldens)
     return out
