@@ -776,7 +776,7 @@ def main() -> None:
             case("a seq that is an array is the schema's finding", False, lines=edit(setf(2, "/seq", [2]))),
             case("after a line that is not JSON, a seq above the last one read is monotonic", False,
                  raw_text=ok.replace(rest.split("\n")[1] + "\n", "{oops\n", 1).replace('"seq":3,', '"seq":2,')),
-            case("a repeated seq member makes the line opaque: neither seq is judged", False,
+            case("a seq repeated as 1 then 2 after 1: monotonic in both readings", False,
                  raw_text=ok.replace('"seq":2,', '"seq":1,"seq":2,')),
             case("2.0000000000000001 after 1 is no integer (read exactly): the schema's, not a step", False,
                  raw_text=ok.replace('"seq":2,', '"seq":2.0000000000000001,')),
@@ -1296,7 +1296,8 @@ def merge(folder: str, rule: str, wire: str, cases: list[dict[str, Any]]) -> Non
 
 def repeated_names() -> None:
     """A repeated member name (line.duplicate-key, policy) never hides what the line breaks besides:
-    the line is judged by its last-wins reading, and the schema by its first-wins reading too."""
+    the line is judged by its last-wins reading, and the schema by its first-wins reading too; a
+    line the machines cannot place (a type read two ways, a lone surrogate) by the schema alone."""
     ok = raw(base())
     merge(sj, "sj.schema", sj, [
         case("a schema break beside a repeated member name (extension holds a twice)", True,
@@ -1306,6 +1307,40 @@ def repeated_names() -> None:
              raw_text=ok.replace('"is_error":false', '"is_error":"no","is_error":false'), at=[(5, "/is_error")]),
         case("a repeated member whose every reading passes the schema", False,
              raw_text=ok.replace('"is_error":false', '"is_error":false,"extension":{"a":1,"a":2}')),
+        # A line whose type is read two ways, or that holds a lone surrogate, is opaque to the
+        # machines, but the schema judges every reading of it (an independent reading's case).
+        case("a type read two ways whose result reading breaks the schema", True,
+             raw_text=ok.replace('{"type":"assistant","session_id":"sess_01HZX3","seq":3',
+                                 '{"type":"assistant","type":"result","is_error":"no","session_id":"sess_01HZX3","seq":3'),
+             at=[(4, "/is_error")]),
+        case("a type read two ways whose every reading passes the schema", False,
+             raw_text=ok.replace('{"type":"assistant","session_id":"sess_01HZX3","seq":3',
+                                 '{"type":"user","type":"assistant","session_id":"sess_01HZX3","seq":3')),
+        case("a schema break beside a lone surrogate", True,
+             raw_text=ok.replace('"is_error":false,"result":"The file says hello."',
+                                 '"is_error":"no","result":"\\ud800"'),
+             at=[(5, "/is_error")]),
+        case("a lone surrogate alone: the schema passes the line read with U+FFFD", False,
+             raw_text=ok.replace('"result":"The file says hello."', '"result":"\\ud800"')),
+    ])
+    merge(SA, "sa.schema", SA, [
+        case("a type read two ways whose first reading breaks the schema", True,
+             raw_text=sa_conversation(["3"]).replace('{"type":"response"',
+                                                     '{"type":"subagent_event","type":"response"'),
+             at=[(2, p) for p in ("/command", "/version", "/sessionId", "/epoch", "/revision", "/snapshot")]),
+        case("a type repeated with one value: the line is read", False,
+             raw_text=sa_conversation(["3"]).replace('{"type":"response"', '{"type":"response","type":"response"')),
+    ])
+    # The machines judge every reading too, each in a copy of their state before the line.
+    merge(sj, "sj.seq", sj, [
+        case("a step back in the reading that keeps a repeated seq's first value", True,
+             raw_text=ok.replace('"seq":2,', '"seq":0,"seq":2,'), at=[(3, "/seq")]),
+    ])
+    merge(sj, "sj.subtype", sj, [
+        case("a type read two ways whose system reading has no subtype", True,
+             raw_text=ok.replace('{"type":"assistant","session_id":"sess_01HZX3","seq":3',
+                                 '{"type":"assistant","type":"system","session_id":"sess_01HZX3","seq":3'),
+             at=[(4, "/subtype")]),
     ])
     merge(sj, "sj.seq-contiguous", sj, [
         case("a seq gap on a line with a repeated member name", True,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from contract.checking.readings import Readings
 from contract.core.jsonvalue import clip
 from contract.core.reader import Record
 from contract.core.sink import Sink
@@ -74,7 +75,7 @@ class GuardedRecords:
 class Machines:
     """A wire's rule machines behind one front that turns their exceptions into findings."""
 
-    __slots__ = ("_live", "_out", "_schema_rule")
+    __slots__ = ("_live", "_out", "_readings", "_schema_rule")
 
     def __init__(self, machines: Iterable[Machine], out: Sink, schema_rule: str | None = None) -> None:
         self._live: list[Machine] = list(machines)
@@ -83,6 +84,7 @@ class Machines:
         # process or, on the parallel path, in the worker), so the wire's schema rule is
         # exercised here, the one place both paths share.
         self._schema_rule = schema_rule
+        self._readings: Readings | None = None  # made at the first line read two ways
 
     def _fail(self, machine: Machine, line: int | None, exc: Exception, what: str) -> None:
         if machine in self._live:
@@ -95,6 +97,16 @@ class Machines:
         out = self._out
         if record.obj is not None and self._schema_rule is not None:
             out.exercised(self._schema_rule)
+        if record.other is not None or record.readings:  # repeated names read two ways
+            if self._readings is None:
+                self._readings = Readings(out)
+            self._readings.feed(self._live, record, lambda sink: self._feed(record, sink),
+                                lambda exc: internal(out, record.line, "a copy of the rule machines", exc,
+                                                     "the line's other reading is not judged by them"))
+            return
+        self._feed(record, out)
+
+    def _feed(self, record: Record, out: Sink) -> None:
         for machine in tuple(self._live):
             try:
                 machine.feed(record, out)

@@ -367,6 +367,8 @@ class SchemaStep:
     def __call__(self, record: Record) -> None:
         obj = record.obj
         if obj is None:
+            if record.readings:
+                self._opaque(record)
             return
         if self._open_types:
             kind = obj.get("type")
@@ -396,6 +398,22 @@ class SchemaStep:
         for error in errors:
             self._emit(self._rule, record.line, error.pointer, error.message)
 
+
+    def _opaque(self, record: Record) -> None:
+        """An opaque object line's readings (``reader._readings``): the first that breaks the
+        schema is reported, worded by how it was read; the line stays opaque to the machines."""
+        try:
+            failing = next(((how, reading) for how, reading in record.readings
+                            if not self._engine.is_valid(reading)), None)
+            if failing is None:
+                return
+            how, errors = failing[0], self._explain(record.raw, failing[1])
+        except Exception as exc:  # fail closed, as for any line
+            failsafe.internal(self._out, record.line, "the schema step", exc,
+                              "this line's schema verdict is unknown and it counts as failing")
+            return
+        for error in errors:
+            self._emit(self._rule, record.line, error.pointer, f"{error.message} ({how})")
 
     MAX_UNKNOWN_NOTES = 8  # distinct unknown types named in notes; one more note says there were more
 

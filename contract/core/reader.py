@@ -54,6 +54,9 @@ class Record:
     # A line with a member name repeated with different values: its first-wins reading (``obj``
     # is the last-wins one), which the schema step judges too; None for every other line.
     other: dict[str, Any] | None = None
+    # An opaque object line the schema still judges (``_readings``): each (how it was read, the
+    # value); empty for every other line.
+    readings: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 def as_stream(source: Source) -> BinaryIO:
@@ -185,7 +188,7 @@ def frame(block: Block, number: int, out: Sink, max_line_bytes: int,
         if faults:
             opaque, other = _repeated(body, value, faults)
             if opaque is not None:
-                yield Record(number, raw, None, head=opaque)
+                yield Record(number, raw, None, head=opaque, readings=_readings(body, value, faults))
                 continue
         if (block.may_esc and escapes and ansi
                 and ((b"\\u001" in body and (b"\\u001b" in body or b"\\u001B" in body)) or may_c1(body))):
@@ -212,6 +215,54 @@ def _repeated(body: bytes, value: dict[str, Any],
         return head, None
     first = jsonline.first_wins(body)
     return None, None if same_value(first, value) else first
+
+
+LAST = "in the reading that keeps a repeated member's last value"
+FIRST = "in the reading that keeps a repeated member's first value"
+REPLACED = "with each lone surrogate read as U+FFFD"
+_LONE = re.compile("[\ud800-\udfff]")  # in decoded text a pair is one code point: any left is lone
+
+
+def _readings(body: bytes, value: dict[str, Any],
+              faults: tuple[Fault, ...]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """What the schema judges of an opaque object line: every reading of it (fail closed).
+
+    Its machines cannot place it (a type read two ways, a text the checker does not carry), but
+    whatever reading a consumer makes of it is a JSON object the schema can judge, so a break in
+    any of them is found under every ``--basis`` (an independent reading of RFC 8259 from the seeds
+    found a type repeated with two values hiding a schema break under ``--basis written``). Both
+    readings of repeated names, and a lone surrogate read as U+FFFD (the replacement a decoder
+    writes: one code point for one, so lengths and every pattern the seeds use judge alike).
+    """
+    if any(f.rule not in ("line.duplicate-key", "line.surrogate") for f in faults):
+        return ()  # nothing else leaves an object to judge
+    found: list[tuple[str, dict[str, Any]]] = []
+    repeated = any(f.rule == "line.duplicate-key" for f in faults)
+    for how, reading in ((LAST, value), (FIRST, jsonline.first_wins(body))) if repeated else (("", value),):
+        if any(f.rule == "line.surrogate" for f in faults):
+            reading, how = _replaced(reading), f"{how}, {REPLACED}" if how else REPLACED
+        if type(reading) is dict and all(not same_value(reading, other) for _, other in found):
+            found.append((how, reading))
+    return tuple(found)
+
+
+def _replaced(value: Any) -> Any:
+    """``value`` with each lone surrogate in its texts (member names too) read as U+FFFD: a copy,
+    walked without recursion (a line may nest as deep as the parser reads)."""
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if type(item) is str:
+            holder[key] = _LONE.sub("\ufffd", item)
+        elif type(item) is dict:
+            holder[key] = copied = {_LONE.sub("\ufffd", k): v for k, v in item.items()}
+            stack.extend((copied, k) for k in copied)
+        elif type(item) is list:
+            holder[key] = copied_list = list(item)
+            stack.extend((copied_list, i) for i in range(len(copied_list)))
+    return root[0]
 
 
 def _too_long(number: int, found: int, max_line_bytes: int, out: Sink) -> None:

@@ -288,7 +288,8 @@ Position = tuple[int, "dict[str, JSONValue] | None"]
 
 
 def _frame(data: bytes, verdict: Verdict, wire: str,
-           heads: dict[int, dict[str, JSONValue | _Ambiguous]] | None = None) -> list[Position]:
+           heads: dict[int, dict[str, JSONValue | _Ambiguous]] | None = None,
+           alternates: dict[int, tuple[dict[str, JSONValue], ...]] | None = None) -> list[Position]:
     """Per-line rules; returns (line number, object or None) for every non-blank line.
 
     A line that fails framing (not UTF-8, not JSON, not an object, a repeated member name, beyond
@@ -305,13 +306,15 @@ def _frame(data: bytes, verdict: Verdict, wire: str,
     else:
         verdict.fire("line.newline", len(pieces), "the last line has no trailing newline")
     for number, raw in enumerate(pieces, start=1):
-        findings, obj, head = _judge_line(raw, wire)
+        findings, obj, head, others = _judge_line(raw, wire)
         for rule, detail in findings:
             verdict.fire(rule, number, detail)
         if not any(rule == "line.blank" for rule, _ in findings):
             objects.append((number, obj))
         if head is not None and heads is not None:
             heads[number] = head
+        if others and alternates is not None:
+            alternates[number] = others
     return objects
 
 
@@ -337,9 +340,28 @@ def _head(parsed: Parsed) -> dict[str, JSONValue | _Ambiguous]:
 
 # Mutated transcripts share most of their lines, so per-line verdicts are memoised by content (a
 # line's findings depend on nothing else). The returned object must not be mutated by callers.
+def _text(value: JSONValue) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)  # 1, 1.0 and true stay apart
+
+
+def _replacing_lone(value: JSONValue) -> JSONValue:
+    """``value`` with every unpaired UTF-16 surrogate in its strings and names made U+FFFD."""
+    def fix(text: str) -> str:
+        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+    if isinstance(value, str):
+        return fix(value)
+    if isinstance(value, list):
+        return [_replacing_lone(v) for v in value]
+    if isinstance(value, dict):
+        return {fix(k): _replacing_lone(v) for k, v in value.items()}
+    return value
+
+
 @lru_cache(maxsize=8192)
 def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dict[str, JSONValue] | None,
-                                                dict[str, JSONValue | _Ambiguous] | None]:
+                                                dict[str, JSONValue | _Ambiguous] | None,
+                                                tuple[dict[str, JSONValue], ...]]:
     found: list[tuple[str, str]] = []
     if b"\r" in raw:
         found.append(("line.newline", "CR byte in the line (only LF terminates a line)"))
@@ -350,43 +372,53 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
         found.append(("line.ansi", "raw ESC byte on the wire"))
     if raw.strip(b" \t\r") == b"":
         found.append(("line.blank", "empty line"))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     if raw.startswith(b"\xef\xbb\xbf"):
         found.append(("line.utf8", "byte order mark"))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     try:
         text = raw.decode("utf-8", errors="strict")
     except UnicodeDecodeError as exc:
         found.append(("line.utf8", f"not UTF-8: {exc.reason}"))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     depth = max_depth_of_bytes(raw)
     if depth > MAX_DEPTH:
         found.append(("line.limit", f"nesting depth {depth} > {MAX_DEPTH}"))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     try:
         parsed = parse(text)
     except JSONSyntaxError as exc:
         found.append(("line.json", str(exc)))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     except JSONLimitError as exc:
         found.append(("line.limit", str(exc)))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     if parsed.longest_integer_digits > MAX_INTEGER_DIGITS:
         found.append(("line.limit", f"integer of {parsed.longest_integer_digits} digits"))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     if parsed.lone_surrogate:
         # RFC 8259 8.2 admits it ("unpredictable"): JSON, so rejecting it is policy (issue 31). Opaque
         # as a repeated member makes a line: no content is judged, its place is read from its type.
         found.append(("line.surrogate", "a lone surrogate escape"))
     if not isinstance(parsed.value, dict):
         found.append(("line.object", "the line is JSON but not an object"))
-        return tuple(found), None, None
+        return tuple(found), None, None, ()
     readings: list[JSONValue] = [parsed.value]
     if parsed.duplicate_pointers:
         found.append(("line.duplicate-key", f"repeated member name at {parsed.duplicate_pointers[0]!r}"))
+    rule = "sj.schema" if wire == "stream-json" else "sa.schema"
     if parsed.lone_surrogate or (parsed.duplicate_pointers and AMBIGUOUS in _head(parsed).values()):
-        # Opaque: a lone surrogate, or a type or subtype whose readings differ: no content is judged.
-        return tuple(found), None, _head(parsed)
+        # Opaque: a lone surrogate, or a type or subtype whose readings differ: no cross-line rule
+        # judges its content, but every reading a consumer may make of it is an object the schema
+        # judges (a lone surrogate read as U+FFFD, as a replacing decoder does): an independent
+        # reading of the seeds and RFC 8259 held that a break in any reading must be found.
+        opaque = [parsed.value] if not parsed.duplicate_pointers else [parse(text, last_wins=True).value, parsed.value]
+        for reading in opaque:
+            messages = list(_schema_errors(wire, _replacing_lone(reading), parsed.max_depth))
+            found.extend((rule, message[:300]) for message in messages)
+            if messages:
+                break
+        return tuple(found), None, _head(parsed), tuple(r for r in opaque if isinstance(r, dict))
     if parsed.duplicate_pointers:
         # Parsers disagree on which duplicate wins (RFC 8259 4): the line is judged by the reading
         # most parsers give (the last wins), and by the schema in both, so that the policy finding
@@ -400,13 +432,14 @@ def _judge_line(raw: bytes, wire: str) -> tuple[tuple[tuple[str, str], ...], dic
     if any(any("\x80" <= ch <= "\x9f" for ch in text) for text in texts):
         # ECMA-48 5.3: each C1 control is ESC Fe in one character (derived: issue 31)
         found.append(("line.c1", "a C1 control in a decoded member name or string"))
-    rule = "sj.schema" if wire == "stream-json" else "sa.schema"
     for reading in readings:
         messages = list(_schema_errors(wire, reading, parsed.max_depth))
         found.extend((rule, message[:300]) for message in messages)
         if messages:
             break  # one reading's errors are the line's finding
-    return tuple(found), value, None
+    # The other reading, for the cross-line rules too (``judge``): where the two readings differ.
+    others = tuple(r for r in readings[1:] if isinstance(r, dict) and _text(r) != _text(value))
+    return tuple(found), value, None, others
 
 
 # --- stream-json cross-line rules ---------------------------------------------------------------
@@ -747,9 +780,28 @@ def judge(data: bytes, wire: str) -> Verdict:
         raise ValueError(f"unknown wire {wire!r}")
     verdict = Verdict(wire=wire)
     heads: dict[int, dict[str, JSONValue | _Ambiguous]] = {}
-    positions = _frame(data, verdict, wire, heads)
-    if wire == "stream-json":
+    alternates: dict[int, tuple[dict[str, JSONValue], ...]] = {}
+    positions = _frame(data, verdict, wire, heads, alternates)
+    _cross_line(positions, verdict, heads)
+    # RFC 8259 4: a parser may keep either value of a repeated member name. Each other reading of
+    # a line is judged by the cross-line rules too, in the stream as it reads otherwise, and what
+    # it breaks on that line is the line's finding (the contract's copies of its machines do the
+    # same for its first 32 such lines: the oracle's inputs stay below that).
+    for number, others in alternates.items():
+        for other in others:
+            scratch = Verdict(wire=wire)
+            _cross_line([(n, other if n == number else obj) for n, obj in positions], scratch,
+                        {n: h for n, h in heads.items() if n != number})
+            for rule, line, detail in scratch.notes:
+                if line == number:
+                    verdict.fire(rule, line, f"{detail} (another reading of the line)",
+                                 level="MUST" if rule in scratch.must else "SHOULD")
+    return verdict
+
+
+def _cross_line(positions: list[Position], verdict: Verdict,
+                heads: dict[int, dict[str, JSONValue | _Ambiguous]]) -> None:
+    if verdict.wire == "stream-json":
         _stream_json(positions, verdict, heads)
     else:
         _subagent_stdio(positions, verdict)
-    return verdict
