@@ -26,6 +26,11 @@ def runner(args: Any, command: list[str], goldens: Sequence[Any], expect: Expect
     mode = "--broken" if args.broken else "--transport"
     if get(args.wire).live is not Live.STREAM:
         raise ModeUsage(f"{mode} feeds stream consumers (a {args.wire} client has the suite as its host)")
+    from contract.consumers.feed import WIRE
+
+    if args.wire != WIRE:  # its streams are cut and padded by that wire's lines (init, result, _meta)
+        raise ModeUsage(f"{mode} streams are made from {WIRE}'s lines (its init, result and _meta): "
+                        f"{args.wire} has no such streams of its own")
     if args.future:
         raise ModeUsage(f"{mode} feeds its own streams: --future is a feed of its own")
     if expect.stdout is not None:
@@ -46,7 +51,7 @@ def runner(args: Any, command: list[str], goldens: Sequence[Any], expect: Expect
         return lambda: feed_broken(command, chosen, members=expect.members, **options)
     if args.pty:
         raise ModeUsage("--transport writes to a pipe (a terminal's line discipline reframes what is written)")
-    from contract.consumers.transport import DEFAULT_GOLDEN, WIRE, feed_transport
+    from contract.consumers.transport import DEFAULT_GOLDEN, feed_transport
     from contract.goldens.store import load
 
     picked = chosen if chosen is not None else [load(WIRE, DEFAULT_GOLDEN)]

@@ -20,6 +20,7 @@ from contract import cli
 from contract.consumers import broken_feed
 from contract.consumers.feed import Outcome
 from tests.support.paths import TESTS
+from tests.wires.audit_log import NAME as AUDIT_LOG_NAME
 
 pytestmark = pytest.mark.process
 
@@ -101,6 +102,16 @@ def test_misuse_is_one_line(capsys: pytest.CaptureFixture[str], args: list[str],
     assert cli.run(["feed", "--broken", *args, "--", *REFERENCE]) == 2
     err = capsys.readouterr().err
     assert says in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("mode", ["--broken", "--transport"])
+def test_another_stream_wire_is_refused_not_fed_stream_json(capsys: pytest.CaptureFixture[str], mode: str) -> None:
+    # The synthetic audit-log wire is a stream wire registered for the session (tests/conftest.py):
+    # both modes' streams are stream-json's lines, so they would judge its consumer by another wire.
+    assert cli.run(["feed", mode, "--wire", AUDIT_LOG_NAME, "--", *REFERENCE]) == 2
+    err = capsys.readouterr().err
+    assert f"{AUDIT_LOG_NAME} has no such streams" in err
     assert len(err.strip().splitlines()) == 1
 
 
