@@ -3,10 +3,40 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import NamedTuple
 
 from contract.core.jsonline import ANSI_RULES
 from contract.core.sink import Sink
 from contract.rules.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE
+
+
+class Emit(NamedTuple):
+    """A finding held as ``emit`` received it."""
+
+    rule: str
+    line: int | None
+    pointer: str | None
+    message: str
+    hint: str | None
+
+
+class More(NamedTuple):
+    """``times`` more findings of ``rule`` past the bound, released as that many of ``first``."""
+
+    rule: str
+    times: int
+    first: Emit
+
+
+class Note(NamedTuple):
+    text: str
+
+
+class Exercised(NamedTuple):
+    rule: str
+
+
+Held = Emit | More | Note | Exercised
 
 
 class Deciding:
@@ -29,9 +59,9 @@ class Deciding:
 
     def __init__(self, out: Sink) -> None:
         self._out = out
-        self._held: list[tuple[str, tuple[object, ...]]] | None = []
+        self._held: list[Held] | None = []
         self._per_rule: Counter[str] = Counter()
-        self._more: dict[str, tuple[int, tuple[object, ...]]] = {}  # rule: (count, first) past the bound
+        self._more: dict[str, More] = {}  # past the bound
         self._ansi = True
 
     def emit(self, rule: str, line: int | None, pointer: str | None, message: str,
@@ -39,29 +69,29 @@ class Deciding:
         if self._held is not None:
             self._per_rule[rule] += 1
             if self._per_rule[rule] <= self.HELD_PER_RULE:
-                self._held.append(("emit", (rule, line, pointer, message, hint)))
+                self._held.append(Emit(rule, line, pointer, message, hint))
             else:  # counted only, as the collector will
-                count, first = self._more.get(rule, (0, (rule, line, pointer, message, hint)))
-                self._more[rule] = (count + 1, first)
+                more = self._more.get(rule) or More(rule, 0, Emit(rule, line, pointer, message, hint))
+                self._more[rule] = more._replace(times=more.times + 1)
         elif self._ansi or rule not in ANSI_RULES:
             self._out.emit(rule, line, pointer, message, hint)
 
     def note(self, text: str) -> None:
         if self._held is not None:
-            self._held.append(("note", (text,)))
+            self._held.append(Note(text))
         else:
             self._out.note(text)
 
     def exercised(self, rule: str) -> None:
         if self._held is not None:
-            self._held.append(("exercised", (rule,)))
+            self._held.append(Exercised(rule))
         else:
             self._out.exercised(rule)
 
-    def take(self) -> list[tuple[str, tuple[object, ...]]]:
+    def take(self) -> list[Held]:
         """What was held since the last take (the findings of the record just read, and before it)."""
         held, self._held = self._held or [], [] if self._held is not None else None
-        held += [("more", (rule, count, first)) for rule, (count, first) in self._more.items()]
+        held += self._more.values()
         self._more = {}
         return held
 
@@ -69,21 +99,20 @@ class Deciding:
         """The wire is known: from now on pass everything on, line.ansi only if ``ansi``."""
         self._ansi = ansi
 
-    def release(self, held: list[tuple[str, tuple[object, ...]]]) -> None:
+    def release(self, held: list[Held]) -> None:
         """Pass ``held`` on, judged by the decided wire's setting."""
-        for kind, args in held:
-            if kind == "emit":
-                if self._ansi or args[0] not in ANSI_RULES:
-                    self._out.emit(*args)  # type: ignore[arg-type]  # as emit received them
-            elif kind == "more":
-                rule, count, first = args
-                if self._ansi or rule not in ANSI_RULES:
-                    for _ in range(count):  # type: ignore[call-overload]  # an int
-                        self._out.emit(*first)  # type: ignore[misc]  # as emit received it
-            elif kind == "note":
-                self._out.note(*args)  # type: ignore[arg-type]
-            else:
-                self._out.exercised(*args)  # type: ignore[arg-type]
+        for item in held:
+            if type(item) is Emit:
+                if self._ansi or item.rule not in ANSI_RULES:
+                    self._out.emit(*item)
+            elif type(item) is More:
+                if self._ansi or item.rule not in ANSI_RULES:
+                    for _ in range(item.times):
+                        self._out.emit(*item.first)
+            elif type(item) is Note:
+                self._out.note(item.text)
+            elif type(item) is Exercised:
+                self._out.exercised(item.rule)
 
     def open(self) -> None:
         """Stop holding: what comes next is passed on as it comes."""

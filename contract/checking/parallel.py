@@ -66,11 +66,11 @@ def worth_it(data: object, jobs: int | None, wire: Wire | str = DEFAULT) -> Type
     """Whether to check ``data`` on two processes (``jobs`` None means decide by wire and size)."""
     if jobs is not None and jobs < 2:
         return False
-    if not hasattr(os, "fork") or not hasattr(data, "fileno"):
+    if not hasattr(os, "fork") or not hasattr(data, "fileno") or not hasattr(data, "tell"):
         return False
     try:
         info = os.fstat(data.fileno())
-        start = data.tell()  # type: ignore[attr-defined]  # a file: it has fileno, so tell
+        start = data.tell()
     except (OSError, ValueError, io.UnsupportedOperation):
         return False
     if not stat.S_ISREG(info.st_mode):
@@ -201,7 +201,7 @@ def _elsewhere(index: int) -> bool:
 
 def _identity(block: Block | Piece) -> tuple[int, int]:
     """What both processes must agree on for a block: its line count and length."""
-    return block.size() if type(block) is Piece else size(block)  # type: ignore[arg-type]
+    return block.size() if isinstance(block, Piece) else size(block)
 
 
 # -- the worker ---------------------------------------------------------------------------------
@@ -259,7 +259,9 @@ def _work(fd: int, start: int, end: int, wire: Wire, max_line_bytes: int, out_fd
     prove = clean_block(wire, max_line_bytes, lambda kinds: True, exact=False)
     known = known_types(wire.name) if wire.open_types else None
     [machine] = wire.machines()
-    facts_of: Callable[[list[Any]], Any] = machine.block_facts  # type: ignore[attr-defined]  # splits() checked
+    if not isinstance(machine, FactMachine):  # splits() checked it: a worker never starts without
+        raise TypeError(f"{wire.name}'s machine gives no facts")
+    facts_of: Callable[[list[Any]], Any] = machine.block_facts
     for index, block in enumerate(blocks(_open(fd, start, end), max_line_bytes, _elsewhere)):
         if not _owns(index) or index <= _TAKEN.unpack_from(taken, 0)[0]:
             continue  # the main's, or taken by the main while this process was behind

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 import orjson
 
 from contract.checking import capture_coverage, failsafe
-from contract.checking.deciding import Deciding
+from contract.checking.deciding import Deciding, Held
 from contract.checking.proof import clean_block
 from contract.checking.schema import Engine, SchemaError, engine, known_types
 from contract.core.jsonvalue import clip, shown
@@ -317,7 +317,7 @@ class _Whole:
     def bodies(self) -> list[bytes]:
         if self._bodies is None:
             block = self._block
-            self._bodies = (block.block() if type(block) is Piece else block).bodies  # type: ignore[union-attr]
+            self._bodies = (block.block() if isinstance(block, Piece) else block).bodies
         return self._bodies
 
     def line(self, offset: int) -> Any:
@@ -541,7 +541,7 @@ def pick_wire(records: Iterator[Record], report: Report,
     ``deciding``: the reader's sink, when the reader writes through one (``Deciding``): what it
     held for each line looked at is released, judged by the decided wire, just before that line.
     """
-    seen: list[tuple[Record, list[tuple[str, tuple[object, ...]]]]] = []
+    seen: list[tuple[Record, list[Held]]] = []
     picked = None
     for record in records:
         seen.append((record, deciding.take() if deciding is not None else []))
@@ -559,7 +559,7 @@ def pick_wire(records: Iterator[Record], report: Report,
     return _replay(seen, records, deciding), picked.name
 
 
-def _replay(seen: list[tuple[Record, list[tuple[str, tuple[object, ...]]]]], records: Iterator[Record],
+def _replay(seen: list[tuple[Record, list[Held]]], records: Iterator[Record],
             deciding: Deciding | None) -> Iterator[Record]:
     for record, held in seen:
         if deciding is not None:
