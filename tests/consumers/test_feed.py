@@ -14,6 +14,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from typing import Any
+
 import pytest
 
 from contract import cli
@@ -46,7 +48,7 @@ def _consumer(name: str) -> list[str]:
     return [sys.executable, str(CONSUMERS / f"{name}.py")]
 
 
-def _json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object], str]:
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:  # JSON: any shape
     code = cli.run(["feed", "--format", "json", *args])
     captured = capsys.readouterr()
     return code, json.loads(captured.out), captured.err

@@ -12,6 +12,8 @@ import json
 import sys
 from collections.abc import Iterator
 
+from typing import Any
+
 import pytest
 
 from contract import cli
@@ -38,7 +40,7 @@ def _client(name: str) -> list[str]:
     return [sys.executable, str(CLIENTS / f"{name}.py")]
 
 
-def _json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object]]:
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:  # JSON: any shape
     code = cli.run(["feed", "--wire", "subagent-stdio", "--format", "json", *args])
     return code, json.loads(capsys.readouterr().out)
 
