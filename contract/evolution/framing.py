@@ -233,7 +233,8 @@ def rules_surface(schema: Mapping[str, Any], wire: str | None = None) -> dict[st
         if rule.id in foreign_rules:
             continue
         skip = frozenset() if rule.id in own_rules else foreign_quotes  # a common rule: this wire's words
-        placed = [(texts_at(at), at, words) for at, words in quotes(rule) if (at, words) not in skip]
+        # each quote once: a common rule's source may quote the same words for two wires
+        placed = [(texts_at(at), at, words) for at, words in dict.fromkeys(quotes(rule)) if (at, words) not in skip]
         cites = [_cite(texts, at, words) for texts, at, words in placed]
         if any(c["found"] for c in cites):  # a rule this schema grounds (the other wire's are not)
             # the closest words only for a rule kept: a search per quote the other wire's rules skip

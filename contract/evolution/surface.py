@@ -357,10 +357,29 @@ def surface_of(schema: Mapping[str, Any], wire: str | None = None,
 
     part = schema_surface(schema)
     out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": policy(), "schema": part,
-                           "rules": rules_surface(schema, wire)}
+                           "rules": rules_surface(schema, wire if wire is not None else named_by(schema))}
     if wire is not None and with_corpus:
         out["corpus"] = corpus_surface(wire, part, goldens)
     return out
+
+
+def named_by(schema: Mapping[str, Any]) -> str | None:
+    """The registered wire whose schema ``schema`` is a version of (the same ``$id``, or with no
+    ``$id`` the same ``title``), or None: a schema compared alone (``milk-contract diff``) gets
+    that wire's rules section, so another wire's rules never enter it; an unknown one gets every
+    rule's (the more it holds, the more a change names)."""
+    for key in ("$id", "title"):
+        mark = schema.get(key)
+        if isinstance(mark, str) and mark:
+            for name, descriptor in WIRES_BY_NAME.items():
+                try:
+                    with open(descriptor.schema_path, "rb") as handle:
+                        if json.load(handle).get(key) == mark:
+                            return name
+                except (OSError, ValueError):
+                    continue
+            return None
+    return None
 
 
 def surface_for(wire: str, schemas: Path | None = None,

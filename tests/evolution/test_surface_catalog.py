@@ -97,16 +97,22 @@ def test_without_the_schemas_every_new_quote_is_a_wire_change() -> None:
 
 def test_another_wire_s_rules_and_citations_never_reach_this_wire_s_surface() -> None:
     alone = surface_of(SJ, "stream-json", with_corpus=False)
+    unknown = {**SJ, "$id": "https://example.invalid/another.schema.json"}  # a schema no wire is named by
     quoting = dataclasses.replace(
         AUDIT_LOG, name="echo-log",
         rules=(*AUDIT_LOG.rules, Rule("el.init", Level.MUST, "echo-log", "init first",
                                       f'echo seed, description: "{WORDS}" and "system/init first"',
                                       basis=Basis.WRITTEN)),
-        cites=Cites(framing=f'echo seed, description: "{WORDS}"; description: "system/init first"'))
+        # its framing quotes words stream-json's seed says too; its ANSI words are the very quote
+        # stream-json's cites give line.ansi (a second copy of one quote, made once)
+        cites=Cites(framing=f'echo seed, description: "{WORDS}"; description: "system/init first"',
+                    ansi='echo seed, description: "never any ANSI escapes"'))
     with registered(quoting):
         beside = surface_of(SJ, "stream-json", with_corpus=False)
-        unscoped = surface_of(SJ, None, with_corpus=False)
+        named = surface_of(SJ, None, with_corpus=False)  # compared alone: known by its $id
+        unscoped = surface_of(unknown, None, with_corpus=False)
     assert beside == alone
+    assert named["rules"] == alone["rules"]
     assert "el.init" in unscoped["rules"]["cited"]  # near miss: named by no wire, every rule is read
 
 

@@ -36,9 +36,26 @@ def _cases() -> list[Any]:
     for path in CASE_FILES:
         document = json.loads(path.read_text(encoding="utf-8"))
         for case in document["cases"]:
-            found.append(pytest.param(document["wire"], case, id=f"{document['wire']}: "
-                                      f"{case['name']}"))
+            found.append(pytest.param(document["wire"], {**case, "named": _named_rules(document)},
+                                      id=f"{document['wire']}: {case['name']}"))
     return found
+
+
+def _named_rules(document: dict[str, Any]) -> frozenset[str]:
+    """The rules a case file names in its expected changes (``rule:<id>:<at>`` paths)."""
+    return frozenset(str(change[2]).split(":")[1] for case in document["cases"]
+                     for change in case["forward"] + case["reverse"] if str(change[2]).startswith("rule:"))
+
+
+def _held(found: set[tuple[str, str, str, str | None]], named: frozenset[str]) -> set[tuple[str, str, str, str | None]]:
+    """``found`` without the changes of the rules the case file does not name: a rule added after the
+    file was written (docs/architecture.md, "Adding a rule") that quotes an edited sentence adds its
+    own ``rule:`` change, classified by the same code as the named rules'; it must be breaking (no
+    schema edit of a quoted sentence is additive for the rule standing on it), but the file is not
+    rewritten for it."""
+    extra = {c for c in found if c[2].startswith("rule:") and c[2].split(":")[1] not in named}
+    assert all(kind == "breaking" for kind, *_ in extra), extra
+    return found - extra
 
 
 def _split(pointer: str) -> list[str]:
@@ -143,8 +160,8 @@ def test_schema_edit_forward_and_reverse(wire: str, case: dict[str, Any]) -> Non
     assert json.dumps(edited, sort_keys=True) != json.dumps(original, sort_keys=True)
     forward = {tuple(x) for x in case["forward"]} | _mirror_notes(original, edited)
     reverse = {tuple(x) for x in case["reverse"]} | _mirror_notes(edited, original)
-    assert _shape(classify(original, edited)) == forward
-    assert _shape(classify(edited, original)) == reverse
+    assert _held(_shape(classify(original, edited)), case["named"]) == forward
+    assert _held(_shape(classify(edited, original)), case["named"]) == reverse
 
 
 def test_cases_cover_every_breaking_family() -> None:

@@ -25,7 +25,7 @@ from contract.evolution.surface import surface_of
 from contract.rules.catalog import CATALOG
 
 SJ: dict[str, Any] = json.loads(schema_path("stream-json").read_text(encoding="utf-8"))
-CLAUSES = [c["words"] for c in rules_surface(SJ)["framing"]]
+CLAUSES = [c["words"] for c in rules_surface(SJ, "stream-json")["framing"]]
 
 
 def _with_description(text: str) -> dict[str, Any]:
@@ -109,7 +109,7 @@ def test_a_field_sentence_a_rule_quotes_fails_until_reviewed() -> None:
 
 
 def test_every_quoted_rule_is_a_surface_item_and_the_seed_says_its_words() -> None:
-    cited = rules_surface(SJ)["cited"]
+    cited = rules_surface(SJ, "stream-json")["cited"]
     quoting = {r.id for r in CATALOG.values() if quotes(r) and "stream-json schema" in r.source}
     assert quoting <= set(cited)
     for rule, item in cited.items():
