@@ -29,7 +29,12 @@ def pending(fd: int) -> int | None:
 DRAIN_POLL_SECONDS = 0.005  # the longest wait between two looks at a pipe the consumer has not drained
 
 
-PTY_SETTLE_SECONDS = 0.002  # a terminal queues what the master wrote a moment later (its flip buffer)
+# A terminal queues what the master wrote a moment later: the kernel moves it to the slave's input
+# queue from a work queue (its flip buffer), which a loaded machine runs late. 2 ms was too short at
+# a load of 4 on two cores (an outside trial: a consumer that never read was written two lines, not
+# one); an empty queue is believed after 20 ms, the cost a terminal-fed consumer that reads at once
+# pays per line (docs/limits.md).
+PTY_SETTLE_SECONDS = 0.02
 
 
 def drained(witness: int | None, deadline: float, stop: threading.Event, settle: float = 0.0) -> bool:
