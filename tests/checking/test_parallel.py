@@ -256,7 +256,7 @@ def _broken_file(tmp_path: Path, seed: int, lines: int = 6000) -> Path:
     return path
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", sample(range(3), 2))  # every seed in the deep run
 def test_runs_with_random_faults_same_report(tmp_path: Path, seed: int) -> None:
     path = _broken_file(tmp_path, seed)
     _same(path, "stream-json", strict=True)

@@ -32,7 +32,8 @@ def _verb(cwd: Path, *args: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(("args", "code"), [
-    (["fuzz", "--examples", "3", "--seed", "7"], 0),
+    # the same storage apart as feed's (contract.cli.output); fuzz's seed: tests/live/test_host_fuzz.py
+    pytest.param(["fuzz", "--examples", "3", "--seed", "7"], 0, marks=pytest.mark.deep),
     # a failing variant is found, shrunk and shown: the stream drawn is in the output
     (["feed", "--future", "--examples", "3", "--seed", "1", "--scenario", "hello", "--shrink-seconds", "120",
       "--", PY, "-m", "contract.reference.strict_consumer"], 1),

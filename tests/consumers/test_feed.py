@@ -174,6 +174,7 @@ def test_a_consumer_that_crashes_on_a_golden(capsys: pytest.CaptureFixture[str])
     assert any(str(note).startswith("failing stream hello (") for note in report["notes"])  # type: ignore[attr-defined]
 
 
+@pytest.mark.deep  # the same run is the second of test_a_hang_says_what_the_consumer_read_as_far_as_it_is_known
 def test_a_consumer_that_never_exits_is_killed(capsys: pytest.CaptureFixture[str]) -> None:
     code, report, _ = _json(capsys, "--scenario", "hello", "--timeout", "1", "--", *_consumer("hangs"))
     assert code == 1

@@ -119,7 +119,9 @@ def _no_process_left(token: str) -> None:
     assert not carrying(token), f"processes of the run left behind: {carrying(token)}"
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+# SIGHUP's path in the default run: feed's (test_a_signal_during_feed)
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143),
+                                                pytest.param(signal.SIGHUP, 129, marks=pytest.mark.deep)])
 def test_a_signal_during_run_reports_and_leaves_nothing(signum: int, status: int, marker: str,
                                                          tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
@@ -182,6 +184,7 @@ def test_sigterm_during_a_provoked_run(marker: str, tmp_path: Path) -> None:
     _no_process_left(token)
 
 
+@pytest.mark.deep  # the plugin under SIGTERM in the default run: test_sigterm_to_a_milk_repos_xdist_run
 def test_sigterm_during_a_plugin_scenario(marker: str, tmp_path: Path) -> None:
     """pytest dies at once on SIGTERM by default: the plugin makes it stop as on Ctrl-C instead."""
     pidfile = tmp_path / "pid"
@@ -281,7 +284,9 @@ def test_an_orphan_caught_mid_exec_is_still_found(monkeypatch: pytest.MonkeyPatc
     assert not process._carries(1234, b"\0MILK_CONTRACT_RUN=abc\0")  # a zombie, a kernel thread: asked once
 
 
-@pytest.mark.parametrize(("signum", "name", "code"), [(signal.SIGTERM, "SIGTERM", 143), (signal.SIGHUP, "SIGHUP", 129)])
+# SIGTERM's path in the default run: run's, record's, fuzz's (above)
+@pytest.mark.parametrize(("signum", "name", "code"), [
+    pytest.param(signal.SIGTERM, "SIGTERM", 143, marks=pytest.mark.deep), (signal.SIGHUP, "SIGHUP", 129)])
 def test_a_signal_during_feed(signum: int, name: str, code: int, marker: str, tmp_path: Path) -> None:
     """feed too takes Ctrl-C's path with the signal's own name and status (it said SIGINT, 130)."""
     pidfile = tmp_path / "pid"

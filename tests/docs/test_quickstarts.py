@@ -109,6 +109,7 @@ def test_the_milk_ci_quick_start_runs_as_written(tmp_path: Path) -> None:
     assert suite.get("errors") == "0"
 
 
+@pytest.mark.deep  # the statement it makes is held in tests/statement/test_statement.py; the block as written here
 @pytest.mark.process
 def test_the_statement_quick_start_runs_as_written(tmp_path: Path) -> None:
     done = _shell(quickstart("statement"), tmp_path, Path(sys.executable).parent, PYTHONPATH=str(ROOT))

@@ -355,6 +355,7 @@ def test_an_interrupted_rewrite_leaves_every_file_whole(tmp_goldens: Path, monke
     assert _snapshot(tmp_goldens) == before  # no half-written golden and no temporary file
 
 
+@pytest.mark.deep  # record interrupted: tests/core/test_signals.py (SIGTERM); Ctrl-C: the two runs above
 def test_ctrl_c_mid_record(marker: str, tmp_path: Path) -> None:
     folder = tmp_path / "goldens"
     shutil.copytree(goldens.goldens_dir(), folder)

@@ -171,7 +171,12 @@ def marker() -> Iterator[str]:
     assert not zombie_children(), f"zombie children left: {zombie_children()}"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+# a host that never reads, in the default run: host-never-reads-stdin (its time to read, then its timeout)
+DEEP_ONLY = {"host-never-reads-stdin-to-the-deadline", "host-never-reads-a-big-step"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=[pytest.mark.deep] if c.name in DEEP_ONLY else [])
+                                  for c in CASES])
 def test_misbehaviour_gets_a_verdict(case: Misbehaviour, marker: str) -> None:
     began = time.monotonic()
     report = case.run([sys.executable, str(case.script), marker, *case.args])

@@ -67,7 +67,8 @@ COLOURED = {"pipe+colour", "pty+colour", "stderr-tty+colour", "stdin-tty+colour"
         ("force_colour", COLOURED),
         # milk … | jq typed in a shell: stdout a pipe, stderr (or stdin) the terminal
         ("stderr_tty_colour", {"stderr-tty", "stderr-tty+colour"}),
-        ("stdin_tty_colour", {"stdin-tty", "stdin-tty+colour"}),
+        # the same family as stderr's (stdout a pipe, another end the terminal): the deep run
+        pytest.param("stdin_tty_colour", {"stdin-tty", "stdin-tty+colour"}, marks=pytest.mark.deep),
     ],
 )
 def test_colour_in_one_environment_is_line_ansi_there(

@@ -199,7 +199,7 @@ def test_contract_late_grace_reaches_the_scenarios(tmp_path: Path) -> None:
 def _run_consumer(tmp_path: Path, consumer: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "contract.tests.test_consumer", "-p", "no:cacheprovider",
-         "-q", "-k", "hello", "--contract-consumer", consumer, "--contract-consumer-examples", "3"],
+         "-q", *LEAN, "-k", "hello", "--contract-consumer", consumer, "--contract-consumer-examples", "3"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )
 

@@ -52,7 +52,7 @@ def unsafe(code: int) -> bool:
 
 def raw_unsafe(out: str) -> set[str]:
     """The unsafe code points in ``out``, but the LF of the format's own lines."""
-    return {char for char in out if unsafe(ord(char)) and char != "\n"}
+    return {char for char in set(out) if unsafe(ord(char)) and char != "\n"}
 
 
 _ESCAPE = re.compile(r"\\u([0-9a-f]{4})|\\U([0-9a-f]{8})")

@@ -148,6 +148,7 @@ STREAM_JSON_WANTED = (
 )
 
 
+@pytest.mark.deep  # the longest search (about 6 s); the default run searches subagent-stdio's streams below
 def test_stream_json_streams_reach_every_line_kind_and_member() -> None:
     missing = _unreached("stream-json", stream_json_features, STREAM_JSON_WANTED)
     assert not missing, f"never generated: {sorted(missing)}"
