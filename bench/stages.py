@@ -103,7 +103,7 @@ Stage = tuple[str, str | None, Callable[[], object]]  # name, the stage it adds 
 
 
 def _check(source: object) -> Report:
-    return check_stream(source, WIRE, strict=True, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,  # type: ignore[arg-type]
+    return check_stream(source, WIRE, strict=True, ignore=(), max_line_bytes=DEFAULT_MAX_LINE_BYTES,  # type: ignore[arg-type]  # a readline-only stand-in too
                         source="-", sample=Sample())
 
 

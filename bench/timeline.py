@@ -56,7 +56,7 @@ def one(transcript: Path, clocked: bool) -> float:
         timeline.timed = _TIMED
     if not report.conformant:
         raise SystemExit(f"the benchmark stream is not conformant: {sorted(report.counts)}")
-    if clocked and (report.timeline is None or report.timeline.lines != report.lines):  # type: ignore[attr-defined]
+    if clocked and (report.timeline is None or report.timeline.lines != report.lines):  # type: ignore[attr-defined]  # a Timeline behind the protocol
         raise SystemExit("the clocked run did not time every line")
     return took
 

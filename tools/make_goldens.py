@@ -244,8 +244,8 @@ def sj_escalation() -> Run:
                "1 failed in 4.81s")
     run.user(tool_result(first, failure, is_error=True),
              tool_use_result={"is_error": True, "summary": "exit 1: deadlock detected"})
-    run.emit("system", "agent_switch", **{"from": "primary", "to": "escalation"},
-             reason="repeated failure on a concurrency bug")
+    switch: dict[str, Any] = {"from": "primary", "to": "escalation"}  # `from`: a keyword, so spread
+    run.emit("system", "agent_switch", **switch, reason="repeated failure on a concurrency bug")
     idea = ("Two transactions lock stock then orders in opposite orders; the backfill must lock "
             "orders first.")
     fix = {"file_path": "migrations/0042_backfill.py", "old_string": "lock_stock(); lock_orders()",
@@ -255,8 +255,8 @@ def sj_escalation() -> Run:
     run.user(tool_result(second, "Replaced 1 occurrence"), agent="escalation",
              tool_use_result={"path": "migrations/0042_backfill.py", "is_error": False,
                               "summary": "1 replacement"})
-    run.emit("system", "agent_switch", **{"from": "escalation", "to": "primary"},
-             reason="escalated step complete")
+    switch = {"from": "escalation", "to": "primary"}
+    run.emit("system", "agent_switch", **switch, reason="escalated step complete")
     final = ("The backfill took its locks in the opposite order to the API; it now locks orders "
              "first.")
     run.assistant("msg_01HV8U3Z4X5C6V7B8N9M0Q1WER", text(final))

@@ -31,8 +31,8 @@ def main(argv: list[str]) -> int:
     if stale and "--check" in argv:
         sys.stderr.write(f"stale requirement sets: {', '.join(stale)}: run python tools/requirement_sets.py\n")
         return 1
-    for path in stale:
-        print(f"wrote {path}")
+    for name in stale:
+        print(f"wrote {name}")
     return 0
 
 

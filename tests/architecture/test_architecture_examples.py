@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,9 +128,9 @@ def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
 
     # the block stands inside a list item, indented: as written, then dedented
     [code] = re.findall(r"^ *```python\n(.*?)^ *```$", _section("Adding a wire"), re.MULTILINE | re.DOTALL)
-    namespace = {"ClassVar": ClassVar, "Record": Record, "Sink": Sink, "Wire": Wire, "Coverage": Coverage,
-                 "Evidence": Evidence, "Live": Live, "RULES": RULES, "VOLATILE": (),
-                 "coverage": SimpleNamespace(EDGES=())}
+    namespace: dict[str, Any] = {
+        "ClassVar": ClassVar, "Record": Record, "Sink": Sink, "Wire": Wire, "Coverage": Coverage,
+        "Evidence": Evidence, "Live": Live, "RULES": RULES, "VOLATILE": (), "coverage": SimpleNamespace(EDGES=())}
     exec(compile(textwrap.dedent(code), "docs/architecture.md", "exec"), namespace)
     wire = dataclasses.replace(namespace["AUDIT_LOG"], schema_file=str(HERE / "audit-log.schema.json"),
                                reference="tests.wires.audit_log.emitter")

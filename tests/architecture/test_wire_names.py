@@ -44,7 +44,7 @@ ALLOWED: dict[str, str] = {
 def _words(wire: Wire) -> set[str]:
     words = {wire.name, wire.name.replace("-", "_"), *(rule.id for rule in wire.rules)}
     if wire.dialogue is not None:
-        words |= {wire.dialogue.command, wire.dialogue.response, *([wire.dialogue.event] * bool(wire.dialogue.event))}
+        words |= {wire.dialogue.command, wire.dialogue.response, *([wire.dialogue.event] * bool(wire.dialogue.event))}  # type: ignore[arg-type]  # listed only when set
     return words
 
 

@@ -21,7 +21,7 @@ from contract.checking.checker import check
 from contract.core.reader import BLOCK_BYTES
 from contract.core.resources import data_dir
 from contract.rules import requirements
-from contract.wires.stream_json import StreamRules
+from contract.wires.stream_json.machines import StreamRules
 
 HELLO = data_dir("goldens") / "stream-json" / "hello.jsonl"
 
@@ -67,7 +67,7 @@ LATE = {  # each past the first block (about 100 lines of 32 KiB), each a differ
 def test_the_block_path_gives_the_line_by_line_report(strict: bool) -> None:
     data = _stream(6000, LATE)
     assert len(data) > 20 * BLOCK_BYTES  # most blocks take the batch path
-    blocks = check(data, "stream-json", source="x", strict=strict, coverage=True).to_json()
+    blocks: dict[str, Any] = check(data, "stream-json", source="x", strict=strict, coverage=True).to_json()
     assert blocks == _line_by_line(data, strict=strict, coverage=True)
     assert {"sj.schema", "line.ansi", "line.duplicate-key", "line.object", "line.blank"} <= set(blocks["counts"])
     assert any("future_kind" in note for note in blocks["notes"])  # the open type's note, from a late block
@@ -84,8 +84,8 @@ def test_a_clean_long_stream_is_conformant_both_ways() -> None:
 def test_a_long_line_and_a_cr_in_a_late_block() -> None:
     data = _stream(3000, {2000: '{"type":"user","seq":{SEQ},"pad":"' + "x" * 5000 + '"}'})
     data = data.replace(b'"seq":2500,', b'"seq":2500,\r', 1)  # a bare CR inside a line
-    options = {"max_line_bytes": 4096}
-    blocks = check(data, "stream-json", source="x", **options).to_json()
+    options: dict[str, Any] = {"max_line_bytes": 4096}
+    blocks: dict[str, Any] = check(data, "stream-json", source="x", **options).to_json()
     assert blocks == _line_by_line(data, **options)
     assert {"line.limit", "line.newline"} <= set(blocks["counts"])
 

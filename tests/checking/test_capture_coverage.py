@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -16,19 +17,25 @@ from contract.checking.checker import check
 from contract.checking.coverage import Item
 from contract.cli import run
 from contract.core.resources import data_dir
+from contract.rules.report import Report
 
 GOLDENS = data_dir("goldens")
 HELLO = GOLDENS / "stream-json" / "hello.jsonl"
 TOOL_CALLS = GOLDENS / "stream-json" / "tool_calls.jsonl"
 
 
+def _coverage(report: Report) -> capture_coverage.Coverage | None:
+    """The report's coverage as check() fills it: the report types it by a protocol only (a layer below)."""
+    return cast("capture_coverage.Coverage | None", report.coverage)
+
+
 def test_hello_never_shows_a_tool_call_and_tool_calls_does() -> None:
-    hello = check(HELLO, coverage=True).coverage
+    hello = _coverage(check(HELLO, coverage=True))
     assert hello is not None
     assert Item("content block type", "tool_use") in hello.missing
     assert Item("line type", "assistant") not in hello.missing
     assert hello.complete
-    calls = check(TOOL_CALLS, coverage=True).coverage
+    calls = _coverage(check(TOOL_CALLS, coverage=True))
     assert calls is not None
     assert Item("content block type", "tool_use") not in calls.missing
     assert len(calls.shown) > len(hello.shown)
@@ -66,8 +73,8 @@ def test_two_processes_give_the_same_coverage(tmp_path: Path, monkeypatch: pytes
     lines = TOOL_CALLS.read_bytes().splitlines(keepends=True)
     path = tmp_path / "long.jsonl"
     path.write_bytes(b"".join(lines * 5))  # 85 object lines: past the sample bound
-    one = check(path, coverage=True, jobs=1).coverage
-    two = check(path, coverage=True, jobs=2).coverage
+    one = _coverage(check(path, coverage=True, jobs=1))
+    two = _coverage(check(path, coverage=True, jobs=2))
     assert one is not None
     assert one == two
     assert not one.complete
@@ -77,7 +84,7 @@ def test_two_processes_give_the_same_coverage(tmp_path: Path, monkeypatch: pytes
 
 def test_the_byte_bound_cuts_the_sample_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(capture_coverage, "MAX_BYTES", 1000)
-    found = check(TOOL_CALLS, coverage=True).coverage
+    found = _coverage(check(TOOL_CALLS, coverage=True))
     assert found is not None
     assert not found.complete
     assert 0 < found.sampled < found.seen
@@ -89,9 +96,10 @@ def test_hostile_shapes_are_counted_not_raised() -> None:
     answer["data"]["capabilities"] = ["events"]  # a list where the edge test reads an object
     data = b"".join(json.dumps(obj).encode() + b"\n" for obj in lines)
     report = check(data, "subagent-stdio", coverage=True)
-    assert report.coverage is not None
-    assert report.coverage.unreadable >= 1
-    assert "could not be read for coverage" in "\n".join(report.coverage.text_lines())
+    coverage = _coverage(report)
+    assert coverage is not None
+    assert coverage.unreadable >= 1
+    assert "could not be read for coverage" in "\n".join(coverage.text_lines())
     assert not report.conformant  # the schema's finding, unchanged by the coverage
 
 
@@ -100,6 +108,7 @@ def test_a_line_too_deep_to_price_is_left_out_and_counted() -> None:
 
     report = check(deep_tool_args(1000, same=True), coverage=True)
     assert report.conformant  # 1000 levels are within the checker's limits: judged normally
-    assert report.coverage is not None
-    assert report.coverage.unreadable >= 1
-    assert report.coverage.sampled < report.coverage.seen
+    coverage = _coverage(report)
+    assert coverage is not None
+    assert coverage.unreadable >= 1
+    assert coverage.sampled < coverage.seen

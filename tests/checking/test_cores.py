@@ -9,6 +9,7 @@ note more, whichever way the probe went on this machine.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,7 +53,8 @@ def test_a_default_check_of_a_large_file_says_how_it_was_checked(tmp_path: Path)
     path = tmp_path / "large.jsonl"
     path.write_bytes(shapes.stream("goldens", 9000, shapes.DATES["the 30th"]))
     assert path.stat().st_size >= 2 * 1024 * 1024
-    auto, one = check(path, "stream-json").to_json(), check(path, "stream-json", jobs=1).to_json()
+    auto: dict[str, Any] = check(path, "stream-json").to_json()
+    one = check(path, "stream-json", jobs=1).to_json()
     [note] = [n for n in auto["notes"] if n.startswith("--jobs unset: ")]
     assert "checked in two processes" in note or "checked in one process" in note
     assert auto | {"notes": [n for n in auto["notes"] if n != note]} == one

@@ -204,15 +204,15 @@ def test_a_path_is_read_as_a_file() -> None:
 
 def test_a_str_is_refused_with_what_to_pass() -> None:
     with pytest.raises(TypeError, match=r"not a str .*pathlib\.Path\(path\)"):
-        contract.check(str(GOLDEN["stream-json"]))  # type: ignore[arg-type]
+        contract.check(str(GOLDEN["stream-json"]))  # type: ignore[arg-type]  # the wrong type, on purpose
 
 
 def test_a_text_mode_file_is_refused() -> None:
     with open(GOLDEN["stream-json"], encoding="utf-8") as handle, \
             pytest.raises(TypeError, match=r"binary file: open it with open\(path, 'rb'\)"):
-        contract.check(handle)  # type: ignore[arg-type]
+        contract.check(handle)  # type: ignore[arg-type]  # a text file, on purpose
     with pytest.raises(TypeError, match="binary file"):
-        contract.check(io.StringIO("{}\n"))  # type: ignore[arg-type]
+        contract.check(io.StringIO("{}\n"))  # type: ignore[arg-type]  # a text stream, on purpose
 
 
 def test_an_unknown_rule_in_ignore_names_the_known_ones() -> None:

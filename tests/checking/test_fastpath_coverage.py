@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 import contract
 from contract.checking.fastpath import measure
 from contract.rules.report import Collector, Report
-from contract.wires.stream_json import StreamRules, stamps
+from contract.wires.stream_json import stamps
+from contract.wires.stream_json.machines import StreamRules
 from contract.wires.stream_json.meter import FACTS, FIRST_BLOCK
 from tests.support import shapes
 
@@ -132,7 +133,8 @@ def _machine_passes(stamps_: list[str], before: str | None) -> bool:
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PARTS, min_size=1, max_size=6), st.booleans(), st.booleans())
-def test_a_block_of_stamps_is_never_passed_when_a_line_would_fail(parts: list, ordered: bool, share: bool) -> None:
+def test_a_block_of_stamps_is_never_passed_when_a_line_would_fail(
+        parts: list[tuple[str, int, int, int, int, int, str, str, str]], ordered: bool, share: bool) -> None:
     if share:  # mostly one spelling, as a run writes: the block's own paths are reached
         parts = [(*parts[0][:6], p[6], parts[0][7], parts[0][8]) for p in parts]
     texts = [_spelt(p) for p in parts]

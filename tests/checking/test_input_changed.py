@@ -52,7 +52,7 @@ def capture(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("change", [_append, _rewrite], ids=["grew", "rewritten"])
 def test_one_process_a_file_that_changed_is_not_conformant(
         capture: Path, change: Callable[[Path], None], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checker, "check_stream", _changing(checker.check_stream, capture, change))
+    monkeypatch.setattr(checker, "check_stream", _changing(checker.check_stream, capture, change))  # type: ignore[attr-defined]  # patched where checker looks it up (not re-exported)
     report = contract.check(capture, jobs=1)
     assert not report.conformant
     assert report.counts == {"checker.input-changed": 1}

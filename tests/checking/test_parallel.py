@@ -281,7 +281,7 @@ def test_the_main_folds_the_worker_s_facts_without_parsing_its_blocks(
     import time
 
     from contract.checking import pipeline
-    from contract.wires.stream_json import StreamRules
+    from contract.wires.stream_json.machines import StreamRules
 
     path = tmp_path / "run.jsonl"
     path.write_bytes(long_runs.text(long_runs.run(8000)))
@@ -385,16 +385,16 @@ def test_a_wire_registered_for_a_test_is_checked_by_the_worker(tmp_path: Path, m
     import dataclasses
 
     from contract.wires import get
-    from contract.wires.stream_json import StreamRules
+    from contract.wires.stream_json.machines import StreamRules
     from tests.support.wires import registered
 
     wire = dataclasses.replace(get("stream-json"), name="stream-json-copy")
     path = tmp_path / "run.jsonl"
     path.write_bytes(long_runs.text(long_runs.run(6000)))
     with registered(wire):
-        serial = _report(path, wire, 1)  # type: ignore[arg-type]
+        serial = _report(path, wire, 1)
         folded = _counting(monkeypatch, StreamRules, "feed_facts")
-        assert _report(path, wire, 2) == serial  # type: ignore[arg-type]
+        assert _report(path, wire, 2) == serial
     assert serial["wire"] == "stream-json-copy"
     assert serial["conformant"]
     assert folded

@@ -50,6 +50,6 @@ def test_a_copy_that_raises_is_an_internal_finding(monkeypatch: pytest.MonkeyPat
     def broken(value: object, memo: object = None) -> object:
         raise RuntimeError("copy failed")
 
-    monkeypatch.setattr(readings.copy, "deepcopy", broken)
+    monkeypatch.setattr(readings.copy, "deepcopy", broken)  # type: ignore[attr-defined]  # patched where readings looks it up (not re-exported)
     found = _rules(_stream(['"seq":0,"seq":1']))
     assert ("checker.internal", 2) in found

@@ -143,7 +143,7 @@ def test_blocks_of_unlisted_types_in_two_processes(spelling: str, tmp_path: Path
     data = _stream(2600, spelling, faults)
     path = tmp_path / "run.jsonl"
     path.write_bytes(data)
-    one = check(path, "stream-json", source="x", strict=True, coverage=True, jobs=1).to_json()
+    one: dict[str, Any] = check(path, "stream-json", source="x", strict=True, coverage=True, jobs=1).to_json()
     assert one == _line_by_line(data, strict=True, coverage=True)
     assert one["conformant"]
     assert sum("future_" in note for note in one["notes"]) == 3

@@ -65,7 +65,7 @@ def test_the_reference_consumer_passes_feed_future(capsys: pytest.CaptureFixture
                             "--", *REFERENCE)
     assert code == 0, report
     assert report["conformant"] is True
-    accepted = [note for note in report["notes"] if "future variants accepted" in str(note)]  # type: ignore[attr-defined]
+    accepted = [note for note in report["notes"] if "future variants accepted" in str(note)]
     assert len(accepted) == (2 if not DEEP else len(scenarios("stream-json")))
 
 
@@ -139,7 +139,7 @@ def test_only_the_first_failing_stream_is_said_to_be_saved(capsys: pytest.Captur
                               "--", sys.executable, "-c", "import sys; sys.stdin.buffer.read(); sys.exit(3)")
     assert code == 1
     assert saved.read_bytes() == load("stream-json", "hello").data()  # the first failing stream, as fed
-    notes = [str(note) for note in report["notes"]]  # type: ignore[attr-defined]
+    notes = [str(note) for note in report["notes"]]
     hello, tool_calls = (next(n for n in notes if n.startswith(f"failing stream {name} (")) for name in
                          ("hello", "tool_calls"))
     assert hello.endswith("saved whole by --transcript FILE")
@@ -171,7 +171,7 @@ def test_a_consumer_that_crashes_on_a_golden(capsys: pytest.CaptureFixture[str])
     assert report["counts"] == {"consumer.crash": 1}
     assert "exit status 3" in json.dumps(report["violations"])
     # every format names the failing stream, not only the text one
-    assert any(str(note).startswith("failing stream hello (") for note in report["notes"])  # type: ignore[attr-defined]
+    assert any(str(note).startswith("failing stream hello (") for note in report["notes"])
 
 
 @pytest.mark.deep  # the same run is the second of test_a_hang_says_what_the_consumer_read_as_far_as_it_is_known
@@ -185,7 +185,7 @@ def _hang_message(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     code, report, _ = _json(capsys, "--scenario", "hello", "--timeout", "1", *args)
     assert code == 1
     assert report["counts"] == {"consumer.hang": 1}
-    [finding] = report["violations"]  # type: ignore[misc]
+    [finding] = report["violations"]
     message: str = finding["message"]
     assert "lines read" not in message  # lines written are not lines read
     return message
@@ -307,6 +307,7 @@ def test_misuse_is_one_line_and_exit_2(args: list[str], says: str, capsys: pytes
 
 
 def test_a_bad_members_contract_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document: object  # each a JSON document of another shape
     for document in ([], {"members": {}}, {"members": {"a": 3}}, {"members": {"a": "no-slash"}}, {"other": 1}):
         path = tmp_path / "c.json"
         path.write_text(json.dumps(document))
@@ -351,10 +352,10 @@ def test_a_consumer_that_never_reads_accepts_nothing(capsys: pytest.CaptureFixtu
     """``true`` once "accepted" every golden and variant (exit 0): it read none of them."""
     code, report, _ = _json(capsys, "--future", "--examples", "3", "--seed", "1", "--", "true")
     assert code == 1  # before: 0
-    counts: dict[str, int] = report["counts"]  # type: ignore[assignment]
+    counts: dict[str, int] = report["counts"]
     assert set(counts) == {"consumer.early-exit"}
     assert counts["consumer.early-exit"] == len(scenarios("stream-json"))  # each golden; no variant after a failure
-    message = report["violations"][0]["message"]  # type: ignore[index]
+    message = report["violations"][0]["message"]
     assert "none of its" in message
     assert "nothing of the wire was exercised" in message
 

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,8 +29,8 @@ HERE = TESTS / "buffered_consumers"
 RUNS = 20
 
 
-def _rules(argv: list[str], scenario: str = "tool_calls", **options: object) -> set[str]:
-    result = feed.feed_stream(argv, [load("stream-json", scenario)], seed=1, **options)  # type: ignore[arg-type]
+def _rules(argv: list[str], scenario: str = "tool_calls", **options: Any) -> set[str]:
+    result = feed.feed_stream(argv, [load("stream-json", scenario)], seed=1, **options)
     return set(result.report.counts)
 
 

@@ -47,9 +47,9 @@ def _json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str
 def test_a_polling_client_passes_with_future_variants(capsys: pytest.CaptureFixture[str]) -> None:
     code, report = _json(capsys, "--future", *BUDGET, "--", *REFERENCE)
     assert code == 0, report["violations"]
-    notes = " ".join(map(str, report["notes"]))  # type: ignore[call-overload]
+    notes = " ".join(map(str, report["notes"]))
     assert notes.count("future host variants answered") == len(scenarios("subagent-stdio")) - 1  # unavailable: none
-    assert "sa.response-correlation" in [r["rule"] for r in report["requirements"]  # type: ignore[attr-defined]
+    assert "sa.response-correlation" in [r["rule"] for r in report["requirements"]
                                          if r["status"] == "passed"]
 
 
@@ -58,7 +58,7 @@ def test_a_malformed_command_fails_with_its_rule(capsys: pytest.CaptureFixture[s
     assert code == 1
     violations = report["violations"]
     assert report["counts"] == {"sa.schema": 1}, violations
-    [finding] = violations  # type: ignore[misc]
+    [finding] = violations
     assert finding["line"] == 1
     assert finding["pointer"] == "/version"
     assert finding["message"].startswith("first_poll: ")
@@ -71,9 +71,9 @@ def test_a_client_that_crashes_on_unasked_events(capsys: pytest.CaptureFixture[s
     capsys.readouterr()
     code, report = _json(capsys, "--scenario", "workflow_events", "--", *_client("strict_events"))
     assert code == 1
-    assert report["counts"]["consumer.crash"] == 1  # type: ignore[index]
+    assert report["counts"]["consumer.crash"] == 1
     # the command it wrote before it read the event may go unanswered (the answer met a closed pipe)
-    assert set(report["counts"]) <= {"consumer.crash", "sa.response-correlation"}  # type: ignore[arg-type]
+    assert set(report["counts"]) <= {"consumer.crash", "sa.response-correlation"}
 
 
 def test_a_client_that_never_exits_is_killed() -> None:

@@ -356,7 +356,7 @@ def _named(report: dict[str, object]) -> int:
 
 
 def _pair_cases(verbs: list[str]) -> list[object]:
-    cases = []
+    cases: list[object] = []
     for verb in verbs:
         for first, second in PAIRS if verb == "run" else PAIRS[:2]:
             slow = not (verb == "run" and first == signal.SIGINT)  # one representative in the default run
@@ -437,7 +437,7 @@ def test_ending_leaves_the_signals_ignored_after_an_interruption() -> None:
         assert all(signal.getsignal(s) == signal.SIG_IGN for s in previous)
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            signal.signal(signum, handler)
     with as_interrupts(ending=True):
         pass
     assert {s: signal.getsignal(s) for s in previous} == previous

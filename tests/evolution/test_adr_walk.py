@@ -211,6 +211,7 @@ def test_the_adr_walk_through(copy: Path, capsys: pytest.CaptureFixture[str]) ->
     # 0. editing a schema by hand is caught by the pin (near miss for what evolve does)
     by_hand = _edited(copy, lambda s: s["properties"].__setitem__("by_hand", {"type": "string"}))
     (copy / SCHEMA).write_bytes(by_hand.read_bytes())
+    done: subprocess.CompletedProcess[str] | _Done  # a process here, the CLI's run further on
     done = run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/architecture/test_schemas_pinned.py")
     assert done.returncode == 1
     assert "milk-contract evolve" in done.stdout

@@ -202,8 +202,8 @@ def test_words_really_removed_from_a_moved_branch_are_still_breaking() -> None:
 
 
 def _known_result_subtypes(text: str) -> str:
-    return next(span for span in rules_surface(_with_description(text))["known_values"]["description"]["words"]
-                if "refused" in span)
+    words: list[str] = rules_surface(_with_description(text))["known_values"]["description"]["words"]
+    return next(span for span in words if "refused" in span)
 
 
 def test_a_value_added_to_an_open_set_a_rule_sentence_lists_is_additive() -> None:

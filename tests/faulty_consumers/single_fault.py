@@ -101,7 +101,7 @@ def _unknown(value: Any, group: str) -> bool:
 
 def _stream_fault(kind: str, line: Line) -> bool:
     t = line.get("type")
-    event = line.get("event") if isinstance(line.get("event"), dict) else {}
+    event: Any = line.get("event") if isinstance(line.get("event"), dict) else {}  # a JSON object
     if kind == "line-type":
         return _unknown(t, "line type")
     if kind in ("system-subtype", "system-subtype-replaced"):

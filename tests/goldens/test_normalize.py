@@ -76,7 +76,7 @@ def test_tool_identity_is_kept() -> None:
 
 
 def test_placeholders_number_by_first_appearance() -> None:
-    lines = [{"session_id": "sess_b", "parent_tool_use_id": "t2"},
+    lines: list[dict[str, Any]] = [{"session_id": "sess_b", "parent_tool_use_id": "t2"},
              {"session_id": "sess_b", "message": {"content": [{"id": "t1"}, {"id": "t2"}]}}]
     out = normalize("stream-json", lines)
     assert out[0] == {"session_id": "<session:1>", "parent_tool_use_id": "<tool:1>"}

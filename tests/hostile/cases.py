@@ -15,6 +15,7 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from contract.core.resources import data_dir
 
@@ -118,7 +119,7 @@ def deep_nodes(levels: int, bad: bool) -> bytes:
     return lines[0] + b"\n" + shell.replace(marker, _dump_chain(node)).encode() + b"\n"
 
 
-def _dump_chain(node: dict[str, object]) -> str:
+def _dump_chain(node: dict[str, Any]) -> str:
     """A run node whose only child chain is long, serialised without recursion."""
     parts: list[str] = []
     closers: list[str] = []
@@ -132,7 +133,7 @@ def _dump_chain(node: dict[str, object]) -> str:
             break
         parts.append(before + "[")
         closers.append("]" + after)
-        node = children[0]  # type: ignore[index]
+        node = children[0]
     return "".join(parts) + "".join(reversed(closers))
 
 

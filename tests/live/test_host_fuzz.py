@@ -214,7 +214,7 @@ def test_a_near_miss_host_with_the_same_transcript_shape_passes(started: list[in
     # pipelined bursts with tricky ids, answered in order, verbatim: the reference host
     plan = (Step(tuple(command(ident) for ident in fuzz.EDGE_IDS[:5])), Step((command(None),), pause=0.01),
             Step((), pause=0.05), Step(tuple(command(ident) for ident in fuzz.EDGE_IDS[5:])))
-    conversation = driver.record(driver.default_command("subagent-stdio"), plan=plan, timeout=10)
+    conversation = driver.record(driver.default_command("subagent-stdio"), plan=plan, timeout=10)  # type: ignore[attr-defined]  # the command driver runs (its import from harness, not re-exported)
     assert conversation.report.conformant, conversation.report.violations
     assert conversation.report.exit_status == 0
 

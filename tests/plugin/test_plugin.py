@@ -231,14 +231,14 @@ def test_snapshot_update_is_refused_for_an_installed_copy_only(monkeypatch: pyte
 
     monkeypatch.setattr(plugin, "uses_the_suite", lambda _config: True)
     monkeypatch.setattr(resources, "installed_copy", lambda: True)
-    problem = plugin._snapshot_update_problem(Config())  # type: ignore[arg-type]
+    problem = plugin._snapshot_update_problem(Config())  # type: ignore[arg-type]  # a stand-in with what the check reads
     assert problem is not None
     assert problem.startswith("--snapshot-update would write into the installed milk-contract")
     monkeypatch.setattr(resources, "installed_copy", lambda: False)
-    assert plugin._snapshot_update_problem(Config()) is None  # type: ignore[arg-type]
+    assert plugin._snapshot_update_problem(Config()) is None  # type: ignore[arg-type]  # a stand-in with what the check reads
     monkeypatch.setattr(resources, "installed_copy", lambda: True)
     Option.update_snapshots = False
-    assert plugin._snapshot_update_problem(Config()) is None  # type: ignore[arg-type]
+    assert plugin._snapshot_update_problem(Config()) is None  # type: ignore[arg-type]  # a stand-in with what the check reads
 
 
 def test_a_run_stopped_by_x_gives_no_snapshot_update_advice(tmp_path: Path) -> None:

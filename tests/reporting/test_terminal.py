@@ -47,7 +47,7 @@ class _Stream:
 ])
 def test_colour_follows_the_choice_the_environment_and_the_stream(choice: str, tty: bool, env: dict[str, str],
                                                                   wanted: bool) -> None:
-    assert colour_wanted(choice, _Stream(tty), env) is wanted  # type: ignore[arg-type]
+    assert colour_wanted(choice, _Stream(tty), env) is wanted  # type: ignore[arg-type]  # a stand-in stream: isatty only
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ def stream_json_features(lines: list[dict[str, Any]]) -> set[str]:
         found.add(label)
         if "parent_tool_use_id" in line:
             found.add(f"nested {line['type']}")
-        found.add(f"ts offset {OFFSET.search(line['ts']).group(1)[:1]}")  # type: ignore[union-attr]
+        found.add(f"ts offset {OFFSET.search(line['ts']).group(1)[:1]}")  # type: ignore[union-attr]  # every ts has an offset
         fraction = FRACTION.search(line["ts"])
         found.add(f"ts fraction {len(fraction.group(1) or '.') - 1 if fraction else '?'}")
         if before is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from contract.core.resources import data_dir
@@ -68,7 +68,7 @@ def run(lines: int) -> list[Line]:
     return out
 
 
-def text(objs: list[Line | str]) -> bytes:
+def text(objs: Sequence[Line | str]) -> bytes:
     """The run as a file: each object compact JSON, each string as it is (a broken line)."""
     return b"".join((o if isinstance(o, str) else json.dumps(o, separators=(",", ":"), ensure_ascii=False))
                     .encode() + b"\n" for o in objs)
@@ -174,7 +174,7 @@ def _calls(objs: list[Line], at: int) -> tuple[str, int, int] | None:
         event = objs[index].get("event") or {}
         if event.get("type") == "tool_args_delta":
             ref = event["tool_use_id"]
-            use = _first(objs, index, lambda o, ref=ref: any(b.get("id") == ref for b in _content(o, "tool_use")))
+            use = _first(objs, index, lambda o, ref=ref: any(b.get("id") == ref for b in _content(o, "tool_use")))  # type: ignore[misc]  # a default-bound parameter: mypy cannot infer the lambda
             if use is not None:
                 return ref, index, use
     return None

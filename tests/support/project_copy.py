@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT as ROOT  # re-exported: the tests that copy the project name it from here
 
 
 def git(cwd: Path, *args: str) -> str:

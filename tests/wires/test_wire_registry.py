@@ -217,22 +217,22 @@ def test_auto_holds_a_bounded_number_of_findings_and_still_reports_as_the_named_
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A first line with more escapes than the hold keeps: only their number is held past the bound,
     and the report (counts, kept findings) is the named wire's all the same."""
-    from contract.checking import pipeline
+    from contract.checking.deciding import Deciding, Held
     from contract.rules import report
 
-    monkeypatch.setattr(pipeline.Deciding, "HELD_PER_RULE", 5)
+    monkeypatch.setattr(Deciding, "HELD_PER_RULE", 5)
     monkeypatch.setattr(report, "MAX_KEPT_VIOLATIONS", 5)
     monkeypatch.setattr(report, "VITAL_PER_RULE", 3)
     monkeypatch.setattr(report, "FIRST_PER_RULE", 2)
     seen: list[int] = []
-    real = pipeline.Deciding.take
+    real = Deciding.take
 
-    def take(self: pipeline.Deciding) -> list[tuple[str, tuple[object, ...]]]:
+    def take(self: Deciding) -> list[Held]:
         held = real(self)
         seen.append(len(held))
         return held
 
-    monkeypatch.setattr(pipeline.Deciding, "take", take)
+    monkeypatch.setattr(Deciding, "take", take)
     line = {"type": "audit", "seq": 1, "note": {f"k{i}": "\x1b" for i in range(50)}}
     stream = json.dumps(line).encode() + b"\n"
     with registered(AUDIT_LOG):

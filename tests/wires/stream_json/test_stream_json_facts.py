@@ -21,8 +21,8 @@ import pytest
 from contract.core.reader import Record
 from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector, Report
-from contract.wires.stream_json import StreamRules
 from contract.wires.stream_json import facts as batch
+from contract.wires.stream_json.machines import StreamRules
 from tests.support import long_runs
 from tests.support.depth import sample
 
@@ -39,7 +39,7 @@ class _Recording(Collector):
             keep(rule)
             self.since.add(rule)
 
-        self.exercised = exercised  # type: ignore[method-assign]
+        self.exercised = exercised
 
     def batch(self) -> tuple[int, frozenset[str]]:
         """The findings so far and the rules exercised since the last call."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -55,7 +55,7 @@ def _result(seq: int) -> dict[str, Any]:
     return _line(seq, "result", subtype="success", is_error=False, result="ok", num_turns=1, duration_ms=1)
 
 
-def _feed(objs: list[dict[str, Any] | None], machine: StreamRules | None = None) -> Report:
+def _feed(objs: Sequence[dict[str, Any] | None], machine: StreamRules | None = None) -> Report:
     report = Report("stream-json")
     out = Collector(report)
     rules = machine or StreamRules()
@@ -113,7 +113,8 @@ def test_a_seq_longer_than_the_checker_reads_is_a_checker_limit_not_a_pass() -> 
 
 def test_token_counts_are_judged_by_value() -> None:
     usage = {"input_tokens": 10.0, "output_tokens": 5, "cache_read": 0, "cache_creation": Decimal("0.0")}
-    per_model = {"m": {"input_tokens": 10, "output_tokens": 5e0, "cache_read": 0.0, "cache_creation": 0}}
+    per_model: dict[str, dict[str, float | Decimal]] = {
+        "m": {"input_tokens": 10, "output_tokens": 5e0, "cache_read": 0.0, "cache_creation": 0}}
     objs = [_init(), _result(1) | {"usage": usage, "model_usage": per_model}]
     assert "sj.usage-rollup" not in _rules(_feed(objs))
     per_model["m"]["input_tokens"] = Decimal("9.0")
@@ -274,8 +275,9 @@ def test_every_member_of_every_golden_line_may_hold_any_json_kind() -> None:
 def test_type_confusion_through_the_checker_is_a_finding_never_an_internal_error() -> None:
     """The top-level members of one golden through contract.check: a report, and never checker.internal."""
     (stream,) = _golden_streams(("tool_calls",))
+    # the kinds typed as any value (mypy cannot infer the empty list and dict in the literal)
     swept = [(index, obj, key, kind) for index, obj in enumerate(stream) for key in obj
-             for kind in (None, [], {}, [[]], 7.0, "x")]
+             for kind in cast("tuple[object, ...]", (None, [], {}, [[]], 7.0, "x"))]
     # the default run: every 5th, so each member gets one or two kinds, rotating (6 kinds a member);
     # tests/checking/test_type_confusion.py sweeps every golden's members through the checker as well
     for index, obj, key, kind in sample(swept, 5):
