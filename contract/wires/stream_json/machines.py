@@ -114,9 +114,20 @@ def _chained(first: Handler | None, then: Handler) -> Handler:
     """A line type's handler followed by a declared check's (built once per stream, not per line)."""
     if first is None:
         return then
+    return _Both(first, then)
 
-    def both(obj: dict[str, Any], line: int, out: Sink) -> None:
-        first(obj, line, out)
-        then(obj, line, out)
 
-    return both
+class _Both:
+    """Two handlers in turn. An object, not a closure: ``copy.deepcopy`` of the machine (the other
+    readings of a line with a repeated member, contract.checking.readings) copies the bound
+    methods it holds with it, where a closure would go on calling the original machine's (an
+    outside trial found the copy feeding the real machine: findings lost)."""
+
+    __slots__ = ("first", "then")
+
+    def __init__(self, first: Handler, then: Handler) -> None:
+        self.first, self.then = first, then
+
+    def __call__(self, obj: dict[str, Any], line: int, out: Sink) -> None:
+        self.first(obj, line, out)
+        self.then(obj, line, out)
