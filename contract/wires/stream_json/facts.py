@@ -45,6 +45,8 @@ from __future__ import annotations
 from itertools import repeat
 from typing import Any
 
+import orjson
+
 from contract.core.jsonline import Fault, parse
 from contract.core.jsonvalue import same_value
 from contract.wires.stream_json.stamps import STAMPS, in_order
@@ -78,6 +80,24 @@ def reassemble(pieces: list[str]) -> tuple[str, Any, tuple[Fault, ...]]:
     text = "".join(pieces)
     args, faults = parse(text.encode("utf-8", "surrogatepass"))
     return text, args, faults
+
+
+def reassembles_to(pieces: list[str], value: Any) -> bool:
+    """Whether a call's fragments reassemble (``reassemble``) to ``value`` with nothing to report.
+
+    When their text is orjson's own text of ``value``, byte for byte, with no "e+", the strict
+    parse reads it as orjson does (``contract.core.jsonline.parse``: orjson's text, no "e+"
+    number) and gets ``value`` back, of the same types (orjson writes a value it can hold and
+    reads its text back unchanged: ``value`` is a parsed JSON value, so no NaN, which orjson
+    would write as null), so the reassembly is not parsed. Any other text is parsed and compared."""
+    text = "".join(pieces).encode("utf-8", "surrogatepass")
+    try:
+        if b"e+" not in text and text == orjson.dumps(value):
+            return True
+    except orjson.JSONEncodeError:  # a Decimal, an integer beyond 64 bits, a lone surrogate
+        pass
+    args, faults = parse(text)
+    return not faults and same_value(args, value)
 
 
 def block_facts(objs: list[dict[str, Any]], *, mixed: bool = False, settle: bool = True) -> Facts | None:
@@ -283,8 +303,7 @@ class _Steps:
         they reassemble to its input with nothing to report, its fragments leave the steps."""
         ops = self.ops
         pieces = [ops[where + 3] for where in at]
-        _, args, faults = reassemble(pieces)
-        if faults or not same_value(args, block.get("input")):
+        if not reassembles_to(pieces, block.get("input")):
             self.named.add(ref)  # judged by the machine, with the fragments, at the tool_use
             return
         for where in at:
