@@ -42,6 +42,7 @@ tests/checking/test_block_check.py and tests/wires/stream_json/test_stream_json_
 
 from __future__ import annotations
 
+import json
 from itertools import repeat
 from typing import Any
 
@@ -85,19 +86,26 @@ def reassemble(pieces: list[str]) -> tuple[str, Any, tuple[Fault, ...]]:
 def reassembles_to(pieces: list[str], value: Any) -> bool:
     """Whether a call's fragments reassemble (``reassemble``) to ``value`` with nothing to report.
 
-    When their text is orjson's own text of ``value``, byte for byte, with no "e+", the strict
-    parse reads it as orjson does (``contract.core.jsonline.parse``: orjson's text, no "e+"
-    number) and gets ``value`` back, of the same types (orjson writes a value it can hold and
-    reads its text back unchanged: ``value`` is a parsed JSON value, so no NaN, which orjson
-    would write as null), so the reassembly is not parsed. Any other text is parsed and compared."""
+    When their text, with no "e+" in it, is orjson's own text of ``value`` or Python's
+    ``json.dumps`` of it (ASCII escapes, ", " and ": "), byte for byte, it is a serialisation of
+    the value: each member named once, each number written as the parsed number (an integer in
+    full, a float as its shortest text). The strict parse then reads it as ``value`` with no
+    fault (``contract.core.jsonline.parse``; a float written with "e+" may be integral but not
+    the number written, so such a text is parsed), and the reassembly is not parsed. ``value`` is
+    a parsed JSON value (no NaN: orjson would write it as null; Python's encoder here refuses
+    it). Any other text is parsed and compared."""
     text = "".join(pieces).encode("utf-8", "surrogatepass")
-    try:
-        if b"e+" not in text and text == orjson.dumps(value):
-            return True
-    except orjson.JSONEncodeError:  # a Decimal, an integer beyond 64 bits, a lone surrogate
-        pass
+    if b"e+" not in text:
+        try:
+            if text == orjson.dumps(value) or text == _PYTHON(value).encode():
+                return True
+        except (orjson.JSONEncodeError, ValueError, TypeError, RecursionError):  # a Decimal, a long integer
+            pass
     args, faults = parse(text)
     return not faults and same_value(args, value)
+
+
+_PYTHON = json.JSONEncoder(check_circular=False, allow_nan=False).encode  # json.dumps(value), NaN refused
 
 
 def block_facts(objs: list[dict[str, Any]], *, mixed: bool = False, settle: bool = True) -> Facts | None:
