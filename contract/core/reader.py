@@ -342,7 +342,7 @@ def may_exponent(data: bytes) -> bool:
     """Whether ``data`` may hold a number written with "e+" (``Block.may_exp``): a digit, "e+", a
     digit, as orjson writes one (``1.5e+300``). "e+" in text (``line+=1`` in a tool's code) is no
     such number when no digit is on both sides; where one is, the block takes the exact path."""
-    return b"+" in data and b"e+" in data and next(_exponents(data), -1) >= 0
+    return b"+" in data and next(_exponents(data), -1) >= 0
 
 
 def exponent_lines(bodies: list[bytes]) -> list[int]:
@@ -363,8 +363,8 @@ def _exponents(text: bytes) -> Iterator[int]:
     """Where in ``text`` a "+" has "e" and a digit before it and a digit after it.
 
     "+" is rare in most blocks and a one-byte needle, so its occurrences are found at memchr
-    speed and looked at one by one; after ``_FEW_PLUS`` of them (stamps with a +05:30 offset, a
-    text full of "+") the rest is searched by ``_EXPONENT``, in C."""
+    speed and looked at one by one; after ``_FEW_PLUS`` of them (a text full of "+") the rest is
+    searched for "e+" (a two-byte needle, slower) and, from the first, by ``_EXPONENT``, in C."""
     find, end = text.find, len(text) - 1
     at = find(b"+")
     for _ in range(_FEW_PLUS):
@@ -373,11 +373,12 @@ def _exponents(text: bytes) -> Iterator[int]:
         if 2 <= at < end and text[at - 1] == 0x65 and text[at - 2] in _DIGITS and text[at + 1] in _DIGITS:
             yield at
         at = find(b"+", at + 1)
-    if at >= 0:  # the rest by the pattern, in C, from the "+" at ``at`` (the next not looked at)
-        yield from (match.start() + 2 for match in _EXPONENT.finditer(text, max(at - 2, 0)))
+    at = find(b"e+", max(at - 1, 0)) if at >= 0 else -1  # the "+" at ``at``: the next not looked at
+    if at >= 0:  # the rest by the pattern, in C, from the first "e+" left
+        yield from (match.start() + 2 for match in _EXPONENT.finditer(text, max(at - 1, 0)))
 
 
-_FEW_PLUS = 64
+_FEW_PLUS = 256  # a block of stamps with a +05:30 offset has one a line
 
 
 _DIGITS = frozenset(b"0123456789")
