@@ -32,7 +32,8 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
     orjson's own compact text, Go's escapes of it, Python's default ``json.dumps``; no duplicate
     member, every number as written, ``contract.core.jsonline.parse``'s fast path) is read by
     orjson, but for one that may hold an "e+" float (``reader.may_exponent``), whose numbers are
-    read as written (``jsonline.written_exactly``). With ``exact``, any other line (another
+    read as written (``jsonline.written_exactly``, or, for a line of orjson's tokens, its
+    floats of 1e16 or more read again from orjson's text: ``_exact_floats``). With ``exact``, any other line (another
     spelling of a number, other spaces) is read by the strict parse, as the line path reads it
     (``_exactly``); without (the two-process worker: its main reads a clean block with orjson)
     a block with a line orjson may not read as written is None. Any exception is a None too: the
