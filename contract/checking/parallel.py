@@ -218,6 +218,11 @@ def _with_worker(fd: int, start: int, end: int, wire: Wire, strict: bool, ignore
         status = 1
         try:
             os.close(read_end)
+            # the lowest priority: on a core of its own it runs at full speed, on a core shared
+            # with other processes it takes little from them or from the main (which never waits
+            # for it and takes over its blocks), so two processes do not run slower than one
+            with contextlib.suppress(OSError):
+                os.nice(19)
             _work(fd, start, end, wire, max_line_bytes, write_end, parent, taken)
             status = 0
         except BaseException:

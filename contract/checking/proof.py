@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from contract.checking.schema import engine, known_types
-from contract.core.jsonline import Spellings, parse, written_exactly
+from contract.core.jsonline import Spellings, go_spelling, number, parse, unspaced, written_exactly
 from contract.core.reader import Block, exponent_lines
 from contract.wires import Wire
 
@@ -32,7 +32,8 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
     orjson's own compact text, Go's escapes of it, Python's default ``json.dumps``; no duplicate
     member, every number as written, ``contract.core.jsonline.parse``'s fast path) is read by
     orjson, but for one that may hold an "e+" float (``reader.may_exponent``), whose numbers are
-    read as written (``jsonline.written_exactly``). With ``exact``, any other line (another
+    read as written (``jsonline.written_exactly``, or, for a line of orjson's tokens, its
+    floats of 1e16 or more read again from orjson's text: ``_exact_floats``). With ``exact``, any other line (another
     spelling of a number, other spaces) is read by the strict parse, as the line path reads it
     (``_exactly``); without (the two-process worker: its main reads a clean block with orjson)
     a block with a line orjson may not read as written is None. Any exception is a None too: the
@@ -114,9 +115,45 @@ def _exactly(bodies: list[bytes], values: list[Any], unspelt: list[int], exponen
         values[index] = value
     taken = set(unspelt)
     for index in exponents:
-        if index not in taken:
-            value, faults = written_exactly(bodies[index])
-            if faults or type(value) is not dict:
-                return False
-            values[index] = value
+        if index in taken:
+            continue
+        if _orjsons_numbers(bodies[index], values[index]):
+            _exact_floats(values[index])
+            continue
+        value, faults = written_exactly(bodies[index])
+        if faults or type(value) is not dict:
+            return False
+        values[index] = value
     return True
+
+
+def _orjsons_numbers(body: bytes, value: Any) -> bool:
+    """Whether ``body`` holds the tokens of orjson's text of ``value`` (its own compact text, Go's
+    escapes of it, or either but for spaces: ``jsonline.unspaced``), so that each number in it
+    is written as orjson writes the parsed number; False when orjson cannot write ``value``."""
+    try:
+        written = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return False
+    return unspaced(body) == unspaced(written) or (b"\\u00" in body and go_spelling(written) == body)
+
+
+def _exact_floats(value: dict[str, Any]) -> None:
+    """The strict reading of a line whose numbers are orjson's text of ``value``'s
+    (``_orjsons_numbers``), made of orjson's reading in place: what ``jsonline.written_exactly``
+    reads, without parsing the line again. The strict reading of a number is
+    ``jsonline.number`` of its text, which is the float itself unless the float is integral and
+    not the number written; orjson writes an integral float below 1e16 in full (exact) and one
+    of 1e16 or more with "e+", so only those are read again, from orjson's text of each."""
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        for key, item in (node.items() if type(node) is dict else enumerate(node)):
+            kind = type(item)
+            if kind is float:
+                if item >= 1e16 or item <= -1e16:
+                    exact = number(orjson.dumps(item).decode())
+                    if type(exact) is not float:
+                        node[key] = exact
+            elif kind is dict or kind is list:
+                stack.append(item)

@@ -7,10 +7,11 @@ re-serialises: when the compact re-serialisation equals the input byte for byte,
 held exactly the members that were parsed (no duplicates) and every number survived exactly.
 So does an input that is the parsed value in another canonical spelling (``spelt``: Go's
 escaped "<", ">" and "&", or Python's default ``json.dumps``, with ", " and ": "), and a block of
-lines in one spelling is proven at once (``Spellings``). Anything else (other whitespace,
-escapes written differently, big integers, duplicates, numbers written as ``5e0`` or beyond
-double range) takes the exact path through ``json`` with hooks, which is slower but only runs
-on unusual lines.
+lines in one spelling is proven at once (``Spellings``; a block whose lines are orjson's text
+but for spaces between tokens, wherever they are, is proven so too: ``unspaced``). Anything else
+(other whitespace, escapes written differently, big integers, duplicates, numbers written as
+``5e0`` or beyond double range) takes the exact path through ``json`` with hooks, which is
+slower but only runs on unusual lines.
 
 Numbers are read so that no verdict depends on float rounding (JSON Schema judges a number by
 its value: ``7.0`` and ``5e0`` are integers, ``2.0000000000000001`` is not). A number written
@@ -145,6 +146,24 @@ def spaced_spelling(value: Any) -> bytes:
     return _SPACED(value).encode()
 
 
+def unspaced(text: bytes) -> bytes:
+    """A JSON text without its spaces (U+0020; one C-level pass).
+
+    Used on a block's lines joined as one array, against orjson's compact text of their values:
+    when the two are equal, the lines hold the very tokens of orjson's text (the block proof of
+    the spaced spelling, ``Spellings``, without writing the block back with Python's encoder).
+    Deleting spaces from a JSON text leaves a JSON text of the same tokens, in the same order:
+    outside strings a space is whitespace between tokens, never inside a number or a literal, and
+    two tokens always have a structural character between them (so none is joined to the next);
+    inside a string it is a character (never part of an escape), so the string stays one string.
+    Equal texts have equal tokens, so the lines and orjson's text have the same tokens: the
+    same members in every object (a repeated member would have made the lines' text longer by
+    a member than orjson's, which names each member of the value once) and every number written
+    as orjson writes the parsed number (numbers hold no space), which is what ``spelt`` proves
+    of a line in a canonical spelling. Tabs and other whitespace are kept, so they differ."""
+    return text.translate(None, b" ")
+
+
 def spelt(body: bytes, value: Any, written: bytes) -> bool:
     """Whether ``body``, which orjson read as ``value`` and writes back as ``written``, is
     ``value`` in another canonical spelling: Go's (``go_spelling``) or Python's default
@@ -166,10 +185,14 @@ def spelt(body: bytes, value: Any, written: bytes) -> bool:
 class Spellings:
     """Which lines of a block are proven read as written by orjson (``unproven``), a block at a
     time: the block's lines, as one array, written back in one spelling (orjson's compact text,
-    ``go_spelling`` of it, or ``spaced_spelling``) equal to the lines joined by that spelling's
-    separator, inside brackets. Each line was read alone, so each is a JSON text, as is each
-    line's spelling: the array text has one parse, so the two texts are equal exactly when each
-    line is its own spelling. The spelling that proved the last block is tried first."""
+    or ``go_spelling`` of it) equal to the lines joined by that spelling's separator, inside
+    brackets. Each line was read alone, so each is a JSON text, as is each line's spelling: the
+    array text has one parse, so the two texts are equal exactly when each line is its own
+    spelling. The spaced spelling (Python's default, ", " and ": ") is proven without writing
+    the block back: the lines' array and orjson's compact text are equal without their spaces
+    (``unspaced``: then they hold the same tokens, so no repeated member and every number as
+    orjson writes it). The spelling that proved the last block is tried first; a block none
+    proves is proven line by line (``spelt``)."""
 
     __slots__ = ("_last",)
 
@@ -206,9 +229,9 @@ COMPACT, GO, SPACED = 0, 1, 2
 
 
 def _spelt_whole(spelling: int, bodies: list[bytes], values: list[Any]) -> bool:
-    if spelling == SPACED:
-        return spaced_spelling(values) == b"[" + b", ".join(bodies) + b"]"
     text = b"[" + b",".join(bodies) + b"]"
+    if spelling == SPACED:
+        return unspaced(text) == unspaced(orjson.dumps(values))
     if spelling == GO:
         return b"\\u00" in text and go_spelling(orjson.dumps(values)) == text
     return orjson.dumps(values) == text

@@ -393,25 +393,43 @@ def may_exponent(data: bytes) -> bool:
     """Whether ``data`` may hold a number written with "e+" (``Block.may_exp``): a digit, "e+", a
     digit, as orjson writes one (``1.5e+300``). "e+" in text (``line+=1`` in a tool's code) is no
     such number when no digit is on both sides; where one is, the block takes the exact path."""
-    return b"+" in data and b"e+" in data and _EXPONENT.search(data) is not None
+    return b"+" in data and next(_exponents(data), -1) >= 0
 
 
 def exponent_lines(bodies: list[bytes]) -> list[int]:
     """The offsets of the lines that ``may_exponent`` says yes of (a digit, "e+", a digit), found
-    in the lines joined by LF: "e+" by C-level searches (rare in most blocks), the digits beside
-    each by a look (no LF is a digit, so none spans two lines)."""
+    in the lines joined by LF (``_exponents``; no LF is a digit, so none spans two lines)."""
     text = b"\n".join(bodies)
-    at = text.find(b"e+")
+    found = _exponents(text)
+    at = next(found, -1)
     if at < 0:
         return []
     ends = list(accumulate(map((1).__add__, map(len, bodies))))  # each line's end, its LF included
-    found: set[int] = set()
-    last = len(text) - 3
-    while at >= 0:
-        if 0 < at <= last and text[at - 1] in _DIGITS and text[at + 2] in _DIGITS:
-            found.add(bisect_right(ends, at))
-        at = text.find(b"e+", at + 1)
-    return sorted(found)
+    lines = {bisect_right(ends, at)}
+    lines.update(bisect_right(ends, at) for at in found)
+    return sorted(lines)
+
+
+def _exponents(text: bytes) -> Iterator[int]:
+    """Where in ``text`` a "+" has "e" and a digit before it and a digit after it.
+
+    "+" is rare in most blocks and a one-byte needle, so its occurrences are found at memchr
+    speed and looked at one by one; after ``_FEW_PLUS`` of them (a text full of "+") the rest is
+    searched for "e+" (a two-byte needle, slower) and, from the first, by ``_EXPONENT``, in C."""
+    find, end = text.find, len(text) - 1
+    at = find(b"+")
+    for _ in range(_FEW_PLUS):
+        if at < 0:
+            return
+        if 2 <= at < end and text[at - 1] == 0x65 and text[at - 2] in _DIGITS and text[at + 1] in _DIGITS:
+            yield at
+        at = find(b"+", at + 1)
+    at = find(b"e+", max(at - 1, 0)) if at >= 0 else -1  # the "+" at ``at``: the next not looked at
+    if at >= 0:  # the rest by the pattern, in C, from the first "e+" left
+        yield from (match.start() + 2 for match in _EXPONENT.finditer(text, max(at - 1, 0)))
+
+
+_FEW_PLUS = 256  # a block of stamps with a +05:30 offset has one a line
 
 
 _DIGITS = frozenset(b"0123456789")

@@ -42,8 +42,11 @@ tests/checking/test_block_check.py and tests/wires/stream_json/test_stream_json_
 
 from __future__ import annotations
 
+import json
 from itertools import repeat
 from typing import Any
+
+import orjson
 
 from contract.core.jsonline import Fault, parse
 from contract.core.jsonvalue import same_value
@@ -78,6 +81,31 @@ def reassemble(pieces: list[str]) -> tuple[str, Any, tuple[Fault, ...]]:
     text = "".join(pieces)
     args, faults = parse(text.encode("utf-8", "surrogatepass"))
     return text, args, faults
+
+
+def reassembles_to(pieces: list[str], value: Any) -> bool:
+    """Whether a call's fragments reassemble (``reassemble``) to ``value`` with nothing to report.
+
+    When their text, with no "e+" in it, is orjson's own text of ``value`` or Python's
+    ``json.dumps`` of it (ASCII escapes, ", " and ": "), byte for byte, it is a serialisation of
+    the value: each member named once, each number written as the parsed number (an integer in
+    full, a float as its shortest text). The strict parse then reads it as ``value`` with no
+    fault (``contract.core.jsonline.parse``; a float written with "e+" may be integral but not
+    the number written, so such a text is parsed), and the reassembly is not parsed. ``value`` is
+    a parsed JSON value (no NaN: orjson would write it as null; Python's encoder here refuses
+    it). Any other text is parsed and compared."""
+    text = "".join(pieces).encode("utf-8", "surrogatepass")
+    if b"e+" not in text:
+        try:
+            if text == orjson.dumps(value) or text == _PYTHON(value).encode():
+                return True
+        except (orjson.JSONEncodeError, ValueError, TypeError, RecursionError):  # a Decimal, a long integer
+            pass
+    args, faults = parse(text)
+    return not faults and same_value(args, value)
+
+
+_PYTHON = json.JSONEncoder(check_circular=False, allow_nan=False).encode  # json.dumps(value), NaN refused
 
 
 def block_facts(objs: list[dict[str, Any]], *, mixed: bool = False, settle: bool = True) -> Facts | None:
@@ -283,8 +311,7 @@ class _Steps:
         they reassemble to its input with nothing to report, its fragments leave the steps."""
         ops = self.ops
         pieces = [ops[where + 3] for where in at]
-        _, args, faults = reassemble(pieces)
-        if faults or not same_value(args, block.get("input")):
+        if not reassembles_to(pieces, block.get("input")):
             self.named.add(ref)  # judged by the machine, with the fragments, at the tool_use
             return
         for where in at:
