@@ -6,18 +6,8 @@ from collections import Counter
 from typing import NamedTuple
 
 from contract.core.jsonline import ANSI_RULES
-from contract.core.sink import Sink
+from contract.core.sink import Emit, Sink
 from contract.rules.report import FIRST_PER_RULE, MAX_KEPT_VIOLATIONS, VITAL_PER_RULE
-
-
-class Emit(NamedTuple):
-    """A finding held as ``emit`` received it."""
-
-    rule: str
-    line: int | None
-    pointer: str | None
-    message: str
-    hint: str | None
 
 
 class More(NamedTuple):

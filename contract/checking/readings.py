@@ -23,24 +23,22 @@ from collections.abc import Callable
 from typing import Any
 
 from contract.core.reader import FIRST, Record
-from contract.core.sink import Sink
+from contract.core.sink import Emit, Sink
 
 MAX_LINES = 32
 LIMIT_RULE = "checker.limit"
-
-Finding = tuple[str, int | None, str | None, str, str | None]
 
 
 class _Seen:
     """A sink that keeps the findings it is given (and forwards them to ``out`` when it has one)."""
 
     def __init__(self, out: Sink | None) -> None:
-        self.found: list[Finding] = []
+        self.found: list[Emit] = []
         self._out = out
 
     def emit(self, rule: str, line: int | None, pointer: str | None, message: str,
              hint: str | None = None) -> None:
-        self.found.append((rule, line, pointer, message, hint))
+        self.found.append(Emit(rule, line, pointer, message, hint))
         if self._out is not None:
             self._out.emit(rule, line, pointer, message, hint)
 

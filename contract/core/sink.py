@@ -9,7 +9,17 @@ order; see docs/architecture.md.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NamedTuple, Protocol
+
+
+class Emit(NamedTuple):
+    """One finding as ``Sink.emit`` received it (kept to be passed on later, or compared)."""
+
+    rule: str
+    line: int | None
+    pointer: str | None
+    message: str
+    hint: str | None
 
 
 class Sink(Protocol):
