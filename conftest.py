@@ -12,8 +12,11 @@ with the variable set, 48 s with it cleared (BENCHMARKS.md, "The default test ru
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,30 +48,39 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 
+
 # A module- or session-scoped fixture is made once per process, and several cost seconds (a copy of
-# the project, an installed wheel, live runs, the vectors' draw, three statements). Under xdist each
-# module below runs on one worker (the vector modules together: they share a session fixture), so
-# that work is done once, not once on every worker that runs one of its tests. Measured on two cores
-# with four workers: the vectors' draw took 12-14 s and the statements 12 s on each such worker
-# (BENCHMARKS.md, "The default test run"). tests/architecture/test_xdist_groups.py fails on a module
-# with such a fixture that is missing here, and on a name here that is no test module.
+# the project, an installed wheel, live runs, three statements). Under xdist a test module that
+# defines one runs on one worker, found by its text (``scope="module"`` or ``"session"``), so that
+# work is done once, not once on every worker that runs one of its tests. The modules below ask for
+# a session fixture of a conftest (the vectors' draw, tests/consumers/conftest.py) and share its
+# worker. Measured on two cores with four workers: the draw took 12-14 s and the statements 12 s on
+# each such worker (BENCHMARKS.md, "The default test run"). tests/architecture/test_xdist_groups.py
+# fails when a module asks for one of those session fixtures and is missing here.
+SHARED_SESSION_FIXTURES = ("drawn_vectors", "exported_vectors")
 SHARED_SETUP = {
     "tests/consumers/test_node_vectors.py": "vectors",
     "tests/consumers/test_vectors.py": "vectors",
     "tests/consumers/test_vector_kinds.py": "vectors",
-    "tests/evolution/test_adr_consequences.py": "adr-consequences",
-    "tests/evolution/test_adr_walk.py": "adr-walk",
-    "tests/evolution/test_migrate.py": "migrate",
-    "tests/goldens/test_recording.py": "recording",
-    "tests/live/test_liveness.py": "liveness",
-    "tests/plugin/test_plugin.py": "plugin",
-    "tests/reporting/test_report_hygiene.py": "report-hygiene",
-    "tests/statement/test_statement.py": "statements",
 }
+_ONCE_PER_PROCESS = re.compile(r"""scope\s*=\s*["'](?:module|session)["']""")
+_ROOT = Path(__file__).resolve().parent
+
+
+@functools.cache
+def work_unit(module: str) -> str | None:
+    """The group a test module's tests are sent in, or None when each test may go anywhere."""
+    if module in SHARED_SETUP:
+        return SHARED_SETUP[module]
+    try:
+        text = (_ROOT / module).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return module if _ONCE_PER_PROCESS.search(text) else None
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``-n``'s load scheduling, with each module of :data:`SHARED_SETUP` kept to its group's worker.
+    """``-n``'s load scheduling, with each module of :func:`work_unit` kept to one worker.
 
     Not ``--dist loadgroup`` with ``xdist_group`` marks: pytest-xdist 3.8 groups by appending the
     group to ``item._nodeid``, which pytest 9 no longer reads (node ids come from ``item._id``), so
@@ -80,6 +92,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class SharedSetupScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist ships no types
         def _split_scope(self, nodeid: str) -> str:
-            return SHARED_SETUP.get(nodeid.split("::", 1)[0], nodeid)
+            return work_unit(nodeid.split("::", 1)[0]) or nodeid
 
     return SharedSetupScheduling(config, log)

@@ -1,10 +1,11 @@
-"""The root conftest's xdist groups stay true: every module with a costly once-per-process fixture runs
-on one worker, and the scheduler really keeps it there.
+"""The root conftest's xdist groups stay true: a module with a once-per-process fixture runs on one
+worker, and so do the modules sharing a conftest's session fixture.
 
-A static scan of the test modules: a module that defines a module- or session-scoped fixture, or
-asks for one of the session fixtures of tests/consumers/conftest.py, must be named in the root
-conftest's ``SHARED_SETUP``, and every name there must be a test module. Then the scheduler the
-root conftest gives pytest-xdist is asked how it splits node ids into work units.
+A static scan of the test modules: one that asks for a shared session fixture (the vectors' draw,
+tests/consumers/conftest.py) must be named in the root conftest's ``SHARED_SETUP``, and every name
+there must be a test module. Then the scheduler the root conftest gives pytest-xdist is asked how
+it splits node ids into work units: a module defining a module-scoped fixture is one unit, found
+without a list.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ import pytest
 
 from tests.support.paths import ROOT, TESTS
 
-SESSION_FIXTURES = {"drawn_vectors", "exported_vectors"}  # tests/consumers/conftest.py
-
 
 def _root_conftest() -> ModuleType:
     spec = importlib.util.spec_from_file_location("_root_conftest", ROOT / "conftest.py")
@@ -31,25 +30,19 @@ def _root_conftest() -> ModuleType:
     return module
 
 
-def _once_per_process(path: Path) -> bool:
-    """True when the module defines a module/session fixture or asks for a shared session one."""
+def _asks_for(path: Path, fixtures: set[str]) -> bool:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef):
-            if {arg.arg for arg in node.args.args} & SESSION_FIXTURES:
-                return True
-            scopes = [kw.value for d in node.decorator_list if isinstance(d, ast.Call) for kw in d.keywords
-                      if kw.arg == "scope"]
-            if any(isinstance(v, ast.Constant) and v.value in ("module", "session") for v in scopes):
-                return True
-    return False
+    return any(isinstance(node, ast.FunctionDef) and {arg.arg for arg in node.args.args} & fixtures
+               for node in ast.walk(tree))
 
 
-def test_every_module_with_a_once_per_process_fixture_is_grouped() -> None:
-    shared: dict[str, str] = _root_conftest().SHARED_SETUP
+def test_every_module_sharing_a_session_fixture_is_grouped() -> None:
+    root = _root_conftest()
+    shared: dict[str, str] = root.SHARED_SETUP
     modules = {p.relative_to(ROOT).as_posix() for p in TESTS.rglob("test_*.py")}
     assert set(shared) <= modules, f"not test modules: {sorted(set(shared) - modules)}"
-    needing = {m for m in modules if _once_per_process(ROOT / m)}
+    needing = {m for m in modules if _asks_for(ROOT / m, set(root.SHARED_SESSION_FIXTURES))}
+    assert needing, "no module asks for the shared session fixtures: the list is stale"
     assert needing <= set(shared), f"add to the root conftest's SHARED_SETUP: {sorted(needing - set(shared))}"
 
 
@@ -73,7 +66,8 @@ def test_the_scheduler_keeps_a_group_together_and_spreads_the_rest() -> None:
     split = scheduler._split_scope
     a = split("tests/consumers/test_vectors.py::test_one")
     assert a == split("tests/consumers/test_node_vectors.py::test_two[x::y]") == "vectors"
-    assert split("tests/statement/test_statement.py::test_x") == "statements"
+    once = "tests/statement/test_statement.py"  # its three statements: a module fixture
+    assert split(f"{once}::test_x") == split(f"{once}::test_y[1]") == once
     free = ["tests/checking/test_edges.py::test_a", "tests/checking/test_edges.py::test_b"]
     assert [split(n) for n in free] == free  # everything else is a unit of its own, as --dist load
 
