@@ -66,14 +66,29 @@ CATALOGUE = [
 DEFAULT_ARGS = ["--strict", "--format", "json"]
 
 
-def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, int]:
-    """CPU seconds (user + system, reaped children included), wall seconds, peak RSS in KiB and
-    exit status of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    return usage.ru_utime + usage.ru_stime, wall, int(usage.ru_maxrss), os.waitstatus_to_exitcode(status)
+def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, int, str]:
+    """CPU seconds (user + system, reaped children included), wall seconds, peak RSS in KiB, exit
+    status and what the default ``--jobs`` chose (``choice``) of one process."""
+    report = cwd / "report.out"  # a file, not a pipe: nothing reads while the check runs
+    with report.open("wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    chose = choice(report.read_bytes())
+    report.unlink()
+    return usage.ru_utime + usage.ru_stime, wall, int(usage.ru_maxrss), os.waitstatus_to_exitcode(status), chose
+
+
+def choice(report: bytes) -> str:
+    """"two" or "one": the processes a JSON report's notes say the default ``--jobs`` used; "" where
+    they say none (``--jobs`` given, a file too small to split, or not a JSON report)."""
+    for line in report.splitlines():
+        if b"--jobs unset: checked in two" in line:
+            return "two"
+        if b"--jobs unset: checked in one" in line:
+            return "one"
+    return ""
 
 
 def extract(rev: str, into: Path) -> Path:
@@ -98,6 +113,7 @@ def environment(tree: Path) -> dict[str, str]:
 def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | None) -> int:
     """Every shape of ``CATALOGUE`` (or those named in ``only``) against json.loads, paired."""
     rows = []
+    by_choice: dict[str, list[float]] = {}  # the default's choice -> its wall over --jobs 1's, each round
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for body, date, style, spelling in CATALOGUE:
@@ -119,11 +135,14 @@ def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | 
             wall = statistics.median(w / b[1] for (_, w, *_), b in zip(got["default"], loads, strict=True))
             paired = statistics.median(d[1] / j[1] for d, j in zip(got["default"], got["-j1"], strict=True))
             rss = max(f[2] for f in got["-j1"]) / 1024
+            chosen = _chosen(got["default"], got["-j1"])
+            for d, j in zip(got["default"], got["-j1"], strict=True):
+                by_choice.setdefault(d[4], []).append(d[1] / j[1])
             rows.append((name, cpu, wall1, wall, paired, built["coverage"], rss))
             print(f"{name}: {built['lines']:,} lines, {path.stat().st_size / 2**20:.0f} MiB, facts "
                   f"{100 * built['coverage']:.2f} % | --jobs 1 CPU {cpu:.3f}x loads, wall {wall1:.3f}x | "
-                  f"default wall {wall:.3f}x (paired with --jobs 1: {paired:.3f}) | peak RSS {rss:.0f} MiB",
-                  flush=True)
+                  f"default wall {wall:.3f}x (paired with --jobs 1: {paired:.3f}; {chosen}) | "
+                  f"peak RSS {rss:.0f} MiB", flush=True)
             for text in built["text"][1:]:
                 print(f"    {text}")
             path.unlink()
@@ -136,8 +155,24 @@ def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | 
     print(f"  --jobs 1 CPU x loads: median {statistics.median(cpus):.3f}, worst {worst[1]:.3f} ({worst[0]})")
     print(f"  default wall / --jobs 1 wall, paired: median {statistics.median(r[4] for r in rows):.3f}, "
           f"worst {max(r[4] for r in rows):.3f}")
+    for label, ratios in sorted(by_choice.items(), reverse=True):
+        what = {"two": "chose two processes", "one": "chose one process", "": "noted no choice"}[label]
+        print(f"  the default {what} in {len(ratios)} rounds: its wall / --jobs 1 wall in the same round, "
+              f"median {statistics.median(ratios):.3f}, worst {max(ratios):.3f}")
     print(f"  facts coverage: lowest {100 * min(r[5] for r in rows):.2f} %")
     return 0
+
+
+def _chosen(default: list[tuple[float, float, int, int, str]], one: list[tuple[float, float, int, int, str]]) -> str:
+    """What the default chose round by round, and its wall over ``--jobs 1``'s in the same round for
+    each choice (where it kept one process both ran the same code: the spread is the machine's)."""
+    parts = []
+    for label in ("two", "one", ""):
+        ratios = [d[1] / j[1] for d, j in zip(default, one, strict=True) if d[4] == label]
+        if ratios:
+            what = {"two": "two processes", "one": "one process", "": "no choice noted"}[label]
+            parts.append(f"{what} {len(ratios)} of {len(default)}: {statistics.median(ratios):.3f}")
+    return ", ".join(parts)
 
 
 BUILD = (
@@ -164,13 +199,13 @@ def _build(path: Path, lines: int, body: str, date: str, style: str, spelling: s
 
 
 def _rounds(runs: dict[str, tuple[list[str], dict[str, str]]], rounds: int,
-            folder: Path) -> dict[str, list[tuple[float, float, int, int]]]:
+            folder: Path) -> dict[str, list[tuple[float, float, int, int, str]]]:
     """A warm-up of each run (it must exit 0), then ``rounds`` rounds of all, in shuffled order."""
     for name, (argv, env) in runs.items():
         status = measure(argv, env, folder)[3]  # also the warm-up: bytecode compiled, file cached
         if status != 0:
             raise SystemExit(f"{name}: exited {status} on a conformant transcript")
-    got: dict[str, list[tuple[float, float, int, int]]] = {name: [] for name in runs}
+    got: dict[str, list[tuple[float, float, int, int, str]]] = {name: [] for name in runs}
     for _ in range(rounds):
         order = list(runs)
         random.shuffle(order)  # no side always runs first, on a warmer cache
@@ -210,7 +245,7 @@ def main() -> int:
             status = measure(argv, env, folder)[3]  # also the warm-up: bytecode compiled, file cached
             if status != 0:
                 raise SystemExit(f"{name}: exited {status} on the conformant transcript")
-        got: dict[str, list[tuple[float, float, int, int]]] = {name: [] for name in runs}
+        got: dict[str, list[tuple[float, float, int, int, str]]] = {name: [] for name in runs}
         for _ in range(args.rounds):
             order = list(runs)
             random.shuffle(order)  # no side always runs first, on a warmer cache

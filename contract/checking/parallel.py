@@ -9,11 +9,13 @@ most of the work and depend on nothing before the block, so they are what is sha
 * a forked **worker** reads the file itself, frames the same blocks, and for the blocks it owns
   (``_owns``: a fixed share, spread through the file) proves each and computes its facts, and
   sends, in block order, a small message per block: its line count and length (so both are
-  sure they mean the same block) and its proof (not clean, or clean with the facts);
+  sure they mean the same block) and its proof (not proven, or clean with the facts);
 * the **main** process runs the one-process block checker itself, with the worker's proofs:
   it proves and judges its own blocks as one process does, and for the worker's it folds the
-  facts into the machine (no parse at all), or judges the block line by line when the worker
-  found it not clean. Every finding, note and count is the main's own, in the one-process order.
+  facts into the machine (no parse at all), or, when the worker could not prove the block,
+  proves and judges it as one process does (the worker reads as orjson does, so a block that
+  needs the exact parse, an "e+" float or another spelling of a number, is the main's to prove).
+  Every finding, note and count is the main's own, in the one-process order.
 
 So the report is the one-process report by construction (``tests/checking/test_parallel.py`` compares
 them on every case, golden and large generated input). The worker can only ever spare the main
@@ -253,7 +255,7 @@ def _reap(pid: int) -> None:
 def _work(fd: int, start: int, end: int, wire: Wire, max_line_bytes: int, out_fd: int, parent: int,
           taken: mmap.mmap) -> None:
     """The worker: for each block it owns that the main has not taken, in order, a message
-    ``(index, count, length, proof, unlisted)`` (``pipeline.Proof``: False, not clean; the facts,
+    ``(index, count, length, proof, unlisted)`` (False, not proven here, which the main then proves; the facts,
     or True when the machine gave none; ``unlisted``: the line types of a clean block that the
     schema does not list, whose notes the main must have given for the proof to hold)."""
     from contract.checking.proof import clean_block
@@ -340,6 +342,8 @@ class _Inbox:
                 _, count, length, proof, unlisted = proofs.popleft()
                 if (count, length) != _identity(block):
                     raise WorkerLost(f"block {index} is not the same block in both processes")
+                if proof is False:  # not proven there (it reads as orjson does, not exactly): proven here
+                    return None
                 if proof is not False and unlisted and (self._noted is None or not self._noted(set(unlisted))):
                     return None  # a type whose note is still to come: the main proves it (line by line)
                 return proof

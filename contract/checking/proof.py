@@ -50,11 +50,13 @@ def clean_block(wire: Wire, max_line_bytes: int, noted: Callable[[set[Any]], boo
             return None
         bodies = block.bodies
         try:
+            exponents = exponent_lines(bodies) if block.may_exp else []
+            if exponents and not exact:
+                return None  # an "e+" float orjson may not read as written (below): no parse spent on it
             values = list(map(loads, bodies))
             if set(map(type, values)) != {dict} or max(map(len, bodies)) > max_line_bytes:
                 return None
             unspelt = spellings.unproven(bodies, values)
-            exponents = exponent_lines(bodies) if block.may_exp else []
             left = sorted({*unspelt, *exponents}) if exponents else unspelt
             if left and (not exact or not _exactly(bodies, values, unspelt, exponents)):
                 return None  # some lines take the strict parse, and one of them has something to say

@@ -120,8 +120,15 @@ def read_records(
 # Bytes read at a time from a file or a buffer. Lines are split from each block by C code
 # (``bytes.split``), and the block-wide searches for CR and for an escaped ESC spare the
 # per-line ones: both are rare, so most blocks skip those checks for all their lines.
-# Small enough to stay in cache: larger blocks measured slower.
+# The first SMALL_BLOCKS blocks are BLOCK_BYTES: the first block is judged line by line by design
+# (a fault there names its line), so a small file keeps most of its lines on the block path; the
+# rest are LARGE_BLOCK_BYTES, which halves what every block pays once (its proof's set-up, the
+# schema's call, the facts' fold) on a long capture: 5 to 15 % of the check's CPU in process
+# (BENCHMARKS.md, issue 34's fourth round), for about one MiB more peak memory. Both processes of a
+# two-process check read the same span, so they cut it into the same blocks.
 BLOCK_BYTES = 32 * 1024
+LARGE_BLOCK_BYTES = 128 * 1024
+SMALL_BLOCKS = 8
 
 Parser = Callable[[bytes, int], tuple[Any, tuple[Fault, ...]]]
 
@@ -335,8 +342,10 @@ def _pieces(stream: Any, max_line_bytes: int) -> Iterator[Block | Piece]:
     pending: list[bytes] = []  # the start of a line that continues in the next block
     pending_bytes = 0
     skipped = -1  # >= 0 while skipping an over-long line: its bytes so far
+    reads = 0
     while True:
-        data = read(BLOCK_BYTES)
+        data = read(BLOCK_BYTES if reads < SMALL_BLOCKS else LARGE_BLOCK_BYTES)
+        reads += 1
         if not data:
             break
         head: bytes | None = None

@@ -20,10 +20,11 @@ from typing import Any
 
 import pytest
 
-from contract.checking import parallel
+from contract.checking import parallel, pipeline
 from contract.checking.checker import check
+from contract.core import reader
 from contract.core.resources import data_dir
-from tests.support import long_runs
+from tests.support import long_runs, shapes
 from tests.support.casefiles import all_cases
 from tests.support.depth import deep, sample
 from tests.support.paths import ROOT
@@ -400,6 +401,30 @@ def test_a_wire_registered_for_a_test_is_checked_by_the_worker(tmp_path: Path, m
     assert folded
 
 
+def test_a_block_the_worker_cannot_prove_is_proven_by_the_main(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker reads as orjson does, so it proves no block holding an "e+" float (the generated
+    streams' tool inputs hold many); the main proves such a block exactly, as one process does,
+    instead of judging it line by line (which made --jobs 2 half as slow again as --jobs 1 on such
+    a stream: BENCHMARKS.md, issue 34's fourth round)."""
+    path = tmp_path / "floats.jsonl"
+    path.write_bytes(shapes.stream("strategies 0", 10000, shapes.DATES["the 30th"], "ms", spelling="compact"))
+    lined: dict[int, list[int]] = {1: [], 2: []}
+    jobs = [1]
+    real = pipeline._Walk._lines
+
+    def counting(self: Any, records: Any) -> bool:
+        lined[jobs[0]].append(self.index)
+        return bool(real(self, records))
+
+    monkeypatch.setattr(pipeline._Walk, "_lines", counting)
+    serial = _report(path, "stream-json", 1)
+    jobs[0] = 2
+    assert _report(path, "stream-json", 2) == serial
+    assert serial["conformant"]
+    assert path.read_bytes().count(b"e+") > 100
+    assert set(lined[2]) <= set(lined[1]) == {0}  # one process: the first block, by design; two: no more
+
+
 def test_the_worker_ahead_is_held_back_by_the_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Bounded memory: the main reads the worker's proofs only up to the block it is at, so a
     worker far ahead waits on a full pipe instead of piling its proofs up in the main."""
@@ -418,6 +443,9 @@ def test_the_worker_ahead_is_held_back_by_the_pipe(tmp_path: Path, monkeypatch: 
         return proof
 
     monkeypatch.setattr(parallel._Inbox, "__call__", slow_main)
+    # every block of the small size, so the file is many blocks (the worker's messages, one a block,
+    # fill the pipe) whatever size the reader takes a long file's later blocks in
+    monkeypatch.setattr(reader, "LARGE_BLOCK_BYTES", reader.BLOCK_BYTES)
     assert _report(path, "stream-json", 2) == serial
     assert len(held) > 250  # blocks
     assert max(held) < 100  # proofs held at once: what one read of the pipe brings (64 KiB), not the file's
