@@ -54,6 +54,7 @@ def main(argv: list[str]) -> int:
         return derived
     if new != page:
         PAGE.write_text(new, encoding="utf-8")
+        print(f"wrote {PAGE.relative_to(PAGE.parent.parent)}")
     return derived
 
 

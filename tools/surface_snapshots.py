@@ -57,12 +57,41 @@ def due(wire: str) -> tuple[str | None, str]:
     return new, f"{path.name}: the catalog's quotes recorded (rule-cited/rule-uncited only)"
 
 
+def unresolved(wire: str) -> list[str]:
+    """One line for each seed quote of ``wire``'s own rules that its schema does not say where the
+    rule places it: such a quote would be left out of the surface without a word (the rule then
+    stands on nothing the gate tracks), so the snapshot is not written while one is left."""
+    from contract.core.resources import schema_path
+    from contract.core.textsafe import text
+    from contract.evolution.framing import quotes, rules_surface
+    from contract.wires import WIRES
+
+    schema = json.loads(schema_path(wire).read_text(encoding="utf-8"))
+    cited = rules_surface(schema, wire)["cited"]
+    out = []
+    for rule in WIRES[wire].rules:
+        found = {(c["at"], c["words"]) for c in cited.get(rule.id, {}).get("cites", ()) if c["found"]}
+        for at, words in dict.fromkeys(quotes(rule)):
+            if (at, words) not in found:
+                place = "anywhere in it" if at == "*" else f"at {text(at)}"
+                out.append(f"{rule.id}: its source quotes '{text(words)}', which {wire}'s schema does not say "
+                           f"{place} (a place is a path from the schema's root, such as "
+                           "$defs.content_block.input.description or properties.seq.description)")
+    return out
+
+
 def main(argv: list[str]) -> int:
     from contract.wires import BUNDLED, bundled_only
 
     status = 0
     with bundled_only():  # the shipped wires' snapshots, whatever wire a caller registered
         for wire in BUNDLED:
+            missing = unresolved(wire)
+            if missing:
+                sys.stderr.write("".join(f"{line}\n" for line in missing))
+                sys.stderr.write(f"{snapshot_path(wire).name}: not written while a quote is not found\n")
+                status = 1
+                continue
             new, said = due(wire)
             if said:
                 sys.stderr.write(said + "\n")
@@ -71,6 +100,7 @@ def main(argv: list[str]) -> int:
                     status = 1
                 else:
                     snapshot_path(wire).write_text(new, encoding="utf-8")
+                    print(f"wrote {snapshot_path(wire).relative_to(SNAPSHOTS.parents[2])}")
     return status
 
 

@@ -26,7 +26,7 @@ from contract.core.rule import Basis, Level, Rule
 from contract.evolution.classify import ADDITIVE, BREAKING, classify
 from contract.evolution.gate import evaluate
 from contract.evolution.surface import surface_of
-from contract.wires import Cites, registered
+from contract.wires import Cites, registered, unregistered
 from tests.wires.audit_log import AUDIT_LOG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,3 +145,34 @@ def test_rules_doc_leaves_a_change_of_the_wire_to_its_review(tmp_path: Path,
     assert tool["main"]([]) == 0
     assert tool["snapshot_path"]("stream-json").read_text(encoding="utf-8") == written
     assert "left as it is" in capsys.readouterr().err
+
+
+def test_rules_doc_refuses_a_quote_the_schema_does_not_say_where_its_rule_places_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A quote placed where the schema does not say it (``content_block.…`` for ``$defs.content_block.…``,
+    an outside trial's) was left out of the surface without a word: the rule stood on nothing the gate
+    tracked. The tool names the rule, the words and the place, and writes no snapshot."""
+    tool = _tool(tmp_path)
+    assert tool["unresolved"]("stream-json") == []  # every shipped quote is found where it is placed
+    words = "free-form tool arguments (tool_use)"
+    said = {}
+    with unregistered("stream-json") as sj:
+        for at in ("content_block.input.description", "$defs.content_block.input.description", "*"):
+            rule = Rule("sj.trial-quote", Level.SHOULD, "stream-json", "a trial rule",
+                        f'stream-json schema, {at}: "{words}"' if at != "*" else f'stream-json schema: "{words}"',
+                        basis=Basis.DERIVED)
+            with registered(dataclasses.replace(sj, rules=(*sj.rules, rule))):
+                said[at] = tool["unresolved"]("stream-json")
+    [line] = said["content_block.input.description"]
+    assert line.startswith(f"sj.trial-quote: its source quotes '{words}'")
+    assert "at content_block.input" in line
+    assert said["$defs.content_block.input.description"] == said["*"] == []  # the near misses
+    tool["main"].__globals__["unresolved"] = lambda wire: [line] if wire == "stream-json" else []
+    shipped = tool["snapshot_path"]("stream-json").read_text(encoding="utf-8")
+    stored = json.dumps(_without_rule(json.loads(shipped), "sj.seq"))  # a snapshot otherwise due
+    tool["snapshot_path"]("stream-json").write_text(stored, encoding="utf-8")
+    assert tool["main"]([]) == 1
+    assert tool["snapshot_path"]("stream-json").read_text(encoding="utf-8") == stored
+    err = capsys.readouterr().err
+    assert line in err
+    assert "not written while a quote is not found" in err
