@@ -25,6 +25,8 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # inherited by xdist's workers 
 sys.dont_write_bytecode = False  # this process: the test modules pytest rewrites from here on
 
 
+# optional: xdist's hook, unknown (and refused by pluggy) wherever xdist is not loaded
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto`` starts two workers a core for the quick loop, not one.
 
@@ -79,6 +81,8 @@ def work_unit(module: str) -> str | None:
     return module if _ONCE_PER_PROCESS.search(text) else None
 
 
+# optional: xdist's hook, unknown (and refused by pluggy) wherever xdist is not loaded
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``-n``'s load scheduling, with each module of :func:`work_unit` kept to one worker.
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -78,3 +80,16 @@ def test_a_dist_the_user_chose_is_left_to_xdist() -> None:
             return {"dist": "loadfile"}.get(name)
 
     assert _root_conftest().pytest_xdist_make_scheduler(Chosen(), None) is None
+
+
+@pytest.mark.process  # starts pytest
+def test_the_root_conftest_loads_without_xdist(tmp_path: Path) -> None:
+    """xdist's hooks are optional: without them pluggy refused the conftest ("unknown hook
+    'pytest_xdist_auto_num_workers'", exit 3) under ``-p no:xdist`` or wherever xdist is absent."""
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n", encoding="utf-8")
+    (tmp_path / "conftest.py").write_bytes((ROOT / "conftest.py").read_bytes())
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider",
+                           "--strict-markers", "-W", "error", "-q", str(tmp_path / "test_one.py")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout
