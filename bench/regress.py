@@ -64,6 +64,7 @@ CATALOGUE = [
 ]
 
 DEFAULT_ARGS = ["--strict", "--format", "json"]
+CHOICES = {"two": "two processes", "one": "one process", "": "no choice noted"}  # measure()'s choice, said
 
 
 def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, int, str]:
@@ -156,8 +157,7 @@ def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | 
     print(f"  default wall / --jobs 1 wall, paired: median {statistics.median(r[4] for r in rows):.3f}, "
           f"worst {max(r[4] for r in rows):.3f}")
     for label, ratios in sorted(by_choice.items(), reverse=True):
-        what = {"two": "chose two processes", "one": "chose one process", "": "noted no choice"}[label]
-        print(f"  the default {what} in {len(ratios)} rounds: its wall / --jobs 1 wall in the same round, "
+        print(f"  the default, {CHOICES[label]}, in {len(ratios)} rounds: its wall / --jobs 1 wall in the same round, "
               f"median {statistics.median(ratios):.3f}, worst {max(ratios):.3f}")
     print(f"  facts coverage: lowest {100 * min(r[5] for r in rows):.2f} %")
     return 0
@@ -167,11 +167,10 @@ def _chosen(default: list[tuple[float, float, int, int, str]], one: list[tuple[f
     """What the default chose round by round, and its wall over ``--jobs 1``'s in the same round for
     each choice (where it kept one process both ran the same code: the spread is the machine's)."""
     parts = []
-    for label in ("two", "one", ""):
+    for label in CHOICES:
         ratios = [d[1] / j[1] for d, j in zip(default, one, strict=True) if d[4] == label]
         if ratios:
-            what = {"two": "two processes", "one": "one process", "": "no choice noted"}[label]
-            parts.append(f"{what} {len(ratios)} of {len(default)}: {statistics.median(ratios):.3f}")
+            parts.append(f"{CHOICES[label]} {len(ratios)} of {len(default)}: {statistics.median(ratios):.3f}")
     return ", ".join(parts)
 
 

@@ -344,8 +344,8 @@ class _Inbox:
                     raise WorkerLost(f"block {index} is not the same block in both processes")
                 if proof is False:  # not proven there (it reads as orjson does, not exactly): proven here
                     return None
-                if proof is not False and unlisted and (self._noted is None or not self._noted(set(unlisted))):
-                    return None  # a type whose note is still to come: the main proves it (line by line)
+                if unlisted and (self._noted is None or not self._noted(set(unlisted))):
+                    return None  # a type whose note is still to come: the main proves it
                 return proof
         except WorkerLost:
             self._drop()
