@@ -112,25 +112,29 @@ def test_the_adding_a_rule_example_leaves_the_whole_suite_green(tmp_path: Path) 
 def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
     """The "Adding a wire" block, executed: the machine and the descriptor it declares, with the
     synthetic wire's rules and schema (tests/wires/audit_log) standing in for the files steps 1 and 2
-    create, registered for the test: the golden passes with al.seq exercised, a gap fires al.seq."""
+    create, registered for the test: the golden passes with al.seq exercised, a gap fires al.seq,
+    and the synthetic wire's al.seq case file holds of the block's machine as of its own."""
     import dataclasses
     import textwrap
     from types import SimpleNamespace
     from typing import ClassVar
 
     import contract
+    from contract.core.jsonline import exact_int
     from contract.core.reader import Record
     from contract.core.sink import Sink
     from contract.rules.requirements import verdicts
     from contract.wires.base import Coverage, Evidence, Live, Wire
+    from tests.support.casefiles import load, wire_cases
     from tests.support.wires import registered
     from tests.wires.audit_log import GOLDEN, HERE, RULES
 
     # the block stands inside a list item, indented: as written, then dedented
     [code] = re.findall(r"^ *```python\n(.*?)^ *```$", _section("Adding a wire"), re.MULTILINE | re.DOTALL)
     namespace: dict[str, Any] = {
-        "ClassVar": ClassVar, "Record": Record, "Sink": Sink, "Wire": Wire, "Coverage": Coverage,
-        "Evidence": Evidence, "Live": Live, "RULES": RULES, "VOLATILE": (), "coverage": SimpleNamespace(EDGES=())}
+        "ClassVar": ClassVar, "exact_int": exact_int, "Record": Record, "Sink": Sink, "Wire": Wire,
+        "Coverage": Coverage, "Evidence": Evidence, "Live": Live, "RULES": RULES, "VOLATILE": (),
+        "coverage": SimpleNamespace(EDGES=())}
     exec(compile(textwrap.dedent(code), "docs/architecture.md", "exec"), namespace)
     wire = dataclasses.replace(namespace["AUDIT_LOG"], schema_file=str(HERE / "audit-log.schema.json"),
                                reference="tests.wires.audit_log.emitter")
@@ -141,3 +145,6 @@ def test_the_adding_a_wire_example_declares_a_working_wire() -> None:
         gap = GOLDEN.read_bytes().replace(b'"seq":2', b'"seq":5')
         found = contract.check(gap, wire="audit-log").violations
         assert [(v.rule, v.line, v.message) for v in found] == [("al.seq", 2, "expected seq 2, found 5")]
+        for case in load(wire_cases("audit-log") / "al.seq.json"):  # 2.0 is 2; a missing seq is the schema's
+            fired = any(v.rule == "al.seq" for v in contract.check(case.data, wire="audit-log").violations)
+            assert fired == case.fires, case.id
