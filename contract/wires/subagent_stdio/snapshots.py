@@ -10,7 +10,6 @@ costly part of checking this wire (BENCHMARKS.md, "subagent-stdio"). The rules a
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -38,7 +37,9 @@ def _nodes(where: str, snap: dict[str, Any]) -> Iterator[tuple[str, dict[str, An
             if type(node) is dict:
                 here = f"{at}/{index}"
                 yield here, node
-                stack.append((f"{here}/children", node.get("children")))
+                children = node.get("children")
+                if children:  # most nodes are leaves: no pointer built, nothing pushed
+                    stack.append((f"{here}/children", children))
 
 
 class Envelope:
@@ -91,7 +92,9 @@ class UniqueKeys:
         where, snap = found
         self._siblings(f"{where}/runs", snap.get("runs"), "run", record.line, out)
         for at, node in _nodes(where, snap):
-            self._siblings(f"{at}/children", node.get("children"), "child", record.line, out)
+            children = node.get("children")
+            if type(children) is list and len(children) > 1:  # per node: no pointer built for a leaf
+                self._siblings(f"{at}/children", children, "child", record.line, out)
         fleet = snap.get("fleet")
         if type(fleet) is dict:
             entries = fleet.get("entries")
@@ -150,8 +153,13 @@ class Consistency:
         fleet = snap.get("fleet")
         if type(fleet) is dict:
             self._fleet(f"{where}/fleet", fleet, line, out)
-        for at, node in _nodes(where, snap):
-            self._node(at, node, line, out)
+        for at, node in _nodes(where, snap):  # per node, the hot loop: no call a node does not need
+            tokens = node.get("tokens")
+            if tokens is not None:
+                _tokens(at, "/tokens", tokens, line, out)
+            _times(at, node, line, out)
+            if "outcome" in node:
+                _outcome(at, node, line, out)
         if snap.get("available") is False:
             self._unavailable(where, snap, line, out)
 
@@ -182,13 +190,7 @@ class Consistency:
         if type(entries) is list:
             for index, entry in enumerate(entries):
                 if type(entry) is dict:
-                    _tokens(f"{at}/entries/{index}/tokens", entry.get("tokens"), line, out)
-
-    @staticmethod
-    def _node(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
-        _tokens(f"{at}/tokens", node.get("tokens"), line, out)
-        _times(at, node, line, out)
-        _outcome(at, node, line, out)
+                    _tokens(f"{at}/entries/{index}", "/tokens", entry.get("tokens"), line, out)
 
     @staticmethod
     def _unavailable(where: str, snap: dict[str, Any], line: int, out: Sink) -> None:
@@ -219,7 +221,8 @@ class Consistency:
         pass
 
 
-def _tokens(at: str, tokens: Any, line: int, out: Sink) -> None:
+def _tokens(at: str, tail: str, tokens: Any, line: int, out: Sink) -> None:
+    # the pointer is at + tail, joined only for a finding (this runs for every node)
     if type(tokens) is not dict:
         return
     inp, outp, total = tokens.get("input"), tokens.get("output"), tokens.get("total")
@@ -229,21 +232,30 @@ def _tokens(at: str, tokens: Any, line: int, out: Sink) -> None:
             return
     out.exercised("sa.tokens-total")
     if total != inp + outp:
-        out.emit("sa.tokens-total", line, f"{at}/total",
+        out.emit("sa.tokens-total", line, f"{at}{tail}/total",
                  f"expected total = input + output = {inp} + {outp} = {inp + outp}, found {total}")
 
 
 def _times(at: str, node: dict[str, Any], line: int, out: Sink) -> None:
-    # type(v) is int first: exact_int is only called for the rare other forms (per node, hot)
-    stamps = [(name, v if type(v := node.get(name)) is int or v is None else exact_int(v)) for name in TIMES]
-    present = [(name, value) for name, value in stamps if value is not None]
-    if len(present) > 1:
-        out.exercised("sa.node-times")
-    for (early, a), (late, b) in itertools.pairwise(present):
-        if b < a:
-            out.emit("sa.node-times", line, f"{at}/{late}",
-                     f"expected {late} at or after {early} {a}, found {b}")
-    terminal, started = node.get("processTerminal"), exact_int(node.get("startedAt"))
+    # per node, hot: exact_int only for the rare forms that are not a plain int (1e3, 5.0, junk)
+    started, updated, ended = node.get("startedAt"), node.get("updatedAt"), node.get("endedAt")
+    if started is not None and type(started) is not int:
+        started = exact_int(started)
+    if updated is not None and type(updated) is not int:
+        updated = exact_int(updated)
+    if ended is not None and type(ended) is not int:
+        ended = exact_int(ended)
+    before, last = "", None  # the stamp present before this one, in TIMES order
+    for name, value in (("startedAt", started), ("updatedAt", updated), ("endedAt", ended)):
+        if value is None:
+            continue
+        if last is not None:
+            out.exercised("sa.node-times")
+            if value < last:
+                out.emit("sa.node-times", line, f"{at}/{name}",
+                         f"expected {name} at or after {before} {last}, found {value}")
+        before, last = name, value
+    terminal = node.get("processTerminal")
     if type(terminal) is dict and started is not None:
         observed = exact_int(terminal.get("observedAt"))
         if observed is not None:
