@@ -25,7 +25,7 @@ from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks
 from contract.core.sink import Sink
 from contract.rules import requirements
 from contract.rules.report import Collector, Report
-from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, get, is_auto, resolve
+from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, evidence, get, is_auto, resolve
 
 
 def check_stream(data: Source, wire: Wire | str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
@@ -527,8 +527,8 @@ def note_other_wire(obj: dict[str, object], line: int, wire: str, report: Report
 
     (The two-process checker calls it too, so both paths give the same report.)
     """
-    own = get(wire).detect(obj)
-    others = [w.name for w in candidates(obj) if w.name != wire and w.detect(obj) > own]
+    own = evidence(get(wire), obj)
+    others = [w.name for w in candidates(obj) if w.name != wire and evidence(w, obj) > own]
     if others:
         # first among the notes: it explains every finding after it (the schema's notes included)
         report.notes.insert(0, f"wire: checked as {wire}, but line {line} looks like {others[0]}: "

@@ -149,10 +149,27 @@ def ansi_for(name: str) -> bool:
     return True if is_auto(name) else get(name).ansi
 
 
+class DetectFailed(Exception):
+    """A wire's ``detect`` raised: a defect of that wire, named, for the checker's fail-closed finding."""
+
+
+def evidence(wire: Wire, obj: dict[str, Any]) -> Evidence:
+    """How sure ``wire`` is that ``obj`` is one of its lines: its ``detect``, whose exception is
+    raised again naming the wire. Every wire's ``detect`` sees every stream's first object line
+    (``candidates``, the other-wire note of a named ``--wire``), so one wire's ``detect`` that
+    cannot take a member of another type would otherwise surface as a bare ``TypeError`` in the
+    report of a stream of another wire; the checker still stops there (fail closed)."""
+    try:
+        return wire.detect(obj)
+    except Exception as exc:
+        raise DetectFailed(f"the {wire.name} wire's detect raised {type(exc).__name__}: {exc} (a wire's "
+                           f"detect must take any JSON object: docs/architecture.md)") from exc
+
+
 def candidates(obj: dict[str, Any]) -> list[Wire]:
     """The wires ``obj`` (a first object line) looks like, surest first (each by its own evidence;
     wires as sure as each other keep their registry order)."""
-    sure = [(wire.detect(obj), index, wire) for index, wire in enumerate(WIRES.values())]
+    sure = [(evidence(wire, obj), index, wire) for index, wire in enumerate(WIRES.values())]
     return [wire for evidence, _, wire in sorted(sure, key=lambda s: (-s[0], s[1])) if evidence > Evidence.NONE]
 
 
@@ -182,8 +199,7 @@ def conversation() -> Wire:
 
 
 __all__ = [
-    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Capabilities", "Cites", "Coverage", "Dialogue", "Evidence",
-    "Future", "Live", "Machine",
-    "Strategies", "Wire", "ansi_for", "candidates", "conversation", "derived", "detect", "first", "get", "is_auto",
-    "named", "registered", "resolve",
+    "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Capabilities", "Cites", "Coverage", "DetectFailed",
+    "Dialogue", "Evidence", "Future", "Live", "Machine", "Strategies", "Wire", "ansi_for", "candidates",
+    "conversation", "derived", "detect", "evidence", "first", "get", "is_auto", "named", "registered", "resolve",
 ]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 import contract
 from contract.rules import requirements
 from contract.rules.catalog import CATALOG, rules_for
-from tests.support.casefiles import Case, all_cases, load
+from tests.support.casefiles import Case, CaseFileError, Place, all_cases, load
 from tests.support.wires import registered
 from tests.wires.audit_log import AUDIT_LOG, HERE
 
@@ -81,3 +85,32 @@ def test_every_wire_rule_has_a_not_exercised_case() -> None:
     missing = sorted(set(CATALOG) - exempt - idle)
     assert not missing, "rules without a not-exercised case: " + ", ".join(missing)
     assert not sorted(set(CATALOG) - exempt - passed)
+
+
+_GOOD = {"description": "a gap", "lines": [{"seq": 2}], "fires": True, "at": [{"line": 1, "pointer": "/seq"}]}
+
+
+@pytest.mark.parametrize(("edit", "where", "says"), [
+    ({"at": [{"line": 1}]}, "/cases/0/at/0", "'pointer' is a required property"),  # not "any pointer"
+    ({"fire": True}, "/cases/0", "'fire' was unexpected"),
+    ({"fires": False}, "/cases/0", "should not be valid"),  # a quiet case with a place
+    ({"raw": "{}\n"}, "/cases/0", "is valid under each of"),  # two inputs
+    ({"at": [{"line": "1", "pointer": None}]}, "/cases/0/at/0/line", "is not of type"),
+], ids=["at-without-pointer", "misspelt-key", "quiet-with-at", "two-inputs", "line-as-string"])
+def test_a_case_file_off_its_shape_stops_with_its_path_and_place(tmp_path: Path, edit: dict[str, Any],
+                                                                 where: str, says: str) -> None:
+    path = tmp_path / "al.seq.json"
+    path.write_text(json.dumps({"rule": "al.seq", "wire": "audit-log", "cases": [{**_GOOD, **edit}]}))
+    with pytest.raises(CaseFileError) as caught:
+        load(path)
+    assert str(caught.value).startswith(f"{path}: at {where}: ")
+    assert says in str(caught.value)
+
+
+def test_a_case_file_on_its_shape_loads(tmp_path: Path) -> None:
+    path = tmp_path / "al.seq.json"
+    path.write_text(json.dumps({"rule": "al.seq", "wire": "audit-log", "cases": [_GOOD]}))
+    [case] = load(path)
+    assert case.at == (Place(1, "/seq"),)
+    assert case.data == b'{"seq":2}\n'
+    assert case.fires

@@ -14,6 +14,12 @@ file's rule must appear in the report; ``at`` optionally pins where (every liste
 be among the rule's findings); ``strict`` runs the check with --strict. ``exercised`` (quiet
 cases only, default true) says whether the rule judged something: its requirement verdict is
 then passed, or not-exercised when false (a stream that holds nothing the rule applies to).
+
+Each file is validated against ``SHAPE`` as it loads, and a file that does not hold to it stops the
+collection with its path, the case and what is wrong (:class:`CaseFileError`): a misspelt key
+(``"fire"``) or an ``at`` place without ``"pointer"`` would otherwise be read as something else
+("any pointer" is not a meaning ``at`` has: a missing pointer would be taken for null, a finding
+about the whole line) and fail, or pass, far from its cause.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from jsonschema import Draft202012Validator
 
 from tests.support.paths import TESTS
 
@@ -56,6 +64,49 @@ class Case:
         return f"{self.rule}[{verdict}]: {self.description}"
 
 
+# What a case file holds; every key is required where the loader would otherwise guess.
+_PLACE = {"type": "object", "required": ["line", "pointer"], "additionalProperties": False,
+          "properties": {"line": {"type": ["integer", "null"], "minimum": 1},
+                         "pointer": {"type": ["string", "null"]}}}
+_CASE = {
+    "type": "object", "required": ["description", "fires"], "additionalProperties": False,
+    "properties": {
+        "description": {"type": "string", "minLength": 1}, "fires": {"type": "boolean"},
+        "lines": {"type": "array"}, "raw": {"type": "string"},
+        "raw_hex": {"type": "string", "pattern": "^([0-9a-fA-F]{2})*$"},
+        "at": {"type": "array", "items": _PLACE, "minItems": 1}, "strict": {"type": "boolean"},
+        "exercised": {"type": "boolean"},
+    },
+    "oneOf": [{"required": ["lines"]}, {"required": ["raw"]}, {"required": ["raw_hex"]}],
+    "allOf": [  # a quiet case has no place to be found at; a firing one judged something by firing
+        {"if": {"properties": {"fires": {"const": False}}}, "then": {"not": {"required": ["at"]}}},
+        {"if": {"properties": {"fires": {"const": True}}}, "then": {"not": {"required": ["exercised"]}}},
+    ],
+}
+SHAPE: dict[str, Any] = {
+    "type": "object", "required": ["rule", "wire", "cases"], "additionalProperties": False,
+    "properties": {"rule": {"type": "string"}, "wire": {"type": "string"},
+                   "cases": {"type": "array", "items": _CASE, "minItems": 1}},
+}
+_VALIDATOR = Draft202012Validator(SHAPE)
+
+
+class CaseFileError(ValueError):
+    """A case file that does not hold to ``SHAPE``: its path, where in it, and what is wrong."""
+
+
+def _checked(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise CaseFileError(f"{path}: not JSON: {exc}") from None
+    error = next(iter(sorted(_VALIDATOR.iter_errors(document), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path)
+        raise CaseFileError(f"{path}: at /{where}: {error.message} (the shape: tests/support/casefiles.py)")
+    return dict(document)
+
+
 def _data(raw_case: dict[str, Any]) -> bytes:
     if "lines" in raw_case:
         return b"".join(
@@ -68,7 +119,7 @@ def _data(raw_case: dict[str, Any]) -> bytes:
 
 
 def load(path: Path) -> list[Case]:
-    document = json.loads(path.read_text(encoding="utf-8"))
+    document = _checked(path)
     return [
         Case(
             rule=document["rule"],
@@ -76,7 +127,7 @@ def load(path: Path) -> list[Case]:
             description=case["description"],
             data=_data(case),
             fires=case["fires"],
-            at=tuple(Place(p.get("line"), p.get("pointer")) for p in case.get("at", ())),
+            at=tuple(Place(p["line"], p["pointer"]) for p in case.get("at", ())),
             strict=case.get("strict", False),
             exercised=case.get("exercised", True),
         )

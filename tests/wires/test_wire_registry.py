@@ -7,6 +7,7 @@ counts them; what differs between wires is read from the descriptor.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from contextlib import redirect_stdout
@@ -21,7 +22,7 @@ from contract import cli
 from contract.rules import requirements
 from contract.rules.catalog import rules_for
 from contract.strategies import also_fires, breakable, broken_streams, streams
-from contract.wires import AUTO, NAMES, WIRES, Wire, candidates, detect, unregistered
+from contract.wires import AUTO, NAMES, WIRES, DetectFailed, Evidence, Wire, candidates, detect, evidence, unregistered
 from tests.support.wires import registered
 from tests.wires.audit_log import AUDIT_LOG, GOLDEN
 
@@ -143,6 +144,40 @@ def test_every_wire_keeps_its_goldens_where_its_descriptor_says(any_wire: Wire) 
     assert {golden.name for golden in found} <= {g.name for g in all_scenarios() if g.wire == any_wire.name}
     for golden in found:
         assert contract.check(golden.data(), any_wire.name, strict=True).conformant, golden.name
+
+
+# Values a member may hold on some stream: a detect that reads one as its own type (a list looked
+# up in a set, a number sliced as a string) raises, and every wire's detect sees every stream.
+_ANY_VALUE: tuple[object, ...] = ([], {}, [1], {"a": 1}, 0, -1, 1.5, 1e300, None, True, False, "", "x" * 300)
+
+
+def test_each_wire_s_detect_takes_any_member_of_any_type(any_wire: Wire) -> None:
+    """Every wire's golden first lines (its own and the others'), each member in turn given each
+    JSON type: ``detect`` answers, and raises for none (docs/architecture.md, "detect sees any value")."""
+    from contract.goldens.store import scenarios
+
+    firsts = [_first_object(golden.data()) for name in NAMES for golden in scenarios(name)]
+    probes: list[dict[str, Any]] = [{}, {"": None}]
+    for first in filter(None, firsts):
+        probes += [{**first, member: value} for member in first for value in _ANY_VALUE]
+    for probe in probes:
+        evidence(any_wire, probe)  # DetectFailed names the wire and the member's value
+
+
+def test_a_detect_that_raises_is_named_in_the_report_not_passed() -> None:
+    """Fail closed, and say whose defect it is: the stream was another wire's."""
+    def fragile(obj: dict[str, Any]) -> Evidence:
+        return Evidence.TYPE if obj.get("type") in frozenset({"audit"}) else Evidence.NONE
+
+    with registered(dataclasses.replace(AUDIT_LOG, detect=fragile)) as wire:
+        with pytest.raises(DetectFailed, match="the audit-log wire's detect raised TypeError"):
+            evidence(wire, {"type": []})
+        for name in (AUTO, NAMES[0]):
+            report = contract.check(b'{"type":[]}\n', wire=name)
+            found = [v.message for v in report.violations if v.rule == "checker.internal"]
+            assert not report.conformant
+            assert found
+            assert "the audit-log wire's detect raised" in found[0]
 
 
 def test_the_synthetic_golden_is_the_one_its_data_root_holds() -> None:
