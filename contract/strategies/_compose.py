@@ -358,8 +358,15 @@ def compiler(wire: str, *, ansi: bool, depth: int = DEFAULT_DEPTH) -> Compiler:
 
 
 def lines(wire: str, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, Any]]:
-    """Schema-valid line objects of ``wire``: any branch of its top-level ``oneOf``."""
-    strategy: st.SearchStrategy[dict[str, Any]] = compiler(wire, ansi=True, depth=depth).whole()
+    """Schema-valid line objects of ``wire``: any branch of its top-level ``oneOf``.
+
+    A schema this compiler cannot honour (a wire written with ``if``/``then``, say) is drawn by
+    hypothesis-jsonschema instead, whole: slower, but every value valid, and none refused."""
+    strategy: st.SearchStrategy[dict[str, Any]]
+    try:
+        strategy = compiler(wire, ansi=True, depth=depth).whole()
+    except Unsupported:
+        strategy = from_schema(unroll(load(wire), depth))
     return strategy
 
 

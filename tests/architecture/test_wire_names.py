@@ -13,8 +13,11 @@ the registry.
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
+
+import pytest
 
 from contract.wires import WIRES, Wire
 from tests.support.paths import ROOT as CHECKOUT
@@ -49,8 +52,13 @@ def _words(wire: Wire) -> set[str]:
 
 
 def _named(text: str, word: str) -> bool:
-    # a word with -, _ or . is distinctive anywhere; a plain one ("response") only as the whole string
-    return word in text if any(c in word for c in "-_.") else text == word
+    # A word with -, _ or . is distinctive wherever it stands as a word of its own (no letter or digit
+    # either side: "stream-json.schema.json", "contract.wires.stream_json"), not inside another word
+    # (a rule "ta.schema" is not named by "golden-meta.schema.json"); a plain one ("response") only
+    # as the whole string.
+    if not any(c in word for c in "-_."):
+        return text == word
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", text) is not None
 
 
 @cache  # every wire's words are looked for in the same files: read each once
@@ -129,3 +137,17 @@ def test_the_search_finds_a_wire_named_outside_its_package(tmp_path: Path) -> No
     package = wire.name.replace("-", "_")
     module.write_text(f'"""doc {wire.name}"""\nfrom contract.wires import {package}\nX = "{wire.name}"\n')
     assert _found(module, _words(wire)) == [f"2: import {package}", f"3: {wire.name!r}"]
+
+
+@pytest.mark.parametrize(("text", "word", "named"), [
+    ("stream-json", "stream-json", True),
+    ("stream-json.schema.json", "stream-json", True),
+    ("contract.wires.stream_json", "stream_json", True),
+    ("see ta.schema.", "ta.schema", True),
+    ("golden-meta.schema.json", "ta.schema", False),  # the ninth trial's rule prefix, inside a word
+    ("al.sequence", "al.seq", False),
+    ("responses", "response", False),
+    ("response", "response", True),
+])
+def test_a_word_of_a_wire_is_found_standing_alone_not_inside_another(text: str, word: str, named: bool) -> None:
+    assert _named(text, word) is named

@@ -13,18 +13,23 @@ the smallest line that fails.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
+from jsonschema import Draft202012Validator
 
 from contract.checking.schema import ecma_pattern, load
 from contract.strategies import WIRES, breakable, broken_streams, lines, streams
 from contract.strategies._compose import ESC, Compiler, Unsupported
+from tests.support.wires import registered
+from tests.wires.audit_log import AUDIT_LOG
 
 # The default settings as a user gets them (every health check on), but few examples: the point is
 # the health checks, which run on the first examples drawn. The 200 ms deadline is left out: it
@@ -59,26 +64,23 @@ def test_broken_streams_pass_health_checks_under_default_settings(wire: str) -> 
     draw_some()
 
 
-def _branch_types(wire: str) -> set[str]:
-    """The ``type`` consts of the seed's top-level oneOf, read from the seed, not copied (a schema
-    with no top-level oneOf, the synthetic wire's, is its one branch)."""
+def _branches(wire: str) -> list[Draft202012Validator]:
+    """A validator of each branch of the schema's top-level oneOf, read from the schema, not copied
+    (a schema with no top-level oneOf, the synthetic wire's, is its one branch). No member is
+    assumed to tell the branches apart: a wire's lines need not carry ``type``."""
     schema = load(wire)
-    found = set()
-    for branch in schema.get("oneOf", [schema]):
-        if "$ref" in branch:
-            branch = schema["$defs"][branch["$ref"].rsplit("/", 1)[1]]
-        found.add(branch["properties"]["type"]["const"])
-    return found
+    defs = {"$defs": schema["$defs"]} if "$defs" in schema else {}
+    return [Draft202012Validator({**branch, **defs}) for branch in schema.get("oneOf", [schema])]
 
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_every_top_level_branch_is_generated(wire: str) -> None:
-    wanted = _branch_types(wire)
-    assert wanted
+    branches = _branches(wire)
+    assert branches
     # Each search stops at its first hit (no shrinking); derandomized, so it cannot flake.
     quick = settings(database=None, max_examples=200, phases=[Phase.generate], derandomize=True)
-    for kind in sorted(wanted):
-        assert find(lines(wire), lambda line, kind=kind: line["type"] == kind, settings=quick)["type"] == kind  # type: ignore[misc]  # a default-bound parameter: mypy cannot infer the lambda
+    for branch in branches:
+        assert branch.is_valid(find(lines(wire), branch.is_valid, settings=quick))
 
 
 # Shrinking takes hundreds of draws per example (seconds on a busy two-core machine), so these
@@ -238,3 +240,27 @@ def test_free_form_values_reach_every_shape_in_one_choice_each() -> None:
     with contextlib.suppress(NoSuchExample):  # what is missing is reported below
         find(json_values(), all_seen, settings=quick)
     assert wanted <= found, f"never drawn: {sorted(wanted - found)}"
+
+
+def test_a_wire_schema_the_compiler_cannot_honour_is_drawn_whole_and_valid(tmp_path: Path) -> None:
+    """A wire written with if/then (the ninth add-a-wire trial's) gets lines, each valid, both ways
+    of the condition among them: hypothesis-jsonschema draws what the compiler refuses."""
+    schema = json.loads(AUDIT_LOG.schema_path.read_text(encoding="utf-8"))
+    schema["allOf"] = [{"if": {"required": ["note"]}, "then": {"properties": {"seq": {"maximum": 3}}}}]
+    path = tmp_path / "audit-log.schema.json"
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    with pytest.raises(Unsupported):
+        Compiler(schema, ansi=True, depth=1).whole()
+    valid = Draft202012Validator(schema)
+    quick = settings(database=None, max_examples=200, phases=[Phase.generate], derandomize=True)
+    with registered(dataclasses.replace(AUDIT_LOG, schema_file=str(path))):
+        for wanted in (lambda line: "note" in line, lambda line: "note" not in line):
+            assert valid.is_valid(find(lines(AUDIT_LOG.name), lambda line, w=wanted: valid.is_valid(line) and w(line),
+                                       settings=quick))
+
+        @settings(max_examples=50, database=None)
+        @given(lines(AUDIT_LOG.name))
+        def each_valid(line: dict[str, Any]) -> None:
+            assert valid.is_valid(line), line
+
+        each_valid()
