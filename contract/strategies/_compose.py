@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
@@ -366,7 +366,8 @@ def lines(wire: str, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, 
     try:
         strategy = compiler(wire, ansi=True, depth=depth).whole()
     except Unsupported:
-        strategy = from_schema(unroll(load(wire), depth))
+        # a line schema is an object schema: its values are the objects the validator takes
+        strategy = cast("st.SearchStrategy[dict[str, Any]]", from_schema(unroll(load(wire), depth)))
     return strategy
 
 
