@@ -17,7 +17,6 @@ the wire's ``Wire.coverage`` (``contract/wires/<wire>/coverage.py``).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import Any
 
 from contract.checking.schemawalk import EnumValue, Member, Walker, walker
 from contract.core.jsonline import parse
-from contract.wires import Wire, get, resolve
+from contract.wires import Wire, by_wire, get, resolve
 from contract.wires.base import Line
 
 
@@ -63,7 +62,7 @@ def required(wire: Wire | str) -> frozenset[Item]:
     return _required(resolve(wire).name)
 
 
-@functools.cache
+@by_wire
 def _required(name: str) -> frozenset[Item]:
     plan = get(name).coverage
     walk = walker(name)

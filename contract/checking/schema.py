@@ -39,7 +39,7 @@ import jsonschema_rs
 from contract.core.jsonvalue import clip, escape, quoted, shown
 from contract.core.jsonvalue import pointer as pointer_of
 from contract.core.textsafe import counted
-from contract.wires import get
+from contract.wires import by_wire, get
 
 MAX_ERRORS_PER_LINE = 8  # a line that fails many ways is reported by its first few
 # An object with members additionalProperties refuses: one finding, naming this many by their
@@ -54,21 +54,21 @@ class SchemaError:
     message: str
 
 
-@functools.cache
+@by_wire
 def load(wire: str) -> dict[str, Any]:
     with open(get(wire).schema_path, "rb") as handle:
         schema: dict[str, Any] = json.load(handle)
     return schema
 
 
-@functools.cache
+@by_wire
 def known_types(wire: str) -> frozenset[str]:
     """The line types the top-level ``oneOf`` names by ``const`` (empty for a wire without one)."""
     schema = load(wire)
     return frozenset(_branch_consts(schema.get("oneOf", []), schema))
 
 
-@functools.cache
+@by_wire
 def open_type_schema(wire: str) -> dict[str, Any]:
     """The seed without its top-level ``oneOf``: what a line of an unknown type is validated against."""
     return {key: value for key, value in load(wire).items() if key != "oneOf"}
@@ -185,7 +185,7 @@ class Engine:
         return found
 
 
-@functools.cache
+@by_wire
 def engine(wire: str) -> Engine:
     return Engine(wire)
 
@@ -227,7 +227,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
         yield ValidationError(f"{shown(instance)} does not match {shown(pattern)}")
 
 
-@functools.cache
+@by_wire
 def reference(wire: str, open_type: bool = False) -> Any:
     """A jsonschema validator for ``wire`` with ECMA-262 ``pattern`` semantics.
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from contract.checking.schema import load
 from contract.core.jsonvalue import escape, same_type_and_value
+from contract.wires import by_wire
 
 Schema = dict[str, Any]
 Segment = str | int
@@ -224,7 +224,7 @@ class Walker:
                 yield f"{loc}/{keyword}"
 
 
-@cache
+@by_wire
 def walker(wire: str) -> Walker:
-    """The walker for a wire's bundled schema (cached: schemas never change at run time)."""
+    """The walker for a wire's schema (cached by name, following the registry: ``contract.wires.by_wire``)."""
     return Walker(load(wire))

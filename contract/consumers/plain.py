@@ -19,13 +19,12 @@ parsers do) and validated by ``jsonschema``'s ``Draft202012Validator`` against t
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from contract.wires import get
+from contract.wires import by_wire, get
 
 VALIDATOR = ("JSON Schema Draft 2020-12 (jsonschema's Draft202012Validator), the seed schema as it is, each line "
              "read by a standard JSON parser (the last of repeated members wins)")
@@ -38,7 +37,7 @@ EXACT = ("the suite reads the line more strictly than a plain validator: numbers
 OTHER = "the suite and a plain validator read the seed differently here (docs/rules.md)"
 
 
-@functools.cache
+@by_wire
 def _validator(wire: str) -> tuple[Draft202012Validator, frozenset[str]]:
     """The plain validator of ``wire``'s seed, and the line types its top-level oneOf names."""
     with open(get(wire).schema_path, "rb") as handle:

@@ -16,13 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from contract.core.resources import data_dir
 from contract.rules.catalog import rules_for
-from contract.wires import get
+from contract.wires import by_wire, get
 
 FOLDER = "requirements"
 _REVISION = re.compile(r"r([1-9][0-9]*)\.json")
@@ -41,7 +40,7 @@ def numbers(wire: str, root: Path | None = None) -> list[int]:
     return sorted(int(m.group(1)) for p in place.iterdir() if (m := _REVISION.fullmatch(p.name)))
 
 
-@cache
+@by_wire
 def current(wire: str) -> str:
     """The revision the bundled data judges ``wire`` by (``r1``, ...), or ``unfrozen`` when it has no set."""
     found = numbers(wire)

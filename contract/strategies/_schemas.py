@@ -17,13 +17,13 @@ strategies are cached and callers keep their example counts low.
 from __future__ import annotations
 
 import copy
-import functools
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from contract.checking.schema import ecma_pattern, load
+from contract.wires import by_wire
 
 # node_0 … node_2: trees three levels deep; deeper ones draw at 3-11 snapshots/s (docs/architecture.md, "Pitfalls")
 DEFAULT_DEPTH = 2
@@ -105,7 +105,7 @@ def ecma_patterns(node: Any) -> Any:
     return node
 
 
-@functools.cache
+@by_wire
 def generable(wire: str, depth: int = DEFAULT_DEPTH) -> dict[str, Any]:
     """The wire's schema in the form hypothesis-jsonschema can draw from."""
     schema: dict[str, Any] = ecma_patterns(unroll(load(wire), depth))
@@ -122,7 +122,7 @@ def schema_strategy(wire: str, definition: str | None = None, depth: int = DEFAU
     return st.deferred(lambda: _built(wire, definition, depth))
 
 
-@functools.cache
+@by_wire
 def _built(wire: str, definition: str | None, depth: int) -> Any:
     schema = generable(wire, depth)
     if definition is not None:

@@ -7,8 +7,9 @@ Each wire is one package under ``contract/wires/`` declaring one ``Wire`` descri
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from contract.wires.base import (
     BatchMachine,
@@ -31,6 +32,7 @@ WIRES: dict[str, Wire] = {wire.name: wire for wire in (STREAM_JSON, SUBAGENT_STD
 # surfaces snapshotted, their rules in docs/rules.md. A wire registered later (``registered``: the
 # tests' synthetic one) is judged like any other but is none of those.
 BUNDLED: tuple[str, ...] = tuple(WIRES)
+T = TypeVar("T")
 
 
 class _Names(Sequence[str]):
@@ -88,6 +90,15 @@ def derived(rebuild: Callable[[], None]) -> Callable[[], None]:
     _DERIVED.append(rebuild)
     rebuild()
     return rebuild
+
+
+def by_wire(function: Callable[..., T]) -> functools._lru_cache_wrapper[T]:
+    """``functools.cache`` for a function of a wire's name (its schema, its compiled engine),
+    emptied whenever the registry changes: a wire registered under a name another wire held (a
+    test's variant, ``registered``) is then read from its own schema, not the one that name had."""
+    cached = functools.cache(function)
+    _DERIVED.append(cached.cache_clear)
+    return cached
 
 
 @contextlib.contextmanager
@@ -200,6 +211,6 @@ def conversation() -> Wire:
 
 __all__ = [
     "AUTO", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Capabilities", "Cites", "Coverage", "DetectFailed",
-    "Dialogue", "Evidence", "Future", "Live", "Machine", "Strategies", "Wire", "ansi_for", "candidates",
+    "Dialogue", "Evidence", "Future", "Live", "Machine", "Strategies", "Wire", "ansi_for", "by_wire", "candidates",
     "conversation", "derived", "detect", "evidence", "first", "get", "is_auto", "named", "registered", "resolve",
 ]

@@ -335,3 +335,18 @@ def test_feeding_future_variants_of_a_wire_without_any_says_so() -> None:
     assert result.report.conformant, result.report.violations
     assert result.streams == 1  # the golden, and no variant
     assert any("has no future variants" in note for note in result.report.notes), result.report.notes
+
+
+def test_a_variant_under_a_wire_s_name_is_judged_by_its_own_schema(tmp_path: Any) -> None:
+    """The caches keyed by a wire's name (``contract.wires.by_wire``: its schema, its engines, its
+    walker) follow the registry, both ways: a variant is not judged by the schema the name had."""
+    stream = b'{"type":"audit","seq":1}\n{"type":"audit","seq":2}\n'
+    assert contract.check(stream, wire=AUDIT_LOG.name).conformant  # the caches filled
+    schema = json.loads(AUDIT_LOG.schema_path.read_text(encoding="utf-8"))
+    schema["properties"]["seq"]["maximum"] = 1
+    path = tmp_path / "audit-log.schema.json"
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    with registered(dataclasses.replace(AUDIT_LOG, schema_file=str(path))):
+        found = contract.check(stream, wire=AUDIT_LOG.name).violations
+        assert [(v.rule, v.line, v.pointer) for v in found] == [(AUDIT_LOG.schema_rule, 2, "/seq")]
+    assert contract.check(stream, wire=AUDIT_LOG.name).conformant
