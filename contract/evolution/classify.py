@@ -363,6 +363,24 @@ def _schema_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     for region, change in _text_changes("unreferenced", old.get("unreferenced_defs", {}),
                                         new.get("unreferenced_defs", {})):
         yield ("unreferenced_defs", *region), change
+    yield from _unread_changes(old.get("unread", {}), new.get("unread", {}))
+
+
+def _unread_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
+    """Keywords the surface does not read (``if``, ``not``, ``uniqueItems``...), by schema pointer:
+    any change to one is breaking both ways, since nothing here can show it additive (fail closed:
+    the ADR accepts it, or the surface learns to read the keyword)."""
+    for at in sorted(old.keys() | new.keys()):
+        a, b = old.get(at, {}), new.get(at, {})
+        for keyword in sorted(a.keys() | b.keys()):
+            if keyword in a and keyword in b and same_text(a[keyword], b[keyword]):
+                continue
+            verb = "added" if keyword not in a else "removed" if keyword not in b else "changed"
+            yield ("unread", at, keyword), _breaking(
+                f"{at}/{keyword}", f"unread-keyword-{verb}",
+                f"{shown(keyword)} {verb} at {shown(at) if at else 'the root'}: the surface does not read it there, so "
+                "the change cannot be shown additive", "both")
+    yield ("unread",), None  # every change in it is reported above
 
 
 Section = Callable[[Mapping[str, Any], Mapping[str, Any]], Found]

@@ -10,6 +10,9 @@ A surface is a plain JSON object (so it can be stored as a reviewable syrupy sna
   (adding one of those is additive, unlike a closed ``enum`` value). The line kinds come from the
   top-level ``oneOf``: the ``type`` consts for stream-json, the command/response/event
   definitions for subagent-stdio.
+  What it does not read (``if``/``then``, ``not``, ``uniqueItems``, a top-level ``allOf``, a
+  shared-object kind's own constraints) is kept as it stands under ``unread``, by the JSON pointer
+  of its schema object, only when there is any: a change there is breaking (``classify``).
 * ``corpus``: derived from the golden transcripts: the line kinds seen (``type`` or
   ``type/subtype``) and the schema paths of the fields seen on each.
 
@@ -76,6 +79,15 @@ def policy() -> dict[str, str]:
 
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
            "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
+# Every keyword the surface reads, by where its value is: schemas, lists of schemas, a map of
+# schemas, or a value it records. Annotations change no instance's validity.
+_SCHEMA_VALUED = frozenset({"items", "additionalProperties"})
+_SCHEMA_LISTS = frozenset({"allOf", "oneOf", "anyOf"})
+_SCHEMA_MAPS = frozenset({"properties", "$defs"})
+_VALUES = frozenset({"type", "required", "const", "enum", "pattern", "$ref", *_BOUNDS})
+ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "examples", "default",
+                         "deprecated", "readOnly", "writeOnly"})
+READ = _SCHEMA_VALUED | _SCHEMA_LISTS | _SCHEMA_MAPS | _VALUES | ANNOTATIONS
 
 
 # -- schema part --------------------------------------------------------------------------------
@@ -107,8 +119,21 @@ class _Walker:
             entry["required"] = required
         self.fields[path] = entry
         if "recursive" not in entry:
-            self._children(branches, path, stack)
+            self._children(branches, path, stack, self.required_always(node, set()))
         return entry
+
+    def required_always(self, node: Mapping[str, Any], seen: set[str]) -> frozenset[str]:
+        """The members ``node`` requires whichever alternative a value takes: its own ``required``,
+        its ``$ref`` target's and its ``allOf`` branches' (not a ``oneOf``/``anyOf`` branch's, which
+        requires them only of the values that take it)."""
+        found = set(node.get("required", []))
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref not in seen:
+            found |= self.required_always(self.resolve(ref), seen | {ref})
+        for branch in node.get("allOf", []):
+            if isinstance(branch, Mapping):
+                found |= self.required_always(branch, seen)
+        return frozenset(found)
 
     def _entry(self, node: Mapping[str, Any], path: str,
                stack: dict[str, str]) -> tuple[dict[str, Any], list[Mapping[str, Any]],
@@ -140,9 +165,9 @@ class _Walker:
                 yield from self._flatten(branch, path, stack)
 
     def _children(self, branches: list[Mapping[str, Any]], path: str,
-                  stack: dict[str, str]) -> None:
+                  stack: dict[str, str], always: frozenset[str] = frozenset()) -> None:
         for branch in branches:
-            required = set(branch.get("required", []))
+            required = always | self.required_always(branch, set())
             for name, sub in branch.get("properties", {}).items():
                 self.walk(sub, _join(path, name), name in required, stack)
             items = branch.get("items")
@@ -253,10 +278,10 @@ def schema_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
     walker = _Walker(schema)
     kinds = _line_kinds(walker, schema)
     root = _describe([{k: v for k, v in schema.items()
-                       if k in ("type", "properties", "additionalProperties")}], None)
+                       if k in ("type", "properties", "additionalProperties", *_BOUNDS)}], None)
     # Read from the schema's structure, not a wire's name: any JSON Schema can be surfaced.
     if "properties" in schema:  # every kind shares the top-level object (stream-json)
-        walker._children([schema], "", {})
+        walker._children([schema], "", {}, walker.required_always(schema, set()))
     else:  # each kind is its own object, named by its $def (subagent-stdio)
         for name, branch in zip(kinds, schema.get("oneOf", []), strict=True):
             walker.walk(branch, name, True, {})
@@ -268,7 +293,92 @@ def schema_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
         "fields": dict(sorted(walker.fields.items())),
         "unreferenced_defs": _unreferenced(schema, walker.reached),
     }
+    unread: dict[str, dict[str, Any]] = {}
+    _unread_top(schema, unread)
+    if unread:  # only then: a surface of a schema the surface reads whole is as it always was
+        out["unread"] = dict(sorted(unread.items()))
     return out
+
+
+def _pointer(at: str, name: str) -> str:
+    return f"{at}/{name.replace('~', '~0').replace('/', '~1')}"
+
+
+def _unread(node: Any, at: str, out: dict[str, dict[str, Any]]) -> None:
+    """Each keyword of ``node`` (and of every schema under it) that the surface does not read, by the
+    JSON pointer of its schema object: ``if``, ``not``, ``uniqueItems``, ``format``... A change to
+    one is a change the surface cannot show additive (``contract.evolution.classify``: breaking)."""
+    if not isinstance(node, Mapping):
+        return
+    for key, value in node.items():
+        if key not in READ:
+            out.setdefault(at, {})[key] = value
+        elif key in _SCHEMA_VALUED:
+            _unread(value, _pointer(at, key), out)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            for index, branch in enumerate(value):
+                _unread(branch, _pointer(_pointer(at, key), str(index)), out)
+        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            for name, sub in value.items():
+                _unread(sub, _pointer(_pointer(at, key), name), out)
+
+
+def _unread_top(schema: Mapping[str, Any], out: dict[str, dict[str, Any]]) -> None:
+    """``_unread`` of a whole wire schema, whose top level the surface reads less of: the root's own
+    keywords (``schema_surface``: no top-level ``allOf``), and, where every kind shares the top-level
+    object (stream-json), of each kind's ``oneOf`` branch only its ``type`` const: what else a kind
+    requires or constrains is unread there ("result lines carry usage" is a change)."""
+    shared = "properties" in schema
+    read = {"type", "properties", "additionalProperties", "oneOf", "$defs", *_BOUNDS, *ANNOTATIONS}
+    if shared:
+        read.add("required")  # the shared object's members: required read as each field's
+    for key, value in schema.items():
+        if key not in read:
+            out.setdefault("", {})[key] = value
+        elif key in ("properties", "$defs") and isinstance(value, Mapping):
+            for name, sub in value.items():
+                _unread(sub, _pointer(_pointer("", key), name), out)
+        elif key == "additionalProperties":
+            _unread(value, "/additionalProperties", out)
+    for index, branch in enumerate(schema.get("oneOf", [])):
+        at = f"/oneOf[{_kind_name(branch, index)}]"  # by kind, not index: a kind inserted moves no other
+        if not shared:
+            _unread(branch, at, out)
+        elif isinstance(branch, Mapping) and (rest := _kind_residue(branch)):
+            out[at] = rest
+
+
+def _kind_name(branch: Any, index: int) -> str:
+    """A top-level ``oneOf`` branch's kind as ``_line_kinds`` names it (its ``type`` const, or its
+    ``$ref``'s name), or its index when it has neither."""
+    if not isinstance(branch, Mapping):
+        return str(index)
+    ref = branch.get("$ref")
+    if isinstance(ref, str):
+        return ref.rsplit("/", 1)[-1]
+    members = branch.get("properties")
+    tag = members.get("type") if isinstance(members, Mapping) else None
+    const = tag.get("const") if isinstance(tag, Mapping) else None
+    return const if isinstance(const, str) else str(index)
+
+
+def _kind_residue(branch: Mapping[str, Any]) -> dict[str, Any]:
+    """A shared-object kind's branch without what the surface reads of it (its description, its
+    ``type`` const and the ``required`` of ``type``)."""
+    rest = {key: value for key, value in branch.items() if key not in ANNOTATIONS}
+    members = rest.pop("properties", {})
+    if isinstance(members, Mapping):
+        tag = members.get("type")
+        if isinstance(tag, Mapping) and set(tag) - ANNOTATIONS == {"const"}:
+            members = {name: sub for name, sub in members.items() if name != "type"}
+    if members:
+        rest["properties"] = members
+    required = rest.pop("required", [])
+    if isinstance(required, list):
+        required = [name for name in required if name != "type" or "type" in members]
+    if required:
+        rest["required"] = required
+    return rest
 
 
 def _unreferenced(schema: Mapping[str, Any], reached: set[str]) -> dict[str, str]:
