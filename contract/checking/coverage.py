@@ -17,12 +17,12 @@ the wire's ``Wire.coverage`` (``contract/wires/<wire>/coverage.py``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from contract.checking.schemawalk import EnumValue, Member, Walker, walker
+from contract.core import prose
 from contract.core.jsonline import parse
 from contract.wires import Wire, by_wire, get, resolve
 from contract.wires.base import Line
@@ -39,22 +39,19 @@ class Item:
         return f"{self.group}: {self.name}"
 
 
-_BAR_LIST = re.compile(r"\w+(?:\s*\|\s*\w+)+")
-_KNOWN_LIST = re.compile(r"known: ([\w, ]+)")
-
-
 def known_values(walk: Walker, location: str, which: int) -> tuple[str, ...]:
-    """The values a description lists: the which-th "a | b" run, or (-1) its "known: a, b"."""
-    text = walk.at(location).get("description", "")
+    """The values a description lists: the which-th "a | b" run, or (-1) its "known: a, b" (read
+    as the surface reads them, ``contract.core.prose``)."""
+    text = " ".join(str(walk.at(location).get("description", "")).split())
     if which < 0:
-        match = _KNOWN_LIST.search(text)
-        if match is None:
+        lists = prose.known(text)
+        if not lists:
             raise LookupError(f"no 'known:' list in the description at {location}")
-        return tuple(v.strip() for v in match.group(1).split(",") if v.strip())
-    runs = _BAR_LIST.findall(text)
-    if which >= len(runs):
+        return lists[0]
+    found = prose.runs(text)
+    if which >= len(found):
         raise LookupError(f"no list number {which + 1} in the description at {location}")
-    return tuple(v.strip() for v in runs[which].split("|"))
+    return found[which]
 
 
 def required(wire: Wire | str) -> frozenset[Item]:

@@ -126,6 +126,11 @@ def quotes(rule: Rule) -> list[tuple[str, str]]:
     return list(_quotes_in(rule.source))
 
 
+def quotes_in(text: str) -> list[tuple[str, str]]:
+    """(location, words) for each description quote in ``text`` (a rule's source, a wire's ``Cites``)."""
+    return list(_quotes_in(text))
+
+
 @cache  # every surface reads every rule's quotes: the catalog's sources are parsed once
 def _quotes_in(source: str) -> tuple[tuple[str, str], ...]:
     found = []
@@ -206,7 +211,7 @@ def _elsewhere(wire: str | None) -> tuple[frozenset[str], frozenset[str], frozen
 
     def quoted(cites: Cites) -> set[tuple[str, str]]:
         texts = [getattr(cites, f.name) for f in fields(Cites)]
-        return {q for text in texts if isinstance(text, str) for q in _quotes_in(text)}
+        return {q for text in texts if isinstance(text, str) for q in quotes_in(text)}
 
     theirs = {q for w in others for q in quoted(w.cites)} - quoted(WIRES[wire].cites)
     return (frozenset(r.id for w in others for r in w.rules), frozenset(r.id for r in WIRES[wire].rules),

@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from contract.core import prose
 from contract.core.jsonvalue import shown, type_name
 from contract.core.resources import data_dir
 from contract.wires import NAMES, get
@@ -230,8 +231,6 @@ def _canonical(value: Any) -> str:
 
 
 _OPEN = re.compile(r"open[- ]sets?\b", re.IGNORECASE)
-_KNOWN = re.compile(r"known:\s*([^)]*)")
-_ALTERNATION = re.compile(r"[\w./-]+(?:\s*\|\s*[\w./-]+)+")
 _FAMILY = re.compile(r"(\w+) family:\s*$")
 
 
@@ -245,12 +244,12 @@ def open_set_values(description: str) -> list[str] | None:
     if not _OPEN.search(description):
         return None
     values: list[str] = []
-    for match in _KNOWN.finditer(description):
-        values.extend(v.strip() for v in re.split(r"[,|]", match.group(1)) if v.strip())
-    for match in _ALTERNATION.finditer(description):
+    for found in prose.known(description):
+        values.extend(found)
+    for match in prose.ALTERNATION.finditer(description):
         family = _FAMILY.search(description[: match.start()])
         prefix = f"{family.group(1)}/" if family else ""
-        values.extend(prefix + v.strip() for v in match.group(0).split("|"))
+        values.extend(prefix + v for v in prose.runs(match.group(0))[0])
     return sorted(dict.fromkeys(values))
 
 

@@ -58,7 +58,8 @@ def _at(document: dict[str, Any], pointer: str) -> dict[str, Any]:
 
 def _tightenings(node: dict[str, Any]) -> Iterator[tuple[str, Edit]]:
     """What an ADR might write at ``node`` that some conformant line then fails."""
-    members = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    given = node.get("properties")
+    members: dict[str, Any] = given if isinstance(given, dict) else {}
     optional = [name for name in members if name not in node.get("required", [])]
     if optional:
         name = optional[0]

@@ -10,7 +10,9 @@ snapshot gate refuses it without an ADR.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +21,13 @@ import pytest
 from contract import cli
 from contract.core.resources import schema_path
 from contract.evolution.classify import BREAKING, classify
-from contract.evolution.framing import quotes, rules_surface
+from contract.evolution.framing import quotes, quotes_in, rules_surface
 from contract.evolution.gate import Accepted, evaluate
 from contract.evolution.surface import surface_of
 from contract.rules.catalog import CATALOG
+from contract.wires import WIRES, Cites
+from tests.support.wires import registered
+from tests.wires.audit_log import AUDIT_LOG
 
 SJ: dict[str, Any] = json.loads(schema_path("stream-json").read_text(encoding="utf-8"))
 CLAUSES = [c["words"] for c in rules_surface(SJ, "stream-json")["framing"]]
@@ -108,13 +113,34 @@ def test_a_field_sentence_a_rule_quotes_fails_until_reviewed() -> None:
     assert [(c.code, c.path) for c in changes] == [("rule-sentence-edited", "rule:sj.seq:properties.seq.description")]
 
 
-def test_every_quoted_rule_is_a_surface_item_and_the_seed_says_its_words() -> None:
-    cited = rules_surface(SJ, "stream-json")["cited"]
-    quoting = {r.id for r in CATALOG.values() if quotes(r) and "stream-json schema" in r.source}
-    assert quoting <= set(cited)
+def _quoting_its_seed(wire: str) -> set[str]:
+    """The catalog rules that quote ``wire``'s seed: a common rule's source holds every wire's clause
+    (``Wire.cites``), so another wire's double-quoted words are not this one's."""
+    theirs = {q for other in WIRES.values() if other.name != wire for f in fields(Cites)
+              if isinstance(text := getattr(other.cites, f.name), str) for q in quotes_in(text)}
+    return {r.id for r in CATALOG.values()
+            if f"{wire} schema" in r.source and any(q not in theirs for q in quotes(r))}
+
+
+def _holds_every_quote(wire: str, schema: dict[str, Any]) -> None:
+    cited = rules_surface(schema, wire)["cited"]
+    assert _quoting_its_seed(wire) <= set(cited)
     for rule, item in cited.items():
         assert item["level"] == CATALOG[rule].level.value
         assert all(c["found"] for c in item["cites"]), rule  # a catalog quote the seed does not say fails here
+
+
+def test_every_quoted_rule_is_a_surface_item_and_the_seed_says_its_words() -> None:
+    _holds_every_quote("stream-json", SJ)
+
+
+def test_another_wire_s_double_quoted_cite_is_not_counted_as_this_seed_s() -> None:
+    """The ninth add-a-wire trial: a wire whose ``Cites.consumer`` double-quotes its own seed made
+    consumer.crash count as a rule quoting stream-json's (whose clause quotes nothing)."""
+    cites = Cites(consumer='audit-log schema, description: "consumers must ignore kinds they do not know"')
+    with registered(dataclasses.replace(AUDIT_LOG, cites=cites)):
+        assert "consumer.crash" in {r.id for r in CATALOG.values() if quotes(r)}  # the quote is in the source
+        _holds_every_quote("stream-json", SJ)
 
 
 def test_diff_calls_dropping_monotonic_breaking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
