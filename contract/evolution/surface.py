@@ -431,6 +431,8 @@ def _kind_of(obj: Mapping[str, Any], by_type: Mapping[Any, str],
         name = by_type.get(line_type, f"unknown:{line_type}")
         return name, name
     subtype = obj.get("subtype")
+    if line_type is None:  # a wire whose lines are told apart by another member, or by none
+        return "(line)", ""
     kind = f"{line_type}/{subtype}" if isinstance(subtype, str) else str(line_type)
     return kind, ""
 

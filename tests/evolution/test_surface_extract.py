@@ -139,6 +139,15 @@ def test_corpus_folds_recursion(tmp_path: Path) -> None:
     assert all(p in part["fields"] for p in kinds["event"])
 
 
+def test_corpus_of_lines_with_no_type_is_one_kind_named_as_such(tmp_path: Path) -> None:
+    """A wire whose lines are told apart by another member (``kind``), or by none, is not filed
+    under a kind "None" (the ninth add-a-wire trial's surface)."""
+    schema = {"type": "object", "properties": {"kind": {"type": "string"}, "n": {"type": "integer"}}}
+    _write(tmp_path / "tool-trail", "a.jsonl", [{"kind": "call.begin", "n": 0}, {"n": 1}])
+    kinds = corpus_surface("tool-trail", schema_surface(schema), tmp_path)["kinds"]
+    assert kinds == {"(line)": ["kind", "n"]}
+
+
 def test_empty_corpus(tmp_path: Path) -> None:
     part = schema_surface(load("subagent-stdio"))
     assert corpus_surface("subagent-stdio", part, tmp_path) == {"goldens": 0, "kinds": {}}
