@@ -302,10 +302,19 @@ def _kind_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     for name in sorted(set(before) - set(after)):
         yield ("line_kinds", name), _breaking(f"kind:{name}", "line-kind-removed",
                                               f"line kind {shown(name)} removed", "both")
+    # Consumers ignore a line type they do not know only where the schema says its types are an
+    # open set (stream-json's discriminator: "open set: ignore unknown values"); where no words open
+    # them (subagent-stdio's seed has none), a consumer may reject a new one.
+    open_kinds = "open_set" in old["fields"].get("type", {})
     for name in sorted(set(after) - set(before)):
-        yield ("line_kinds", name), _additive(
-            f"kind:{name}", "line-kind-added", f"line kind {shown(name)} added (consumers ignore "
-            "unknown types; a validator built from the older schema rejects it)")
+        if open_kinds:
+            yield ("line_kinds", name), _additive(
+                f"kind:{name}", "line-kind-added", f"line kind {shown(name)} added (consumers ignore "
+                "unknown types; a validator built from the older schema rejects it)")
+        else:
+            yield ("line_kinds", name), _breaking(
+                f"kind:{name}", "line-kind-added", f"line kind {shown(name)} added, and the schema does not say "
+                "its line types are an open set: a consumer may reject it", "consumers")
     for name in sorted(set(before) & set(after)):
         a, b = before[name], after[name]
         region: Region = ("line_kinds", name)

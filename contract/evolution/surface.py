@@ -108,6 +108,8 @@ class _Walker:
         node: Any = self.document
         for part in ref[1:].split("/")[1:]:
             node = node[part.replace("~1", "/").replace("~0", "~")]
+        if isinstance(node, bool):
+            return {}  # a boolean schema: _as_schema's reading
         if not isinstance(node, Mapping):
             raise ValueError(f"$ref {shown(ref)} does not name a schema object")
         return node
@@ -115,6 +117,7 @@ class _Walker:
     def walk(self, node: Mapping[str, Any], path: str, required: bool | None,
              stack: dict[str, str]) -> dict[str, Any]:
         """Record ``path`` (and everything under it); return its entry."""
+        node = _as_schema(node)
         entry, branches, stack = self._entry(node, path, stack)
         if required is not None:
             entry["required"] = required
@@ -155,6 +158,7 @@ class _Walker:
     def _flatten(self, node: Mapping[str, Any], path: str,
                  stack: dict[str, str]) -> Iterator[Mapping[str, Any]]:
         """The schema objects that jointly describe one value: $ref targets and all branches."""
+        node = _as_schema(node)
         yield node
         ref = node.get("$ref")
         if isinstance(ref, str) and ref not in stack:
@@ -256,10 +260,12 @@ def open_set_values(description: str) -> list[str] | None:
 def _line_kinds(walker: _Walker, schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The top-level ``oneOf`` alternatives, each named by its ``type`` const (or its $def)."""
     kinds: dict[str, dict[str, Any]] = {}
-    for branch in schema.get("oneOf", []):
+    for branch in map(_as_schema, schema.get("oneOf", [])):
         ref = branch.get("$ref")
         target = walker.resolve(ref) if isinstance(ref, str) else branch
-        const = target.get("properties", {}).get("type", {}).get("const")
+        members = target.get("properties")
+        tag = members.get("type") if isinstance(members, Mapping) else None
+        const = tag.get("const") if isinstance(tag, Mapping) else None
         name = ref.rsplit("/", 1)[-1] if isinstance(ref, str) else str(const)
         kind: dict[str, Any] = {"type": const}
         description = branch.get("description", target.get("description"))
@@ -303,17 +309,28 @@ def _pointer(at: str, name: str) -> str:
     return f"{at}/{name.replace('~', '~0').replace('/', '~1')}"
 
 
+def _as_schema(node: Any) -> Any:
+    """A boolean schema as the object it means to the walk: ``true`` is ``{}``; ``false`` too, its
+    "no value passes" being recorded by ``_unread`` (``false-schema``)."""
+    return {} if isinstance(node, bool) else node
+
+
 def _unread(node: Any, at: str, out: dict[str, dict[str, Any]]) -> None:
     """Each keyword of ``node`` (and of every schema under it) that the surface does not read, by the
     JSON pointer of its schema object: ``if``, ``not``, ``uniqueItems``, ``format``... A change to
-    one is a change the surface cannot show additive (``contract.evolution.classify``: breaking)."""
+    one is a change the surface cannot show additive (``contract.evolution.classify``: breaking).
+    A ``false`` schema (no value passes: ``items: false``, a member that must be absent) is one too."""
+    if node is False:
+        out.setdefault(at, {})["false-schema"] = True
+        return
     if not isinstance(node, Mapping):
         return
     for key, value in node.items():
         if key not in READ:
             out.setdefault(at, {})[key] = value
         elif key in _SCHEMA_VALUED:
-            _unread(value, _pointer(at, key), out)
+            if not (key == "additionalProperties" and isinstance(value, bool)):  # read: open or closed
+                _unread(value, _pointer(at, key), out)
         elif key in _SCHEMA_LISTS and isinstance(value, list):
             for index, branch in enumerate(value):
                 _unread(branch, _pointer(_pointer(at, key), str(index)), out)
@@ -337,7 +354,7 @@ def _unread_top(schema: Mapping[str, Any], out: dict[str, dict[str, Any]]) -> No
         elif key in ("properties", "$defs") and isinstance(value, Mapping):
             for name, sub in value.items():
                 _unread(sub, _pointer(_pointer("", key), name), out)
-        elif key == "additionalProperties":
+        elif key == "additionalProperties" and not isinstance(value, bool):  # a boolean is read
             _unread(value, "/additionalProperties", out)
     for index, branch in enumerate(schema.get("oneOf", [])):
         at = f"/oneOf[{_kind_name(branch, index)}]"  # by kind, not index: a kind inserted moves no other

@@ -107,12 +107,13 @@ def run_stream(argv: Sequence[str], **options: Any) -> Report:
     return record_stream(argv, **options)[0]
 
 
-def _terminal(wire: str) -> str | None:
-    """The line type that ends a run of ``wire`` (``Wire.terminal``); under auto, the first stream wire's."""
+def _terminal(wire: str) -> tuple[str, str] | None:
+    """The member and the line type that end a run of ``wire`` (``Wire.type_member``,
+    ``Wire.terminal``), or None when its runs end in no such line; under auto, the first stream
+    wire's that has one."""
     descriptor = WIRES.get(wire)
-    if descriptor is not None:
-        return descriptor.terminal
-    return next((w.terminal for w in WIRES.values() if w.terminal is not None), None)
+    found = [descriptor] if descriptor is not None else list(WIRES.values())
+    return next(((w.type_member, w.terminal) for w in found if w.terminal is not None), None)
 
 
 class _Judge:
@@ -139,8 +140,9 @@ class _Judge:
         for record in read_records(self.stream, self.out, self.max_line_bytes,
                                    ansi=ansi_for(self.wire)):
             self.line = record.line
-            if clock is not None and clock.result_line is None and record.obj is not None \
-                    and record.obj.get("type") == terminal:
+            # no terminal, no result line: a line without the member is not one (None == None)
+            if clock is not None and clock.result_line is None and terminal is not None \
+                    and record.obj is not None and record.obj.get(terminal[0]) == terminal[1]:
                 clock.result_line = record.line
             yield record
 

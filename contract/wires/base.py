@@ -260,6 +260,9 @@ class Wire:
     # The line type that ends a run (stream-json's result), if the wire has one: a live emitter is
     # held to exit soon after it (run.exit-after-result, ``contract.live.timeline``).
     terminal: str | None = None
+    # The member whose value is a line's type, what ``terminal`` is matched against: ``type`` on
+    # milk's wires; a wire whose lines are told apart by another member (``kind``) names it here.
+    type_member: str = "type"
     # The conversation's line types and command builder (None for a ``Live.STREAM`` wire).
     dialogue: Dialogue | None = None
     # The order in which to compare a transcript's lines with a golden's, from their parsed

@@ -68,6 +68,7 @@ def _tightenings(node: dict[str, Any]) -> Iterator[tuple[str, Edit]]:
     if members:
         first = next(iter(members))
         yield "allOf-bound", lambda n: n.setdefault("allOf", []).append({"properties": {first: {"maxLength": 0}}})
+        yield "member-forbidden", lambda n: n["properties"].__setitem__(first, False)  # a boolean schema
     kind = node.get("type")
     if kind == "string" and "const" not in node and "enum" not in node:
         yield "maxLength", lambda n: n.__setitem__("maxLength", 1)
@@ -79,6 +80,7 @@ def _tightenings(node: dict[str, Any]) -> Iterator[tuple[str, Edit]]:
         yield "maximum", lambda n: n.__setitem__("maximum", 1)
         yield "multipleOf", lambda n: n.__setitem__("multipleOf", 2)
     if kind == "array":
+        yield "no-items", lambda n: n.__setitem__("items", False)
         yield "minItems", lambda n: n.__setitem__("minItems", 5)
         yield "uniqueItems", lambda n: n.__setitem__("uniqueItems", True)
     if kind == "object":

@@ -13,6 +13,7 @@ test of the suite (none of them may fire). The 20-run separation loop is deep.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import subprocess
@@ -362,3 +363,33 @@ def test_the_defaults_are_said_alike_everywhere() -> None:
         assert DEFAULTS[f"--contract-{option}"] == value, option
         parsed = cli.build_parser().parse_args(["run"])
         assert getattr(parsed, option.replace("-", "_")) == value, option
+
+
+_KIND_LINES = ("import time\n"
+               "print('{\"kind\":\"start\",\"seq\":1}', flush=True)\n"
+               "time.sleep(0.8)\n"
+               "print('{\"kind\":\"end\",\"seq\":2}', flush=True)\n"
+               "time.sleep(2)\n")
+
+
+@pytest.mark.parametrize("terminal", [None, "end"], ids=["no-terminal", "terminal-by-kind"])
+def test_a_terminal_line_is_found_by_the_wire_s_own_type_member(terminal: str | None) -> None:
+    """The tenth add-a-wire trial: a wire whose lines carry no ``type`` and no ``terminal`` had its
+    first line taken for the result (``None == None``), so run.exit-after-result read "passed" and
+    an emitter was killed ``--exit-grace`` after its first line. Its terminal is matched by the
+    member it names (``Wire.type_member``)."""
+    from contract.rules import requirements
+    from tests.support.wires import registered
+    from tests.wires.audit_log import AUDIT_LOG
+
+    wire = dataclasses.replace(AUDIT_LOG, terminal=terminal, type_member="kind")
+    with registered(wire):
+        report = run_stream([sys.executable, "-c", _KIND_LINES], wire=wire.name, timeout=20,
+                            liveness=Liveness(exit_grace=0.4, max_gap=10))
+        verdict = {v.rule.id: v.status for v in requirements.verdicts(report)}["run.exit-after-result"]
+    found = [v.line for v in report.violations if v.rule == "run.exit-after-result"]
+    if terminal is None:
+        assert (found, verdict) == ([], requirements.NOT_APPLICABLE)
+        assert report.exit_status == 0  # not killed: it exited by itself after its 2 s
+    else:
+        assert (found, verdict) == ([2], requirements.FAILED)  # killed 0.4 s after the end line
