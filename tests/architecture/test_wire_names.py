@@ -58,7 +58,12 @@ def _named(text: str, word: str) -> bool:
     # as the whole string.
     if not any(c in word for c in "-_."):
         return text == word
-    return re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", text) is not None
+    return word in text and _standing_alone(word).search(text) is not None  # the regex only on a hit
+
+
+@cache
+def _standing_alone(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])")
 
 
 @cache  # every wire's words are looked for in the same files: read each once
