@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, Protocol, TypeVar, overload
 
 from contract.wires.base import (
     BatchMachine,
@@ -33,6 +33,7 @@ WIRES: dict[str, Wire] = {wire.name: wire for wire in (STREAM_JSON, SUBAGENT_STD
 # tests' synthetic one) is judged like any other but is none of those.
 BUNDLED: tuple[str, ...] = tuple(WIRES)
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
 class _Names(Sequence[str]):
@@ -92,7 +93,15 @@ def derived(rebuild: Callable[[], None]) -> Callable[[], None]:
     return rebuild
 
 
-def by_wire(function: Callable[..., T]) -> functools._lru_cache_wrapper[T]:
+class Cached(Protocol[T_co]):
+    """What ``by_wire`` returns: the function, and a way to empty what it keeps."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> T_co: ...
+
+    def cache_clear(self) -> None: ...
+
+
+def by_wire(function: Callable[..., T]) -> Cached[T]:
     """``functools.cache`` for a function of a wire's name (its schema, its compiled engine),
     emptied whenever the registry changes: a wire registered under a name another wire held (a
     test's variant, ``registered``) is then read from its own schema, not the one that name had."""
