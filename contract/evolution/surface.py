@@ -68,12 +68,14 @@ _RULES_AND_SETS: dict[str, str] = {
 }
 
 
-def policy() -> dict[str, str]:
-    """The surface's policy notes: on every schema, then each registered wire's on its seed's quirks
-    (``Wire.surface_policy``, in registry order), then on open sets and the words rules stand on."""
+def policy(wire: str | None = None) -> dict[str, str]:
+    """The surface's policy notes: on every schema, then the named wire's own on its seed's quirks
+    (``Wire.surface_policy``; none for a schema no registered wire is named for), then on open
+    sets and the words rules stand on. One wire's notes are not another's: stream-json's on its
+    shared kinds once stood in subagent-stdio's surface, saying a new kind was additive there."""
     notes = dict(_SCHEMAS)
-    for wire in WIRES_BY_NAME.values():
-        notes.update(wire.surface_policy)
+    if wire in WIRES_BY_NAME:
+        notes.update(WIRES_BY_NAME[wire].surface_policy)
     notes.update(_RULES_AND_SETS)
     return notes
 
@@ -484,8 +486,9 @@ def surface_of(schema: Mapping[str, Any], wire: str | None = None,
     )
 
     part = schema_surface(schema)
-    out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": policy(), "schema": part,
-                           "rules": rules_surface(schema, wire if wire is not None else named_by(schema))}
+    named = wire if wire is not None else named_by(schema)
+    out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": policy(named), "schema": part,
+                           "rules": rules_surface(schema, named)}
     if wire is not None and with_corpus:
         out["corpus"] = corpus_surface(wire, part, goldens)
     return out

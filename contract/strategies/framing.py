@@ -1,5 +1,5 @@
-"""Breaking strategies for the ``line.*`` framing rules, shared by both wires (``line.ansi``,
-a stream-json rule, is offered for stream-json only; see ``contract.strategies.breakable``).
+"""Breaking strategies for the ``line.*`` framing rules, shared by every wire (``line.ansi`` and
+``line.c1`` are offered only for a wire whose ``ansi`` is set; see ``contract.strategies.breakable``).
 
 Each breaker takes a conformant transcript and damages its bytes in one way. Breakers that make
 a line unparseable damage a *sacrificial* line: one the wire module placed so that losing it

@@ -20,6 +20,7 @@ import pytest
 from contract.checking.schema import load
 from contract.evolution.classify import classify, is_breaking
 from contract.wires import BUNDLED
+from tests.architecture.test_schemas_pinned import SEED_DIGESTS
 from tests.support.casefiles import wire_cases
 
 SEVERITY = {"none": 0, "additive": 1, "breaking": 2}
@@ -74,7 +75,9 @@ def test_the_verdict_is_at_least_as_severe_as_the_independent_reading(wire: str,
     assert SEVERITY[ours] >= SEVERITY[expected], f"{case['name']}: {ours}, expected {expected}: {case['why']}"
 
 
-def test_the_reading_covers_each_verdict_on_each_shipped_wire() -> None:
-    """The data is there to be read: each wire's file holds breaking, additive and no-change cases."""
-    for wire in BUNDLED:
+def test_the_reading_covers_each_verdict_on_each_of_milk_s_wires() -> None:
+    """The data is there to be read: each of milk's wires (copied from a seed) has a file holding
+    breaking, additive and no-change cases. A wire written here needs none: its own author cannot
+    give it an independent reading (the eleventh add-a-wire trial met this test's first version)."""
+    for wire in SEED_DIGESTS:
         assert {case["expected"] for w, case in CASES if w == wire} == set(SEVERITY), wire

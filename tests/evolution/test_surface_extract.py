@@ -159,3 +159,13 @@ def test_empty_corpus(tmp_path: Path) -> None:
 def test_surface_for_unknown_wire() -> None:
     with pytest.raises(ValueError, match="unknown wire"):
         surface_for("nope")
+
+
+def test_a_wire_s_surface_holds_its_own_policy_notes_and_no_other_wire_s() -> None:
+    """Each wire's seed-quirk notes (``Wire.surface_policy``) stand in its surface alone: stream-json's
+    note that a new kind is additive once stood in subagent-stdio's, where a new kind breaks consumers."""
+    for wire in WIRES:
+        notes = surface_for(wire)["policy"]
+        for other in WIRES.values():
+            for name, text in other.surface_policy:
+                assert (notes.get(name) == text) is (other.name == wire), (wire, other.name, name)

@@ -32,6 +32,8 @@ from contract.reporting.reporters import render_text
 from contract.rules import baseline, requirements
 from contract.rules.catalog import CATALOG, NOT_WHOLE, UNFINISHED, UNJUDGED, not_judged_to_the_end, unsilenceable
 from contract.rules.report import Collector, Report
+from contract.wires import WIRES
+from tests.architecture.test_schemas_pinned import SEED_DIGESTS
 from tests.support.paths import TESTS
 
 HERE = TESTS
@@ -50,10 +52,18 @@ NOT_WHOLE_RULES = frozenset({"sj.init-first", "sj.result-last"})
 REFUSED = sorted(EXPECTED | NOT_WHOLE_RULES)  # what every path below must refuse
 
 
+def _milk_s(rule: str) -> bool:
+    """A rule every wire shares, or one of milk's wires' (copied from a seed): what the pins hold."""
+    return CATALOG[rule].wire not in WIRES or CATALOG[rule].wire in SEED_DIGESTS
+
+
 def test_the_rules_no_path_silences_are_declared_on_the_rules() -> None:
-    assert unsilenceable() == EXPECTED | NOT_WHOLE_RULES
-    assert {rule.id for rule in CATALOG.values() if not rule.silenceable} == NOT_WHOLE_RULES
-    for rule in NOT_WHOLE_RULES:  # declared in the wire's rules.py, not unjudged, not filterable
+    """Pinned for milk's wires (the lead's decision: sj.init-first, sj.result-last); a wire written
+    here may declare its own first/terminal-line rules so, and each is held to the same terms."""
+    declared = {rule.id for rule in CATALOG.values() if not rule.silenceable}
+    assert {rule for rule in unsilenceable() if _milk_s(rule)} == EXPECTED | NOT_WHOLE_RULES
+    assert {rule for rule in declared if _milk_s(rule)} == NOT_WHOLE_RULES
+    for rule in declared:  # declared in the wire's rules.py, not unjudged, not filterable
         assert CATALOG[rule].unjudged.value == "never"
         assert not CATALOG[rule].filterable
         assert not not_judged_to_the_end(rule)
@@ -418,3 +428,19 @@ def test_a_stream_not_whole_keeps_its_requirement_wording() -> None:
     verdicts = {v.rule.id: v.status for v in requirements.verdicts(report)}
     assert verdicts["sj.result-last"] == requirements.FAILED
     assert verdicts["sj.init-first"] == requirements.PASSED
+
+
+def test_a_wire_written_here_may_declare_its_own_unsilenceable_rule() -> None:
+    """The eleventh add-a-wire trial declared its first- and terminal-line rules as stream-json's
+    are, and the pins above, which then named stream-json's two as the only ones, failed."""
+    import dataclasses
+
+    from contract.core.rule import Basis, Level, Rule
+    from tests.support.wires import registered
+    from tests.wires.audit_log import AUDIT_LOG
+
+    first = Rule("al.first", Level.MUST, AUDIT_LOG.name, "the first line is an audit line",
+                 "audit-log schema (synthetic)", basis=Basis.WRITTEN, filterable=False, silenceable=False)
+    with registered(dataclasses.replace(AUDIT_LOG, rules=(*AUDIT_LOG.rules, first))):
+        assert "al.first" in unsilenceable()
+        test_the_rules_no_path_silences_are_declared_on_the_rules()

@@ -64,6 +64,15 @@ def _canonical(values: list[Line | None]) -> list[int]:
     return ordered + waiting
 
 
+# The surface's note on this seed's line kinds (``Wire.surface_policy``).
+SURFACE_POLICY = (
+    ("line-kinds", (
+        "The subagent-stdio top-level oneOf names its line kinds by $def (command, response, event), "
+        "and no words in the seed open that set: the checker holds every line to one of them. Removing "
+        "a kind is breaking for both sides; adding one is breaking for consumers, which were never "
+        "told to ignore a type they do not know.")),
+)
+
 SUBAGENT_STDIO = Wire(
     name="subagent-stdio",
     schema_file="subagent-stdio.schema.json",
@@ -78,6 +87,7 @@ SUBAGENT_STDIO = Wire(
     reference="contract.reference.subagent_host",
     max_output_bytes=64 * 1024**2,  # the conversation is kept to be judged whole
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
+    surface_policy=SURFACE_POLICY,
     strategies="contract.wires.subagent_stdio.broken",
     canonical=_canonical,
     future="contract.wires.subagent_stdio.future",  # what a host may send unasked: feed --future, the vectors
