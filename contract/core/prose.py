@@ -21,9 +21,14 @@ def _value(text: str) -> str:
     return text.strip().rstrip("./-")  # a sentence's full stop is not part of its last value
 
 
+def split_run(run: str) -> tuple[str, ...]:
+    """The values of one ``a | b | c`` run (a match of ``ALTERNATION``)."""
+    return tuple(_value(v) for v in run.split("|"))
+
+
 def runs(text: str) -> list[tuple[str, ...]]:
     """Each ``a | b | c`` run in ``text``, in order, as its values."""
-    return [tuple(_value(v) for v in match.group(0).split("|")) for match in ALTERNATION.finditer(text)]
+    return [split_run(match.group(0)) for match in ALTERNATION.finditer(text)]
 
 
 def known(text: str) -> list[tuple[str, ...]]:

@@ -255,21 +255,18 @@ def open_set_values(description: str) -> list[str] | None:
     for match in prose.ALTERNATION.finditer(description):
         family = _FAMILY.search(description[: match.start()])
         prefix = f"{family.group(1)}/" if family else ""
-        values.extend(prefix + v for v in prose.runs(match.group(0))[0])
+        values.extend(prefix + v for v in prose.split_run(match.group(0)))
     return sorted(dict.fromkeys(values))
 
 
 def _line_kinds(walker: _Walker, schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The top-level ``oneOf`` alternatives, each named by its ``type`` const (or its $def)."""
     kinds: dict[str, dict[str, Any]] = {}
-    for branch in map(_as_schema, schema.get("oneOf", [])):
+    for index, branch in enumerate(map(_as_schema, schema.get("oneOf", []))):
         ref = branch.get("$ref")
         target = walker.resolve(ref) if isinstance(ref, str) else branch
-        members = target.get("properties")
-        tag = members.get("type") if isinstance(members, Mapping) else None
-        const = tag.get("const") if isinstance(tag, Mapping) else None
-        name = ref.rsplit("/", 1)[-1] if isinstance(ref, str) else str(const)
-        kind: dict[str, Any] = {"type": const}
+        name = _kind_name(branch, index)
+        kind: dict[str, Any] = {"type": _type_const(target)}
         description = branch.get("description", target.get("description"))
         if isinstance(description, str):
             kind["description"] = description
@@ -366,18 +363,23 @@ def _unread_top(schema: Mapping[str, Any], out: dict[str, dict[str, Any]]) -> No
             out[at] = rest
 
 
+def _type_const(node: Mapping[str, Any]) -> Any:
+    """The ``type`` const a schema object pins its lines to (None when it pins none)."""
+    members = node.get("properties")
+    tag = members.get("type") if isinstance(members, Mapping) else None
+    return tag.get("const") if isinstance(tag, Mapping) else None
+
+
 def _kind_name(branch: Any, index: int) -> str:
-    """A top-level ``oneOf`` branch's kind as ``_line_kinds`` names it (its ``type`` const, or its
-    ``$ref``'s name), or its index when it has neither."""
+    """A top-level ``oneOf`` branch's kind name: its ``$ref``'s name, or its ``type`` const, or (lines
+    told apart by another member) its index, so that such kinds are not all named "None"."""
     if not isinstance(branch, Mapping):
         return str(index)
     ref = branch.get("$ref")
     if isinstance(ref, str):
         return ref.rsplit("/", 1)[-1]
-    members = branch.get("properties")
-    tag = members.get("type") if isinstance(members, Mapping) else None
-    const = tag.get("const") if isinstance(tag, Mapping) else None
-    return const if isinstance(const, str) else str(index)
+    const = _type_const(branch)
+    return str(const) if const is not None else str(index)
 
 
 def _kind_residue(branch: Mapping[str, Any]) -> dict[str, Any]:
