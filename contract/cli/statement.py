@@ -83,7 +83,17 @@ def make_statement(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     write(document, args.format, args.output)
+    say_level(document)
     return EXIT_OK if document["level"]["must_complete"] else EXIT_VIOLATIONS
+
+
+def say_level(document: dict[str, Any]) -> None:
+    """The level and what it rests on, one line on stderr (stdout holds the statement itself)."""
+    from contract.core import textsafe
+    from contract.statement.model import rests_on
+
+    sys.stdout.flush()
+    sys.stderr.write(f"milk-contract: statement: {textsafe.text(rests_on(document))}\n")
 
 
 def write(document: dict[str, Any], fmt: str, output: str | None) -> None:
@@ -106,7 +116,7 @@ def statement_diff(words: list[str], args: argparse.Namespace) -> int:
     found = combine.diff(combine.load(paths.a), combine.load(paths.b))
     text = json.dumps(found.to_json(), indent=2) + "\n" if paths.format == "json" else found.text()
     combine.write_to(paths.output, text)
-    return EXIT_VIOLATIONS if found.must_regressed else EXIT_OK
+    return EXIT_VIOLATIONS if found.reasons else EXIT_OK
 
 
 def sub_parser(verb: str, formats: tuple[str, ...], args: argparse.Namespace) -> Parser:
@@ -126,6 +136,7 @@ def statement_merge(words: list[str], args: argparse.Namespace) -> int:
     given = parser.parse_args(words)
     document = combine.merge(combine.read_all(given.files))
     write(document, given.format, given.output)
+    say_level(document)
     return EXIT_OK if document["level"]["must_complete"] else EXIT_VIOLATIONS
 
 

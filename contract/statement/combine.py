@@ -19,7 +19,7 @@ from contract.core.userfiles import read_whole
 from contract.reporting.ci_reports import markdown_cell
 from contract.rules.requirements import FAILED, NOT_APPLICABLE, NOT_EXERCISED, PASSED
 from contract.statement import model
-from contract.statement.render import badge, esc, page
+from contract.statement.render import VERDICT_HEX, badge, esc, page
 
 
 class StatementError(Exception):
@@ -27,19 +27,30 @@ class StatementError(Exception):
 
 
 def load(path: str) -> dict[str, Any]:
-    """A statement file, checked for its shape and its checksum."""
+    """A statement file, read and :func:`checked`."""
     try:
         document = json.loads(read_whole(path))
     except OSError as exc:
         raise StatementError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
         raise StatementError(f"{path}: not JSON ({exc})") from None
+    return checked(document, path)
+
+
+def checked(document: object, where: str) -> dict[str, Any]:
+    """``document`` checked for its shape, its checksum and its summary: everything derived from its
+    runs must be what they derive (``model.disagreement``), so no reader believes a summary its runs
+    do not bear out. StatementError (naming ``where`` and what disagrees) otherwise."""
     problem = schema_problem(document)
     if problem is not None:
-        raise StatementError(f"{path}: not a milk-contract statement: {problem}")
-    if not model.sealed(document):
-        raise StatementError(f"{path}: its sha256 is not its content's (edited after it was written?)")
-    return cast("dict[str, Any]", document)  # an object: schema_problem found nothing wrong with its shape
+        raise StatementError(f"{where}: not a milk-contract statement: {problem}")
+    statement = cast("dict[str, Any]", document)  # an object: schema_problem found nothing wrong with its shape
+    if not model.sealed(statement):
+        raise StatementError(f"{where}: its sha256 is not its content's (edited after it was written?)")
+    problem = model.disagreement(statement)
+    if problem is not None:
+        raise StatementError(f"{where}: {problem}")
+    return statement
 
 
 def schema_problem(document: object) -> str | None:
@@ -58,36 +69,62 @@ def schema_problem(document: object) -> str | None:
 
 # -- diff ----------------------------------------------------------------------------------------
 
+Row = tuple[str, str, str, str, str]  # wire, rule, level, was, now
+
 
 @dataclass
 class Diff:
-    regressed: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # wire, rule, level, was, now
-    passing: list[tuple[str, str, str, str, str]] = field(default_factory=list)
-    applicable: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    """What changed from statement A to B; :attr:`reasons` are the regressions (exit 1 when any)."""
+
+    regressed: list[Row] = field(default_factory=list)  # passed -> anything else, or anything -> failed
+    passing: list[Row] = field(default_factory=list)
+    applicable: list[Row] = field(default_factory=list)
     revisions: list[tuple[str, str, str]] = field(default_factory=list)  # wire, was, now
     levels: tuple[str, str] = ("", "")
+    lost_level: bool = False
+    missing_scenarios: list[str] = field(default_factory=list)  # in A, not in B
+    missing_requirements: list[tuple[str, str, str]] = field(default_factory=list)  # wire, rule, level: in A only
+    new_findings: list[str] = field(default_factory=list)  # in B, not in A
+    shards: list[str] = field(default_factory=list)  # "B is shard 1/2: ..."
 
     @property
     def must_regressed(self) -> bool:
         return any(level == "MUST" for _, _, level, _, _ in self.regressed)
 
+    @property
+    def reasons(self) -> list[str]:
+        """Each regression in one line: a lower level, a requirement no longer passed, a scenario or
+        requirement dropped, a different requirement-set revision, a new finding."""
+        out = [f"level lowered: {self.levels[0]} -> {self.levels[1]}"] if self.lost_level else []
+        out += [f"regressed: {w} {r} [{lv}] {a} -> {b}" for w, r, lv, a, b in self.regressed]
+        out += [f"missing scenario: {name}" for name in self.missing_scenarios]
+        out += [f"missing requirement: {w} {r} [{lv}]" for w, r, lv in self.missing_requirements]
+        out += [f"revision: {w} {a} -> {b}" for w, a, b in self.revisions]
+        out += [f"new finding: {message}" for message in self.new_findings]
+        return out
+
     def to_json(self) -> dict[str, Any]:
-        def rows(entries: list[tuple[str, str, str, str, str]]) -> list[dict[str, str]]:
+        def rows(entries: list[Row]) -> list[dict[str, str]]:
             return [{"wire": w, "rule": r, "level": lv, "was": a, "now": b} for w, r, lv, a, b in entries]
 
-        return {"level": {"was": self.levels[0], "now": self.levels[1]}, "regressed": rows(self.regressed),
-                "newly_passing": rows(self.passing), "newly_applicable": rows(self.applicable),
+        return {"level": {"was": self.levels[0], "now": self.levels[1], "lowered": self.lost_level},
+                "regressed": rows(self.regressed), "newly_passing": rows(self.passing),
+                "newly_applicable": rows(self.applicable),
                 "revisions": [{"wire": w, "was": a, "now": b} for w, a, b in self.revisions],
-                "must_regressed": self.must_regressed}
+                "missing_scenarios": self.missing_scenarios,
+                "missing_requirements": [{"wire": w, "rule": r, "level": lv} for w, r, lv in self.missing_requirements],
+                "new_findings": self.new_findings, "shards": self.shards,
+                "reasons": self.reasons, "must_regressed": self.must_regressed}
 
     def text(self) -> str:
-        out = [f"level: {self.levels[0]} -> {self.levels[1]}"]
-        for title, entries in (("regressed", self.regressed), ("newly passing", self.passing),
-                               ("newly applicable", self.applicable)):
-            out += [f"{title}: {w} {r} [{lv}] {a} -> {b}" for w, r, lv, a, b in entries]
-        out += [f"revision: {w} {a} -> {b}" for w, a, b in self.revisions]
+        reasons = self.reasons
+        out = [f"level: {self.levels[0]} -> {self.levels[1]}", *reasons]
+        out += [f"newly passing: {w} {r} [{lv}] {a} -> {b}" for w, r, lv, a, b in self.passing]
+        out += [f"newly applicable: {w} {r} [{lv}] {a} -> {b}" for w, r, lv, a, b in self.applicable]
+        out += [f"note: {note}" for note in self.shards]
         if len(out) == 1:
             out.append("no requirement changed")
+        out.append(f"regressed: {counted(len(reasons), 'reason')} (exit 1)" if reasons else "no regression")
         return "\n".join(esc_text(line) for line in out) + "\n"
 
 
@@ -101,24 +138,40 @@ def _verdicts(document: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]
     return {(w["wire"], r["rule"]): (r["verdict"], r["level"]) for w in document["wires"] for r in w["requirements"]}
 
 
+def shard_of(document: dict[str, Any]) -> str | None:
+    """``I/N`` when ``document`` is a shard's statement (None when it is a whole run's)."""
+    shard = document.get("shard")
+    return None if shard is None else f"{shard['index']}/{shard['total']}"
+
+
 def diff(a: dict[str, Any], b: dict[str, Any]) -> Diff:
-    """What changed from statement ``a`` to ``b``: per rule of a wire both judged."""
-    out = Diff(levels=(a["level"]["achieved"], b["level"]["achieved"]))
+    """What changed from statement ``a`` to ``b``: the level, per rule of a wire both judged, the
+    scenarios and requirements ``b`` dropped, revisions and new findings."""
+    was_level, now_level = a["level"]["achieved"], b["level"]["achieved"]
+    out = Diff(levels=(was_level, now_level),
+               lost_level=model.LEVELS.index(now_level) < model.LEVELS.index(was_level))
+    for name, document in (("A", a), ("B", b)):
+        if shard_of(document) is not None:
+            out.shards.append(f"{name} is shard {shard_of(document)}: a shard has no level of its own and holds part "
+                              "of the suite (merge the shards to compare levels)")
     was, now = _verdicts(a), _verdicts(b)
     for key in [k for k in now if k in was]:
         (before, level), (after, _) = was[key], now[key]
         row = (key[0], key[1], level, before, after)
-        if before == PASSED and after in (FAILED, NOT_EXERCISED):
+        if (before == PASSED and after != PASSED) or (after == FAILED and before != FAILED):
             out.regressed.append(row)
-        elif before in (FAILED, NOT_EXERCISED) and after == PASSED:
+        elif before != PASSED and after == PASSED:
             out.passing.append(row)
         elif before == NOT_APPLICABLE and after != NOT_APPLICABLE:
             out.applicable.append(row)
-        elif before == NOT_EXERCISED and after == FAILED:
-            out.regressed.append(row)
+    out.missing_requirements = [(w, r, level) for (w, r), (_, level) in was.items() if (w, r) not in now]
+    later = set(b["scenarios"])
+    out.missing_scenarios = [name for name in a["scenarios"] if name not in later]
     revisions_a = {w["wire"]: w["revision"] for w in a["wires"]}
     out.revisions = [(w["wire"], revisions_a[w["wire"]], w["revision"]) for w in b["wires"]
                      if w["wire"] in revisions_a and revisions_a[w["wire"]] != w["revision"]]
+    known = {f["message"] for f in a["findings"]}
+    out.new_findings = [f["message"] for f in b["findings"] if f["message"] not in known]
     return out
 
 
@@ -178,38 +231,80 @@ def _rows(documents: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
     return sorted(found, key=lambda k: (wires.index(k[0]), k[1] != "MUST"))
 
 
-def _names(documents: list[dict[str, Any]]) -> list[str]:
-    return [f"{d['build'].get('name')} ({d['build'].get('version') or 'unknown'})" for d in documents]
+def label(document: dict[str, Any]) -> str:
+    """A build as a column names it: its name with every path cut to its last part, and its version
+    (``version unknown`` when it gave none); the full command is :func:`full_name`'s."""
+    build = document["build"]
+    words = str(build.get("name") or "unnamed build").split(" ")
+    name = " ".join(Path(word.strip("'\"")).name or word if "/" in word else word for word in words)
+    version = build.get("version")
+    out = f"{name}, {version}" if version else f"{name}, version unknown"
+    return out + (f" [shard {shard_of(document)}]" if shard_of(document) else "")
+
+
+def full_name(document: dict[str, Any]) -> str:
+    """The build's whole name (its command as run, paths and all): a column's hover text."""
+    build = document["build"]
+    return str(build.get("name") or "") + (f" ({build['version']})" if build.get("version") else "")
+
+
+def level_text(document: dict[str, Any]) -> str:
+    """A column's level: the level, or for a shard that it has none of its own."""
+    return str(document["level"].get("note") or document["level"]["achieved"])
 
 
 MARK = {PASSED: "pass", FAILED: "FAIL", NOT_EXERCISED: "not exercised", NOT_APPLICABLE: "n/a"}
 
 
+def _mark(verdicts: dict[tuple[str, str], tuple[str, str]], wire: str, rule: str) -> tuple[str, str]:
+    """(the cell's text, the verdict it shows: its colour) of ``rule`` in one build's column."""
+    verdict = verdicts.get((wire, rule), ("-", ""))[0]
+    return MARK.get(verdict, "-"), verdict
+
+
 def matrix_markdown(documents: list[dict[str, Any]]) -> str:
     verdicts = [_verdicts(d) for d in documents]
-    names = _names(documents)
+    names = [label(d) for d in documents]
     columns = " | ".join(markdown_cell(n) for n in names)
     out = ["### milk-contract matrix", "", f"| Wire | Level | Rule | {columns} |",
            "| --- | --- | --- |" + " --- |" * len(names),
-           "| | | **level** | " + " | ".join(f"**{d['level']['achieved']}**" for d in documents) + " |"]
+           "| | | **level** | " + " | ".join(f"**{markdown_cell(level_text(d))}**" for d in documents) + " |"]
+    shown = ""
     for wire, level, rule in _rows(documents):
-        cells = [MARK.get(v.get((wire, rule), ("-", ""))[0], "-") for v in verdicts]
-        out.append(f"| {markdown_cell(wire)} | {level} | {markdown_cell(rule)} | " + " | ".join(cells) + " |")
+        cells = [_mark(v, wire, rule)[0] for v in verdicts]
+        cells = [f"**{c}**" if c == "FAIL" else c for c in cells]
+        first = markdown_cell(wire) if wire != shown else ""
+        shown = wire
+        out.append(f"| {first} | {level} | {markdown_cell(rule)} | " + " | ".join(cells) + " |")
+    out += ["", *(f"{i}. {markdown_cell(label(d))}: {markdown_cell(full_name(d))}"
+                  for i, d in enumerate(documents, start=1))]
     return "\n".join(out) + "\n"
 
 
 def matrix_html(documents: list[dict[str, Any]]) -> str:
     verdicts = [_verdicts(d) for d in documents]
-    head = "".join(f"<th>{esc(n)}<br>{badge(d['level']['achieved'])}</th>" for n, d in zip(_names(documents), documents,
-                                                                                          strict=True))
+    head = "".join(f'<th class="build{" shard" if shard_of(d) else ""}" title="{esc(full_name(d))}">{esc(label(d))}'
+                   f"<br>{badge(d['level']['achieved'], d['level'].get('note'))}</th>" for d in documents)
     body = [f'<h1>milk-contract matrix: {counted(len(documents), "build")}</h1>',
             f'<table class="matrix"><thead><tr><th>wire</th><th>level</th><th>rule</th>{head}</tr></thead><tbody>']
-    for wire, level, rule in _rows(documents):
-        cells = "".join(f'<td class="verdict">{esc(MARK.get(v.get((wire, rule), ("-", ""))[0], "-"))}</td>'
-                        for v in verdicts)
-        body.append(f'<tr data-rule="{esc(rule)}"><td>{esc(wire)}</td><td>{level}</td><td><code>{esc(rule)}</code>'
-                    f"</td>{cells}</tr>")
+    rows = _rows(documents)
+    for index, (wire, level, rule) in enumerate(rows):
+        cells = ""
+        for v in verdicts:
+            text, verdict = _mark(v, wire, rule)
+            shade = VERDICT_HEX.get(verdict, "#ffffff")
+            cells += f'<td class="verdict" data-verdict="{esc(verdict)}" style="background:{shade}">{esc(text)}</td>'
+        group = ""
+        if index == 0 or rows[index - 1][0] != wire:  # the wire once per group of rows
+            span = sum(1 for r in rows if r[0] == wire)
+            group += f'<th class="wire" scope="rowgroup" rowspan="{span}">{esc(wire)}</th>'
+        if index == 0 or rows[index - 1][:2] != (wire, level):
+            span = sum(1 for r in rows if r[:2] == (wire, level))
+            group += f'<td class="level" rowspan="{span}">{level}</td>'
+        body.append(f'<tr data-rule="{esc(rule)}">{group}<td><code>{esc(rule)}</code></td>{cells}</tr>')
     body.append("</tbody></table>")
+    body.append("<ol class=\"builds\">" + "".join(f"<li>{esc(label(d))}: <code>{esc(full_name(d))}</code></li>"
+                                                  for d in documents) + "</ol>")
     return page("milk-contract matrix", body)
 
 

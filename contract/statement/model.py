@@ -12,10 +12,14 @@ keys, compact, ASCII), without ``generated`` (the timestamp) and ``sha256`` itse
 The verdict of a rule across runs: ``failed`` if any run failed it; else ``passed`` if any run
 exercised it; else ``not-exercised`` if it applied to some run; else ``not-applicable`` (the
 reasons said). Levels: ``MUST`` (MUST-complete: no applicable MUST rule of any wire failed, every
-scenario matched its golden, no suite finding, at least one run; a rule no scenario exercised is a
-gap of the suite, listed in ``suite_gaps``, while for captures it lowers the level), ``MUST+SHOULD``
-(the SHOULD rules too),
-``full`` (that, with the provoked environments run as well), else ``none``.
+scenario matched its golden, no suite finding, at least one run and one MUST rule exercised),
+``MUST+SHOULD`` (the SHOULD rules too), ``full`` (that, with the provoked environments run as
+well), else ``none``. A level rests on the rules the runs exercised: one nothing exercised is
+named (``level.not_exercised``; ``suite_gaps`` for scenario runs) and does not lower it. A shard
+has no level of its own (``none``, with ``level.note`` saying to merge the shards).
+
+A statement read back is judged from its runs alone (:func:`disagreement`): every summary field
+is derived again, and one that differs is named, so a summary edited and resealed is refused.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contract.core.textsafe import counted
 from contract.rules import requirements, revisions
 from contract.rules.catalog import CATALOG, rules_for
 from contract.rules.report import Report
-from contract.wires import WIRES
+from contract.wires import WIRES, Live
 
 VERSION = 1  # of the statement's shape (schemas/statement.schema.json)
 NONE, MUST, MUST_SHOULD, FULL = "none", "MUST", "MUST+SHOULD", "full"
@@ -80,17 +85,110 @@ def assemble(runs: Iterable[dict[str, Any]], build: dict[str, Any], *, suite: st
     return seal(derive(body))
 
 
-def derive(body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` with everything derived from its runs (wires, findings, level) recomputed."""
+DERIVED = ("scenarios", "wires", "findings", "level")  # what derive computes from the runs
+
+
+class UnknownRevision(ValueError):
+    """A statement judged by a wire revision this suite has no frozen requirement set for."""
+
+
+def derive(body: dict[str, Any], revisions_of: dict[str, str] | None = None) -> dict[str, Any]:
+    """``body`` with everything derived from its runs (wires, findings, level) recomputed.
+
+    ``revisions_of``: the revision each wire is judged by (a statement read back: the one it
+    names); None, or a wire not in it: the current one. :class:`UnknownRevision` for a revision
+    this suite has no set for."""
     runs: list[dict[str, Any]] = body["runs"]
-    wires = [_wire(name, [r for r in runs if r["wire"] == name]) for name in _wires_of(runs)]
+    chosen = revisions_of or {}
+    wires = [_wire(name, [r for r in runs if r["wire"] == name], chosen.get(name)) for name in _wires_of(runs)]
     findings = [f for w in wires for f in w.pop("_findings")]
     findings += [{"kind": "golden-mismatch", "wire": r["wire"], "scenario": r["scenario"],
                   "message": f"{r['scenario']} did not match its golden (a breaking difference)"}
                  for r in runs if not r["matches_golden"]]
     body = {**body, "scenarios": sorted({r["scenario"] for r in runs}), "wires": wires, "findings": findings}
-    body["level"] = _level(wires, findings, bool(body.get("provoked")), bool(runs), body.get("source") == CAPTURE)
+    shard = body.get("shard")
+    body["level"] = _level(wires, findings, bool(body.get("provoked")) and _provoked_twins(runs), bool(runs),
+                           body.get("source") == CAPTURE,
+                           None if shard is None else (shard["index"], shard["total"]))
     return body
+
+
+def _provoked_twins(runs: list[dict[str, Any]]) -> bool:
+    """Whether the runs show the provoked environments: a provoked run of every stream scenario run
+    (a ``provoked`` flag with no provoked run behind it reaches no ``full``)."""
+
+    twins = {r["scenario"] for r in runs if r["environment"] == PROVOKED}
+    streams = [r["scenario"] for r in runs if r["environment"] == SCENARIO and r["wire"] in WIRES
+               and WIRES[r["wire"]].live is Live.STREAM]
+    return bool(twins) and all(name in twins for name in streams)
+
+
+def disagreement(document: dict[str, Any]) -> str | None:
+    """What in ``document``'s summary (scenarios, wires, findings, level) is not what its runs derive,
+    as one clause naming the first difference (None when everything agrees)."""
+    revisions_of = {str(w["wire"]): str(w["revision"]) for w in document["wires"]}
+    try:
+        derived = derive({k: v for k, v in document.items() if k not in DERIVED}, revisions_of)
+    except UnknownRevision as exc:
+        return str(exc)
+    for key in DERIVED:
+        found = _first_difference(document.get(key), derived[key], key)
+        if found is not None:
+            where, says, gives = found
+            return f"its summary disagrees with its runs at {where}: it says {says}, its runs give {gives}"
+    return None
+
+
+def _label(item: object, index: int) -> str:
+    """How a list entry is named in a difference: by its wire, rule, capability or kind (else its index)."""
+    if isinstance(item, dict):
+        for key in ("rule", "capability", "scenario", "wire", "kind"):
+            if isinstance(item.get(key), str):
+                return f"[{item[key]}]"
+    if isinstance(item, str):
+        return f"[{item}]"
+    return f"[{index}]"
+
+
+def _named(key: str, item: object) -> str:
+    """An entry one side lacks: by its name, or its JSON when it has none but its index."""
+    return _brief(item) if key[1:-1].isdigit() else key
+
+
+def _brief(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=True)[:120]
+
+
+FIRST = ("achieved", "verdict")  # what a difference names first when a summary entry differs in several places
+
+
+def _first_difference(stored: object, derived: object, where: str) -> tuple[str, str, str] | None:
+    """(where, stored, derived) of the first place the two differ, depth first; None when equal."""
+    if stored == derived:
+        return None
+    if isinstance(stored, dict) and isinstance(derived, dict):
+        keys = sorted(set(stored) | set(derived), key=lambda k: (k not in FIRST, FIRST.index(k) if k in FIRST else 0,
+                                                                  k))
+        for key in keys:
+            if key not in stored or key not in derived:
+                return (f"{where}.{key}", "nothing" if key not in stored else _brief(stored[key]),
+                        "nothing" if key not in derived else _brief(derived[key]))
+            found = _first_difference(stored[key], derived[key], f"{where}.{key}")
+            if found is not None:
+                return found
+    if isinstance(stored, list) and isinstance(derived, list):
+        if len(stored) != len(derived):
+            names = {_label(item, i): item for i, item in enumerate(stored)}
+            given = {_label(item, i): item for i, item in enumerate(derived)}
+            lacks = [_named(k, given[k]) for k in given if k not in names]
+            adds = [_named(k, names[k]) for k in names if k not in given]
+            return (where, f"{len(stored)} entries" + (f" ({', '.join(adds)[:200]} not derived)" if adds else ""),
+                    f"{len(derived)}" + (f" ({', '.join(lacks)[:200]} missing from it)" if lacks else ""))
+        for index, (a, b) in enumerate(zip(stored, derived, strict=True)):
+            found = _first_difference(a, b, where + _label(b, index))
+            if found is not None:
+                return found
+    return where, _brief(stored), _brief(derived)
 
 
 def _wires_of(runs: Sequence[dict[str, Any]]) -> list[str]:
@@ -98,10 +196,17 @@ def _wires_of(runs: Sequence[dict[str, Any]]) -> list[str]:
     return [name for name in WIRES if name in seen] + sorted(seen - set(WIRES))
 
 
-def _wire(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
-    rules = [rule for rule in rules_for(name)] if name in WIRES else []
-    entries = [_requirement(rule.id, name, runs) for rule in rules]
+def _wire(name: str, runs: list[dict[str, Any]], revision: str | None = None) -> dict[str, Any]:
     frozen = _frozen(name)
+    if revision is not None and revision != frozen.get("revision", "unfrozen"):
+        try:  # an earlier revision: judged by exactly what it asked (its frozen set)
+            frozen = revisions.load(name, revision)
+        except (OSError, ValueError):
+            raise UnknownRevision(f"it is judged by {name} {revision}, which this milk-contract has no requirement "
+                                  "set for") from None
+        entries = [_requirement(r["id"], name, runs, (r["level"], r["basis"], r["text"])) for r in frozen["rules"]]
+    else:
+        entries = [_requirement(rule.id, name, runs) for rule in (rules_for(name) if name in WIRES else [])]
     return {"wire": name, "revision": frozen.get("revision", "unfrozen"),
             "schema_sha256": frozen.get("schema_sha256"), "requirements": entries,
             "capabilities": (caps := _capabilities(name, runs, entries)),
@@ -118,7 +223,10 @@ def _frozen(wire: str) -> dict[str, Any]:
         return {}
 
 
-def _requirement(rule: str, wire: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
+def _requirement(rule: str, wire: str, runs: list[dict[str, Any]],
+                 frozen: tuple[str, str | None, str] | None = None) -> dict[str, Any]:
+    """The verdict of ``rule`` across ``runs``; its level, basis and text from the catalog, or from
+    ``frozen`` (an earlier revision's set)."""
     statuses = [r["statuses"].get(rule, requirements.NOT_APPLICABLE) for r in runs]
     counts = {status: statuses.count(status) for status in requirements.STATUSES if status in statuses}
     failed_in = [r["scenario"] + ("" if r["environment"] != PROVOKED else " (provoked)")
@@ -133,8 +241,9 @@ def _requirement(rule: str, wire: str, runs: list[dict[str, Any]]) -> dict[str, 
         verdict = requirements.NOT_APPLICABLE
     reasons = sorted({r["not_applicable"][rule] for r in runs if rule in r["not_applicable"]})
     entry = CATALOG.get(rule)
-    return {"rule": rule, "level": entry.level.value if entry else "MUST",
-            "basis": entry.basis_for(wire).value if entry else None, "text": entry.title if entry else "",
+    level, basis, text = frozen or ((entry.level.value, entry.basis_for(wire).value, entry.title) if entry
+                                    else ("MUST", None, ""))
+    return {"rule": rule, "level": level, "basis": basis, "text": text,
             "verdict": verdict, "runs": counts, "failed_in": failed_in,
             "reason": "; ".join(reasons) if verdict == requirements.NOT_APPLICABLE else ""}
 
@@ -155,25 +264,47 @@ def _capabilities(wire: str, runs: list[dict[str, Any]], entries: list[dict[str,
 
 
 def _level(wires: list[dict[str, Any]], findings: list[dict[str, Any]], provoked: bool, ran: bool,
-           captures: bool) -> dict[str, Any]:
-    """The level, and the rules that kept it lower.
+           captures: bool, shard: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The level, what it rests on and the rules that kept it lower.
 
-    A rule no scenario run exercised is a gap of the suite, not of the build: a build whose every
-    scenario matched its golden (a ``golden-mismatch`` finding otherwise) wrote what the goldens
-    hold, so what they never exercise it could not show; such rules are listed (``suite_gaps``)
-    and do not lower the level. Captures have no golden to stand for them: there a rule not
-    exercised lowers it.
+    A level rests on the rules the runs exercised (``exercised``: passed or failed). A rule that
+    applied and that no run exercised is named (``not_exercised``) and does not lower the level: a
+    build whose every scenario matched its golden wrote what the goldens hold, so what they never
+    exercise it could not show (for scenario runs, such rules are the suite's gaps, ``suite_gaps``);
+    captures that never hold a leap second say nothing about leap seconds. Fail closed: no run, a
+    suite finding, a failed MUST rule or no MUST rule exercised at all is ``none``. A shard has no
+    level of its own (``none``, ``note`` saying so); its ``must_complete`` and ``should_complete``
+    say what its own runs show (``statement --shard``'s exit status).
     """
-    blocking = (requirements.FAILED, requirements.NOT_EXERCISED) if captures else (requirements.FAILED,)
-    short = {level: [r["rule"] for w in wires for r in w["requirements"]
-                     if r["level"] == level and r["verdict"] in blocking] for level in ("MUST", "SHOULD")}
-    # fail closed: a statement of no run, or with a suite finding, is complete at no level
-    must = ran and not findings and not short["MUST"]
-    should = ran and not findings and not short["SHOULD"]
+    judged = [r for w in wires for r in w["requirements"]]
+    short = {level: [r["rule"] for r in judged if r["level"] == level and r["verdict"] == requirements.FAILED]
+             for level in ("MUST", "SHOULD")}
+    exercised = [r for r in judged if r["verdict"] in (requirements.PASSED, requirements.FAILED)]
+    must_shown = any(r["level"] == "MUST" for r in exercised)
+    must = ran and must_shown and not findings and not short["MUST"]
+    should = ran and must_shown and not findings and not short["SHOULD"]
     achieved = FULL if must and should and provoked else MUST_SHOULD if must and should else MUST if must else NONE
-    gaps = [r["rule"] for w in wires for r in w["requirements"] if r["verdict"] == requirements.NOT_EXERCISED]
-    return {"achieved": achieved, "must_complete": must, "should_complete": should, "provoked": provoked,
-            "short_of_must": short["MUST"], "short_of_should": short["SHOULD"], "suite_gaps": [] if captures else gaps}
+    gaps = [r["rule"] for r in judged if r["verdict"] == requirements.NOT_EXERCISED]
+    return {"achieved": NONE if shard is not None else achieved, "must_complete": must, "should_complete": should,
+            "provoked": provoked, "short_of_must": short["MUST"], "short_of_should": short["SHOULD"],
+            "suite_gaps": [] if captures else gaps, "exercised": len(exercised), "not_exercised": gaps,
+            "note": None if shard is None else f"shard {shard[0]}/{shard[1]}: merge the shards for a level"}
+
+
+def rests_on(document: dict[str, Any]) -> str:
+    """The level and what it rests on, in one line: ``MUST+SHOULD, resting on 40 exercised
+    requirements; not exercised: sj.ts-leap-second``."""
+    level = document["level"]
+    head = level["note"] if level.get("note") else level["achieved"]
+    out = f"{head}, resting on {counted(level['exercised'], 'exercised requirement')}"
+    short = level["short_of_must"] + level["short_of_should"]
+    if short:
+        out += f"; short: {', '.join(short)}"
+    if document["findings"]:
+        out += f"; {counted(len(document['findings']), 'finding')}"
+    if level["not_exercised"]:
+        out += f"; not exercised: {', '.join(level['not_exercised'])}"
+    return out
 
 
 def canonical(document: dict[str, Any]) -> bytes:

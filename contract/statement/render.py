@@ -15,15 +15,16 @@ from typing import Any
 
 from contract.core import textsafe
 from contract.reporting.ci_reports import markdown_cell
-from contract.statement.model import FULL, MUST, MUST_SHOULD
+from contract.statement.model import FULL, MUST, MUST_SHOULD, rests_on
 
 COLOURS = {FULL: "brightgreen", MUST_SHOULD: "green", MUST: "yellow"}  # shields.io names; else red
-HEX = {"brightgreen": "#2da44e", "green": "#4c9a2a", "yellow": "#b08800", "red": "#cf222e"}
+HEX = {"brightgreen": "#2da44e", "green": "#4c9a2a", "yellow": "#b08800", "red": "#cf222e", "lightgrey": "#6e7781"}
 VERDICT_HEX = {"passed": "#dafbe1", "failed": "#ffebe9", "not-exercised": "#fff8c5", "not-applicable": "#f6f8fa"}
 
 
-def colour(level: str) -> str:
-    return COLOURS.get(level, "red")
+def colour(level: str, note: str | None = None) -> str:
+    """The level's colour; a shard's (``note``: it has no level of its own) is grey."""
+    return "lightgrey" if note else COLOURS.get(level, "red")
 
 
 def revisions_text(document: dict[str, Any]) -> str:
@@ -33,8 +34,9 @@ def revisions_text(document: dict[str, Any]) -> str:
 def shields(document: dict[str, Any]) -> str:
     """The shields.io endpoint JSON (https://shields.io/badges/endpoint-badge) for a README badge."""
     level = document["level"]["achieved"]
-    badge = {"schemaVersion": 1, "label": "milk-contract", "message": f"{level} ({revisions_text(document)})",
-             "color": colour(level)}
+    note = document["level"].get("note")
+    badge = {"schemaVersion": 1, "label": "milk-contract", "message": f"{note or level} ({revisions_text(document)})",
+             "color": colour(level, note)}
     return json.dumps(badge, ensure_ascii=True) + "\n"
 
 
@@ -47,11 +49,12 @@ def markdown(document: dict[str, Any]) -> str:
     """The statement as GitHub-flavoured markdown: the level, the build, then a table per wire."""
     name, version = _build(document)
     level = document["level"]
-    out = [f"### milk-contract statement: **{level['achieved']}**", "",
+    out = [f"### milk-contract statement: **{markdown_cell(level.get('note') or level['achieved'])}**", "",
+           f"- level: {markdown_cell(rests_on(document))}",
            f"- build: {markdown_cell(name)} ({markdown_cell(version)})",
            f"- suite: milk-contract {markdown_cell(document['suite']['version'])}; wire revisions: "
            f"{markdown_cell(revisions_text(document))}; scenarios: {len(document['scenarios'])}"
-           + ("; provoked environments included" if document.get("provoked") else ""),
+           + ("; provoked environments included" if level["provoked"] else ""),
            f"- sha256: `{document['sha256']}`"]
     for key, title in (("short_of_must", "MUST rules short"), ("short_of_should", "SHOULD rules short")):
         if level[key]:
@@ -75,11 +78,12 @@ table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;paddi
 code{font-size:90%}"""
 
 
-def badge(level: str) -> str:
-    """The coloured level badge, as inline HTML (no image, no network)."""
-    hexa = HEX[colour(level)]
+def badge(level: str, note: str | None = None) -> str:
+    """The coloured level badge, as inline HTML (no image, no network); a shard's says it has no level."""
+    hexa = HEX[colour(level, note)]
+    shown = f"{note.split(':')[0]}: no level" if note else level
     return (f'<span class="badge" id="level-badge" data-level="{html.escape(level)}"><span class="label">'
-            f'milk-contract</span><span class="level" style="background:{hexa}">{html.escape(level)}</span></span>')
+            f'milk-contract</span><span class="level" style="background:{hexa}">{html.escape(shown)}</span></span>')
 
 
 def page(title: str, body: list[str]) -> str:
@@ -97,12 +101,13 @@ def html_page(document: dict[str, Any]) -> str:
     """The statement as one HTML page: the badge, the build, a verdict table per wire."""
     name, version = _build(document)
     level = document["level"]["achieved"]
-    body = [f"<h1>milk-contract statement {badge(level)}</h1>",
+    body = [f"<h1>milk-contract statement {badge(level, document['level'].get('note'))}</h1>",
+            f'<p class="rests-on">level: {esc(rests_on(document))}</p>',
             f"<p>build: <code>{esc(name)}</code> ({esc(version)}); "
             f"suite milk-contract {esc(document['suite']['version'])};"
             f" wire revisions: {esc(revisions_text(document))}; "
             f"{textsafe.counted(len(document['scenarios']), 'scenario')}"
-            f"{'; provoked environments included' if document.get('provoked') else ''}</p>",
+            f"{'; provoked environments included' if document['level']['provoked'] else ''}</p>",
             f"<p>sha256 <code>{esc(document['sha256'])}</code></p>"]
     body += [f"<p class=\"finding\">finding: {esc(f['message'])}</p>" for f in document["findings"]]
     for wire in document["wires"]:

@@ -3,7 +3,9 @@ on stream-json scenarios the run's output is changed one way (argv[1]):
 
 * ``ts``: the result line's ts goes back before the first line's (sj.ts-order, SHOULD; ts is
   volatile, so the golden still matches);
-* ``seq``: the result line's seq skips one (sj.seq-contiguous, MUST).
+* ``seq``: the result line's seq skips one (sj.seq-contiguous, MUST);
+* ``hello``: on the ``hello`` scenario only, the result line counts one more turn (every rule
+  holds, but the output no longer matches its golden: issue 46's lost level).
 
 Subagent-stdio scenarios go to the reference host unchanged. ``--version`` says which build it is.
 """
@@ -30,6 +32,8 @@ if lines:
     first, last = json.loads(lines[0]), json.loads(lines[-1])
     if FAULT == "seq":
         last["seq"] += 1
+    elif FAULT == "hello":
+        last["num_turns"] += os.path.basename(golden) == "hello.jsonl"
     else:
         last["ts"] = "2000-01-01T00:00:00Z" if first.get("ts") != "2000-01-01T00:00:00Z" else "1999-01-01T00:00:00Z"
     lines[-1] = json.dumps(last, separators=(",", ":")).encode() + b"\n"
