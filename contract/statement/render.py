@@ -75,7 +75,10 @@ STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#1f2328}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left}
 .badge{display:inline-block;border-radius:4px;overflow:hidden;font-weight:600}
 .badge span{display:inline-block;padding:4px 8px;color:#fff}.badge .label{background:#555}
-code{font-size:90%}"""
+code{font-size:90%}
+.matrix th.wire,.matrix td.level{vertical-align:top;white-space:nowrap}.matrix td code{white-space:nowrap}
+td.verdict[data-verdict=failed]{font-weight:600;color:#cf222e}
+th.shard{background:#f6f8fa;font-style:italic}"""
 
 
 def badge(level: str, note: str | None = None) -> str:

@@ -34,13 +34,19 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage
 
 
 class _Dom(HTMLParser):
-    """What the browser's DOM holds: the tables' classes, their rows, and the badge's level."""
+    """What the browser's DOM holds: the tables' classes, their rows, the badge's level, each verdict
+    cell's text and style, the wire group headers and the build column headers' text."""
 
     def __init__(self) -> None:
         super().__init__()
         self.tables: list[str] = []
         self.rows = 0
         self.badges: list[str] = []
+        self.cells: list[tuple[str, str]] = []  # (style, text) of each verdict cell
+        self.wires: list[str] = []
+        self.builds: list[str] = []
+        self._into: list[str] | None = None
+        self._style = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
@@ -50,6 +56,25 @@ class _Dom(HTMLParser):
             self.rows += 1
         if tag == "span" and found.get("class") == "badge":
             self.badges.append(found.get("data-level") or "")
+        if tag == "td" and found.get("class") == "verdict":
+            self._style, self._into = found.get("style") or "", []
+        if tag == "th" and found.get("class") == "wire":
+            self.wires.append("")
+        if tag == "th" and (found.get("class") or "").startswith("build"):
+            self.builds.append("")
+
+    def handle_data(self, data: str) -> None:
+        if self._into is not None:
+            self._into.append(data)
+        elif self.wires and self.lasttag == "th" and self.wires[-1] == "":
+            self.wires[-1] = data
+        elif self.builds and self.lasttag == "th" and self.builds[-1] == "":
+            self.builds[-1] = data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._into is not None:
+            self.cells.append((self._style, "".join(self._into)))
+            self._into = None
 
 
 def _render(page: Path, shots: Path) -> tuple[_Dom, str]:
@@ -106,3 +131,14 @@ def test_the_statement_and_matrix_pages_render_in_chromium(tmp_path: Path) -> No
     assert dom.badges == levels
     assert dom.rows > 40
     assert not _console_errors(log)
+    # issue 51: verdicts coloured as the statement page's, the wire once per group, builds by name
+    fails = [style for style, text in dom.cells if text == "FAIL"]
+    passes = [style for style, text in dom.cells if text == "pass"]
+    assert fails
+    assert all("#ffebe9" in style for style in fails)
+    assert all("#dafbe1" in style for style in passes)
+    assert dom.wires == ["stream-json", "subagent-stdio"]
+    assert dom.builds[1:] == ["python3 one_fault_build.py ts, one-fault-build 1.0 (ts)".replace(
+        "python3", Path(sys.executable).name), "python3 one_fault_build.py seq, one-fault-build 1.0 (seq)".replace(
+        "python3", Path(sys.executable).name)]
+    assert not any("(unknown)" in b or str(TESTS) in b for b in dom.builds)
