@@ -99,5 +99,5 @@ class StatementPlugin:
                                                    f"{self.path}: {exc.strerror or exc}")
             return
         self.config.get_terminal_writer().line(
-            f"milk-contract: statement {self.path}: {document['level']['achieved']} "
+            f"milk-contract: statement {self.path}: {textsafe.text(model.rests_on(document))} "
             f"({textsafe.counted(len(self.runs), 'run')})")
