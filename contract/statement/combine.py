@@ -1,5 +1,11 @@
-"""Statements compared and joined: ``diff`` (what changed between two builds), ``merge`` (shards of
-one build into one statement) and ``matrix`` (builds x requirements, by wire and level).
+"""Statements compared and joined: ``diff`` (what changed between two builds, and each regression:
+a lower level, a rule no longer passed, a scenario or requirement dropped, another revision, a new
+finding), ``merge`` (shards of one build into one statement) and ``matrix`` (builds x
+requirements, by wire and level).
+
+Every statement read (:func:`load`, :func:`checked`) is judged from its runs: its shape, its
+checksum, and every summary field derived again (``model.disagreement``); the checksum says the
+file is intact, not who wrote it, so a summary its runs do not give is refused however sealed.
 
 A merge refuses what would not be one build's one suite run: statements of another build, suite
 version or shape, a shard given twice, a scenario in two shards, a shard missing (named), or a

@@ -282,6 +282,10 @@ def test_a_resealed_summary_its_runs_do_not_bear_out_is_refused(statements: dict
     flagged["provoked"] = True  # the flag without a provoked run behind it reaches no full
     assert model.derive(flagged)["level"]["achieved"] == model.MUST_SHOULD
     assert combine.checked(statements["reference"], "reference") is statements["reference"]  # the untouched one
+    unknown = _copy(statements["reference"])
+    unknown["wires"][0]["revision"] = "r7"  # a revision this suite has no requirement set for: not judged
+    with pytest.raises(combine.StatementError, match="judged by stream-json r7, which this milk-contract has no"):
+        combine.checked(_resealed(unknown), "r7")
 
 
 def _leaves(value: object, where: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
