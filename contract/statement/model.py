@@ -182,8 +182,9 @@ def _first_difference(stored: object, derived: object, where: str) -> tuple[str,
             given = {_label(item, i): item for i, item in enumerate(derived)}
             lacks = [_named(k, given[k]) for k in given if k not in names]
             adds = [_named(k, names[k]) for k in names if k not in given]
-            return (where, f"{len(stored)} entries" + (f" ({', '.join(adds)[:200]} not derived)" if adds else ""),
-                    f"{len(derived)}" + (f" ({', '.join(lacks)[:200]} missing from it)" if lacks else ""))
+            says = counted(len(stored), "entry", "entries") + (f" ({', '.join(adds)[:200]} not derived)" if adds else "")
+            gives = f"{len(derived)}" + (f" ({', '.join(lacks)[:200]} missing from it)" if lacks else "")
+            return where, says, gives
         for index, (a, b) in enumerate(zip(stored, derived, strict=True)):
             found = _first_difference(a, b, where + _label(b, index))
             if found is not None:
