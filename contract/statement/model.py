@@ -182,7 +182,8 @@ def _first_difference(stored: object, derived: object, where: str) -> tuple[str,
             given = {_label(item, i): item for i, item in enumerate(derived)}
             lacks = [_named(k, given[k]) for k in given if k not in names]
             adds = [_named(k, names[k]) for k in names if k not in given]
-            says = counted(len(stored), "entry", "entries") + (f" ({', '.join(adds)[:200]} not derived)" if adds else "")
+            says = counted(len(stored), "entry", "entries")
+            says += f" ({', '.join(adds)[:200]} not derived)" if adds else ""
             gives = f"{len(derived)}" + (f" ({', '.join(lacks)[:200]} missing from it)" if lacks else "")
             return where, says, gives
         for index, (a, b) in enumerate(zip(stored, derived, strict=True)):
