@@ -486,3 +486,25 @@ def test_the_matrix_page_colours_names_and_groups(statements: dict[str, Any]) ->
     assert "(unknown)" not in markdown.split("\n\n1. ")[0]
     whole = markdown_cell(f"{sys.executable} {FAULTY} seq (one-fault-build 1.0 (seq))")
     assert f"\n2. {markdown_cell(combine.label(statements['seq']))}: {whole}\n" in markdown  # the path in a footnote
+
+
+@settings(derandomize=True, max_examples=60 if deep() else 15, deadline=None)
+@given(data=st.data())
+def test_any_rule_no_longer_passed_is_a_named_regression(data: st.DataObject) -> None:
+    """Whatever rule passed, and whatever it became in the later statement, diff names it and has a
+    reason to exit 1; the other way round is no regression."""
+    folder = data_dir("goldens")
+    runs = [r.to_json() for r in collect.capture_runs(folder)]
+    build = {"command": None, "name": "captures", "version": None}
+    before = model.assemble(runs, build, suite="1", generated="t", provoked=False, source=model.CAPTURE)
+    passed = sorted((w["wire"], r["rule"]) for w in before["wires"] for r in w["requirements"]
+                    if r["verdict"] == "passed")
+    wire, rule = data.draw(st.sampled_from(passed))
+    became = data.draw(st.sampled_from(["failed", "not-exercised", "not-applicable"]))
+    later = [{**r, "statuses": {**r["statuses"], rule: became}} if r["wire"] == wire and rule in r["statuses"] else r
+             for r in runs]
+    after = model.assemble(later, build, suite="1", generated="t", provoked=False, source=model.CAPTURE)
+    found = combine.diff(before, after)
+    level = next(r["level"] for w in before["wires"] for r in w["requirements"] if r["rule"] == rule)
+    assert f"regressed: {wire} {rule} [{level}] passed -> {became}" in found.reasons
+    assert not combine.diff(after, before).reasons
