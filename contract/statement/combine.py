@@ -47,6 +47,10 @@ def checked(document: object, where: str) -> dict[str, Any]:
     """``document`` checked for its shape, its checksum and its summary: everything derived from its
     runs must be what they derive (``model.disagreement``), so no reader believes a summary its runs
     do not bear out. StatementError (naming ``where`` and what disagrees) otherwise."""
+    version = document.get("statement_version") if isinstance(document, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version != model.VERSION:
+        raise StatementError(f"{where}: statement_version {version}: written by another milk-contract (this one "
+                             f"reads version {model.VERSION}); make the statement again with this one")
     problem = schema_problem(document)
     if problem is not None:
         raise StatementError(f"{where}: not a milk-contract statement: {problem}")

@@ -36,7 +36,7 @@ from contract.rules.catalog import CATALOG, rules_for
 from contract.rules.report import Report
 from contract.wires import WIRES, Live
 
-VERSION = 1  # of the statement's shape (schemas/statement.schema.json)
+VERSION = 2  # of the statement's shape (schemas/statement.schema.json)
 NONE, MUST, MUST_SHOULD, FULL = "none", "MUST", "MUST+SHOULD", "full"
 LEVELS = (NONE, MUST, MUST_SHOULD, FULL)
 SCENARIO, PROVOKED, CAPTURE = "scenario", "provoked", "capture"  # how a run was made

@@ -170,9 +170,14 @@ def test_a_statement_edited_after_it_was_written_is_refused(statements: dict[str
     path.write_text(model.dumps(edited), encoding="utf-8")
     assert run(["statement", "diff", str(path), str(path)]) == 2
     assert "sha256 is not its content's" in capsys.readouterr().err
-    path.write_text('{"statement_version": 1}', encoding="utf-8")
+    path.write_text(f'{{"statement_version": {model.VERSION}}}', encoding="utf-8")
     assert run(["matrix", str(path)]) == 2
     assert "not a milk-contract statement" in capsys.readouterr().err
+    # a statement of another shape's version (an older suite's) is named as such, not as a broken file
+    older = {**statements["seq"], "statement_version": model.VERSION - 1}
+    path.write_text(model.dumps(model.seal(older)), encoding="utf-8")
+    assert run(["statement", "diff", str(path), str(path)]) == 2
+    assert f"statement_version {model.VERSION - 1}: written by another milk-contract" in capsys.readouterr().err
 
 
 def test_the_formats(statements: dict[str, Any], tmp_path: Path) -> None:
