@@ -39,10 +39,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,46 +52,23 @@ from contract.core.userfiles import read_whole
 from contract.evolution.classify import BREAKING, BREAKING_CODES, REFUSED_CODES, Change, classify
 from contract.evolution.gate import ACCEPTED_NAME, AcceptedBreaksError, load_accepted
 from contract.evolution.surface import as_surface
+from contract.evolution.takein import PINS as PINS
+from contract.evolution.takein import SNAPSHOT_TEST as SNAPSHOT_TEST
+from contract.evolution.takein import EvolveError as EvolveError
+from contract.evolution.takein import entry, refresh_snapshot, take_in
+from contract.evolution.takein import read_pins as read_pins
+from contract.evolution.takein import sha256 as sha256
+from contract.evolution.takein import write_atomically as write_atomically
+from contract.evolution.takein import write_pins as write_pins
 from contract.wires import Live, get
 
 if TYPE_CHECKING:
     from contract.rules.report import Report
 
-PINS = "pins.json"
-SNAPSHOT_TEST = Path("contract") / "tests" / "test_surface.py"
 EXIT_REFUSED = EXIT_VIOLATIONS  # a break no accepted-breaks entry names
 
 
-class EvolveError(Exception):
-    """Misuse or an unusable input: one line, exit 2."""
-
-
 # -- the pin file --------------------------------------------------------------------------------
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def read_pins(schemas: Path) -> dict[str, Any]:
-    """The pin file: ``{"sha256": {wire: digest}, "evolved": {wire: null or {"adr", "date"}}}``."""
-    with open(schemas / PINS, encoding="utf-8") as handle:
-        pins: dict[str, Any] = json.load(handle)
-    return pins
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` atomically (a crash leaves the old or the new file, never a cut one)."""
-    temporary = path.with_name(f".{path.name}.partial")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
-def write_pins(schemas: Path, pins: dict[str, Any]) -> None:
-    write_atomically(schemas / PINS, (json.dumps(pins, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 # -- where ---------------------------------------------------------------------------------------
@@ -265,22 +240,6 @@ def mirror_notes(current: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return notes
 
 
-def refresh_snapshot(root: Path, wire: str) -> tuple[bool, str]:
-    """Update the wire's surface snapshot through the gate; (ok, what pytest said when not)."""
-    # the gate test draws nothing: without hypothesis' plugin pytest starts in two thirds the time
-    command = [sys.executable, "-m", "pytest", str(SNAPSHOT_TEST), "-q", "-p", "no:cacheprovider",
-               "-p", "no:hypothesispytest", "-k", wire, "-o", "addopts="]
-    env = {**os.environ, "MILK_CONTRACT_SURFACE_ROOT": str(root), "PYTHONPATH": str(root)}
-    env.pop("MILK_CONTRACT_EMITTER", None)
-    # one run: under --snapshot-update the gate test still fails on a refused change, so exit 0
-    # means the gate accepted the move and the snapshot now holds it
-    done = subprocess.run([*command, "--snapshot-update"], cwd=root, env=env, capture_output=True, text=True,
-                          check=False)
-    if done.returncode != 0:
-        return False, "\n".join((done.stdout + done.stderr).strip().splitlines()[-12:])
-    return True, ""
-
-
 def _tell(wire: str, told: Any, adr: str | None, schema_arg: str) -> None:
     """The consequences of the new schema for the checkout (contract.evolution.consequences), before any write."""
     out = sys.stdout
@@ -305,10 +264,6 @@ def _tell(wire: str, told: Any, adr: str | None, schema_arg: str) -> None:
         else:
             out.write("next      no mechanical migration makes every golden valid: re-record them from a build "
                       "after taking the schema in (evolve --then-record, then milk-contract record -- ./bin/milk)\n")
-
-
-def entry(wire: str, change: Change, adr: str | None) -> dict[str, str]:
-    return {"wire": wire, "path": change.path, "code": change.code or "", "adr": adr or "ADR-NNNN"}
 
 
 def cmd_evolve(args: argparse.Namespace) -> int:
@@ -365,8 +320,6 @@ def cmd_evolve(args: argparse.Namespace) -> int:
         changed = textsafe.counted(len(changes), "change")
         out.write(f"{wire}: would take the new schema in ({changed}); nothing written (--dry-run)\n")
         return EXIT_OK
-    from contract.evolution.takein import take_in
-
     return take_in(root, wire, new_data, told.needed, args)
 
 

@@ -12,7 +12,7 @@ import pytest
 from contract.checking.schema import load
 from contract.evolution.surface import READ, corpus_surface, open_set_values, schema_surface, surface_for
 from contract.wires import WIRES
-from tests.architecture.test_schemas_pinned import SEED_DIGESTS
+from tests.support.seeds import SEED_DIGESTS
 
 
 def _keywords(node: Any) -> Iterator[str]:
