@@ -9,6 +9,7 @@ of shared/seeds/, which tests/architecture/test_schemas_pinned.py also holds the
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from pathlib import Path
@@ -34,3 +35,12 @@ def seed(wire: str) -> dict[str, Any]:
     """The seed of ``wire`` as a JSON Schema document (a fresh copy each call)."""
     document: dict[str, Any] = json.loads(seed_bytes(wire))
     return document
+
+
+def original(wire: str) -> dict[str, Any]:
+    """The seed of ``wire``, or for a wire copied from no seed (one registered by a test) its schema."""
+    if wire in SEED_DIGESTS:
+        return seed(wire)
+    from contract.checking.schema import load
+
+    return copy.deepcopy(load(wire))
