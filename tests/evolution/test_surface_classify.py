@@ -188,7 +188,7 @@ def test_schema_and_surface_mix() -> None:
     """OLD may be a stored surface and NEW a schema: the corpus is then left out."""
     schema = seed_of("subagent-stdio")
     edited = _apply(schema, [{"op": "remove", "path": "/$defs/command/properties/id"}])
-    assert _shape(classify(surface_for("subagent-stdio"), edited)) == {
+    assert _shape(classify(surface_of(schema, "subagent-stdio"), edited)) == {
         ("breaking", "field-removed", "command.id", "both")}
 
 
