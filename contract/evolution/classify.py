@@ -388,16 +388,21 @@ def _schema_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     for region, change in _text_changes("unreferenced", old.get("unreferenced_defs", {}),
                                         new.get("unreferenced_defs", {})):
         yield ("unreferenced_defs", *region), change
-    yield from _unread_changes(old.get("unread", {}), new.get("unread", {}), skip)
+    # kinds are their own objects (no shared top-level object whose members every kind has)
+    by_definition = "additionalProperties" not in old["root"] and "additionalProperties" not in new["root"]
+    yield from _unread_changes(old.get("unread", {}), new.get("unread", {}), skip, by_definition)
 
 
-def _of_kind(at: str, kinds: AbstractSet[str]) -> bool:
+def _of_kind(at: str, kinds: AbstractSet[str], by_definition: bool) -> bool:
     """Whether the schema pointer ``at`` lies in the top-level ``oneOf`` branch of one of ``kinds``
-    (surface.py names those branches ``/oneOf[KIND]``)."""
-    return any(at == f"/oneOf[{kind}]" or at.startswith(f"/oneOf[{kind}]/") for kind in kinds)
+    (surface.py names those branches ``/oneOf[KIND]``) or, where each kind is its own object named by
+    its definition (``by_definition``: subagent-stdio's ``$ref: #/$defs/KIND``), in that definition."""
+    places = [f"/oneOf[{kind}]" for kind in kinds] + ([f"/$defs/{kind}" for kind in kinds] if by_definition else [])
+    return any(at == place or at.startswith(place + "/") for place in places)
 
 
-def _unread_changes(old: Mapping[str, Any], new: Mapping[str, Any], kinds: AbstractSet[str] = frozenset()) -> Found:
+def _unread_changes(old: Mapping[str, Any], new: Mapping[str, Any], kinds: AbstractSet[str] = frozenset(),
+                    by_definition: bool = False) -> Found:
     """Keywords the surface does not read (``if``, ``not``, ``uniqueItems``...), by schema pointer:
     any change to one is breaking both ways, since nothing here can show it additive (fail closed:
     the ADR accepts it, or the surface learns to read the keyword).
@@ -406,7 +411,7 @@ def _unread_changes(old: Mapping[str, Any], new: Mapping[str, Any], kinds: Abstr
     forbids or bounds is part of the new kind, judged whole by its ``line-kind-added`` (no line of
     the old wire took that branch), and a removed kind's by its ``line-kind-removed``."""
     for at in sorted(old.keys() | new.keys()):
-        if _of_kind(at, kinds):
+        if _of_kind(at, kinds, by_definition):
             continue
         a, b = old.get(at, {}), new.get(at, {})
         for keyword in sorted(a.keys() | b.keys()):

@@ -293,8 +293,10 @@ def schema_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
     if "properties" in schema:  # every kind shares the top-level object (stream-json)
         walker._children([schema], "", {}, walker.required_always(schema, set()))
     else:  # each kind is its own object, named by its $def (subagent-stdio)
-        for name, branch in zip(kinds, schema.get("oneOf", []), strict=True):
-            walker.walk(branch, name, True, {})
+        for index, branch in enumerate(schema.get("oneOf", [])):
+            name = _kind_name(branch, index)
+            if name not in walker.fields:  # two branches of one kind (the same $ref twice): walked once
+                walker.walk(branch, name, True, {})
     out: dict[str, Any] = {
         "title": schema.get("title"),
         "description": schema.get("description"),

@@ -37,10 +37,11 @@ class Witness:
     valid_under: str | None
     tried: int
     exhausted: bool
+    budget: int = BUDGET
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "valid_under": self.valid_under, "tried": self.tried,
-                "budget": BUDGET, "budget_reached": self.exhausted}
+                "budget": self.budget, "budget_reached": self.exhausted}
 
     def text(self) -> str:
         """One line for the report (the caller escapes it)."""
@@ -48,7 +49,7 @@ class Witness:
             other = "new" if self.valid_under == "old" else "old"
             return (f"witness: valid under the {self.valid_under} schema, invalid under the {other}: "
                     f"{clip(json.dumps(self.line, ensure_ascii=False, sort_keys=True), 400)}")
-        budget = f"the budget of {BUDGET} reached" if self.exhausted else "every candidate tried"
+        budget = f"the budget of {self.budget} reached" if self.exhausted else "every candidate tried"
         return f"breaking by structure, no witness found ({self.tried} lines tried, {budget})"
 
 
@@ -153,13 +154,13 @@ def search(old: Mapping[str, Any], new: Mapping[str, Any], lines: list[Any] | No
     tried = 0
     for line in _candidates(old, new, lines or [], seed):
         if tried >= budget:
-            return Witness(None, None, tried, True)
+            return Witness(None, None, tried, True, budget)
         tried += 1
         a, b = before(line), after(line)
         if a is None or b is None or a == b:
             continue
-        return Witness(line, "old" if a else "new", tried, False)
-    return Witness(None, None, tried, False)
+        return Witness(line, "old" if a else "new", tried, False, budget)
+    return Witness(None, None, tried, False, budget)
 
 
 def golden_lines(schema: Mapping[str, Any], most: int = 60) -> list[Any]:
