@@ -204,3 +204,22 @@ def test_diff_shows_the_witness(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "contract", "diff", "--format", "json", str(old), str(other)],
                           capture_output=True, text=True, check=False)
     assert json.loads(done.stdout)["witness"]["valid_under"] == "new"
+
+
+def test_the_gate_says_a_dialect_change_cannot_be_accepted() -> None:
+    """The gate offers no accepted-breaks entry for a refused code (the schema would reject the entry)."""
+    from contract.evolution.gate import evaluate
+    from contract.evolution.surface import surface_of
+
+    original = seed("subagent-stdio")
+    stored = surface_of(original, "subagent-stdio")
+    verdict = evaluate("subagent-stdio", stored, surface_of({**original, "$schema": DRAFT_04}, "subagent-stdio"), [])
+    assert [c.code for c in verdict.refused] == ["dialect-changed"]
+    assert "dialect-changed cannot be accepted: " in verdict.problems
+    assert "ADR-NNNN" not in verdict.problems
+    # near miss: an acceptable break still gets its example entry
+    narrowed = copy.deepcopy(original)
+    narrowed["$defs"]["command"]["properties"]["id"]["maxLength"] = 64
+    verdict = evaluate("subagent-stdio", stored, surface_of(narrowed, "subagent-stdio"), [])
+    assert "cannot be accepted" not in verdict.problems
+    assert "ADR-NNNN" in verdict.problems
