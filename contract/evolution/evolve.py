@@ -16,7 +16,9 @@ goldens the new schema does not accept, each with its first finding, and the ``m
 that fixes them when the change is mechanical; the accepted-breaks entries the surface gate will
 need; the volatile declaration and the code that spell a renamed or removed member. It refuses a
 schema its goldens do not meet (``--then-record`` takes it in to re-record them next), and with
-``--accept --adr`` writes the entries the gate needs together with the schema.
+``--accept --adr`` writes the entries the gate needs together with the schema. A change no ADR
+can accept (``REFUSED_CODES`` in contract/evolution/changes.py: a ``$schema`` other than the
+seeds') is refused up front, in one line. The writes are all or none (contract/evolution/takein.py).
 
 ``milk-contract scenario --wire W --name NAME --description TEXT [--like SCENARIO] [--arg=ARG …]
 [--exit-status N]
