@@ -112,12 +112,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from contract.evolution.classify import classify, is_breaking
     from contract.reporting.reporters import render_diff
 
-    old, new = surface_file(args.old), surface_file(args.new)
+    old_document, new_document = read_json(args.old, UsageError), read_json(args.new, UsageError)
+    old, new = surface_file(args.old, old_document), surface_file(args.new, new_document)
     try:
         changes = classify(old, new)
     except Exception as error:  # a hand-edited surface of the wrong shape, say
         raise UsageError(f"cannot compare {args.old} with {args.new}: {describe(error)}") from None
-    sys.stdout.write(render_diff(args.old, args.new, changes, args.format))
+    found = witness_for(old_document, new_document, changes)
+    sys.stdout.write(render_diff(args.old, args.new, changes, args.format, found))
     return EXIT_VIOLATIONS if is_breaking(changes) else EXIT_OK
 
 
@@ -133,11 +135,28 @@ def cmd_surface(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def surface_file(path: str) -> dict[str, Any]:
-    """A surface from a JSON file holding a schema or a surface; UsageError when it is neither."""
+def witness_for(old: Any, new: Any, changes: list[Any]) -> Any:
+    """For two schemas (not surfaces) that a change breaks by structure, the witness search's outcome
+    (contract.evolution.witness); None otherwise (the words rules stand on are no line's validity)."""
+    from contract.evolution.classify import BREAKING
+    from contract.evolution.framing import CODES as RULE_CODES
+    from contract.evolution.surface import is_surface
+    from contract.evolution.witness import golden_lines, search
+
+    if is_surface(old) or is_surface(new) or not isinstance(old, dict) or not isinstance(new, dict):
+        return None
+    if not any(c.kind == BREAKING and c.code not in RULE_CODES for c in changes):
+        return None
+    return search(old, new, golden_lines(old))
+
+
+def surface_file(path: str, document: Any = None) -> dict[str, Any]:
+    """A surface from a JSON file holding a schema or a surface (``document``: its content, read
+    already); UsageError when it is neither."""
     from contract.evolution.surface import as_surface
 
-    document = read_json(path, UsageError)
+    if document is None:
+        document = read_json(path, UsageError)
     try:
         return as_surface(document)
     except Exception as error:  # any malformed schema shape ends here, never as a traceback

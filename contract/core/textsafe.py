@@ -140,4 +140,10 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
 def number(n: int, noun: str, plural: str | None = None) -> str:
     """The noun alone in the number ``n`` needs, where words stand between the count and it
     (``3 more sj.schema findings``): ``counted`` without the count."""
-    return noun if n == 1 else plural or noun + "s"
+    if n == 1:
+        return noun
+    if plural:
+        return plural
+    if noun.endswith("y") and noun[-2:-1] not in ("", "a", "e", "i", "o", "u"):  # entry, entries
+        return noun[:-1] + "ies"
+    return noun + "s"

@@ -14,7 +14,31 @@ from typing import Any
 ADDITIVE = "additive"
 BREAKING = "breaking"
 
-# Every code a breaking Change can carry; schemas/accepted-breaks.schema.json enumerates the same.
+# THE table of change codes: every code a Change can carry, classify's and framing's alike. A code is
+# additive (breaks nobody), acceptable (breaking, and an ADR may accept it in accepted-breaks.json),
+# or refused (breaking, and ``evolve`` refuses it up front: the reason is the one line it prints).
+# ``line-kind-added`` is both additive and acceptable: additive where the schema calls its line types
+# an open set (stream-json), breaking for consumers where it does not (subagent-stdio).
+# schemas/accepted-breaks.schema.json enumerates BREAKING_CODES exactly (a test holds the two together),
+# and tests/evolution/test_change_codes.py holds every code the classifier emits to this table.
+ADDITIVE_CODES: tuple[str, ...] = (
+    "corpus-size",
+    "description-edited",
+    "field-seen",
+    "kind-seen",
+    "known-value-added",
+    "line-kind-added",
+    "open-set-value-added",
+    "optional-field-added",
+    "policy-edited",
+    "rule-cited",
+    "rule-uncited",
+    "rules-baseline",
+    "schema-edited",
+    "unreferenced-edited",
+)
+
+# Every code a breaking Change can carry that an ADR can accept.
 BREAKING_CODES: tuple[str, ...] = (
     "bound-added",
     "bound-changed",
@@ -40,6 +64,7 @@ BREAKING_CODES: tuple[str, ...] = (
     "framing-rule-weakened",
     "kind-no-longer-seen",
     "known-value-removed",
+    "line-kind-added",
     "line-kind-removed",
     "object-changed",
     "object-closed",
@@ -61,8 +86,20 @@ BREAKING_CODES: tuple[str, ...] = (
     "type-narrowed",
     "type-widened",
     "unclassified",
+    "unread-keyword-added",
+    "unread-keyword-changed",
+    "unread-keyword-removed",
 )
 
+# Breaking codes no ADR entry can accept: ``evolve`` refuses a schema that makes one, in one line.
+REFUSED_CODES: dict[str, str] = {
+    "dialect-changed": "the schema's $schema (its JSON Schema dialect) differs from the seeds' "
+                       "(https://json-schema.org/draft/2020-12/schema): the gate judges schemas in the seeds' "
+                       "dialect only, where the same keywords may mean other things or nothing",
+}
+
+CODES: tuple[str, ...] = tuple(sorted({*ADDITIVE_CODES, *BREAKING_CODES, *REFUSED_CODES}))
+"""Every code the classifier (and framing) can emit."""
 
 
 @dataclass(frozen=True, slots=True)

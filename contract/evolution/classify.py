@@ -17,6 +17,7 @@ as a breaking ``unclassified`` change rather than passing silently.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from contract.core.jsonvalue import canonical_text, clip, same_text, shown
@@ -24,12 +25,15 @@ from contract.core.jsonvalue import canonical_text, clip, same_text, shown
 # The change vocabulary lives in contract/evolution/changes.py (contract.evolution.framing classifies with it too);
 # re-exported here, where callers have always found it.
 from contract.evolution.changes import ADDITIVE as ADDITIVE
+from contract.evolution.changes import ADDITIVE_CODES as ADDITIVE_CODES
 from contract.evolution.changes import BREAKING as BREAKING
 from contract.evolution.changes import BREAKING_CODES as BREAKING_CODES
+from contract.evolution.changes import CODES as CODES
+from contract.evolution.changes import REFUSED_CODES as REFUSED_CODES
 from contract.evolution.changes import Change as Change
 from contract.evolution.changes import Found as Found
 from contract.evolution.changes import Region as Region
-from contract.evolution.surface import as_surface
+from contract.evolution.surface import SEED_DIALECT, as_surface
 
 _NARROW_UP = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _NARROW_DOWN = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
@@ -358,8 +362,20 @@ def _text_changes(section: str, old: Mapping[str, Any], new: Mapping[str, Any]) 
 # -- the whole surface --------------------------------------------------------------------------
 
 
+def _dialect_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
+    """A ``$schema`` change (the surface records one only where it is not the seeds'): the dialect
+    decides what every keyword means (under draft-04 ``const`` is no keyword at all), so no reading
+    of the rest holds across it."""
+    a, b = old.get("dialect", SEED_DIALECT), new.get("dialect", SEED_DIALECT)
+    if not same_text(a, b):
+        yield ("dialect",), _breaking("$schema", "dialect-changed", f"$schema changed from {_show(a)} to {_show(b)}: "
+                                      "the dialect decides what every keyword means", "both")
+    yield ("dialect",), None
+
+
 def _schema_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     skip = set(old["line_kinds"]) ^ set(new["line_kinds"])
+    yield from _dialect_changes(old, new)
     yield from _kind_changes(old, new)
     for region, change in _field_changes(old, new, skip):
         yield region, change
@@ -372,14 +388,31 @@ def _schema_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
     for region, change in _text_changes("unreferenced", old.get("unreferenced_defs", {}),
                                         new.get("unreferenced_defs", {})):
         yield ("unreferenced_defs", *region), change
-    yield from _unread_changes(old.get("unread", {}), new.get("unread", {}))
+    # kinds are their own objects (no shared top-level object whose members every kind has)
+    by_definition = "additionalProperties" not in old["root"] and "additionalProperties" not in new["root"]
+    yield from _unread_changes(old.get("unread", {}), new.get("unread", {}), skip, by_definition)
 
 
-def _unread_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Found:
+def _of_kind(at: str, kinds: AbstractSet[str], by_definition: bool) -> bool:
+    """Whether the schema pointer ``at`` lies in the top-level ``oneOf`` branch of one of ``kinds``
+    (surface.py names those branches ``/oneOf[KIND]``) or, where each kind is its own object named by
+    its definition (``by_definition``: subagent-stdio's ``$ref: #/$defs/KIND``), in that definition."""
+    places = [f"/oneOf[{kind}]" for kind in kinds] + ([f"/$defs/{kind}" for kind in kinds] if by_definition else [])
+    return any(at == place or at.startswith(place + "/") for place in places)
+
+
+def _unread_changes(old: Mapping[str, Any], new: Mapping[str, Any], kinds: AbstractSet[str] = frozenset(),
+                    by_definition: bool = False) -> Found:
     """Keywords the surface does not read (``if``, ``not``, ``uniqueItems``...), by schema pointer:
     any change to one is breaking both ways, since nothing here can show it additive (fail closed:
-    the ADR accepts it, or the surface learns to read the keyword)."""
+    the ADR accepts it, or the surface learns to read the keyword).
+
+    Except in the branch of a line kind added or removed (``kinds``): what a new kind requires,
+    forbids or bounds is part of the new kind, judged whole by its ``line-kind-added`` (no line of
+    the old wire took that branch), and a removed kind's by its ``line-kind-removed``."""
     for at in sorted(old.keys() | new.keys()):
+        if _of_kind(at, kinds, by_definition):
+            continue
         a, b = old.get(at, {}), new.get(at, {})
         for keyword in sorted(a.keys() | b.keys()):
             if keyword in a and keyword in b and same_text(a[keyword], b[keyword]):

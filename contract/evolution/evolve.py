@@ -16,7 +16,9 @@ goldens the new schema does not accept, each with its first finding, and the ``m
 that fixes them when the change is mechanical; the accepted-breaks entries the surface gate will
 need; the volatile declaration and the code that spell a renamed or removed member. It refuses a
 schema its goldens do not meet (``--then-record`` takes it in to re-record them next), and with
-``--accept --adr`` writes the entries the gate needs together with the schema.
+``--accept --adr`` writes the entries the gate needs together with the schema. A change no ADR
+can accept (``REFUSED_CODES`` in contract/evolution/changes.py: a ``$schema`` other than the
+seeds') is refused up front, in one line. The writes are all or none (contract/evolution/takein.py).
 
 ``milk-contract scenario --wire W --name NAME --description TEXT [--like SCENARIO] [--arg=ARG …]
 [--exit-status N]
@@ -39,10 +41,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,49 +51,26 @@ from contract.core import textsafe
 from contract.core.exitcodes import EXIT_OK, EXIT_VIOLATIONS
 from contract.core.resources import installed_copy
 from contract.core.userfiles import read_whole
-from contract.evolution.classify import BREAKING, Change, classify
+from contract.evolution.classify import BREAKING, BREAKING_CODES, REFUSED_CODES, Change, classify
 from contract.evolution.gate import ACCEPTED_NAME, AcceptedBreaksError, load_accepted
 from contract.evolution.surface import as_surface
+from contract.evolution.takein import PINS as PINS
+from contract.evolution.takein import SNAPSHOT_TEST as SNAPSHOT_TEST
+from contract.evolution.takein import EvolveError as EvolveError
+from contract.evolution.takein import entry, refresh_snapshot, take_in
+from contract.evolution.takein import read_pins as read_pins
+from contract.evolution.takein import sha256 as sha256
+from contract.evolution.takein import write_atomically as write_atomically
+from contract.evolution.takein import write_pins as write_pins
 from contract.wires import Live, get
 
 if TYPE_CHECKING:
     from contract.rules.report import Report
 
-PINS = "pins.json"
-SNAPSHOT_TEST = Path("contract") / "tests" / "test_surface.py"
 EXIT_REFUSED = EXIT_VIOLATIONS  # a break no accepted-breaks entry names
 
 
-class EvolveError(Exception):
-    """Misuse or an unusable input: one line, exit 2."""
-
-
 # -- the pin file --------------------------------------------------------------------------------
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def read_pins(schemas: Path) -> dict[str, Any]:
-    """The pin file: ``{"sha256": {wire: digest}, "evolved": {wire: null or {"adr", "date"}}}``."""
-    with open(schemas / PINS, encoding="utf-8") as handle:
-        pins: dict[str, Any] = json.load(handle)
-    return pins
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` atomically (a crash leaves the old or the new file, never a cut one)."""
-    temporary = path.with_name(f".{path.name}.partial")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
-def write_pins(schemas: Path, pins: dict[str, Any]) -> None:
-    write_atomically(schemas / PINS, (json.dumps(pins, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 # -- where ---------------------------------------------------------------------------------------
@@ -265,22 +242,6 @@ def mirror_notes(current: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return notes
 
 
-def refresh_snapshot(root: Path, wire: str) -> tuple[bool, str]:
-    """Update the wire's surface snapshot through the gate; (ok, what pytest said when not)."""
-    # the gate test draws nothing: without hypothesis' plugin pytest starts in two thirds the time
-    command = [sys.executable, "-m", "pytest", str(SNAPSHOT_TEST), "-q", "-p", "no:cacheprovider",
-               "-p", "no:hypothesispytest", "-k", wire, "-o", "addopts="]
-    env = {**os.environ, "MILK_CONTRACT_SURFACE_ROOT": str(root), "PYTHONPATH": str(root)}
-    env.pop("MILK_CONTRACT_EMITTER", None)
-    # one run: under --snapshot-update the gate test still fails on a refused change, so exit 0
-    # means the gate accepted the move and the snapshot now holds it
-    done = subprocess.run([*command, "--snapshot-update"], cwd=root, env=env, capture_output=True, text=True,
-                          check=False)
-    if done.returncode != 0:
-        return False, "\n".join((done.stdout + done.stderr).strip().splitlines()[-12:])
-    return True, ""
-
-
 def _tell(wire: str, told: Any, adr: str | None, schema_arg: str) -> None:
     """The consequences of the new schema for the checkout (contract.evolution.consequences), before any write."""
     out = sys.stdout
@@ -297,7 +258,7 @@ def _tell(wire: str, told: Any, adr: str | None, schema_arg: str) -> None:
         out.write(f"gate      the surface gate will need {textsafe.counted(len(told.needed), 'accepted-breaks entry')}"
                   + (" once the goldens are migrated" if told.migration else "") + f" ({ACCEPTED_NAME}; "
                   "--accept writes them with the schema):\n")
-        out.write("".join(f"            {json.dumps(_entry(wire, c, adr), ensure_ascii=False)}\n" for c in told.needed))
+        out.write("".join(f"            {json.dumps(entry(wire, c, adr), ensure_ascii=False)}\n" for c in told.needed))
     if told.nonconformant:
         migrate = " ".join(str(step) for step in told.migration)
         if told.migration and not told.after_migration:
@@ -305,22 +266,6 @@ def _tell(wire: str, told: Any, adr: str | None, schema_arg: str) -> None:
         else:
             out.write("next      no mechanical migration makes every golden valid: re-record them from a build "
                       "after taking the schema in (evolve --then-record, then milk-contract record -- ./bin/milk)\n")
-
-
-def _entry(wire: str, change: Change, adr: str | None) -> dict[str, str]:
-    return {"wire": wire, "path": change.path, "code": change.code or "", "adr": adr or "ADR-NNNN"}
-
-
-def _accept(root: Path, wire: str, needed: list[Change], adr: str) -> None:
-    """Append the entries the gate needs to accepted-breaks.json (its other content kept)."""
-    path = root / ACCEPTED_NAME
-    document: dict[str, Any] = json.loads(read_whole(path)) if path.exists() else {"accepted": []}
-    have = {(e.get("wire"), e.get("path"), e.get("code"), e.get("adr")) for e in document["accepted"]}
-    for change in needed:
-        entry = {**_entry(wire, change, adr), "note": "accepted with the schema by milk-contract evolve --accept"}
-        if (entry["wire"], entry["path"], entry["code"], entry["adr"]) not in have:
-            document["accepted"].append(entry)
-    write_atomically(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def cmd_evolve(args: argparse.Namespace) -> int:
@@ -332,6 +277,10 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     new_data, new_schema = _load_schema(Path(args.schema))
     _, current = _load_schema(current_path)
     changes = _classified(current, new_schema, args.schema)
+    for change in changes:  # a change no ADR entry can accept: refused before anything is printed or written
+        if change.code in REFUSED_CODES:
+            raise EvolveError(f"{args.schema}: {REFUSED_CODES[change.code]} ({change.code} at "
+                              f"{textsafe.text(change.path)}); nothing was written")
     try:
         accepted = load_accepted(root / ACCEPTED_NAME)
     except AcceptedBreaksError as exc:
@@ -350,6 +299,10 @@ def cmd_evolve(args: argparse.Namespace) -> int:
     told = consequences(root, wire, new_schema, changes, accepted)
     # without a stored snapshot the gate takes a baseline; the schema's own breaks still need entries
     told.needed = told.needed or refused
+    unacceptable = sorted({c.code for c in told.needed if c.code not in BREAKING_CODES})
+    if unacceptable:  # the table (contract/evolution/changes.py) has every code; this holds it to that
+        raise EvolveError(f"{wire}: the change needs entries no ADR can accept (codes {', '.join(unacceptable)}); "
+                          "nothing was written")
     _tell(wire, told, args.adr, args.schema)
     if told.needed and not args.accept:
         if refused:
@@ -369,40 +322,7 @@ def cmd_evolve(args: argparse.Namespace) -> int:
         changed = textsafe.counted(len(changes), "change")
         out.write(f"{wire}: would take the new schema in ({changed}); nothing written (--dry-run)\n")
         return EXIT_OK
-    return _take_in(root, wire, new_data, told.needed, args)
-
-
-def _take_in(root: Path, wire: str, new_data: bytes, needed: list[Change], args: argparse.Namespace) -> int:
-    out = sys.stdout
-    current_path = root / "schemas" / f"{wire}.schema.json"
-    schemas = root / "schemas"
-    pins = read_pins(schemas)
-    write_atomically(current_path, new_data)
-    pins.setdefault("sha256", {})[wire] = hashlib.sha256(new_data).hexdigest()
-    pins.setdefault("evolved", {})[wire] = {"adr": args.adr, "date": datetime.date.today().isoformat()}
-    write_pins(schemas, pins)
-    if needed:
-        _accept(root, wire, needed, args.adr)
-    from contract.rules import revisions
-
-    frozen = revisions.write_next(wire, root, current_path)  # the new revision's set, beside the previous
-    out.write(f"{wire}: requirement set {frozen.relative_to(root)} written (revision {frozen.stem})\n")
-    ok, said = refresh_snapshot(root, wire)
-    if not ok:
-        out.write(said + "\n")
-        raise EvolveError(f"{wire}: schema and pin written, but the surface snapshot did not update (see above); "
-                          "fix the cause and run `pytest contract/tests/test_surface.py --snapshot-update`")
-    accepted = f", {textsafe.counted(len(needed), 'accepted break')} in {ACCEPTED_NAME}" if needed else ""
-    out.write(f"{wire}: schema taken in: schemas/{wire}.schema.json, schemas/{PINS} (sha256 "
-              f"{pins['sha256'][wire][:12]}…){accepted} and the surface snapshot updated"
-              + (f" for {args.adr}" if args.adr else "") + "\n")
-    if args.then_record:
-        out.write("next: milk-contract record -- ./bin/milk (the goldens are not valid under the new schema yet), "
-                  "then run the suite\n")
-    else:
-        out.write("next: add or re-record a scenario that shows the change (milk-contract scenario / record), then "
-                  "run the suite: python -m pytest -n auto\n")
-    return EXIT_OK
+    return take_in(root, wire, new_data, told.needed, args)
 
 
 # -- scenario ------------------------------------------------------------------------------------

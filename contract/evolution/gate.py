@@ -27,7 +27,7 @@ import jsonschema_rs
 
 from contract.core.resources import data_dir
 from contract.core.userfiles import read_whole
-from contract.evolution.classify import BREAKING, Change, classify
+from contract.evolution.classify import BREAKING, REFUSED_CODES, Change, classify
 
 ROOT_ENV = "MILK_CONTRACT_SURFACE_ROOT"  # a folder with schemas/, goldens/, accepted-breaks.json
 ACCEPTED_NAME = "accepted-breaks.json"
@@ -146,11 +146,14 @@ def _refused_message(wire: str, refused: list[Change]) -> str:
     lines = [f"BREAKING change to the {wire} wire, not accepted by any ADR "
              f"({len(refused)}). --snapshot-update does not record it."]
     lines += [f"  ! {c.path}: {c.reason} [{c.code}; breaks {c.breaks}]" for c in refused]
-    example = refused[0]
-    entry = json.dumps({"wire": wire, "path": example.path, "code": example.code,
-                        "adr": "ADR-NNNN"})
-    lines.append(f"Within stream_v1 only additive changes are allowed. If a superseding ADR "
-                 f"decided this, name it in {ACCEPTED_NAME}, e.g. {entry}")
+    lines += [f"  {c.code} cannot be accepted: {REFUSED_CODES[c.code]}" for c in refused if c.code in REFUSED_CODES]
+    acceptable = [c for c in refused if c.code not in REFUSED_CODES]
+    if acceptable:
+        example = acceptable[0]
+        entry = json.dumps({"wire": wire, "path": example.path, "code": example.code,
+                            "adr": "ADR-NNNN"})
+        lines.append(f"Within stream_v1 only additive changes are allowed. If a superseding ADR "
+                     f"decided this, name it in {ACCEPTED_NAME}, e.g. {entry}")
     return "\n".join(lines)
 
 

@@ -12,7 +12,10 @@ A surface is a plain JSON object (so it can be stored as a reviewable syrupy sna
   definitions for subagent-stdio.
   What it does not read (``if``/``then``, ``not``, ``uniqueItems``, a top-level ``allOf``, a
   shared-object kind's own constraints) is kept as it stands under ``unread``, by the JSON pointer
-  of its schema object, only when there is any: a change there is breaking (``classify``).
+  of its schema object, only when there is any: a change there is breaking (``classify``). A
+  ``$schema`` other than the seeds' (draft 2020-12) is kept under ``dialect``: the dialect decides
+  what every keyword means, so a change of it is breaking. The schema is read in one form
+  (contract/evolution/normal.py): spellings that mean the same thing give the same surface.
 * ``corpus``: derived from the golden transcripts: the line kinds seen (``type`` or
   ``type/subtype``) and the schema paths of the fields seen on each.
 
@@ -35,10 +38,13 @@ from typing import Any
 from contract.core import prose
 from contract.core.jsonvalue import shown, type_name
 from contract.core.resources import data_dir
+from contract.evolution.normal import normalised
 from contract.wires import NAMES, get
 from contract.wires import WIRES as WIRES_BY_NAME
 
 FORMAT = "milk-contract-surface/1"
+SEED_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SEED_DIALECT_NAMES = (SEED_DIALECT, SEED_DIALECT + "#")  # the seeds' $schema, as the metaschema names itself
 WIRES = NAMES
 
 _SCHEMAS: dict[str, str] = {
@@ -287,8 +293,10 @@ def schema_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
     if "properties" in schema:  # every kind shares the top-level object (stream-json)
         walker._children([schema], "", {}, walker.required_always(schema, set()))
     else:  # each kind is its own object, named by its $def (subagent-stdio)
-        for name, branch in zip(kinds, schema.get("oneOf", []), strict=True):
-            walker.walk(branch, name, True, {})
+        for index, branch in enumerate(schema.get("oneOf", [])):
+            name = _kind_name(branch, index)
+            if name not in walker.fields:  # two branches of one kind (the same $ref twice): walked once
+                walker.walk(branch, name, True, {})
     out: dict[str, Any] = {
         "title": schema.get("title"),
         "description": schema.get("description"),
@@ -297,6 +305,9 @@ def schema_surface(schema: Mapping[str, Any]) -> dict[str, Any]:
         "fields": dict(sorted(walker.fields.items())),
         "unreferenced_defs": _unreferenced(schema, walker.reached),
     }
+    dialect = schema.get("$schema")
+    if dialect not in SEED_DIALECT_NAMES:  # only then: the seeds' surfaces are as they always were
+        out["dialect"] = dialect if isinstance(dialect, str) else None
     unread: dict[str, dict[str, Any]] = {}
     _unread_top(schema, unread)
     if unread:  # only then: a surface of a schema the surface reads whole is as it always was
@@ -487,6 +498,7 @@ def surface_of(schema: Mapping[str, Any], wire: str | None = None,
         rules_surface,  # imported here: framing classifies with contract.evolution.classify
     )
 
+    schema = normalised(schema)  # equivalent spellings read alike (contract/evolution/normal.py)
     part = schema_surface(schema)
     named = wire if wire is not None else named_by(schema)
     out: dict[str, Any] = {"format": FORMAT, "wire": wire, "policy": policy(named), "schema": part,

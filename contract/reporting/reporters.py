@@ -33,6 +33,7 @@ from contract.rules.report import Report, Violation
 
 if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load the live harness
     from contract.evolution.classify import Change
+    from contract.evolution.witness import Witness
     from contract.goldens.compare import Comparison
     from contract.goldens.scenarios import ScenarioRun
     from contract.goldens.store import Golden
@@ -376,8 +377,9 @@ def _review(folder: Path | None) -> str:
     return f"git diff -- {textsafe.text(shlex.quote(inside.as_posix() + '/'))}" if inside.parts else "git diff -- ."
 
 
-def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
-    """``milk-contract diff``: each change between two schemas or surfaces, and the verdict."""
+def render_diff(old: str, new: str, changes: list[Change], fmt: str, witness: Witness | None = None) -> str:
+    """``milk-contract diff``: each change between two schemas or surfaces, and the verdict (with, for
+    two schemas a change breaks by structure, the witness search's outcome: contract.evolution.witness)."""
     from contract.evolution.classify import BREAKING  # only the diff verb needs the differ
 
     breaking = sum(c.kind == BREAKING for c in changes)
@@ -388,6 +390,7 @@ def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
             "breaking": breaking > 0,
             "counts": {"breaking": breaking, "additive": len(changes) - breaking},
             "changes": [c.to_json() for c in changes],
+            **({"witness": witness.to_json()} if witness is not None else {}),
         }, indent=2, ensure_ascii=False)) + "\n"
     safe = textsafe.text  # paths and reasons hold the schemas' member names; the file names are input too
     old, new = safe(old), safe(new)
@@ -399,6 +402,8 @@ def render_diff(old: str, new: str, changes: list[Change], fmt: str) -> str:
         verdict = "BREAKING" if breaking else "additive only"
         lines.append(f"{old} → {new}: {counted(len(changes), 'change')}, {breaking} breaking, "
                      f"{len(changes) - breaking} additive ({verdict})")
+    if witness is not None:
+        lines.append(safe(witness.text()))
     return "\n".join(lines) + "\n"
 
 

@@ -15,15 +15,10 @@ import pytest
 from contract.core.resources import data_dir, schema_path
 from contract.wires import BUNDLED
 from tests.support.paths import ROOT
+from tests.support.seeds import SEED_DIGESTS, seed_bytes
 
 PINS = json.loads((data_dir("schemas") / "pins.json").read_text(encoding="utf-8"))
 WIRES = BUNDLED  # every wire the package ships is pinned (schemas/pins.json)
-SEED_DIGESTS = {
-    # the seeds these copies were taken from (shared/seeds/000_90736987e1c1f5ee.txt and 003_6b04cd759bd99691.txt);
-    # a wire whose schema was written here, copied from no seed, has no entry (its pin is the record)
-    "stream-json": "8d1f211b27c62dd1fffa5f5f82cd26fb37fe3a2965dbd87eca32ac3a048c30d7",
-    "subagent-stdio": "2c979c0598306920a04438312f27616bd638b80a71a550426cb513a4f0877c01",
-}
 SEEDS = ROOT.parent / "shared" / "seeds"
 
 
@@ -57,3 +52,12 @@ def test_pins_match_the_seeds() -> None:
 
 def test_every_recorded_seed_is_a_shipped_wire() -> None:
     assert set(SEED_DIGESTS) <= set(WIRES)
+
+
+@pytest.mark.parametrize("wire", sorted(SEED_DIGESTS))
+def test_the_tests_copies_of_the_seeds_are_the_seeds(wire: str) -> None:
+    """tests/support/seeds/ holds the seeds byte for byte (the tests of what a seed is read them), and
+    while a wire is not evolved its bundled schema is that same copy."""
+    data = seed_bytes(wire)
+    if PINS["evolved"].get(wire) is None:
+        assert schema_path(wire).read_bytes() == data

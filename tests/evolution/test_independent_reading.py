@@ -20,8 +20,8 @@ import pytest
 from contract.checking.schema import load
 from contract.evolution.classify import classify, is_breaking
 from contract.wires import BUNDLED
-from tests.architecture.test_schemas_pinned import SEED_DIGESTS
 from tests.support.casefiles import wire_cases
+from tests.support.seeds import SEED_DIGESTS
 
 SEVERITY = {"none": 0, "additive": 1, "breaking": 2}
 

@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from contract.checking.schema import load
 from contract.evolution.classify import classify, is_breaking
-from contract.evolution.surface import surface_for, surface_of
+from contract.evolution.surface import surface_of
 from contract.wires import WIRES
 from tests.support.depth import sample
+from tests.support.seeds import original as seed_of
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -93,20 +93,21 @@ def _tightenings(node: dict[str, Any]) -> Iterator[tuple[str, Edit]]:
 
 
 def _places(wire: str) -> list[str]:
-    unreferenced = [f"/$defs/{name.rsplit('/', 1)[-1]}" for name in surface_for(wire)["schema"]["unreferenced_defs"]]
-    return [at for at, _ in _objects(load(wire)) if not any(at.startswith(u) for u in unreferenced)]
+    defs = surface_of(seed_of(wire))["schema"]["unreferenced_defs"]
+    unreferenced = [f"/$defs/{name.rsplit('/', 1)[-1]}" for name in defs]
+    return [at for at, _ in _objects(seed_of(wire)) if not any(at.startswith(u) for u in unreferenced)]
 
 
 @pytest.mark.parametrize("wire", tuple(WIRES))
 def test_every_tightening_at_every_schema_object_is_breaking(wire: str) -> None:
-    seed = load(wire)
-    before = surface_of(seed)  # once: classify takes a surface as well as a schema
+    schema = seed_of(wire)
+    before = surface_of(schema)  # once: classify takes a surface as well as a schema
     blind = []
     places = _places(wire)
     top = [at for at in places if at.count("/") <= 2 and not at.startswith("/$defs")]  # the root, each kind
     for at in top + sample([at for at in places if at not in top], 10):
-        for name, edit in _tightenings(_at(seed, at)):
-            tightened = copy.deepcopy(seed)
+        for name, edit in _tightenings(_at(schema, at)):
+            tightened = copy.deepcopy(schema)
             edit(_at(tightened, at))
             if not is_breaking(classify(before, tightened)):
                 blind.append(f"{at or '(root)'}: {name}")
@@ -119,4 +120,5 @@ def test_the_sweep_reaches_the_places_it_found_blind() -> None:
     places = _places(wire)
     assert "" in places
     assert any(at.startswith("/oneOf/") for at in places)
-    assert {name for at in places for name, _ in _tightenings(_at(load(wire), at))} >= {"required", "allOf-required"}
+    schema = seed_of(wire)
+    assert {name for at in places for name, _ in _tightenings(_at(schema, at))} >= {"required", "allOf-required"}

@@ -5,8 +5,9 @@ Each case is a JSON-Patch-like edit (RFC 6902 add, remove, replace, move, copy, 
 span of a string, which must occur exactly once) applied to a copy of the real schema; the
 classifier must report exactly the expected changes from the original to the edited copy and back.
 
-The cases run against the schema as it is now, which an ADR may have evolved (README: the ADR
-author's walk), so the data names only what each edit changes. One expectation depends on the
+The cases run against the seeds (tests/support/seeds.py), not the schema in force, which an ADR may
+have evolved (README: the ADR author's walk): an evolved schema that already holds an edit's
+keyword would make the case no change. The data names only what each edit changes. One expectation depends on the
 rest of the schema: whether the edit makes an unreferenced definition (stream-json
 ``$defs/event``) start or stop mirroring the top-level object. That is read from the two schemas
 here (:func:`_mirror_notes`), independently of the surface code, and added to the case's own.
@@ -21,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from contract.checking.schema import load
 from contract.evolution.classify import BREAKING_CODES, Change, classify, compare_entry
 from contract.evolution.surface import surface_for, surface_of
 from contract.wires import WIRES
 from tests.support.paths import ROOT, TESTS
+from tests.support.seeds import original as seed_of
 
 CASE_FILES = sorted((TESTS / "wires").glob("*/surface_cases.json"))  # each wire's, in its test folder
 SCHEMAS = ROOT / "schemas"
@@ -154,7 +155,7 @@ def _mirror_notes(old: dict[str, Any], new: dict[str, Any]) -> set[tuple[str, st
 
 @pytest.mark.parametrize(("wire", "case"), _cases())
 def test_schema_edit_forward_and_reverse(wire: str, case: dict[str, Any]) -> None:
-    original = _apply(load(wire), case.get("base", []))
+    original = _apply(seed_of(wire), case.get("base", []))
     edited = _apply(original, case["edit"])
     # compared as JSON text: Python's == calls 1, 1.0 and True equal, the very blind spot tested
     assert json.dumps(edited, sort_keys=True) != json.dumps(original, sort_keys=True)
@@ -179,15 +180,15 @@ def test_cases_cover_every_breaking_family() -> None:
 
 def test_identical_inputs_have_no_change() -> None:
     for wire in WIRES:
-        assert classify(load(wire), copy.deepcopy(load(wire))) == []
+        assert classify(seed_of(wire), copy.deepcopy(seed_of(wire))) == []
         assert classify(surface_for(wire), surface_for(wire)) == []
 
 
 def test_schema_and_surface_mix() -> None:
     """OLD may be a stored surface and NEW a schema: the corpus is then left out."""
-    schema = load("subagent-stdio")
+    schema = seed_of("subagent-stdio")
     edited = _apply(schema, [{"op": "remove", "path": "/$defs/command/properties/id"}])
-    assert _shape(classify(surface_for("subagent-stdio"), edited)) == {
+    assert _shape(classify(surface_of(schema, "subagent-stdio"), edited)) == {
         ("breaking", "field-removed", "command.id", "both")}
 
 
@@ -200,7 +201,7 @@ def test_accepted_breaks_schema_lists_every_breaking_code() -> None:
 
 
 def _surface_pair() -> tuple[dict[str, Any], dict[str, Any]]:
-    base = surface_of(load("stream-json"), "stream-json", goldens=Path("/nonexistent"))
+    base = surface_of(seed_of("stream-json"), "stream-json", goldens=Path("/nonexistent"))
     base["corpus"] = {"goldens": 1, "kinds": {"system/init": ["cwd", "seq"], "result/success":
                                               ["seq"]}}
     return base, copy.deepcopy(base)
@@ -250,6 +251,6 @@ def test_policy_is_stated_in_every_surface() -> None:
                                       "open-sets", "rules"}
     assert surface["schema"]["unreferenced_defs"] == {
         name: "unreferenced; mirrors the top-level properties and required" if mirrors else "unreferenced"
-        for name, mirrors in _mirrors(load("stream-json")).items()}
+        for name, mirrors in _mirrors(seed_of("stream-json")).items()}
     children = surface_for("subagent-stdio")["schema"]["fields"]["event.snapshot.runs[].children[]"]
     assert children["recursive"] == "event.snapshot.runs[]"

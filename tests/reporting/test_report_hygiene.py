@@ -200,3 +200,13 @@ def test_200k_failing_lines_stay_flat_in_memory(tmp_path: Path) -> None:
     head = json.loads(outcome.stdout)
     assert head["counts"]["sj.schema"] == 200_000
     assert head["dropped"] == 200_000 - report_module.MAX_KEPT_VIOLATIONS  # sj.result-last is kept past the cap
+
+
+def test_counts_of_a_noun_in_y_read_right() -> None:
+    """``2 accepted-breaks entrys`` was printed by evolve (issue 47): a consonant and y take -ies."""
+    from contract.core.textsafe import counted
+
+    assert counted(2, "accepted-breaks entry") == "2 accepted-breaks entries"
+    assert counted(1, "accepted-breaks entry") == "1 accepted-breaks entry"
+    assert counted(3, "key") == "3 keys"  # a vowel before the y: -s
+    assert counted(2, "entry", "entries of note") == "2 entries of note"

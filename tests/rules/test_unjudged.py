@@ -33,8 +33,8 @@ from contract.rules import baseline, requirements
 from contract.rules.catalog import CATALOG, NOT_WHOLE, UNFINISHED, UNJUDGED, not_judged_to_the_end, unsilenceable
 from contract.rules.report import Collector, Report
 from contract.wires import WIRES
-from tests.architecture.test_schemas_pinned import SEED_DIGESTS
 from tests.support.paths import TESTS
+from tests.support.seeds import SEED_DIGESTS
 
 HERE = TESTS
 HELLO = data_dir("goldens") / "stream-json" / "hello.jsonl"
