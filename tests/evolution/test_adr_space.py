@@ -43,7 +43,7 @@ VOLATILE = Path("contract") / "wires" / "stream_json" / "volatile.py"
 def _draws() -> list[Adr]:
     schema = json.loads((ROOT / SCHEMA).read_text(encoding="utf-8"))
     goldens = load_goldens(ROOT)
-    return [draw(SEED + i, schema, goldens, ORDER[i % len(ORDER)]) for i in range(WALKS)]
+    return [draw(SEED + i, ROOT, schema, goldens, ORDER[i % len(ORDER)]) for i in range(WALKS)]
 
 
 DRAWS = _draws()

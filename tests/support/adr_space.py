@@ -15,6 +15,13 @@ The kinds (docs/adr-walk.md walks one of each by hand):
 - a member renamed, removed, or made required of one line kind;
 - a member's type widened, a bound added, a keyword the surface does not read added.
 
+A rename, removal, widening or bound is drawn among the members no code of the package spells
+(:func:`free_members`: the strategies, which follow the schema in force, and the volatile
+declaration, which evolve names, aside). A member a rule reads (``is_error``, ``usage``,
+``parent_tool_use_id``...) changes what the rule checks: that is a change of the suite's code, not
+an ADR walk, and ``evolve`` names every place that spells it before anything is written
+(tests/evolution/test_adr_consequences.py holds that).
+
 Nothing here runs anything: ``tests/evolution/test_adr_space.py`` walks each draw in a copy of
 the project. A draw is a pure function of its seed and the checkout's schema and goldens, so a
 failing seed is found again by ``MILK_CONTRACT_ADR_SEED``.
@@ -242,9 +249,24 @@ def open_value(rng: random.Random, adr: Adr) -> None:
     adr.summary = f"{family} subtype {value} documented"
 
 
+FOLLOWS_THE_SCHEMA = ("strategies.py", "volatile.py")  # code that reads names from the schema or that evolve names
+
+
+def free_members(root: Path, schema: dict[str, JSON]) -> list[str]:
+    """The top-level members outside the envelope that no module of the package spells as a string."""
+    sources = [p.read_text(encoding="utf-8") for p in sorted((root / "contract").rglob("*.py"))
+               if p.name not in FOLLOWS_THE_SCHEMA]
+    text = "\n".join(sources)
+    return sorted(k for k in schema["properties"] if k not in ENVELOPE
+                  and not any(q in text for q in (f'"{k}"', f"'{k}'", f'"/{k}')))
+
+
 def _present(goldens: dict[str, list[dict[str, JSON]]], schema: dict[str, JSON]) -> list[str]:
-    """Top-level members outside the envelope, by name."""
-    return sorted(k for k in schema["properties"] if k not in ENVELOPE)
+    """The members a rename, removal, widening or bound may touch (:func:`free_members`)."""
+    return list(FREE)
+
+
+FREE: list[str] = []  # set by draw() from the checkout it draws for
 
 
 def rename(rng: random.Random, adr: Adr) -> None:
@@ -275,28 +297,23 @@ def removal(rng: random.Random, adr: Adr) -> None:
 
 
 def made_required(rng: random.Random, adr: Adr, goldens: dict[str, list[dict[str, JSON]]]) -> None:
-    branch = rng.choice([b for b in adr.schema["oneOf"] if isinstance(b["properties"]["type"].get("const"), str)])
-    kind_name = branch["properties"]["type"]["const"]
-    seen = [line for lines in goldens.values() for line in lines if line.get("type") == kind_name]
-    members = sorted({k for line in seen for k in line} - set(ENVELOPE) - set(branch.get("required", ())))
-    if not members:
-        members = _present(goldens, adr.schema)
-    name = rng.choice(members)
+    """A member every golden line of a kind already carries, made required there (no golden moves)."""
+    choices: list[tuple[str, str]] = []
+    for branch in adr.schema["oneOf"]:
+        kind_name = branch["properties"]["type"].get("const")
+        seen = [line for lines in goldens.values() for line in lines if line.get("type") == kind_name]
+        if seen:
+            always = set.intersection(*(set(line) for line in seen)) - set(ENVELOPE) - set(branch.get("required", ()))
+            choices += [(kind_name, name) for name in sorted(always)]
+    kind_name, name = rng.choice(choices)
+    branch = next(b for b in adr.schema["oneOf"] if b["properties"]["type"].get("const") == kind_name)
     branch["required"] = [*branch.get("required", ()), name]
-    value = next((line[name] for line in seen if name in line), None)
-    if value is None:
-        member = adr.schema["properties"][name]
-        value = VALUES[member["type"]](rng) if isinstance(member.get("type"), str) and member["type"] in VALUES else "x"
-    for line in adr.transcript:
-        if line.get("type") == kind_name and name not in line:
-            line[name] = value
-    adr.migrate = ["--on", kind_name, "--set", f"{name}={json.dumps(value)}"]
     adr.expect = "breaking"
     adr.summary = f"{name} made required on {kind_name} lines"
 
 
 def _typed(schema: dict[str, JSON], kind: str) -> list[str]:
-    return sorted(k for k, v in schema["properties"].items() if k not in ENVELOPE and v.get("type") == kind)
+    return sorted(k for k in FREE if schema["properties"][k].get("type") == kind)
 
 
 def widened(rng: random.Random, adr: Adr) -> None:
@@ -342,10 +359,11 @@ EXPECT = {"optional-top": "additive", "optional-def": "additive", "line-kind": "
 NEEDS_GOLDENS = {"made-required", "bound"}
 
 
-def draw(seed: int, schema: dict[str, JSON], goldens: dict[str, list[dict[str, JSON]]],
+def draw(seed: int, root: Path, schema: dict[str, JSON], goldens: dict[str, list[dict[str, JSON]]],
          kind: str | None = None) -> Adr:
     """The ADR of ``seed`` (of ``kind`` when given), its transcript valid under its schema."""
     rng = random.Random(seed)
+    FREE[:] = free_members(root, schema)
     kind = kind or rng.choice(sorted(KINDS))
     like = rng.choice(sorted(goldens))
     adr = Adr(seed=seed, kind=kind, summary="", number=9000 + seed % 1000, schema=copy.deepcopy(schema),
