@@ -376,10 +376,44 @@ def lines(wire: str, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[dict[str, 
 
 
 def definition(wire: str, name: str, depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[Any]:
-    """Values of ``$defs/name`` with no ESC in any string (for conformant streams)."""
-    return compiler(wire, ansi=False, depth=depth).definition(name)
+    """Values of ``$defs/name`` with no ESC in any string (for conformant streams).
+
+    A definition this compiler cannot honour (an ADR's keyword it does not know, such as
+    ``maxProperties``) is drawn by hypothesis-jsonschema and kept only where the validator takes it,
+    as :func:`lines` does: slower, never invalid, never refused."""
+    try:
+        return compiler(wire, ansi=False, depth=depth).definition(name)
+    except Unsupported:
+        return _validated(wire, {"$ref": f"#/$defs/{name}"}, depth)
 
 
 def subschema(wire: str, node: dict[str, Any], depth: int = DEFAULT_DEPTH) -> st.SearchStrategy[Any]:
-    """Values of one node of the (unrolled) schema of ``wire``, with no ESC in any string."""
-    return compiler(wire, ansi=False, depth=depth).compile(node)
+    """Values of one node of the (unrolled) schema of ``wire``, with no ESC in any string (the
+    fallback of :func:`definition` for a node the compiler cannot honour)."""
+    try:
+        return compiler(wire, ansi=False, depth=depth).compile(node)
+    except Unsupported:
+        return _validated(wire, node, depth)
+
+
+def _validated(wire: str, node: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
+    """``node`` (beside the wire's unrolled ``$defs``) drawn by hypothesis-jsonschema, ESC and C1 taken
+    out of every string (a conformant stream's strings hold none), each value kept only if the
+    validator takes it."""
+    defs = unroll(load(wire), depth).get("$defs", {})
+    whole = {**node, "$defs": defs} if defs else node
+    return from_schema(whole).map(_scrubbed).filter(Draft202012Validator(whole).is_valid)
+
+
+_NO_ANSI = str.maketrans(dict.fromkeys(map(ord, ANSI)))
+
+
+def _scrubbed(value: Any) -> Any:
+    """``value`` with ESC and C1 removed from every string, member names included."""
+    if isinstance(value, str):
+        return value.translate(_NO_ANSI)
+    if isinstance(value, list):
+        return [_scrubbed(item) for item in value]
+    if isinstance(value, dict):
+        return {_scrubbed(key): _scrubbed(item) for key, item in value.items()}
+    return value

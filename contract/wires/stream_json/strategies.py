@@ -25,10 +25,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from contract.checking.schema import load
 from contract.evolution.surface import open_set_values
 from contract.strategies import _compose
 from contract.strategies._common import count, flags, ident, ints, json_objects, json_values, pick, render, text
 from contract.wires.stream_json.machines import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
+from contract.wires import by_wire
 from contract.wires.stream_json.members import member_schema, result_members
 
 Line = dict[str, Any]
@@ -391,6 +393,40 @@ def _member(name: str) -> st.SearchStrategy[Any]:
 # -- the whole run -------------------------------------------------------------------------------
 
 
+@by_wire
+def _in_force(wire: str) -> tuple[frozenset[str] | None, dict[str, tuple[str, ...]]]:
+    """What the schema in force says of a line's top-level members: the names it declares (None when
+    it lets any name through) and, per line type, the members its branch requires beyond the
+    envelope.
+
+    The skeleton above is drawn from code, and code spells member names; an ADR that removes or
+    renames one, or makes one required, changes what a conformant line holds. :func:`stamp` holds
+    every drawn line to this, so the streams follow the schema in force rather than the seed's.
+    """
+    schema = load(wire)
+    props = schema.get("properties", {})
+    declared = None if schema.get("additionalProperties", True) is not False else frozenset(props)
+    envelope = set(schema.get("required", ()))
+    required: dict[str, tuple[str, ...]] = {}
+    for branch in schema.get("oneOf", ()):
+        pinned = branch.get("properties", {}).get("type", {}) if isinstance(branch, dict) else {}
+        if isinstance(pinned, dict) and isinstance(pinned.get("const"), str):
+            required[pinned["const"]] = tuple(n for n in branch.get("required", ()) if n not in envelope | {"type"})
+    return declared, required
+
+
+def _follow_schema(draw: st.DrawFn, line: Line) -> Line:
+    """``line`` without the members the schema in force does not declare, with those its branch
+    requires drawn from their schemas where the skeleton left them out."""
+    declared, required = _in_force("stream-json")
+    if declared is not None and not line.keys() <= declared:
+        line = {k: v for k, v in line.items() if k in declared}
+    for name in required.get(line["type"], ()):
+        if name not in line:
+            line[name] = draw(_member(name))
+    return line
+
+
 def stamp(draw: st.DrawFn, lines: list[Line], session: str | None = None) -> list[Line]:
     """Give every line its envelope: the run's session_id, contiguous seq, ordered ts."""
     session = session or draw(ident("sess_"))
@@ -399,7 +435,8 @@ def stamp(draw: st.DrawFn, lines: list[Line], session: str | None = None) -> lis
     out = []
     for offset, (line, ts) in enumerate(zip(lines, times, strict=True)):
         # The envelope first, as milk writes it; the order of members is not part of the contract.
-        out.append({"type": line["type"], "session_id": session, "seq": first + offset, "ts": ts} | line)
+        out.append(_follow_schema(draw, {"type": line["type"], "session_id": session, "seq": first + offset,
+                                         "ts": ts} | line))
     return out
 
 
