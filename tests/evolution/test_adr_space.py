@@ -97,7 +97,8 @@ def test_a_drawn_adr_walks_to_green_or_to_its_promised_refusal(tmp_path: Path, a
     told = first.stdout + first.stderr
     if adr.expect == "additive":
         assert first.returncode == 0, _fail(adr, "an additive ADR was not taken in", first)
-        assert not re.search(r"^\s*breaking\b", told, re.MULTILINE), _fail(adr, "an additive ADR called breaking", first)
+        called = re.search(r"^\s*breaking\b", told, re.MULTILINE)
+        assert not called, _fail(adr, "an additive ADR called breaking", first)
     elif adr.expect == "breaking":
         assert first.returncode == 1, _fail(adr, "a breaking ADR was not refused", first)
     else:
@@ -125,7 +126,7 @@ def test_the_space_draws_every_kind_and_valid_transcripts() -> None:
     """The draws themselves: every kind drawn, each transcript valid under its ADR's schema, seeds distinct."""
     import jsonschema
 
-    assert {a.kind for a in DRAWS} == set(KINDS) or WALKS < len(KINDS)
+    assert {a.kind for a in DRAWS} == set(KINDS) or len(KINDS) > WALKS
     assert len({a.seed for a in DRAWS}) == len(DRAWS)
     for adr in DRAWS:
         validator = jsonschema.Draft202012Validator(adr.schema)

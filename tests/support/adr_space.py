@@ -233,7 +233,8 @@ def open_value(rng: random.Random, adr: Adr) -> None:
     family = rng.choice(("result", "system"))
     anchor = "interrupted | refused" if family == "result" else "permission_denied | error"
     # every description that lists the family's known set (the top-level one lists the result family only)
-    texts = [h for h in (adr.schema, *[place["subtype"] for place in _mirrors(adr.schema)]) if anchor in h["description"]]
+    holders = (adr.schema, *[place["subtype"] for place in _mirrors(adr.schema)])
+    texts = [h for h in holders if anchor in h["description"]]
     assert texts, f"no description lists the {family} family as this draw expects"
     for holder in texts:
         holder["description"] = holder["description"].replace(anchor, f"{anchor} | {value}")

@@ -29,8 +29,8 @@ from contract.checking.schema import load
 from contract.evolution.surface import open_set_values
 from contract.strategies import _compose
 from contract.strategies._common import count, flags, ident, ints, json_objects, json_values, pick, render, text
-from contract.wires.stream_json.machines import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 from contract.wires import by_wire
+from contract.wires.stream_json.machines import AGENT_LABELS, RESULT_IS_ERROR, USAGE_KEYS
 from contract.wires.stream_json.members import member_schema, result_members
 
 Line = dict[str, Any]
