@@ -8,9 +8,10 @@ running the tests) and read what it prints, its exit status and the files it wri
 A case is a JSON object with a readable ``id``. ``xfail_reason`` marks a case the code of its day
 gets wrong (a strict xfail: it fails the run once the code agrees, so that the mark is removed);
 ``deep`` puts a heavier case in the deep run only. Edits of a JSON document are data too
-(:func:`apply_edits`): ``set``, ``remove``, ``append``, ``replace_text`` and ``remove_items`` (the
-items of a list equal to ``equal``, or whose members match ``where``), each at a JSON pointer,
-optionally after ``select`` steps that pick one item of a list by its members.
+(:func:`apply_edits`): ``set``, ``remove``, ``append``, ``move`` (from ``from``), ``replace_text``
+and ``remove_items`` (the items of a list equal to ``equal``, or whose members match ``where``),
+each at a JSON pointer, optionally after ``select`` steps that pick one item of a list by its
+members.
 """
 
 from __future__ import annotations
@@ -136,6 +137,16 @@ def apply_edits(doc: Json, edits: Sequence[Mapping[str, Any]]) -> Json:
             del parent[int(last) if isinstance(parent, list) else last]
         elif op == "append":
             _step(parent, last).append(copy.deepcopy(edit["value"]))
+        elif op == "move":  # the value at `from` (of the selected base) to `path`
+            source = _tokens(edit["from"])
+            holder = base
+            for token in source[:-1]:
+                holder = _step(holder, token)
+            value = holder.pop(int(source[-1]) if isinstance(holder, list) else source[-1])
+            if isinstance(parent, list):
+                parent.insert(int(last), value)
+            else:
+                parent[last] = value
         elif op == "remove_items":
             items = _step(parent, last)
             if "where" in edit:
