@@ -2,19 +2,21 @@
 
 OLD is a seed as it is (``schemas/``), NEW the seed with a case's edits (cases/adr_gate.json),
 both written to a temporary folder: the seeds stay untouched. Each case is judged by the exit
-status and the JSON report (``breaking``, ``counts``, each change's ``kind`` and ``breaks``). The
+status and the JSON report (``breaking``, ``counts``, each change's ``kind`` and ``breaks``).
+`evolve --dry-run` runs in a copy of the checkout (``--root``), which it must leave as it was. The
 words each verdict rests on: READINGS.md, "The ADR gate".
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.independent.blackbox import SCHEMAS, apply_edits, cli, load_cases, params, read_json, write_json
+from tests.independent.blackbox import ROOT, SCHEMAS, apply_edits, cli, load_cases, params, read_json, write_json
 
 pytestmark = pytest.mark.process
 
@@ -52,3 +54,29 @@ def test_case(case: dict[str, Any], tmp_path: Path) -> None:
         assert report["counts"]["additive"] >= 1, shown
     else:
         assert expect == "not-breaking", f"unknown expectation {expect!r}"
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the checkout for `evolve` (no .git, no venv, no caches)."""
+    copy = tmp_path_factory.mktemp("independent-evolve") / "checkout"
+    ignored = shutil.ignore_patterns(".git", ".venv", ".tox", "__pycache__", "*.egg-info", ".hypothesis")
+    shutil.copytree(ROOT, copy, ignore=ignored)
+    return copy
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("case", params(DATA["evolve_cases"]))
+def test_evolve_dry_run(case: dict[str, Any], checkout: Path, tmp_path: Path) -> None:
+    """`evolve --dry-run` classifies as `diff` does, refuses what it must, and writes nothing."""
+    new = write_json(tmp_path / "new.schema.json", apply_edits(read_json(SCHEMAS / f"{case['wire']}.schema.json"), case["edits"]))
+    watched = [checkout / "schemas", checkout / "requirements", checkout / "accepted-breaks.json"]
+    before = [_snapshot(p) if p.is_dir() else p.read_bytes() for p in watched]
+    done = cli("evolve", "--wire", case["wire"], "--dry-run", "--root", str(checkout), str(new), cwd=checkout)
+    shown = f"exit {done.returncode}\nstdout:\n{done.stdout[-2000:]}\nstderr:\n{done.stderr[-1500:]}"
+    assert "Traceback" not in done.stderr, shown
+    assert done.returncode in case.get("exit_in", [case.get("exit")]), shown
+    assert [_snapshot(p) if p.is_dir() else p.read_bytes() for p in watched] == before, "evolve --dry-run wrote"

@@ -1,0 +1,67 @@
+"""Three small stream-json readings of the independent reader, as transcripts made from a golden.
+
+(a) the session id's form and constancy on every line, (b) white space and CR around a line,
+(c) a tool_result whose tool_use appeared only on a line of an unknown type. Each case of
+cases/stream_readings.json is a golden edited in code and checked with `milk-contract check
+--format json`; READINGS.md, "Stream-json readings", says what each rests on.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.independent.blackbox import GOLDENS, apply_edits, cli, load_cases, params
+
+pytestmark = pytest.mark.process
+
+DATA = load_cases("stream_readings")
+
+
+def transcript(case: dict[str, Any]) -> bytes:
+    """The case's stream: the golden with its inserts, edits, renumbering and raw byte edits."""
+    text = (GOLDENS / f"{case['golden']}.jsonl").read_text(encoding="utf-8")
+    lines: list[dict[str, Any]] = [json.loads(line) for line in text.splitlines()]
+    for insert in case.get("insert", []):
+        before = lines[insert["at"] - 1]
+        line = {"type": "", "session_id": before["session_id"], "seq": 0, "ts": before["ts"]}
+        line.update(copy.deepcopy(insert["line"]))
+        lines.insert(insert["at"], line)
+    lines = apply_edits(lines, case.get("edits", []))
+    if case.get("renumber_seq"):
+        for index, line in enumerate(lines):
+            line["seq"] = lines[0]["seq"] + index
+    compact = (",", ":")
+    raw = [json.dumps(line, ensure_ascii=False, separators=compact) for line in lines]
+    newlines = ["\n"] * len(raw)
+    for edit in case.get("raw", []):
+        at = edit["line"] - 1
+        if edit.get("spaced"):
+            raw[at] = json.dumps(lines[at], ensure_ascii=False, separators=(", ", ": "))
+        raw[at] = edit.get("prefix", "") + raw[at] + edit.get("suffix", "")
+        newlines[at] = edit.get("newline", "\n")
+    return "".join(line + end for line, end in zip(raw, newlines, strict=True)).encode("utf-8")
+
+
+@pytest.mark.parametrize("case", params(DATA["cases"]))
+def test_case(case: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "stream.jsonl"
+    path.write_bytes(transcript(case))
+    done = cli("check", "--format", "json", str(path))
+    shown = f"exit {done.returncode}\nstream:\n{path.read_bytes()!r}\nstdout:\n{done.stdout[-2500:]}\nstderr:\n{done.stderr}"
+    assert done.returncode == (0 if case["conformant"] else 1), shown
+    report = json.loads(done.stdout)
+    assert report["conformant"] is case["conformant"], shown
+    found = [(v["rule"], v["line"]) for v in report["violations"]]
+    for want in case.get("rules", []):
+        hit = [
+            (rule, line)
+            for rule, line in found
+            if (rule == want["rule"] if "rule" in want else rule.startswith(want["rule_prefix"]))
+            and line == want["line"]
+        ]
+        assert hit, f"expected {want} among {found}\n{shown}"
