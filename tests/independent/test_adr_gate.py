@@ -72,7 +72,8 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("case", params(DATA["evolve_cases"]))
 def test_evolve_dry_run(case: dict[str, Any], checkout: Path, tmp_path: Path) -> None:
     """`evolve --dry-run` classifies as `diff` does, refuses what it must, and writes nothing."""
-    new = write_json(tmp_path / "new.schema.json", apply_edits(read_json(SCHEMAS / f"{case['wire']}.schema.json"), case["edits"]))
+    seed = read_json(SCHEMAS / f"{case['wire']}.schema.json")
+    new = write_json(tmp_path / "new.schema.json", apply_edits(seed, case["edits"]))
     watched = [checkout / "schemas", checkout / "requirements", checkout / "accepted-breaks.json"]
     before = [_snapshot(p) if p.is_dir() else p.read_bytes() for p in watched]
     done = cli("evolve", "--wire", case["wire"], "--dry-run", "--root", str(checkout), str(new), cwd=checkout)
@@ -80,3 +81,29 @@ def test_evolve_dry_run(case: dict[str, Any], checkout: Path, tmp_path: Path) ->
     assert "Traceback" not in done.stderr, shown
     assert done.returncode in case.get("exit_in", [case.get("exit")]), shown
     assert [_snapshot(p) if p.is_dir() else p.read_bytes() for p in watched] == before, "evolve --dry-run wrote"
+
+
+def _stream_json_members() -> list[str]:
+    seed = read_json(SCHEMAS / "stream-json.schema.json")
+    return sorted(seed["properties"])
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("member", _stream_json_members())
+def test_sweep_every_stream_json_member_removed_or_required(member: str, tmp_path: Path) -> None:
+    """Every top-level member, removed (in both places) or made required: breaking, whichever it is.
+
+    The seed: "Evolution is additive-only within capability stream_v1; any shape change requires a
+    superseding ADR". A member removed breaks whoever reads it; one made required fails every line
+    an emitter wrote without it.
+    """
+    removed = [{"op": "remove", "path": f"{base}/properties/{member}"} for base in ("", "/$defs/event")]
+    status, report, shown = diff("stream-json", removed, tmp_path)
+    assert status == 1, shown
+    assert report["breaking"] is True, shown
+    if member in read_json(SCHEMAS / "stream-json.schema.json")["required"]:
+        return
+    required = [{"op": "append", "path": f"{base}/required", "value": member} for base in ("", "/$defs/event")]
+    status, report, shown = diff("stream-json", required, tmp_path)
+    assert status == 1, shown
+    assert report["breaking"] is True, shown

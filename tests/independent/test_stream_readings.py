@@ -52,7 +52,8 @@ def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "stream.jsonl"
     path.write_bytes(transcript(case))
     done = cli("check", "--format", "json", str(path))
-    shown = f"exit {done.returncode}\nstream:\n{path.read_bytes()!r}\nstdout:\n{done.stdout[-2500:]}\nstderr:\n{done.stderr}"
+    stream = path.read_bytes()
+    shown = f"exit {done.returncode}\nstream:\n{stream!r}\nstdout:\n{done.stdout[-2500:]}\nstderr:\n{done.stderr}"
     assert done.returncode == (0 if case["conformant"] else 1), shown
     report = json.loads(done.stdout)
     assert report["conformant"] is case["conformant"], shown
@@ -65,3 +66,63 @@ def test_case(case: dict[str, Any], tmp_path: Path) -> None:
             and line == want["line"]
         ]
         assert hit, f"expected {want} among {found}\n{shown}"
+
+
+STREAM_GOLDENS = sorted(path.stem for path in (GOLDENS / "stream-json").glob("*.jsonl"))
+
+
+def _check(path: Path) -> tuple[bool, list[tuple[str, int | None]]]:
+    done = cli("check", "--format", "json", str(path))
+    report = json.loads(done.stdout)
+    return bool(report["conformant"]), [(v["rule"], v["line"]) for v in report["violations"]]
+
+
+@pytest.mark.deep
+@pytest.mark.xfail(reason="issue 46: sj.session judges only the first line's session_id", strict=True)
+@pytest.mark.parametrize("golden", STREAM_GOLDENS)
+def test_sweep_session_form_on_every_later_line(golden: str, tmp_path: Path) -> None:
+    """Reading (a) on every golden and every later line: a non-sess_ id there is sj.session at that line."""
+    count = len((GOLDENS / "stream-json" / f"{golden}.jsonl").read_text(encoding="utf-8").splitlines())
+    missed = []
+    for index in range(1, count):
+        edit = {"op": "set", "path": f"/{index}/session_id", "value": "abc"}
+        case = {"golden": f"stream-json/{golden}", "edits": [edit]}
+        path = tmp_path / f"line-{index + 1}.jsonl"
+        path.write_bytes(transcript(case))
+        conformant, found = _check(path)
+        if conformant or ("sj.session", index + 1) not in found:
+            missed.append((index + 1, found))
+    assert not missed, missed
+
+
+@pytest.mark.deep
+@pytest.mark.xfail(reason="issue 46: spaces or tabs around a line pass", strict=True)
+@pytest.mark.parametrize("golden", STREAM_GOLDENS)
+def test_sweep_white_space_around_every_line(golden: str, tmp_path: Path) -> None:
+    """Reading (b) on every golden and every line: a space or tab before or after the object fails."""
+    count = len((GOLDENS / "stream-json" / f"{golden}.jsonl").read_text(encoding="utf-8").splitlines())
+    missed = []
+    for index in range(count):
+        for raw in ({"prefix": " "}, {"suffix": "\t"}):
+            path = tmp_path / f"line-{index + 1}.jsonl"
+            path.write_bytes(transcript({"golden": f"stream-json/{golden}", "raw": [{"line": index + 1, **raw}]}))
+            conformant, found = _check(path)
+            if conformant or not any(rule.startswith("line.") and line == index + 1 for rule, line in found):
+                missed.append((index + 1, raw, found))
+    assert not missed, missed
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("golden", STREAM_GOLDENS)
+def test_sweep_crlf_on_every_line(golden: str, tmp_path: Path) -> None:
+    """Reading (b) on every golden and every line: a CR before the LF is line.newline at that line."""
+    count = len((GOLDENS / "stream-json" / f"{golden}.jsonl").read_text(encoding="utf-8").splitlines())
+    missed = []
+    for index in range(count):
+        path = tmp_path / f"line-{index + 1}.jsonl"
+        crlf = {"line": index + 1, "newline": "\r\n"}
+        path.write_bytes(transcript({"golden": f"stream-json/{golden}", "raw": [crlf]}))
+        conformant, found = _check(path)
+        if conformant or ("line.newline", index + 1) not in found:
+            missed.append((index + 1, found))
+    assert not missed, missed
