@@ -1,0 +1,1 @@
+"""Builds for the independent statement cases (replay builds with one fault)."""
