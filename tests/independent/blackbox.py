@@ -6,7 +6,8 @@ the words each case rests on. The runners only start ``python -m contract ...`` 
 running the tests) and read what it prints, its exit status and the files it writes.
 
 A case is a JSON object with a readable ``id``. ``xfail_reason`` marks a case the code of its day
-gets wrong (a strict xfail: it fails the run once the code agrees, so that the mark is removed);
+gets wrong (a strict xfail: it fails the run once the code agrees, so that the mark is removed;
+the removed mark is kept as ``xfailed_before``, the record of what the code did when the case was written);
 ``deep`` puts a heavier case in the deep run only. Edits of a JSON document are data too
 (:func:`apply_edits`): ``set``, ``remove``, ``append``, ``move`` (from ``from``), ``replace_text``
 and ``remove_items`` (the items of a list equal to ``equal``, or whose members match ``where``),
