@@ -287,7 +287,9 @@ def feed_stream(
             if stopped is not None:
                 return stopped
             feed.report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
-            label = f"the golden {textsafe.text(golden.name)}"
+            # with future, the golden is the control of its variants: failed, they are not fed
+            label = (control_label(golden.name, "its future variants") if future
+                     else f"the golden {textsafe.text(golden.name)}")
             findings = judge(outcome, data, expect, label, golden=True)
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
@@ -310,6 +312,43 @@ def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
 
 
 record = _record  # for the other feed loops (contract.consumers.broken_feed, contract.consumers.transport)
+
+
+def control_label(name: str, what: str) -> str:
+    """How a golden fed as the control before ``what`` is named in a finding (``name`` escaped here)."""
+    return (f"the golden {textsafe.text(name)} as recorded (the control, fed before {what}: a consumer that fails "
+            f"it is not judged on them, its verdicts there would mean nothing)")
+
+
+def controls(feed: Feed, argv: Sequence[str], goldens: Sequence[Any], options: dict[str, Any],
+             expect: Expectation, what: str) -> list[Any] | FeedResult:
+    """Feed each golden as recorded before the streams of a mode (``what``: "its broken streams", ...).
+
+    A verdict on how a consumer copes with broken, future or hostile streams means something only
+    once the same consumer passed the goldens (a consumer that cannot start its work, ``/bin/false``,
+    "did not report success" on every broken stream). One run per golden: its findings are the
+    golden's, as a plain feed gives them, and say that it was the control. Returns the goldens the
+    consumer passed (the only ones the mode's streams are then made from), or the feed's end when the
+    consumer could not start.
+    """
+    passed: list[Any] = []
+    for golden in goldens:
+        feed.doing = f"the golden {golden.name} as recorded (the control)"
+        data = golden.data()
+        outcome = hold(list(argv), data, **options)
+        stopped = feed.held(outcome)
+        if stopped is not None:
+            return stopped
+        findings = judge(outcome, data, expect, control_label(golden.name, what), golden=True)
+        _record(feed.result, feed.out, Failure(golden.name, f"{golden.name} (control)",
+                                               "the golden as recorded, fed as the control", data, outcome,
+                                               findings))
+        if findings:
+            feed.out.note(f"{textsafe.text(golden.name)}: the consumer failed the golden as recorded (the control): "
+                          f"{what} made from it were not fed, none counts as passed")
+        else:
+            passed.append(golden)
+    return passed
 
 
 def note_failure(out: Collector, failure: Failure, saved: bool) -> None:

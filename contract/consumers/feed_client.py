@@ -57,6 +57,7 @@ from contract.consumers.feed import (
     Outcome,
     Search,
     ShrinkSpent,
+    control_label,
     note_failure,
 )
 from contract.core import textsafe
@@ -418,6 +419,8 @@ def feed_client(
             return outcome, transcript, []
         label = textsafe.text(script.name if script.changes == "the golden as recorded"
                               else f"{script.name} ({clip(script.changes, 400)})")
+        if future and script.changes == "the golden as recorded":  # the control of its variants
+            label = control_label(script.name, "its future host variants")
         return outcome, transcript, judge(outcome, transcript, label, exercised=report.exercised, wire=held)
 
     with feed.guarded("client", f"{held.name} host double"):
