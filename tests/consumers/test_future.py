@@ -2,9 +2,9 @@
 
 The producer side of the suite accepts every variant (``check --strict``), but for the member an
 ``unknown-member`` change adds (what the next additive revision may add: ``sj.schema`` names it,
-nothing else): a consumer failing one fails on a stream milk may emit. Unknown values are never known ones; each kind of change is
-reachable; a variant differs from its golden. Default run: a few examples per golden; the deep
-run: the ``ci`` profile's budget.
+nothing else): a consumer failing one fails on a stream milk may emit. Unknown values are never
+known ones; each kind of change is reachable; a variant differs from its golden. Default run: a
+few examples per golden; the deep run: the ``ci`` profile's budget.
 """
 
 from __future__ import annotations
