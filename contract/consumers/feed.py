@@ -153,6 +153,8 @@ class Feed:
             yield
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
             signum = signal_of(exc)
+            fed = getattr(exc, "lines_fed", 0)  # the lines of the run cut short (contract.consumers.holding)
+            self.report.lines += fed if isinstance(fed, int) else 0
             interrupted(self.report, f"the {who}", signum)
             doing = f" while feeding {self.doing}" if self.doing else ""
             self.report.notes.append(f"feed: interrupted{doing} (seed {self.seed}: --seed {self.seed} feeds the "

@@ -362,8 +362,11 @@ def _run(proc: Process, writer: _Writer, drain: _Drain, total: int) -> _End:
         end = _hung(proc, writer) if status is None else _exited(proc, writer, status, total)
         drain.thread.join(GRACE_SECONDS)
         return end
-    except BaseException:
+    except BaseException as exc:
         proc.kill()
+        if isinstance(exc, KeyboardInterrupt):  # what this run had written counts: "after N lines" (the feed's report)
+            writer.join()
+            exc.lines_fed = writer.fed  # type: ignore[attr-defined]
         raise
     finally:
         writer.join()
