@@ -57,6 +57,7 @@ class Outcome:
     # cannot be looked into: only bytes never written are known there).
     left: int | None = None
     never: int = 0  # of ``left``: the bytes never written (it stopped asking for them: the feed is paced)
+    host_lines: frozenset[int] = frozenset()  # of a conversation (feed_client): the transcript's host lines (1-based)
 
     @property
     def overflowed(self) -> bool:

@@ -167,6 +167,11 @@ class Allowance:
     why: str
 
 
+# The key of ``Future.may_change`` for change kinds no change of the schema stands for: what the schema
+# in force already allows that no golden shows (an event the client did not ask about).
+NO_SCHEMA_CHANGE = "(no schema change)"
+
+
 @dataclass(frozen=True)
 class Future:
     """A wire's future-compatible variants: what a conformant producer may send that no golden

@@ -58,7 +58,11 @@ def test_every_host_variant_is_conformant_under_strict(golden: Golden) -> None:
     def check(drawn: tuple[list[dict[str, object]], list[str]]) -> None:
         data = conversation(from_host_lines(golden.name, drawn[0], ""))
         report = contract.check(data, "subagent-stdio", strict=True)
-        assert report.conformant, (drawn[1], [v.message for v in report.violations[:3]])
+        # an unknown-member change's member is the next additive revision's: check names it, and nothing else
+        others = [v for v in report.violations
+                  if not (v.rule == "sa.schema" and "additionalProperties is false" in v.message
+                          and any(f"no schema names yet, {v.pointer.rsplit('/', 1)[-1]!r}" in c for c in drawn[1]))]
+        assert not others, (drawn[1], [v.message for v in others[:3]])
 
     check()
 

@@ -41,11 +41,13 @@ from contract import cli
 from contract.checking.schema import load as load_schema
 from contract.checking.schemawalk import walker
 from contract.consumers.feed import hold, judge
+from contract.consumers.feed_client import host_lines, script_from
 from contract.consumers.judging import Expectation
 from contract.evolution import classify
 from contract.evolution.surface import as_surface
 from contract.goldens.store import load, scenarios
-from contract.wires import WIRES
+from contract.wires import WIRES, Live
+from contract.wires.base import NO_SCHEMA_CHANGE
 from contract.wires.stream_json import future
 from tests.faulty_consumers.strict_members import unknown_member
 from tests.support.paths import TESTS
@@ -146,20 +148,34 @@ def test_every_additive_code_has_its_place_in_the_wires_table(wire: str, wire_fu
     table = wire_future.may_change
     assert table is not None, f"{wire}: Future.may_change declares nothing"
     assert sorted(codes - set(table)) == [], f"{wire}: additive codes of the gate with no future variant declared"
-    assert sorted(set(table) - codes) == [], f"{wire}: declared codes the gate no longer gives"
+    assert sorted(set(table) - codes - {NO_SCHEMA_CHANGE}) == [], f"{wire}: declared codes the gate no longer gives"
     for code, allowance in table.items():
         assert allowance.why, (wire, code)
-
-
-def test_stream_json_kinds_are_the_tables() -> None:
-    declared = {kind for allowance in future.MAY_CHANGE.values() for kind in allowance.kinds}
-    assert set(future.KINDS) == declared
+    # the wire's future draws exactly the table's kinds, each on some golden
+    module = importlib.import_module(WIRES[wire].future or "")
+    declared = {kind for allowance in table.values() for kind in allowance.kinds}
+    assert set(module.KINDS) == declared
+    assert "unknown-member" in table["optional-field-added"].kinds  # a new optional field: an unknown member fed
     drawn: set[str] = set()
-    for golden in scenarios("stream-json"):
-        drawn |= set(future.available([orjson.loads(r) for r in golden.data().split(b"\n") if r.strip()]))
-    assert drawn == declared  # every declared kind has a golden to be drawn on
-    # a new optional field is what unknown-member feeds
-    assert "unknown-member" in future.MAY_CHANGE["optional-field-added"].kinds
+    for golden in scenarios(wire):
+        drawn |= set(_available(wire, golden))
+    assert drawn == declared, f"{wire}: declared kinds no golden has a place for"
+
+
+def _available(wire: str, golden: Any) -> tuple[str, ...]:
+    module = importlib.import_module(WIRES[wire].future or "")
+    if WIRES[wire].live is Live.CONVERSATION:
+        return tuple(module.available(host_lines(script_from(golden.name, golden.data()))))
+    return tuple(module.available([orjson.loads(r) for r in golden.data().split(b"\n") if r.strip()]))
+
+
+def test_subagent_stdio_declares_no_kind_where_the_gate_is_never_additive() -> None:
+    """Its table gives a new line kind and the open-set codes no kind: shown here on the gate itself."""
+    before = as_surface(load_schema("subagent-stdio"))
+    assert not [path for path, entry in before["schema"]["fields"].items() if "open_set" in entry]
+    after = copy.deepcopy(before)
+    after["schema"]["line_kinds"]["x_new"] = {"type": "x_new"}
+    assert [(c.kind, c.code) for c in classify.classify(before, after)] == [(classify.BREAKING, "line-kind-added")]
 
 
 # -- every object level the gate calls a new member additive at ------------------------------------
@@ -236,10 +252,14 @@ def test_feed_future_refuses_the_strict_consumer_and_passes_the_reference(capsys
 
 
 @pytest.mark.process
-def test_the_subagent_client_still_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    code, report = _feed(capsys, "--wire", "subagent-stdio", "--examples", "3", "--", PY, "-m",
-                         "contract.reference.subagent_client", "1")
+def test_the_subagent_client_still_passes_and_a_strict_one_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = _feed(capsys, "--wire", "subagent-stdio", "--examples", "5", "--scenario", "first_poll",
+                         "--scenario", "workflow_events", "--", PY, "-m", "contract.reference.subagent_client", "1")
     assert (code, report["conformant"]) == (0, True), report["violations"]
+    code, report = _feed(capsys, "--wire", "subagent-stdio", "--examples", "20", "--shrink-seconds", "2",
+                         "--scenario", "first_poll", "--", *STRICT, "subagent-stdio")
+    assert (code, set(report["counts"])) == (1, {"consumer.crash"}), report["violations"]
+    assert any("no schema names yet" in v["message"] for v in report["violations"])
 
 
 def test_a_variant_is_conformant_but_for_its_unknown_members() -> None:

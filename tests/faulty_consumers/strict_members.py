@@ -8,7 +8,8 @@ agent object, a stream payload, its delta, a node, ... With LEVEL (a surface pat
 line's top level, ``message.content[]``, ``usage``...) it is strict at that level only. What it
 knows is read from the schema in force (``contract.checking.schemawalk``, ``Walker.forbidden``), never
 listed here. Lines of a type it does not know, values and free-form payloads it skips; it reads
-to the end of its input and then exits 0.
+to the end of its input and then exits 0. On a conversation wire it is a client: it polls three
+times, as the reference client does, and judges what the host sends.
 
 Before issue 46 it passed ``feed --future`` on every seed: no variant carried an unknown member
 outside the free-form payloads (tests/consumers/test_may_change.py).
@@ -51,12 +52,23 @@ def _mapped(level: str, only: str) -> bool:
     return only.endswith("{}") and level.rsplit(".", 1)[0] == only[:-2]
 
 
+def _poll(number: int) -> None:
+    """A subagent-stdio client's command (as the reference client sends it)."""
+    sys.stdout.write(json.dumps({"type": "subagent_status", "version": 1, "id": f"poll-{number}"}) + "\n")
+    sys.stdout.flush()
+
+
 def main(argv: list[str]) -> int:
     from contract.checking.schemawalk import walker
+    from contract.wires import Live, get
 
     walk = walker(argv[1])
     only = argv[2] if len(argv) > 2 else None
+    client = get(argv[1]).live is Live.CONVERSATION  # a client: poll, then read what the host sends
+    if client:
+        _poll(1)
     found = None
+    polls = 1
     for raw in sys.stdin.buffer:  # to the end: a consumer that exits early is another fault
         try:
             line = json.loads(raw)
@@ -64,6 +76,9 @@ def main(argv: list[str]) -> int:
             continue
         if found is None and isinstance(line, dict):
             found = unknown_member(walk, line, only)
+        if client and isinstance(line, dict) and line.get("type") == "response" and polls < 3:
+            polls += 1
+            _poll(polls)
     if found is not None:
         sys.stderr.write(f"strict_members: unknown member at {found}\n")
         return 3

@@ -52,6 +52,8 @@ from contract.core.jsonvalue import shown
 from contract.core.textsafe import counted
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
 from contract.wires.base import Future
+from contract.wires.places import Place
+from contract.wires.places import places as wire_places
 from contract.wires.stream_json.may_change import MAY_CHANGE
 from contract.wires.stream_json.may_change import kinds as declared_kinds
 
@@ -172,45 +174,10 @@ def _member_homes(lines: list[Line]) -> list[tuple[str, dict[str, Any], str]]:
     return homes
 
 
-@dataclass(frozen=True)
-class Place:
-    """An object of a golden line the schema models: where it is, the object, the members the schema
-    names there (so an unknown one is none of them), and its level as the ADR gate's surface names
-    it (``""`` for a line's top level, ``message.content[]``, ``model_usage{}``...)."""
-
-    where: str
-    target: dict[str, Any]
-    named: frozenset[str]
-    level: str
-
-
-def _modelled(walk: Any, locations: list[str], value: Any, pointer: str, level: str) -> Iterator[Place]:
-    if isinstance(value, dict):
-        schemas = [walk.at(location) for location in locations]
-        if any("properties" in schema for schema in schemas):
-            named = frozenset(name for schema in schemas for name in schema.get("properties", {}))
-            yield Place(pointer or "/", value, named, level)
-        for key, child in value.items():
-            found = [a for c in walk.children(locations, key) for a in walk.applicable(c, child)]
-            if found:
-                mapped = key not in named if any("properties" in schema for schema in schemas) else True
-                inner = f"{level}{{}}" if mapped else (f"{level}.{key}" if level else key)
-                yield from _modelled(walk, found, child, f"{pointer}/{key}", inner)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = [a for c in walk.children(locations, index) for a in walk.applicable(c, item)]
-            if found:
-                yield from _modelled(walk, found, item, f"{pointer}/{index}", f"{level}[]")
-
-
 def places(lines: list[Line]) -> list[tuple[int, Place]]:
     """Every object of ``lines`` the schema in force models, with its line's index: where an
     ``unknown-member`` change may put a member (free-form payloads are ``payload-member``'s)."""
-    from contract.checking.schemawalk import walker
-
-    walk = walker(WIRE)
-    return [(number, place) for number, line in enumerate(lines)
-            for place in _modelled(walk, walk.applicable("#", line), line, "", "")]
+    return wire_places(WIRE, lines)
 
 
 @cache
