@@ -3,9 +3,9 @@
 The ADR gate calls a new optional field additive at any object ("consumers ignore fields they do
 not know"), so each wire's future variants (``feed --future``, ``contract/wires/<wire>/future.py``) put
 an unknown member at such objects. Which objects the schema models, and which members it names
-at each, are read from the schema in force (``contract.checking.schemawalk``), so a rename ADR moves
-them with it: nothing here lists a member. Free-form payloads (a value no schema location
-describes, or one whose schema names no properties) are not entered.
+at each, are read from the schema in force (``contract.checking.schemawalk``, a walker the caller
+hands in), so a rename ADR moves them with it: nothing here lists a member. Free-form payloads (a
+value no schema location describes, or one whose schema names no properties) are not entered.
 """
 
 from __future__ import annotations
@@ -49,11 +49,9 @@ def _modelled(walk: Any, locations: list[str], value: Any, pointer: str, level: 
                 yield from _modelled(walk, found, item, f"{pointer}/{index}", f"{level}[]")
 
 
-def places(wire: str, lines: list[Any]) -> list[tuple[int, Place]]:
-    """Every object of ``lines`` (parsed lines of ``wire``) its schema in force models, with its line's index."""
-    from contract.checking.schemawalk import walker
-
-    walk = walker(wire)
+def places(walk: Any, lines: list[Any]) -> list[tuple[int, Place]]:
+    """Every object of ``lines`` the schema in force models, with its line's index. ``walk``: the
+    wire's ``contract.checking.schemawalk.Walker`` (its caller's: this layer sits below the checker)."""
     return [(number, place) for number, line in enumerate(lines)
             for place in _modelled(walk, walk.applicable("#", line), line, "", "")]
 

@@ -177,7 +177,9 @@ def _member_homes(lines: list[Line]) -> list[tuple[str, dict[str, Any], str]]:
 def places(lines: list[Line]) -> list[tuple[int, Place]]:
     """Every object of ``lines`` the schema in force models, with its line's index: where an
     ``unknown-member`` change may put a member (free-form payloads are ``payload-member``'s)."""
-    return wire_places(WIRE, lines)
+    from contract.checking.schemawalk import walker
+
+    return wire_places(walker(WIRE), lines)
 
 
 @cache

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from contract.core.jsonvalue import shown
 from contract.strategies._common import ident, ints, json_values
 from contract.wires.base import Future
-from contract.wires.places import places
+from contract.wires.places import Place, places
 from contract.wires.subagent_stdio.dialogue import command
 from contract.wires.subagent_stdio.may_change import MAY_CHANGE
 from contract.wires.subagent_stdio.may_change import kinds as declared_kinds
@@ -110,11 +110,18 @@ def _events_on(lines: list[Line], at: int) -> bool:
     return advertised
 
 
+def _places(lines: list[Line]) -> list[tuple[int, Place]]:
+    """The objects of the host's lines the schema in force models (``contract.wires.places``)."""
+    from contract.checking.schemawalk import walker
+
+    return places(walker(WIRE), lines)
+
+
 def available(lines: list[Line]) -> tuple[str, ...]:
     kinds = []
     if _homes(lines):
         kinds.append("optional-member")
-    if places(WIRE, lines):
+    if _places(lines):
         kinds.append("unknown-member")
     if any(_events_on(lines, at) for at in range(len(lines))):
         kinds.append("unasked-event")
@@ -128,7 +135,7 @@ def _revision(line: Line) -> tuple[Any, Any]:
 
 def _apply(draw: st.DrawFn, lines: list[Line], kind: str, unseen: frozenset[tuple[str, str]] = frozenset()) -> str:
     if kind == "unknown-member":
-        found = places(WIRE, lines)
+        found = _places(lines)
         levels = sorted({place.level for _, place in found})
         level = levels[draw(ints(0, len(levels) - 1))]
         found = [(number, place) for number, place in found if place.level == level]
