@@ -433,7 +433,7 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
         out += ["", f"failing stream: {textsafe.text(failure.variant)}",
                 f"changes: {textsafe.text(clip(failure.changes, 2000))}",
                 _heading(result.report.wire, saved=number == 0, max_line_chars=max_line_chars,
-                         broken=result.broken)]
+                         broken=result.broken, unknown_member="+unknown-member" in failure.variant)]
         lines = failure.data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
@@ -445,8 +445,9 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
     return "\n".join(out) + "\n"
 
 
-def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False) -> str:
-    """What the lines below are, and what ``--transcript FILE`` holds and how to use it (first failure only)."""
+def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False, unknown_member: bool = False) -> str:
+    """What the lines below are, and what ``--transcript FILE`` holds and how to use it (first failure only);
+    ``unknown_member``: the stream holds a member no schema names yet, which check names (and only that)."""
     clipped = f"each line shown up to {max_line_chars} characters"
     if broken:
         return (f"broken stream fed ({clipped}; " + ("--transcript FILE saves it whole: `milk-contract check FILE` "
@@ -455,8 +456,10 @@ def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False) 
     if get(wire).live is Live.STREAM:
         if not saved:
             return f"stream fed ({clipped}; --transcript FILE saves the first failing stream, not this one):"
+        verdict = ("finds it conformant but for the member no schema names yet (sj.schema: the next additive "
+                   "revision's)" if unknown_member else "finds it conformant")
         return (f"stream fed ({clipped}; --transcript FILE saves it whole, byte for byte as fed: "
-                "`milk-contract check --strict FILE` finds it conformant, and `CONSUMER < FILE` feeds it again):")
+                f"`milk-contract check --strict FILE` {verdict}, and `CONSUMER < FILE` feeds it again):")
     if not saved:
         return (f"conversation, both directions in order ({clipped}; --transcript FILE saves the first failing "
                 "conversation, not this one):")
