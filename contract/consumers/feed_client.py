@@ -329,8 +329,10 @@ def converse(
             reader.start()
             host.play()
             status, hung = host.end(reader)
-        except BaseException:
+        except BaseException as exc:
             proc.kill()
+            if isinstance(exc, KeyboardInterrupt):  # the lines of the conversation so far count: "after N lines"
+                exc.lines_fed = len(host.transcript)  # type: ignore[attr-defined]
             raise
     transcript = b"".join(host.transcript)
     outcome = Outcome(status, hung, b"", 0, proc.stderr_tail(), host.answered, host.commands,
