@@ -456,8 +456,8 @@ def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False, 
     if get(wire).live is Live.STREAM:
         if not saved:
             return f"stream fed ({clipped}; --transcript FILE saves the first failing stream, not this one):"
-        verdict = ("finds it conformant but for the member no schema names yet (sj.schema: the next additive "
-                   "revision's)" if unknown_member else "finds it conformant")
+        verdict = (f"finds it conformant but for the member no schema names yet ({get(wire).schema_rule}: the next "
+                   "additive revision's)" if unknown_member else "finds it conformant")
         return (f"stream fed ({clipped}; --transcript FILE saves it whole, byte for byte as fed: "
                 f"`milk-contract check --strict FILE` {verdict}, and `CONSUMER < FILE` feeds it again):")
     if not saved:
