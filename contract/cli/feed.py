@@ -142,7 +142,8 @@ def cmd_feed(args: argparse.Namespace) -> int:
                          *(["--broken"] if args.broken else []), *(["--transport"] if args.transport else []),
                          "--seed", str(result.seed), *(["--examples", str(args.examples)] if args.examples else []),
                          *(f"--scenario={name}" for name in args.scenario), "--", *command])
-    text = feed.describe(result, textsafe.text(replay))
+    # -q: the findings and the verdict line only (the failing streams are --transcript's, or a plain run's)
+    text = feed.describe(result, textsafe.text(replay)) if args.verbosity >= 0 else ""
     if text:  # machine formats keep stdout parseable: the failing streams go to stderr there
         (sys.stdout if args.format == "text" else sys.stderr).write(text)
     return code

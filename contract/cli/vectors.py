@@ -16,7 +16,8 @@ from contract.core.exitcodes import EXIT_OK, EXIT_USAGE
 def add_vectors(verbs: Any) -> None:
     """The ``vectors`` verb's parser."""
     vectors = verbs.add_parser("vectors", help="the suite's knowledge as language-neutral test vectors")
-    vector_verbs = vectors.add_subparsers(dest="action", required=True, parser_class=Parser)
+    # metavar: a usage error names what the help shows ("export"), not the dest
+    vector_verbs = vectors.add_subparsers(dest="action", required=True, parser_class=Parser, metavar="export")
     export = vector_verbs.add_parser("export", help="write every vector (conformant, not conformant, "
                                                     "future-compatible) and their JSON Schema under DIR")
     export.add_argument("folder", metavar="DIR",

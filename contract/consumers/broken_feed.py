@@ -13,9 +13,12 @@ well; what it owes its caller is an honest ending. A consumer fed one passes whe
   its exit status, or it exits non-zero with no report; without it, a non-zero exit status is the
   honest ending (exit 0 is what a caller reads as success).
 
-Whether it read the stream to its end is not judged here (a consumer may stop at the first
-line it cannot trust). The producer's exit status is part of some cases' story (exit 0 with an
-empty stream) but a consumer reading a pipe never sees it, so it is stated, not delivered.
+Whether it read a broken stream to its end is not judged here (a consumer may stop at the first
+line it cannot trust). Before them each golden they are made from is fed as recorded, the control
+(``contract.consumers.feed.controls``): a consumer that fails it (``/bin/false``, a module that does not
+exist, ``sh -c 'exit 3'``) is reported for that, and no broken stream of that golden is fed (a
+non-zero exit there would pass for an honest ending). The producer's exit status is part of some
+cases' story (exit 0 with an empty stream) but a consumer reading a pipe never sees it, so it is stated, not delivered.
 Each broken stream is also a vector (``contract.consumers.vectors``, group ``must-not-succeed``).
 """
 
@@ -31,11 +34,13 @@ from contract.consumers.feed import (
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_PACE,
     DEFAULT_TIMEOUT,
+    Expectation,
     Failure,
     Feed,
     FeedResult,
     Finding,
     Outcome,
+    controls,
     hold,
     record,
 )
@@ -48,6 +53,7 @@ RULES = frozenset({"consumer.dishonest"})
 WIRE = FEED_WIRE  # the stream wire (contract.consumers.feed)
 DEFAULT_GOLDEN = "tool_calls"  # long enough to be cut in the middle, a success result to contradict
 IS_ERROR = "/is_error"
+MIN_LINES = 3  # init, something, result: a shorter run cannot be cut in its middle
 BANNER = b"Update available: milk 0.43.0 -> run `milk update` to install\n"
 
 
@@ -125,15 +131,22 @@ def _streams(lines: list[bytes]) -> dict[str, bytes]:
     }
 
 
-def broken_streams(goldens: Sequence[Any] | None = None) -> list[Broken]:
-    """Every broken stream made from each golden (by default the one ``DEFAULT_GOLDEN``)."""
+def _chosen(goldens: Sequence[Any] | None) -> list[Any]:
     from contract.goldens.store import load
 
-    chosen = list(goldens) if goldens is not None else [load(WIRE, DEFAULT_GOLDEN)]
+    return list(goldens) if goldens is not None else [load(WIRE, DEFAULT_GOLDEN)]
+
+
+def _lines(golden: Any) -> list[bytes]:
+    return [raw for raw in golden.data().split(b"\n") if raw.strip()]
+
+
+def broken_streams(goldens: Sequence[Any] | None = None) -> list[Broken]:
+    """Every broken stream made from each golden (by default the one ``DEFAULT_GOLDEN``)."""
     found: list[Broken] = []
-    for golden in chosen:
-        lines = [raw for raw in golden.data().split(b"\n") if raw.strip()]
-        if len(lines) < 3:  # init, something, result: a shorter run cannot be cut in its middle
+    for golden in _chosen(goldens):
+        lines = _lines(golden)
+        if len(lines) < MIN_LINES:  # init, something, result: a shorter run cannot be cut in its middle
             continue
         for kind, data in _streams(lines).items():
             what, source, status = KINDS[kind]
@@ -210,13 +223,23 @@ def feed_broken(
 ) -> FeedResult:
     """Feed the consumer every broken stream; the verdict. BrokenUsage for a contract without is_error."""
     member = is_error_member(members)
-    streams = broken_streams(goldens)
-    if not streams:
+    chosen = _chosen(goldens)
+    if not broken_streams(chosen):
         raise BrokenUsage("no golden fed has the three lines a broken stream is cut from")
     feed = Feed(list(argv), seed, WIRE)
     feed.result.broken = True
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
+    expect = Expectation(None, dict(members) if members is not None else None)
+    judged: tuple[str, ...] = ("consumer.early-exit", *(("consumer.output",) if expect.given else ()))
     with feed.guarded("consumer", "broken-stream feeder"):
+        # the control: each golden as recorded first; only the goldens it passed give broken streams
+        passed = controls(feed, argv, [g for g in chosen if len(_lines(g)) >= MIN_LINES], options, expect,
+                          "its broken streams")
+        if isinstance(passed, FeedResult):
+            return passed
+        streams = broken_streams(passed)
+        if streams:
+            judged += ("consumer.dishonest",)
         for broken in streams:
             feed.doing = f"the broken stream {broken.name}"
             outcome = hold(list(argv), broken.data, **options)
@@ -228,7 +251,7 @@ def feed_broken(
             record(feed.result, feed.out, Failure(broken.name, broken.name,
                                                   f"{broken.description}; from {broken.source}", broken.data,
                                                   outcome, findings))
-    return feed.end("consumer.dishonest")
+    return feed.end(*judged)
 
 
 __all__ = ["KINDS", "RULES", "Broken", "BrokenUsage", "broken_streams", "feed_broken", "is_error_member",

@@ -153,6 +153,8 @@ class Feed:
             yield
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (contract.core.interrupts)
             signum = signal_of(exc)
+            fed = getattr(exc, "lines_fed", 0)  # the lines of the run cut short (contract.consumers.holding)
+            self.report.lines += fed if isinstance(fed, int) else 0
             interrupted(self.report, f"the {who}", signum)
             doing = f" while feeding {self.doing}" if self.doing else ""
             self.report.notes.append(f"feed: interrupted{doing} (seed {self.seed}: --seed {self.seed} feeds the "
@@ -287,7 +289,9 @@ def feed_stream(
             if stopped is not None:
                 return stopped
             feed.report.notes.extend(f"{golden.name}: {note}" for note in outcome.notes)
-            label = f"the golden {textsafe.text(golden.name)}"
+            # with future, the golden is the control of its variants: failed, they are not fed
+            label = (control_label(golden.name, "its future variants") if future
+                     else f"the golden {textsafe.text(golden.name)}")
             findings = judge(outcome, data, expect, label, golden=True)
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
@@ -310,6 +314,43 @@ def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
 
 
 record = _record  # for the other feed loops (contract.consumers.broken_feed, contract.consumers.transport)
+
+
+def control_label(name: str, what: str) -> str:
+    """How a golden fed as the control before ``what`` is named in a finding (``name`` escaped here)."""
+    return (f"the golden {textsafe.text(name)} as recorded (the control, fed before {what}: a consumer that fails "
+            f"it is not judged on them, its verdicts there would mean nothing)")
+
+
+def controls(feed: Feed, argv: Sequence[str], goldens: Sequence[Any], options: dict[str, Any],
+             expect: Expectation, what: str) -> list[Any] | FeedResult:
+    """Feed each golden as recorded before the streams of a mode (``what``: "its broken streams", ...).
+
+    A verdict on how a consumer copes with broken, future or hostile streams means something only
+    once the same consumer passed the goldens (a consumer that cannot start its work, ``/bin/false``,
+    "did not report success" on every broken stream). One run per golden: its findings are the
+    golden's, as a plain feed gives them, and say that it was the control. Returns the goldens the
+    consumer passed (the only ones the mode's streams are then made from), or the feed's end when the
+    consumer could not start.
+    """
+    passed: list[Any] = []
+    for golden in goldens:
+        feed.doing = f"the golden {golden.name} as recorded (the control)"
+        data = golden.data()
+        outcome = hold(list(argv), data, **options)
+        stopped = feed.held(outcome)
+        if stopped is not None:
+            return stopped
+        findings = judge(outcome, data, expect, control_label(golden.name, what), golden=True)
+        _record(feed.result, feed.out, Failure(golden.name, f"{golden.name} (control)",
+                                               "the golden as recorded, fed as the control", data, outcome,
+                                               findings))
+        if findings:
+            feed.out.note(f"{textsafe.text(golden.name)}: the consumer failed the golden as recorded (the control): "
+                          f"{what} made from it were not fed, none counts as passed")
+        else:
+            passed.append(golden)
+    return passed
 
 
 def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
@@ -392,7 +433,7 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
         out += ["", f"failing stream: {textsafe.text(failure.variant)}",
                 f"changes: {textsafe.text(clip(failure.changes, 2000))}",
                 _heading(result.report.wire, saved=number == 0, max_line_chars=max_line_chars,
-                         broken=result.broken)]
+                         broken=result.broken, unknown_member="+unknown-member" in failure.variant)]
         lines = failure.data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
@@ -404,8 +445,9 @@ def describe(result: FeedResult, replay: str, max_line_chars: int = SHOWN_LINE_C
     return "\n".join(out) + "\n"
 
 
-def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False) -> str:
-    """What the lines below are, and what ``--transcript FILE`` holds and how to use it (first failure only)."""
+def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False, unknown_member: bool = False) -> str:
+    """What the lines below are, and what ``--transcript FILE`` holds and how to use it (first failure only);
+    ``unknown_member``: the stream holds a member no schema names yet, which check names (and only that)."""
     clipped = f"each line shown up to {max_line_chars} characters"
     if broken:
         return (f"broken stream fed ({clipped}; " + ("--transcript FILE saves it whole: `milk-contract check FILE` "
@@ -414,8 +456,10 @@ def _heading(wire: str, saved: bool, max_line_chars: int, broken: bool = False) 
     if get(wire).live is Live.STREAM:
         if not saved:
             return f"stream fed ({clipped}; --transcript FILE saves the first failing stream, not this one):"
+        verdict = (f"finds it conformant but for the member no schema names yet ({get(wire).schema_rule}: the next "
+                   "additive revision's)" if unknown_member else "finds it conformant")
         return (f"stream fed ({clipped}; --transcript FILE saves it whole, byte for byte as fed: "
-                "`milk-contract check --strict FILE` finds it conformant, and `CONSUMER < FILE` feeds it again):")
+                f"`milk-contract check --strict FILE` {verdict}, and `CONSUMER < FILE` feeds it again):")
     if not saved:
         return (f"conversation, both directions in order ({clipped}; --transcript FILE saves the first failing "
                 "conversation, not this one):")

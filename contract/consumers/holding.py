@@ -57,6 +57,7 @@ class Outcome:
     # cannot be looked into: only bytes never written are known there).
     left: int | None = None
     never: int = 0  # of ``left``: the bytes never written (it stopped asking for them: the feed is paced)
+    host_lines: frozenset[int] = frozenset()  # of a conversation (feed_client): the transcript's host lines (1-based)
 
     @property
     def overflowed(self) -> bool:
@@ -362,8 +363,11 @@ def _run(proc: Process, writer: _Writer, drain: _Drain, total: int) -> _End:
         end = _hung(proc, writer) if status is None else _exited(proc, writer, status, total)
         drain.thread.join(GRACE_SECONDS)
         return end
-    except BaseException:
+    except BaseException as exc:
         proc.kill()
+        if isinstance(exc, KeyboardInterrupt):  # what this run had written counts: "after N lines" (the feed's report)
+            writer.join()
+            exc.lines_fed = writer.fed  # type: ignore[attr-defined]
         raise
     finally:
         writer.join()

@@ -17,6 +17,8 @@ bytes arrive is hostile, so every consumer must pass every case:
   input (anthropics/claude-code#25629). The consumer may finish at the result line or at the end
   of input: both pass (it must have read the result line, the last, and must not hang).
 
+Each golden is first fed as recorded, line by line (the control, ``contract.consumers.feed.controls``):
+a consumer that fails it is reported for that and gets none of that golden's deliveries.
 The judgement is the feed's (``contract.consumers.feed.judge``): crash, hang, early exit, and the
 ``--expect-*`` expectation. A consumer that reads with a fixed 64 KiB buffer and parses each read
 on its own (no reassembly of a line split across reads) fails ``split-64k`` and the long lines.
@@ -39,6 +41,7 @@ from contract.consumers.feed import (
     Failure,
     Feed,
     FeedResult,
+    controls,
     hold,
     judge,
     record,
@@ -144,7 +147,12 @@ def feed_transport(
     feed = Feed(list(argv), seed, WIRE)
     for golden in goldens:
         with feed.guarded("consumer", "transport feeder"):
-            for case in deliveries(golden, feed.seed % 2**16, huge=huge):
+            # the control: the golden as recorded, line by line, before its hostile deliveries
+            passed = controls(feed, argv, [golden], {"timeout": timeout, "max_output_bytes": max_output_bytes},
+                              expect, "its hostile deliveries")
+            if isinstance(passed, FeedResult):
+                return passed
+            for case in deliveries(golden, feed.seed % 2**16, huge=huge) if passed else ():
                 feed.doing = f"{golden.name} delivered {case.name}"
                 outcome = hold(list(argv), case.data, timeout=timeout, pace=0.0, chunks=case.chunks,
                                linger=case.linger, max_output_bytes=max_output_bytes)

@@ -205,8 +205,8 @@ def export(folder: Path | str) -> dict[str, int]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         counts[vector.group] += 1
-        entry = {"id": document["id"], "file": path.relative_to(root).as_posix(),
-                 "verdict": document["verdict"], "rules": [r["id"] for r in document["rules"]]}
+        entry = {"id": document["id"], "file": path.relative_to(root).as_posix(), "wire": vector.wire,
+                 "group": vector.group, "verdict": document["verdict"], "rules": [r["id"] for r in document["rules"]]}
         if "kind" in document:
             entry["kind"] = document["kind"]
         index.append(entry)

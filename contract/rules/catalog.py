@@ -234,7 +234,10 @@ def _consumer_rules() -> tuple[Rule, ...]:
         Rule("consumer.crash", Level.MUST, "consumer",
              "a consumer fed a conformant stream (a golden or a future variant) exits with status 0",
              "; ".join([*_cited("consumer"), "every stream fed is conformant under check --strict, so a conformant "
-                                             "milk may write it"]),
+                                             "milk may write it, but for a --future unknown-member change's member: "
+                                             "one no schema names yet, at an object the schema models, which the "
+                                             "ADR gate calls an additive change (consumers ignore fields they do "
+                                             "not know), so the next additive revision may write it"]),
              observed=Observed.CONSUMER, basis=Basis.WRITTEN, filterable=False),
         Rule("consumer.hang", Level.MUST, "consumer",
              "a consumer fed a conformant stream exits within --timeout (its group is killed otherwise)",

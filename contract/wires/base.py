@@ -158,6 +158,21 @@ class Cites:
 
 
 @dataclass(frozen=True)
+class Allowance:
+    """One code of change the ADR gate (``contract.evolution.classify``) calls additive, and how
+    ``feed --future`` feeds it on a wire: the future change ``kinds`` that make it on a stream, or none
+    (``()``) when it changes no line a producer writes (``why`` says which, and the words it stands on)."""
+
+    kinds: tuple[str, ...]
+    why: str
+
+
+# The key of ``Future.may_change`` for change kinds no change of the schema stands for: what the schema
+# in force already allows that no golden shows (an event the client did not ask about).
+NO_SCHEMA_CHANGE = "(no schema change)"
+
+
+@dataclass(frozen=True)
 class Future:
     """A wire's future-compatible variants: what a conformant producer may send that no golden
     shows, and a consumer must accept (built by the module ``Wire.future`` names, so hypothesis
@@ -178,6 +193,10 @@ class Future:
     # ``(changes, stream)`` with one change of that kind (ValueError when it has no place).
     kinds: Callable[[bytes], tuple[str, ...]] | None = None
     of_kind: Callable[[str, bytes, str], Any] | None = None
+    # What a producer may change, the wire's one table (``contract/wires/<wire>/changes.py``): each
+    # additive change code of the ADR gate -> the change kinds ``variants`` draws for it (tests hold
+    # that every additive code is declared and every declared kind drawn: tests/consumers/test_may_change.py).
+    may_change: Mapping[str, Allowance] | None = None
 
 
 class Evidence(IntEnum):

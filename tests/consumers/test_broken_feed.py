@@ -78,11 +78,28 @@ def test_a_consumer_printing_success_on_a_truncated_stream_fails(capsys: pytest.
     assert any("cut-mid-run" in v["message"] for v in report["violations"])
 
 
+# Reports the last result line's is_error and result when it reads one whole, and is_error false
+# (success) when it finds none: it passes the control (the golden as recorded) and lies on the rest.
+LYING = """
+import json, sys
+found = {"is_error": False, "result": None}
+for raw in sys.stdin.buffer.read().split(b"\\n"):
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        continue
+    if isinstance(line, dict) and line.get("type") == "result":
+        found = {"is_error": line.get("is_error"), "result": line.get("result")}
+print(json.dumps(found))
+"""
+
+
 def test_a_report_of_is_error_false_fails(capsys: pytest.CaptureFixture[str], result_contract: Path) -> None:
-    lying = [sys.executable, "-c", "import sys; sys.stdin.buffer.read(); print('{\"is_error\": false}')"]
-    code, report = _feed(capsys, "--expect-json", str(result_contract), "--", *lying)
+    code, report = _feed(capsys, "--expect-json", str(result_contract), "--", sys.executable, "-c", LYING)
     assert code == 1
-    assert report["counts"] == {"consumer.dishonest": len(broken_feed.KINDS)}
+    # every case but success-is-error, whose result line itself says is_error true
+    assert report["counts"] == {"consumer.dishonest": len(broken_feed.KINDS) - 1}
+    assert not any("success-is-error" in v["message"] for v in report["violations"])
 
 
 def test_a_consumer_killed_by_a_signal_is_a_crash(capsys: pytest.CaptureFixture[str]) -> None:

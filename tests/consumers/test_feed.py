@@ -408,3 +408,18 @@ def test_the_stream_wire_fed_is_the_caller_s() -> None:
     assert result.report.wire == AUDIT_LOG.name
     assert result.report.conformant, result.report.violations
     assert feed.feed_stream(reads, [golden], seed=1).report.wire == first(Live.STREAM).name
+
+
+@pytest.mark.parametrize("mode", [[], ["--broken"], ["--future", "--examples", "2"]], ids=["plain", "broken", "future"])
+def test_quiet_prints_the_findings_and_the_verdict_only(capsys: pytest.CaptureFixture[str], mode: list[str]) -> None:
+    # issue 51: -q printed every failing stream in full after them (20 lines each)
+    assert cli.run(["feed", "-q", "--color", "no", *mode, "--scenario", "tool_calls", "--", "/bin/false"]) == 1
+    out = capsys.readouterr().out
+    assert "failing stream" not in out
+    assert "find it again with" not in out
+    lines = out.strip().splitlines()
+    assert lines[-1].startswith("/bin/false: NOT conformant")
+    assert [line for line in lines if " consumer.crash [MUST]" in line]
+    assert len(lines) == 3  # the finding, its hint, the verdict
+    assert cli.run(["feed", "--color", "no", *mode, "--scenario", "tool_calls", "--", "/bin/false"]) == 1
+    assert "failing stream" in capsys.readouterr().out  # without -q the stream is shown, as before

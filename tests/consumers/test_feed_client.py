@@ -48,7 +48,8 @@ def test_a_polling_client_passes_with_future_variants(capsys: pytest.CaptureFixt
     code, report = _json(capsys, "--future", *BUDGET, "--", *REFERENCE)
     assert code == 0, report["violations"]
     notes = " ".join(map(str, report["notes"]))
-    assert notes.count("future host variants answered") == len(scenarios("subagent-stdio")) - 1  # unavailable: none
+    # every golden, unavailable too: each has objects the schema models, where an unknown member may go
+    assert notes.count("future host variants answered") == len(scenarios("subagent-stdio"))
     assert "sa.response-correlation" in [r["rule"] for r in report["requirements"]
                                          if r["status"] == "passed"]
 

@@ -19,7 +19,7 @@ import pytest
 from contract.consumers import vectors
 from contract.consumers.broken_feed import KINDS as BROKEN_KINDS
 from contract.wires.stream_json.future import VECTOR_KINDS
-from contract.wires.subagent_stdio.future import KINDS as CLIENT_KINDS
+from contract.wires.subagent_stdio.future import VECTOR_KINDS as CLIENT_KINDS
 from tests.faulty_consumers.single_fault import CLIENT_KINDS as CLIENT_FAULTS
 from tests.faulty_consumers.single_fault import STREAM_KINDS, fires
 from tests.support.paths import TESTS

@@ -124,3 +124,24 @@ def test_the_open_set_reading_is_stated_for_an_unknown_line_type() -> None:
     assert field["agrees"] is False
     assert '"heartbeat"' in field["why"][0]
     assert "open set: ignore unknown values" in field["why"][0]
+
+
+def test_the_index_names_each_vectors_wire_and_group(exported: Path) -> None:
+    # issue 51: a reader of index.json parsed the group out of the id or the path
+    index = json.loads((exported / "index.json").read_text("utf-8"))
+    assert {entry["group"] for entry in index["vectors"]} == set(vectors.GROUPS)
+    for entry in index["vectors"]:
+        document = json.loads((exported / entry["file"]).read_text("utf-8"))
+        assert (entry["wire"], entry["group"]) == (document["wire"], document["group"]), entry["id"]
+
+
+def test_vectors_without_an_action_names_it_in_the_helps_words(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 51: "required: action", a word the help never uses
+    assert cli.run(["vectors"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    named = err.rsplit("required: ", 1)[1].split(", ")
+    assert cli.run(["vectors", "--help"]) == 0
+    shown = capsys.readouterr().out
+    assert named
+    assert all(word in shown for word in named), (named, shown)

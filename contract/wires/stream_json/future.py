@@ -15,16 +15,26 @@ simplest value):
   (task, tool_use_result, an object tool_result content) — never tool_use.input, whose value the
   tool_args_delta fragments must spell (sj.tool-args-reassembly);
 - ``optional-member``: an optional member the schema models (extension, _meta; total_cost_usd on the
-  result) added where the golden has none; every other object is ``additionalProperties: false``
-  and takes no new member;
+  result) added where the golden has none;
+- ``unknown-member``: a member no schema names, at any object the schema models (the top level of
+  every line kind, message, a content block, usage, the agent object, a stream payload, its delta,
+  ...): what the next additive revision may add (the ADR gate's ``optional-field-added``, "consumers
+  ignore fields they do not know"; the seed: "Evolution is additive-only"). Which objects the schema
+  models, and which members it names there, are read from the schema in force
+  (``contract.checking.schemawalk``), never listed here. Under today's schema these objects are
+  ``additionalProperties: false``, so such a variant is conformant but for that member
+  (``check --strict`` names it, ``sj.schema``, and nothing else);
 - ``open-value``: a known value of an open set replaced by an unknown one (stop_reason, the role
   label, a non-init system subtype, the result subtype — is_error stays "the boolean contract") or an
   unknown capability added.
 
+Which kinds there are is the wire's one table of what a producer may change
+(``contract.wires.stream_json.may_change``, shared with the ADR gate's additive codes).
 The known values are read from the schema's own prose (``contract.checking.coverage.known_values`` over the
 wire's ``Coverage.known_sets``); an unknown value is never one of them. After the changes seq is
 renumbered from the first line's and an inserted line repeats the ts of the line before it, so every
-variant stays conformant under ``check --strict`` (tests/consumers/test_future.py holds that).
+variant stays conformant under ``check --strict``, an ``unknown-member`` change's member aside
+(tests/consumers/test_future.py holds that).
 """
 
 from __future__ import annotations
@@ -42,6 +52,10 @@ from contract.core.jsonvalue import shown
 from contract.core.textsafe import counted
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
 from contract.wires.base import Future
+from contract.wires.places import Place
+from contract.wires.places import places as wire_places
+from contract.wires.stream_json.may_change import MAY_CHANGE
+from contract.wires.stream_json.may_change import kinds as declared_kinds
 
 Line = dict[str, Any]
 WIRE = "stream-json"
@@ -58,8 +72,8 @@ REALISTIC: dict[str, tuple[str, ...]] = {
     "capability": ("images_v1", "hooks_v1"),
     "stop_reason": ("pause_turn", "stop_sequence"),
 }
-KINDS = ("line-type", "system-subtype", "block-type", "delta-type", "event-type", "payload-member",
-         "optional-member", "open-value")
+REALISTIC_MEMBERS = ("cache_hint", "trace_id", "priority")  # kept only where the schema does not name them
+KINDS = declared_kinds()  # the wire's one table (may_change.py): the ADR gate's additive codes -> these kinds
 _FREE_FORM = ("extension", "_meta", "task", "tool_use_result")  # free-form members of a line
 _BLOCK_FREE = ("extension", "_meta")  # of a content block or a stream payload
 _PARTIAL = "partial_messages_v1"
@@ -88,10 +102,13 @@ def unknown(group: str) -> st.SearchStrategy[str]:
 
 @dataclass(frozen=True)
 class Change:
-    """One change a producer may make; ``what`` says it for a person (escaped where printed)."""
+    """One change a producer may make; ``what`` says it for a person (escaped where printed);
+    ``member``, ``level``: of an ``unknown-member`` change, the member added (no schema names it) and where."""
 
     kind: str
     what: str
+    member: str = ""
+    level: str = ""  # of an unknown-member change, the object level (the gate's surface path; "" for a line's top)
 
 
 @dataclass(frozen=True)
@@ -157,6 +174,19 @@ def _member_homes(lines: list[Line]) -> list[tuple[str, dict[str, Any], str]]:
     return homes
 
 
+def places(lines: list[Line]) -> list[tuple[int, Place]]:
+    """Every object of ``lines`` the schema in force models, with its line's index: where an
+    ``unknown-member`` change may put a member (free-form payloads are ``payload-member``'s)."""
+    from contract.checking.schemawalk import walker
+
+    return wire_places(walker(WIRE), lines)
+
+
+@cache
+def _unknown_member(named: frozenset[str]) -> st.SearchStrategy[str]:
+    return st.one_of(st.sampled_from(REALISTIC_MEMBERS), ident("x_", 1, 12)).filter(lambda v: v not in named)
+
+
 def _open_values(lines: list[Line]) -> list[tuple[str, str, Line]]:
     """Known values in open sets that may be replaced (or, for capabilities, joined) by unknown ones."""
     sites: list[tuple[str, str, Line]] = []
@@ -204,6 +234,7 @@ def available(lines: list[Line]) -> tuple[str, ...]:
     if _free_objects(lines):
         kinds.append("payload-member")
     kinds.append("optional-member")  # every line can take extension or _meta
+    kinds.append("unknown-member")  # every line is an object the schema models
     if _open_values(lines):
         kinds.append("open-value")
     return tuple(kind for kind in KINDS if kind in kinds)
@@ -271,6 +302,23 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str, group: str | None = No
         f"an unknown {group} {shown(value)} added"
 
 
+def _change(draw: st.DrawFn, lines: list[Line], kind: str, group: str | None = None) -> Change:
+    """One change of ``kind`` applied to ``lines`` in place."""
+    if kind == "unknown-member":
+        found = places(lines)
+        # a level first, then an object of it: a level few objects hold (escalation_agent, a route hop)
+        # is drawn as often as a line's top level
+        levels = sorted({place.level for _, place in found})
+        level = levels[draw(ints(0, len(levels) - 1))]
+        found = [(number, place) for number, place in found if place.level == level]
+        number, place = found[draw(ints(0, len(found) - 1))]
+        name = draw(_unknown_member(place.named))
+        place.target[name] = draw(json_values())
+        return Change(kind, f"a member no schema names yet, {shown(name)}, at line {number + 1} {place.where} "
+                            f"({place.level or 'top level'})", name, place.level)
+    return Change(kind, _apply(draw, lines, kind, group))
+
+
 def _renumber(lines: list[Line]) -> None:
     first = lines[0].get("seq")
     if type(first) is not int:
@@ -284,7 +332,7 @@ def _variant(draw: st.DrawFn, scenario: str, golden: tuple[Line, ...], kinds: tu
              max_changes: int) -> Variant:
     lines = copy.deepcopy(list(golden))
     picked = draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=max_changes))
-    changes = tuple(Change(kind, _apply(draw, lines, kind)) for kind in picked)
+    changes = tuple(_change(draw, lines, kind) for kind in picked)
     _renumber(lines)
     return Variant(scenario, changes, render(lines))
 
@@ -340,7 +388,7 @@ def vector_kinds(data: bytes) -> tuple[str, ...]:
 @st.composite
 def _one(draw: st.DrawFn, scenario: str, golden: tuple[Line, ...], kind: str, group: str | None) -> Variant:
     lines = copy.deepcopy(list(golden))
-    change = Change(kind, _apply(draw, lines, kind, group))
+    change = _change(draw, lines, kind, group)
     _renumber(lines)
     return Variant(scenario, (change,), render(lines))
 
@@ -356,7 +404,8 @@ def kind_vector(scenario: str, data: bytes, name: str) -> st.SearchStrategy[tupl
 
 OBLIGATION = ('stream-json schema, description: "open-set enums everywhere — this schema documents known values '
               'in descriptions but does not constrain them, and consumers must ignore values they don\'t recognize"')
-FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector)
+FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector,
+                may_change=MAY_CHANGE)
 
-__all__ = ["FUTURE", "KINDS", "OBLIGATION", "VECTOR_KINDS", "Change", "Variant", "available", "kind_vector", "known",
-           "unknown", "variants", "vector", "vector_kinds"]
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "VECTOR_KINDS", "Change", "Place", "Variant", "available", "kind_vector",
+           "known", "places", "unknown", "variants", "vector", "vector_kinds"]

@@ -2,19 +2,25 @@
 
 The subagent-stdio seed states no open set: its node status is an ``enum``, every object is
 ``additionalProperties: false``, and it has no descriptions. So a variant never carries an unknown
-value or member (a host that sent one would fail ``sa.schema``: not conformant, and no obligation
-on a client). What a conformant host may still do that a golden does not show:
+value. The kinds are the wire's one table of what a host may change
+(``contract.wires.subagent_stdio.may_change``, held against the ADR gate's additive codes):
 
 - ``optional-member``: a member the schema models but does not require, added where the golden
   has none (a node's ``activity``, ``error`` or ``tokens``, a fleet entry's ``model``, a token
   model…), its value drawn from the schema itself. Members other rules read against the rest of
   the snapshot stay out (``runId``/``workflowId``: ``sa.unique-keys``; the times: ``sa.node-times``;
   ``outcome`` and its ``success``/``exitCode``: ``sa.outcome``; ``window``/``windowPeak``: ``sa.tokens-total``);
+- ``unknown-member``: a member no schema names yet, at any object the schema models (a level first,
+  then an object of it; read from the schema in force): the ADR gate calls a new optional field
+  additive ("consumers ignore fields they do not know"). Today's schema names every member, so
+  ``check`` names that member (``sa.schema``) and nothing else, and the host's side is judged
+  without it (``contract.consumers.feed_client``: a client is never failed for a host line);
 - ``unasked-event``: a ``subagent_event`` the client did not ask about, pushed after a response or
   event where the host advertises ``capabilities.events``, its revision one above the highest so
   far and every later revision in that epoch moved up by one (``sa.revision-order``).
 
-Each variant is conformant under ``check --strict`` (tests/consumers/test_future.py holds that).
+Each variant is conformant under ``check --strict``, an ``unknown-member`` change's member aside
+(tests/consumers/test_future.py holds that).
 """
 
 from __future__ import annotations
@@ -27,13 +33,17 @@ import orjson
 from hypothesis import strategies as st
 
 from contract.core.jsonvalue import shown
-from contract.strategies._common import ints
+from contract.strategies._common import ident, ints, json_values
 from contract.wires.base import Future
+from contract.wires.places import Place, places
 from contract.wires.subagent_stdio.dialogue import command
+from contract.wires.subagent_stdio.may_change import MAY_CHANGE
+from contract.wires.subagent_stdio.may_change import kinds as declared_kinds
 
 Line = dict[str, Any]
 WIRE = "subagent-stdio"
-KINDS = ("optional-member", "unasked-event")
+KINDS = declared_kinds()  # the wire's one table (may_change.py)
+VECTOR_KINDS = ("optional-member", "unasked-event")  # conformant under today's schema: the vectors' kinds
 MAX_INT = 9007199254740991  # the schema's maximum for every count
 # Members a drawn value could set against the rest of the snapshot: sa.unique-keys reads the
 # key-like ones (siblings must differ), sa.node-times orders the times, sa.outcome reads outcome.
@@ -100,13 +110,22 @@ def _events_on(lines: list[Line], at: int) -> bool:
     return advertised
 
 
+def _places(lines: list[Line]) -> list[tuple[int, Place]]:
+    """The objects of the host's lines the schema in force models (``contract.wires.places``)."""
+    from contract.checking.schemawalk import walker
+
+    return places(walker(WIRE), lines)
+
+
 def available(lines: list[Line]) -> tuple[str, ...]:
     kinds = []
     if _homes(lines):
         kinds.append("optional-member")
+    if _places(lines):
+        kinds.append("unknown-member")
     if any(_events_on(lines, at) for at in range(len(lines))):
         kinds.append("unasked-event")
-    return tuple(kinds)
+    return tuple(kind for kind in KINDS if kind in kinds)
 
 
 def _revision(line: Line) -> tuple[Any, Any]:
@@ -115,6 +134,16 @@ def _revision(line: Line) -> tuple[Any, Any]:
 
 
 def _apply(draw: st.DrawFn, lines: list[Line], kind: str, unseen: frozenset[tuple[str, str]] = frozenset()) -> str:
+    if kind == "unknown-member":
+        found = _places(lines)
+        levels = sorted({place.level for _, place in found})
+        level = levels[draw(ints(0, len(levels) - 1))]
+        found = [(number, place) for number, place in found if place.level == level]
+        number, place = found[draw(ints(0, len(found) - 1))]
+        name = draw(ident("x_", 1, 12).filter(lambda v: v not in place.named))
+        place.target[name] = draw(json_values())
+        return (f"a member no schema names yet, {shown(name)}, at host line {number + 1} {place.where} "
+                f"({place.level or 'top level'})")
     if kind == "optional-member":
         from contract.strategies._compose import subschema
 
@@ -198,9 +227,10 @@ def _host(name: str, data: bytes) -> list[Line]:
 
 
 def vector_kinds(data: bytes) -> tuple[str, ...]:
-    """The kinds the golden conversation ``data`` has a place for (the vectors draw one of each)."""
+    """The kinds the golden conversation ``data`` has a place for (the vectors draw one of each;
+    not ``unknown-member``, whose stream is not conformant under today's schema)."""
     try:
-        return available(_host("golden", data))
+        return tuple(kind for kind in available(_host("golden", data)) if kind in VECTOR_KINDS)
     except ValueError:
         return ()
 
@@ -238,7 +268,8 @@ def kind_vector(name: str, data: bytes, kind: str) -> st.SearchStrategy[tuple[st
 
 OBLIGATION = ("subagent-stdio schema: a member it models but does not require may be present, and a host that "
               "advertises capabilities.events may push events between responses; a client must accept both")
-FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector)
+FUTURE = Future(variants=variants, vector=vector, obligation=OBLIGATION, kinds=vector_kinds, of_kind=kind_vector,
+                may_change=MAY_CHANGE)
 
-__all__ = ["FUTURE", "KINDS", "OBLIGATION", "available", "conversation", "kind_vector", "objects", "shown_members",
-           "variants", "vector", "vector_kinds"]
+__all__ = ["FUTURE", "KINDS", "OBLIGATION", "VECTOR_KINDS", "available", "conversation", "kind_vector", "objects",
+           "shown_members", "variants", "vector", "vector_kinds"]
