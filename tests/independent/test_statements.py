@@ -98,8 +98,14 @@ def _without_generated(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _claimed_level(doc: dict[str, Any]) -> str | None:
+    """The level a statement claims; a shard's ``none`` beside a note that names it a shard is no claim
+    (the lead's resolution: the statement schema requires a level, and a shard's is the fail-closed
+    ``none`` with ``level.note`` "shard I/N: merge the shards for a level")."""
     level = doc.get("level")
     achieved = level.get("achieved") if isinstance(level, dict) else level
+    note = level.get("note") if isinstance(level, dict) else None
+    if achieved == "none" and isinstance(note, str) and note.startswith("shard "):
+        return None
     return achieved if achieved in CLAIMED_LEVELS else None
 
 
