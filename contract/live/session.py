@@ -342,16 +342,17 @@ class Session:
         self._settle()
         self.proc.kill()
         reader.join(GRACE_SECONDS)
-        self._keep_what_was_sent()
         return self.proc.popen.returncode
 
     def _settle(self) -> None:
         """Before an early stop's kill: the commands already sent get their answers' time (each its
-        response timeout, within the deadline), what comes meanwhile kept, nothing more sent. The
-        verdict already fails; this keeps the transcript from blaming the host for an answer it
-        was killed before it could write (``sa.response-correlation`` on a replay). It ends at the
-        first ``SETTLE_QUIET`` seconds (at most the response timeout) with nothing written: an
-        answer that came unreadable is not waited for."""
+        response timeout, within the deadline), what the host writes until then kept in order,
+        nothing more sent. The verdict already fails; this keeps the transcript from blaming the
+        host for an answer it was killed before it could write (``sa.response-correlation`` on a
+        replay). It ends once every command sent is answered (what comes after is not taken, so
+        the transcript does not depend on when the kill lands), or at the first ``SETTLE_QUIET``
+        seconds (at most the response timeout) with nothing written: an answer that came
+        unreadable is not waited for."""
         quiet = min(self.response_timeout, SETTLE_QUIET)
         while self.answered < len(self.sent) and not self.eof:
             until = min(time.monotonic() + quiet, self.sent[self.answered][1] + self.response_timeout,
@@ -363,19 +364,6 @@ class Session:
             except queue.Empty:
                 return
             self._keep(item)
-
-    def _keep_what_was_sent(self, limit: int = 100_000) -> None:
-        """After an early stop, what the host had already written goes into the transcript too (the
-        host is dead: nothing more comes). The transcript is what the host sent, so replayed with
-        ``check`` it earns what it did: a response it sent after a banner is in it, not missing."""
-        for _ in range(limit):  # bounded as drain is (the output itself is bounded by --max-output-bytes)
-            try:
-                item = self.inbox.get_nowait()
-            except queue.Empty:
-                return
-            self._keep(item)
-            if item is None:
-                return
 
     def finish(
         self, reader: threading.Thread, timeout: float, expect_exit: int | None
