@@ -266,6 +266,12 @@ def main() -> None:
             case("the last line has no LF (cut mid-stream)", True, raw_text=ok[:-1], at=[(5, None)]),
             case("a bare CR between two objects", True, raw_text=first + "\r" + "\n" + rest),
             case("a CR escaped inside a string is data, not framing", False, raw_text=ok.replace("hello", "a\\r\\nb")),
+            # CR is JSON whitespace (RFC 8259 §2), but on a line-framed wire it is a line terminator to
+            # common readers (universal newlines, CR LF): "one trailing newline" is LF, so a raw CR is
+            # this rule's wherever it stands outside a string, beside spaces and tabs or not (docs/rules.md)
+            case("a CR after the object, among spaces and tabs, before its LF", True,
+                 raw_text=first + " \t\r\n" + rest, at=[(1, None)]),
+            case("a CR before the object", True, raw_text="\r" + first + "\n" + rest, at=[(1, None)]),
         ],
     )
     write(
@@ -289,6 +295,12 @@ def main() -> None:
             case("Infinity as a number", True, raw_text=ok.replace('"duration_ms":1200', '"duration_ms":-Infinity')),
             case("two objects on one line", True, raw_text=first + first + "\n" + rest),
             case("trailing garbage after the object", True, raw_text=first + " x\n" + rest),
+            # the line is one JSON text (RFC 8259 §2: ws value ws) whose value is an object: spaces and
+            # tabs around it are its JSON whitespace; a form feed is not JSON whitespace (docs/rules.md)
+            case("spaces and tabs around the object are JSON whitespace: one JSON text", False,
+                 raw_text=" \t" + first + "\t \n" + rest),
+            case("a form feed after the object is not JSON whitespace", True, raw_text=first + "\f\n" + rest,
+                 at=[(1, None)]),
             case(
                 "a number beyond double range is valid RFC 8259 JSON (read exactly)",
                 False,
@@ -830,6 +842,14 @@ def main() -> None:
             case("sess_ with nothing after it has the prefix: sj.session-suffix's (derived)", False,
                  lines=edit(lambda ls: [o.update(session_id="sess_") for o in ls])),
             case("one sess_ id throughout", False, lines=base()),
+            # the description is on every line's member: each line's session_id is judged (issue 46)
+            case("a later line's session_id without the sess_ prefix, the first line's with it", True,
+                 lines=edit(setf(3, "/session_id", "1d1e46f9-35c7")), at=[(4, "/session_id")]),
+            case("the run's id without the prefix is a finding on every line that carries it", True,
+                 lines=edit(lambda ls: [o.update(session_id="1d1e46f9-35c7") for o in ls]),
+                 at=[(1, "/session_id"), (3, "/session_id"), (5, "/session_id")]),
+            case("a later line's other sess_ id has the form: sj.session-constant's alone", False,
+                 lines=edit(setf(4, "/session_id", "sess_later"))),
         ],
     )
     # "milk session id (sess_...)": the ellipsis read as an id, one token (issue 31: derived)
@@ -847,6 +867,10 @@ def main() -> None:
             case("no sess_ prefix at all is sj.session's (written)", False,
                  lines=edit(lambda ls: [o.update(session_id="1d1e46f9") for o in ls]), exercised=False),
             case("one sess_ id throughout", False, lines=base()),
+            case("a later line's sess_ with nothing after it, the first line's with an id", True,
+                 lines=edit(setf(3, "/session_id", "sess_")), at=[(4, "/session_id")]),
+            case("a later line's other sess_ id with an id after it: sj.session-constant's alone", False,
+                 lines=edit(setf(3, "/session_id", "sess_other"))),
         ],
     )
     # "true when the run failed": that a success reports false is "only then" read (issue 31: derived)
@@ -876,6 +900,8 @@ def main() -> None:
             ),
             case("one id throughout, even without the sess_ form (that is sj.session's)", False,
                  lines=edit(lambda ls: [o.update(session_id="1d1e46f9-35c7") for o in ls])),
+            case("a later line's id without the prefix is another id too (and sj.session's)", True,
+                 lines=edit(setf(3, "/session_id", "1d1e46f9-35c7")), at=[(4, "/session_id")]),
             case("one sess_ id throughout", False, lines=base()),
         ],
     )
@@ -1022,6 +1048,17 @@ def main() -> None:
                 False,
                 lines=edit(setf(3, "/message/content", [{"type": "tool_result", "tool_use_id": "tu_1"}])),
             ),
+            # Blocks count where the wire puts them, both kinds alike (issue 46): on assistant and user
+            # lines (their message carries content blocks, oneOf[2] and oneOf[3]), either of them, and
+            # on no other line; a line of a type not known is ignored whole (open set) (docs/rules.md)
+            case("a tool_use on a user line counts as one on an assistant line", False,
+                 lines=edit(lambda ls: (ls[1].update(type="user"), ls[1]["message"].update(role="user")))),
+            case("a tool_use only on a line of a type not known is ignored with it: the tool_result names none",
+                 True, lines=edit(setf(1, "/type", "assistant_note")), at=[(3, "/message/content/0/tool_use_id")]),
+            case("a tool_result on a line of a type not known is ignored with it, as a tool_use there is", False,
+                 lines=edit(lambda ls: (ls[2].update(type="user_note"),
+                                        ls[2]["message"]["content"][0].update(tool_use_id="tu_9"))),
+                 exercised=False),
             case(
                 "a tool_use_id that is an array is the schema's finding",
                 False,
@@ -1381,6 +1418,21 @@ def numbers() -> None:
              at=[(2, "/data/runs/0/tokens/total")]),
         case("total 15.0 is 1e1 + 5", False,
              raw_text=sa_conversation(["1"], '"input":1e1,"output":5,"total":15.0')),
+    ])
+    # The framing reading of white space around a line, the same on both wires (docs/rules.md, "line.json")
+    conversation = sa_conversation(["1"])
+    command_line, answer = conversation.split("\n", 1)
+    write(SA, "line.json", SA, [
+        case("spaces and tabs around a subagent-stdio object are JSON whitespace: one JSON text", False,
+             raw_text=" \t" + command_line + "\t \n" + answer),
+        case("a form feed after a subagent-stdio object is not JSON whitespace", True,
+             raw_text=command_line + "\f\n" + answer, at=[(1, None)]),
+    ])
+    write(SA, "line.newline", SA, [
+        case("a CR after a subagent-stdio object, among spaces, before its LF", True,
+             raw_text=command_line + " \r\n" + answer, at=[(1, None)]),
+        case("a CR escaped inside a subagent-stdio string is data, not framing", False,
+             raw_text=conversation.replace('"key":"r"', '"key":"a\\r\\nb"')),
     ])
     # line.ansi is a stream-json rule: the subagent-stdio seed has no such words.
     write(SA, "line.c1", SA, [

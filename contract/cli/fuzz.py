@@ -54,12 +54,30 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         return emit(exc.report, args.format, exc.signum, style_of(args))
     save_transcript(args.transcript, result.transcript if result.failed else None)
     code = emit(result.report, args.format, style=style_of(args))
-    import shlex
-
-    examples = str(args.examples or fuzz.DEFAULT_EXAMPLES)
-    replay = shlex.join([PROG, "fuzz", "--wire", args.wire, "--seed", str(result.seed), "--examples", examples,
-                         *(["--", *command] if command else [])])
-    text = fuzz.describe(result, textsafe.text(replay))
+    text = fuzz.describe(result, textsafe.text(replay(args, result.seed, command)))
     if text:  # machine formats keep stdout parseable: the conversation goes to stderr there
         (sys.stdout if args.format == "text" else sys.stderr).write(text)
     return code
+
+
+def replay(args: argparse.Namespace, seed_used: int, command: list[str]) -> str:
+    """The command that finds the same failure again: every option that changes what is held or
+    how it is judged (the seed, the budget, the timeouts, the judging options), the defaults
+    written out so a later default cannot change it."""
+    import shlex
+
+    from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+    from contract.live import fuzz
+
+    argv = [PROG, "fuzz", "--wire", args.wire, "--seed", str(seed_used),
+            "--examples", str(args.examples or fuzz.DEFAULT_EXAMPLES),
+            "--timeout", str(args.timeout if args.timeout is not None else fuzz.DEFAULT_TIMEOUT),
+            "--shrink-seconds",
+            str(args.shrink_seconds if args.shrink_seconds is not None else fuzz.DEFAULT_SHRINK_SECONDS)]
+    if args.strict:
+        argv.append("--strict")
+    for rule in args.ignore:
+        argv += ["--ignore", rule]
+    if args.max_line_bytes != DEFAULT_MAX_LINE_BYTES:
+        argv += ["--max-line-bytes", str(args.max_line_bytes)]
+    return shlex.join([*argv, *(["--", *command] if command else [])])

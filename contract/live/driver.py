@@ -251,10 +251,11 @@ def _late(session: Session, out: Collector) -> None:
     out.report.timeline = session.clock.timeline(time.monotonic() - session.started)
     if session.answered:
         out.exercised("run.response-late")
-    for line, took in session.late:
+    for line, took, answered in session.late:
+        found = f"found it {took:.2f}s after" if answered else \
+            f"found it never answered (waited {took:.2f}s; what came was no whole line)"
         out.emit("run.response-late", line, None,
-                 f"expected a response within {session.response_within:g}s of the command on line {line}, "
-                 f"found it {took:.2f}s after",
+                 f"expected a response within {session.response_within:g}s of the command on line {line}, {found}",
                  "answer each command as soon as it is read (raise --response-within if the host is "
                  "legitimately slow)")
 

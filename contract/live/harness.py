@@ -19,6 +19,7 @@ far; neither can ever leave an empty, passing report. docs/live-runs.md tells th
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import signal
 import threading
@@ -170,6 +171,8 @@ class _Options:
     late_grace: float
     liveness: Liveness
     keep: bool
+    argv: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
 
 
 class _Run:
@@ -213,9 +216,9 @@ class _Run:
         self.judge.thread.start()
         ending = await_output(proc, self.judge.thread, lambda: stream.exceeded, self.deadline, options.late_grace,
                               identity(proc.stdout.fileno()), self.clock, options.liveness.exit_grace)
-        cut = ending.timed_out or stream.exceeded or ending.lingered
+        cut = ending.timed_out or stream.exceeded or ending.lingered or ending.stalled
         status = None if cut else ending.status
-        timed_out = status is None and not stream.exceeded and not ending.lingered
+        timed_out = status is None and not stream.exceeded and not ending.lingered and not ending.stalled
         exited_itself = proc.popen.poll() is not None  # before our kill: what exit_status will mean
         if status is None or stream.exceeded:
             proc.kill()
@@ -224,7 +227,8 @@ class _Run:
         else:
             proc.reap_group()
         self.exited_at = (ending.exited_at if ending.exited_at is not None else time.monotonic()) - self.start
-        judge_end(self.report, self.out, timed_out, stream.exceeded, None if ending.lingered else status,
+        judge_end(self.report, self.out, timed_out, stream.exceeded,
+                  None if ending.lingered or ending.stalled else status,
                   options.expect_exit, options.timeout, options.max_output_bytes, exited_itself, ending.held,
                   options.late_grace)
         if timed_out or stream.exceeded:
@@ -232,6 +236,11 @@ class _Run:
                                      "exit_status: -9, the harness killed the emitter")
         elif ending.lingered:
             self._lingered(status)
+        elif ending.stalled:  # run.stall says it (contract.live.timeline.judge), judged at the kill
+            self.report.exit_status = status
+            self.report.notes.append(f"exit_status: -9, the harness killed the emitter at {self.exited_at:.2f}s, "
+                                     f"silent past --max-gap ({options.liveness.max_gap:g}s) with no result "
+                                     "written (run.stall)")
         self.judged_to_the_end = not timed_out and not stream.exceeded
 
     def _lingered(self, status: int | None) -> None:
@@ -265,7 +274,20 @@ class _Run:
         if self.stopped is None and self.judged_to_the_end:
             if self.clock.result_line is not None:
                 self.out.exercised("run.exit-after-result")
-            timeline.judge(self.clock, line_timeline, self.options.liveness, self.out, self.exited_at)
+            timeline.judge(self.clock, line_timeline, self.options.liveness, self.out, self.exited_at, self._twin)
+
+    def _twin(self) -> timeline.Timeline | None:
+        """The emitter run again with stdout a pseudo-terminal, timed only (run.buffered's proof)."""
+        from contract.live.terminal import twin_timeline
+
+        options = self.options
+        try:
+            return twin_timeline(options.argv, env=options.env, timeout=options.timeout,
+                                 max_output_bytes=options.max_output_bytes)
+        except KeyboardInterrupt as exc:  # Ctrl-C in the twin: the run is interrupted, as any
+            self.stopped = interrupts.signal_of(exc)
+            interrupted(self.report, "the emitter's twin run under a pseudo-terminal", self.stopped)
+            return None
 
     def transcript(self) -> bytes:
         return b"".join(self.stream.kept or ())
@@ -312,8 +334,14 @@ def record_stream(
     except StartError as exc:
         out.emit("run.start", None, None, str(exc), "check the command and PATH")
         return report, b""
+    unbuffered = (env if env is not None else os.environ).get("PYTHONUNBUFFERED")
+    if unbuffered:
+        report.notes.append(f"PYTHONUNBUFFERED={textsafe.text(unbuffered, 40)} is set for the emitter: a Python "
+                            "emitter's stdout is unbuffered under it, so a missing flush does not show here "
+                            "(run.buffered); CI shells often set it: unset it to see how the emitter buffers "
+                            "on its own")
     run = _Run(proc, report, out, _Options(wire, timeout, expect_exit, max_line_bytes, max_output_bytes,
-                                           max(late_grace, 0.0), liveness, keep), start)
+                                           max(late_grace, 0.0), liveness, keep, tuple(argv), env), start)
     run.drive()
     run.conclude()
     if run.stopped is not None:
@@ -329,6 +357,7 @@ class Ending:
     timed_out: bool  # the output had not ended by the deadline (nor, after an exit, the late grace)
     held: tuple[str, ...] = ()  # descendants that held the output open past the late grace
     lingered: bool = False  # still running an exit grace after its result line (to be killed)
+    stalled: bool = False  # silent past --max-gap with no result written (to be killed: run.stall is sure)
     exited_at: float | None = None  # when the emitter was seen to exit (time.monotonic())
 
 
@@ -375,13 +404,16 @@ def await_output(
             continue
         until = deadline if exited_at is None else max(deadline, exited_at + late_grace)
         if exited_at is None:
-            if clock is not None:
-                clock.sample(proc.popen.pid)
             linger = _result_deadline(clock, exit_grace)
             if linger is not None and linger < deadline:
                 if now >= linger:
                     return Ending(None, False, held, lingered=True)
                 until = linger
+            stall = _stall_deadline(clock, exit_grace)
+            if stall is not None and stall < until:
+                if now > stall:
+                    return Ending(None, False, held, stalled=True)
+                until = stall + 0.01  # strictly past it
         if now >= until:
             break
         reader.join(min(0.05, until - now))
@@ -390,6 +422,18 @@ def await_output(
     if flooded():
         return Ending(None, False, held, exited_at=exited_at)
     return _exit_after_output(proc, deadline, held, exited_at, _result_deadline(clock, exit_grace))
+
+
+def _stall_deadline(clock: Clock | None, exit_grace: float | None) -> float | None:
+    """When a silence under way passes --max-gap with no result written (time.monotonic()), or None.
+
+    Only for a stream run held to its liveness (``exit_grace`` given): a silence that long is
+    ``run.stall`` whatever comes after it, so waiting on to ``--timeout`` would judge nothing more.
+    """
+    if clock is None or exit_grace is None:
+        return None
+    at = clock.stall_at()
+    return None if at is None else clock.start + at
 
 
 def _exit_after_output(proc: Process, deadline: float, held: tuple[str, ...], exited_at: float | None,

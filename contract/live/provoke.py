@@ -69,6 +69,7 @@ from contract.live.harness import (
     judge_end,
     run_stream,
 )
+from contract.live.terminal import close_all, raw_pty
 from contract.live.timeline import DEFAULT_LIVENESS, Clock, Liveness, Timeline, streams_only_on_a_terminal
 from contract.rules.report import Collector, Report
 from contract.rules.requirements import Scope
@@ -213,11 +214,11 @@ def _start(argv: Sequence[str], environment: Environment, env: Mapping[str, str]
         for stream, wanted in (("stdout", environment.pty), ("stdin", environment.stdin_tty),
                                ("stderr", environment.stderr_tty)):
             if wanted:
-                terminals[stream] = _raw_pty()
+                terminals[stream] = raw_pty()
         proc = Process(argv, env=environment.environ(env), stdout=_slave(terminals, "stdout"),
                        stdin_fd=_slave(terminals, "stdin"), stderr=_slave(terminals, "stderr"))
     except BaseException:
-        _close(fd for pair in terminals.values() for fd in pair)
+        close_all(fd for pair in terminals.values() for fd in pair)
         raise
     return proc, terminals
 
@@ -230,7 +231,7 @@ class _Ends:
         # who holds the output open after the emitter exits: a pty's slave, or the pipe (harness.identity)
         self.held_file = identity(terminals["stdout"][1] if "stdout" in terminals else proc.stdout.fileno())
         # only the emitter's side holds a slave now: EIO on a master marks the end of that stream
-        _close(slave for _, slave in terminals.values())
+        close_all(slave for _, slave in terminals.values())
         self.masters = [master for master, _ in terminals.values()]
         master = terminals["stdout"][0] if "stdout" in terminals else -1
         self.stderr_tail = _Tail(terminals["stderr"][0]) if "stderr" in terminals else None
@@ -307,7 +308,7 @@ def _await_end(proc: Process, ends: _Ends, judge: _Judge, deadline: float, late_
             ends.stderr_tail.thread.join(GRACE_SECONDS)
             stderr = ends.stderr_tail.text()
     finally:
-        _close(ends.masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
+        close_all(ends.masters)  # the stdin pty's too: held open until here, so reading it waits, never ends
     return _End(timed_out, status, exited_itself, ending.held, stderr)
 
 
@@ -328,28 +329,8 @@ def _pipe_versus_terminal(out: Collector, report: Report, terminal: Timeline | N
                  "setvbuf(stdout, NULL, _IOLBF, 0)): a consumer reads a pipe, not a terminal")
 
 
-def _raw_pty() -> tuple[int, int]:
-    """A pseudo-terminal (master, slave) in raw mode: no onlcr, so LF reaches us as LF, not CR LF."""
-    import pty
-    import tty
-
-    master, slave = pty.openpty()
-    try:
-        tty.setraw(slave)
-    except BaseException:
-        _close((master, slave))
-        raise
-    return master, slave
-
-
 def _slave(terminals: Mapping[str, tuple[int, int]], stream: str) -> int | None:
     return terminals[stream][1] if stream in terminals else None
-
-
-def _close(fds: Iterable[int]) -> None:
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            os.close(fd)
 
 
 class _Tail:

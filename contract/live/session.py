@@ -46,6 +46,10 @@ from contract.wires import Dialogue, Wire
 
 EXIT_GRACE = 1.0  # after stdin closes, a host gets at least this long to exit, whatever is left
 
+# After an early stop, the host may still be writing what it owes: it gets this long of quiet
+# (each line it writes starts it again, within its response timeout) before it is killed.
+SETTLE_QUIET = 1.0
+
 
 @dataclass
 class Finding:
@@ -127,7 +131,8 @@ class Session:
     clock: Clock | None = None  # when each of the host's lines arrived (contract.live.timeline)
     host_lines: int = 0  # the host's lines taken into the transcript
     response_within: float = DEFAULT_LIVENESS.response_within  # later than this is run.response-late
-    late: list[tuple[int, float]] = field(default_factory=list)  # (command line, seconds) answered late
+    # (command line, seconds, answered): answered late, or never answered as a line (the seconds waited)
+    late: list[tuple[int, float, bool]] = field(default_factory=list)
 
     def stop_early(self, strict: bool, ignore: Iterable[str], max_line_bytes: int, wire: Wire) -> None:
         """Judge each line as it is added, to stop at the first after which the conversation cannot pass."""
@@ -181,9 +186,14 @@ class Session:
             item = self.inbox.get(timeout=max(until - time.monotonic(), 0.0))
         except queue.Empty:
             return False
+        self._keep(item)
+        return True
+
+    def _keep(self, item: bytes | None) -> None:
+        """One item of the inbox into the transcript (None: the output ended)."""
         if item is None:
             self.eof = True
-            return True
+            return
         self.transcript.append(item)
         if item.endswith(b"\n"):
             self.lines += 1
@@ -191,19 +201,22 @@ class Session:
             if self.watch is not None:
                 self.watch.add(item)
         if _is_response(item, self.types.response):
-            self._timed(self.answered)
+            self._timed(self.answered, item.endswith(b"\n"))
             self.answered += 1
-        return True
 
-    def _timed(self, answer: int) -> None:
-        """How long the response to the ``answer``-th command took, from its sending to its arrival."""
+    def _timed(self, answer: int, whole: bool) -> None:
+        """How long the response to the ``answer``-th command took, from its sending to its arrival.
+
+        A response that never ended (no LF: its bytes came only as the output ended) never arrived
+        as a line: it is noted as never answered, with the time waited, not as a late answer.
+        """
         if answer >= len(self.sent) or self.clock is None:
             return
         line, sent_at = self.sent[answer]
-        arrived = self.clock.arrival(self.host_lines)
+        arrived = self.clock.arrival(self.host_lines) if whole else None
         took = (self.clock.start + arrived[0] if arrived is not None else time.monotonic()) - sent_at
-        if took > self.response_within:
-            self.late.append((line, took))
+        if arrived is None or took > self.response_within:
+            self.late.append((line, took, arrived is not None))
 
     def drain(self, limit: int = 100_000) -> None:
         """What is already read, without waiting (bounded: a flooding host cannot keep us here)."""
@@ -326,9 +339,31 @@ class Session:
 
     def stop(self, reader: threading.Thread) -> int | None:
         """The transcript already fails: kill the host (and its group) without reading more."""
+        self._settle()
         self.proc.kill()
         reader.join(GRACE_SECONDS)
         return self.proc.popen.returncode
+
+    def _settle(self) -> None:
+        """Before an early stop's kill: the commands already sent get their answers' time (each its
+        response timeout, within the deadline), what the host writes until then kept in order,
+        nothing more sent. The verdict already fails; this keeps the transcript from blaming the
+        host for an answer it was killed before it could write (``sa.response-correlation`` on a
+        replay). It ends once every command sent is answered (what comes after is not taken, so
+        the transcript does not depend on when the kill lands), or at the first ``SETTLE_QUIET``
+        seconds (at most the response timeout) with nothing written: an answer that came
+        unreadable is not waited for."""
+        quiet = min(self.response_timeout, SETTLE_QUIET)
+        while self.answered < len(self.sent) and not self.eof:
+            until = min(time.monotonic() + quiet, self.sent[self.answered][1] + self.response_timeout,
+                        self.deadline)
+            if time.monotonic() >= until:
+                return
+            try:
+                item = self.inbox.get(timeout=max(until - time.monotonic(), 0.0))
+            except queue.Empty:
+                return
+            self._keep(item)
 
     def finish(
         self, reader: threading.Thread, timeout: float, expect_exit: int | None

@@ -24,7 +24,7 @@ import os
 import time
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -39,14 +39,15 @@ TIMED_READS = 200_000  # reads holding a line end kept in detail (16 bytes each)
 LISTED_LINES = 1_000  # arrivals listed in the JSON report; past it, the summary alone (and said so)
 GAPS_KEPT = 100  # gaps longer than --max-gap kept (the longest is tracked over the whole run anyway)
 
-# run.buffered, the dump at exit: a run whose output came only after this long, all of it within
-# BURST seconds, while the emitter's processes were idle (neither running nor waiting to run,
-# /proc/PID/schedstat) for at least MIN_IDLE of it: it slept with its lines held back. The idle
-# measure is what tells a dump from a slow start on a loaded machine (the interpreter starting,
-# then writing everything at once, is busy, not idle).
+# run.buffered, the burst: lines held back show as two or more lines within BURST seconds of
+# each other after MIN_RUN seconds or more of silence (from the start or the line before). That
+# alone is no proof: an emitter that works, then writes each line flushed, looks the same. So a
+# burst is confirmed by a twin run with stdout a pseudo-terminal (stdio line-buffered there): the
+# same lines spread over TWIN_SPREAD seconds or more under it is the proof; anything else, and
+# run.buffered is not judged on that run (said in a note), never a finding on a guess.
 BUFFERED_MIN_RUN = 1.0
 BUFFERED_BURST = 0.05
-BUFFERED_MIN_IDLE = 0.5
+TWIN_SPREAD = 0.5
 # run.buffered, the cut reads: a read of a block size (a multiple of 4 KiB up to 64 KiB) ending
 # mid-line, followed by this much silence, at least CUT_READS times: a buffer flushed when full.
 BLOCK = 4096
@@ -69,37 +70,6 @@ class Liveness:
 
 
 DEFAULT_LIVENESS = Liveness()
-
-
-def _busy_seconds(pid: int) -> float | None:
-    """CPU time plus time waiting to run (``/proc/PID/schedstat``), or None where it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/schedstat", "rb") as stat:
-            fields = stat.read().split()
-        return (int(fields[0]) + int(fields[1])) / 1e9
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _age(pid: int) -> float | None:
-    """Seconds since the process began (``/proc/PID/stat``'s start time on the boot clock), or None."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()  # the name, in parentheses, may hold anything
-        return time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / _TICKS
-    except (OSError, IndexError, ValueError, AttributeError):
-        return None
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as children:
-            return [int(child) for child in children.read().split()]
-    except (OSError, ValueError):
-        return []
 
 
 class Clock(io.RawIOBase):
@@ -131,9 +101,6 @@ class Clock(io.RawIOBase):
         self.cuts: list[tuple[float, int, float | None]] = []
         self.quiet_cuts = 0  # of them, those followed by CUT_QUIET of silence
         self.result_line: int | None = None  # set by the reader: the wire's terminal line
-        self._busy: dict[int, float] = {}
-        self.idle: float | None = None  # the emitter's processes idle before its first line (sample)
-        self.sampled = False
 
     def readable(self) -> bool:
         return True
@@ -186,35 +153,12 @@ class Clock(io.RawIOBase):
         else:
             self.truncated = True
 
-    def sample(self, pid: int) -> None:
-        """Note how long the emitter's processes (it and its descendants) were idle before its first line.
-
-        Called by the harness while the emitter lives (every 50 ms at most) and until its first
-        line: a few small reads in ``/proc``, never per line. Busy is CPU time plus time waiting
-        for a CPU, summed over the processes (so two busy processes count twice: fewer dumps,
-        never more); what an emitter does after its first line does not count.
-        """
-        if self.lines:
-            return
-        now = time.monotonic() - self.start
-        # idle is counted from the process's own start, not the clock's: on a loaded machine the
-        # fork can come a second after the clock started (threads starting runs at once), and a
-        # process that did not exist yet was not sleeping with its lines held back
-        age = _age(pid)
-        if age is not None:
-            now = min(now, age)
-        todo, seen = [pid], 0
-        while todo and seen < 64:
-            current = todo.pop()
-            seen += 1
-            busy = _busy_seconds(current)
-            if busy is None:
-                continue
-            self._busy[current] = busy
-            todo.extend(_children(current))
-        if self._busy:
-            self.sampled = True
-            self.idle = max(now - sum(self._busy.values()), 0.0)
+    def stall_at(self) -> float | None:
+        """When the silence now under way passes ``max_gap`` (seconds from the start), or None once
+        the terminal line is in: the start counts as a line end, so a silent emitter stalls too."""
+        if self.result_line is not None:
+            return None
+        return (self.last_at if self.last_at is not None else 0.0) + self.max_gap
 
     def arrival(self, line: int) -> tuple[float, int] | None:
         """When ``line`` (1-based) arrived and in which read (1-based, among reads ending lines)."""
@@ -307,9 +251,13 @@ class Timeline:
     def summary(self) -> str:
         """One line: the timeline at a glance (every format shows it)."""
         if not self.lines:
-            return f"timeline: no line arrived; exit at {_s(self.exited_at)}"
+            return f"timeline: no line arrived; ended at {_s(self.exited_at)}"
         gap = (f"longest gap {_s(self.longest_gap)} before line {self.longest_gap_line}"
-               if self.longest_gap_line else "no gap (every line in one read)")
+               if self.longest_gap_line else "one line only" if self.lines == 1 else "every line in one read")
+        last = self.arrivals[-1][0] if self.arrivals and len(self.arrivals) == self.lines else None
+        if last is not None and self.exited_at is not None \
+                and self.exited_at - last > max(self.longest_gap, BUFFERED_MIN_RUN):
+            gap += f"; then silent {_s(self.exited_at - last)} until the end"
         shares = ", ".join(f"{name} {_s(value)}" for name, value in self.percentiles.items())
         return (f"timeline: first line at {_s(self.first_line)}; {gap}; gaps {shares or '-'}; "
                 f"{self.same_read} of {counted(self.lines, 'line')} came in a read with others "
@@ -347,17 +295,22 @@ def _arrivals(clock: Clock, limit: int) -> Iterator[tuple[float, int]]:
             yield at, read
 
 
-def judge(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None) -> None:
-    """The liveness rules on a stream run that reached its end (``alive_until``: the emitter's exit).
+def judge(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None,
+          twin: Callable[[], Timeline | None] | None = None) -> None:
+    """The liveness rules on a stream run that reached its end (``alive_until``: the emitter's exit,
+    or when the harness killed it at a stall).
 
     A run cut short (a timeout, a flood, an interruption) is not judged here: its own rule says
-    it did not end, and a stall past ``--timeout`` stays ``run.timeout``.
+    it did not end, and a stall past ``--timeout`` stays ``run.timeout``. ``twin`` runs the
+    emitter again with stdout a pseudo-terminal and returns that run's timeline (None when it
+    could not run): it is called only when the run's one sign of buffering is a burst
+    (:func:`burst`), to confirm it; without it, such a run is not judged for run.buffered.
     """
-    for rule in ("run.first-line", "run.stall", "run.buffered"):
+    for rule in ("run.first-line", "run.stall"):
         out.exercised(rule)
     _first_line(timeline, liveness, out, alive_until)
     _stall(clock, timeline, liveness, out, alive_until)
-    _buffered(clock, timeline, out)
+    _buffered(clock, timeline, out, twin)
 
 
 def _first_line(timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None) -> None:
@@ -377,48 +330,105 @@ def _stall(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, aliv
     result = timeline.result_line
     gaps = [(gap, line) for gap, line in clock.gaps
             if gap > liveness.max_gap and (result is None or line <= result)]
-    if result is None and clock.last_at is not None and alive_until is not None \
-            and alive_until - clock.last_at > liveness.max_gap:
-        gaps.append((alive_until - clock.last_at, clock.lines + 1))  # silent from its last line to its exit
+    first = timeline.first_line
+    if first is not None and first > liveness.max_gap:  # the start counts as a line end (Clock.stall_at)
+        gaps.append((first, 1))
+    if result is None and alive_until is not None \
+            and alive_until - (clock.last_at if clock.last_at is not None else 0.0) > liveness.max_gap:
+        # silent from its last line (or from its start) to its exit, or to its kill at the stall
+        gaps.append((alive_until - (clock.last_at or 0.0), clock.lines + 1))
     if not gaps:
         return
     gap, line = max(gaps)
     more = f" ({counted(len(gaps) + clock.more_gaps, 'gap')} over it in all)" if len(gaps) + clock.more_gaps > 1 else ""
-    where = f"before line {line}" if line <= clock.lines else f"after line {clock.lines}, until the exit"
+    where = ("from the start, with no line at all" if not clock.lines else "from the start to line 1" if line == 1
+             else f"before line {line}" if line <= clock.lines else f"after line {clock.lines}, until the end")
     out.emit("run.stall", line if line <= clock.lines else None, None,
-             f"expected no gap over {liveness.max_gap:g}s between lines while the emitter ran with no result "
-             f"written, found {_s(gap)} {where}{more}",
+             f"expected no gap over {liveness.max_gap:g}s between lines (the start counts as one) while the emitter "
+             f"ran with no result written, found {_s(gap)} {where}{more}",
              "flush stdout after each line, and write progress (stream_event) lines during long work "
              "(raise --max-gap if the silence is legitimate)")
 
 
-def _buffered(clock: Clock, timeline: Timeline, out: Sink) -> None:
+@dataclass(frozen=True)
+class Burst:
+    """Lines that came together after a silence: the one sign of buffering that needs a twin run."""
+
+    first: int  # its first line (1-based)
+    last: int  # its last line
+    at: float  # when it came, seconds from the start
+    silence: float  # the silence before it (from the start, or from the line before)
+
+
+def burst(clock: Clock) -> Burst | None:
+    """The largest group of two or more lines that came within ``BUFFERED_BURST`` of each other after
+    ``BUFFERED_MIN_RUN`` or more of silence, or None (reads past ``TIMED_READS`` are not looked at)."""
+    found: Burst | None = None
+    at, ends = clock.at, clock.ends
+    start = 0
+    while start < len(at):
+        stop = start
+        while stop + 1 < len(at) and at[stop + 1] - at[start] <= BUFFERED_BURST:
+            stop += 1
+        before = ends[start - 1] if start else 0
+        silence = at[start] - (at[start - 1] if start else 0.0)
+        lines = ends[stop] - before
+        if lines >= 2 and silence >= BUFFERED_MIN_RUN and (found is None or lines > found.last - found.first + 1):
+            found = Burst(before + 1, ends[stop], at[start], silence)
+        start = stop + 1
+    return found
+
+
+def streamed_on_a_terminal(held: Burst, lines: int, pty: Timeline | None) -> str | None:
+    """What the twin run under a pseudo-terminal shows of the lines of ``held``, when it shows them
+    streamed (spread over ``TWIN_SPREAD`` or more, in two reads or more), else None.
+
+    The twin must have written as many lines as the pipe run (``lines``): a build that writes
+    something else on a terminal is not the same run, and proves nothing.
+    """
+    if pty is None or pty.lines != lines or len(pty.arrivals) < held.last:
+        return None
+    first, last = pty.arrivals[held.first - 1], pty.arrivals[held.last - 1]
+    spread = last[0] - first[0]
+    if spread < TWIN_SPREAD or last[1] == first[1]:
+        return None
+    return (f"lines {held.first} to {held.last} came within {_s(BUFFERED_BURST)} at {_s(held.at)}, after "
+            f"{_s(held.silence)} of silence, while the same build with stdout a pseudo-terminal wrote them over "
+            f"{_s(spread)} in {counted(last[1] - first[1] + 1, 'read')}: they were made as it went and held back "
+            "on the pipe")
+
+
+def _buffered(clock: Clock, timeline: Timeline, out: Sink, twin: Callable[[], Timeline | None] | None) -> None:
     if timeline.tty:
+        out.exercised("run.buffered")
         return  # a terminal's stdio is line-buffered: nothing held back to see here
     if clock.quiet_cuts >= CUT_READS:
+        out.exercised("run.buffered")
         cuts = [f"{size} B at {_s(at)}" for at, size, quiet in clock.cuts if quiet is not None and quiet >= CUT_QUIET]
         out.emit("run.buffered", None, None,
                  f"expected lines written as they are made, found {clock.quiet_cuts} reads cut at a buffer size "
                  f"mid-line, each followed by {CUT_QUIET:g}s or more of silence ({', '.join(cuts[:4])}): stdout "
                  "is block-buffered", _FLUSH)
         return
-    dump = _dump(clock, timeline)
-    if dump is not None:
-        out.emit("run.buffered", None, None, dump, _FLUSH)
+    held = burst(clock)
+    if held is None:
+        out.exercised("run.buffered")
+        return
+    pty = twin() if twin is not None else None
+    if pty is None:
+        out.note(f"run.buffered not judged: lines {held.first} to {held.last} came in one burst after "
+                 f"{_s(held.silence)} of silence, and no twin run under a pseudo-terminal could tell held-back "
+                 "lines from lines made late")
+        return
+    out.exercised("run.buffered")
+    shown = streamed_on_a_terminal(held, clock.lines, pty)
+    if shown is None:
+        out.note(f"run.buffered: lines {held.first} to {held.last} came in one burst after {_s(held.silence)} of "
+                 "silence; a twin run with stdout a pseudo-terminal wrote them the same way, so they were made "
+                 "late, not held back (passed)")
+        return
+    out.emit("run.buffered", held.first, None, f"expected lines written as they are made, found {shown}", _FLUSH)
 
 
 _FLUSH = ("a block-buffered stdout on a pipe: flush after each line (Python print(..., flush=True) or "
           "python -u, C setvbuf(stdout, NULL, _IOLBF, 0), stdbuf -oL)")
-
-
-def _dump(clock: Clock, timeline: Timeline) -> str | None:
-    """The message when the whole output came in one burst after the emitter sat idle, else None."""
-    first, last = timeline.first_line, clock.last_at
-    if first is None or last is None or clock.lines < 2 or clock.idle is None:
-        return None
-    if first < BUFFERED_MIN_RUN or last - first > BUFFERED_BURST or clock.idle < BUFFERED_MIN_IDLE:
-        return None
-    return (f"expected lines as they are written, found all {counted(clock.lines, 'line')} within "
-            f"{_s(last - first)} at "
-            f"{_s(first)} after the start, the emitter idle (sleeping, not working) {_s(clock.idle)} of that "
-            "time: its output was held back and dumped")

@@ -200,15 +200,16 @@ def _liveness_rules() -> tuple[Rule, ...]:
         Rule("run.stall", Level.MUST, "run",
              "no gap between lines longer than --max-gap while the emitter runs with no result written "
              "(default 30 s)",
-             f"{_LIVE}; a stall past --timeout stays run.timeout (fail closed), never this rule",
+             f"{_LIVE}; the start counts as a line end (a silent emitter stalls too); judged when the silence "
+             "passes --max-gap, the emitter killed there; a stall past --timeout stays run.timeout",
              observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False,
              live=Live.STREAM.value),
         Rule("run.buffered", Level.MUST, "run",
              "the lines arrive as they are written, not in bursts the stream did not ask for (a block-buffered "
              "stdout on a pipe)",
              f"{_LIVE}; seen as reads cut at a block size (4 KiB multiples) mid-line followed by silence, or as "
-             "a run whose whole output came in one burst after the emitter sat idle for a while (/proc "
-             "schedstat; not judged where it cannot be read); never judged on a terminal (line-buffered stdio)",
+             "a burst after a silence that a twin run with stdout a pseudo-terminal streamed (a burst no twin "
+             "confirms is not judged); never judged on a terminal (line-buffered stdio)",
              observed=Observed.PROCESS, basis=Basis.POLICY, filterable=False,
              live=Live.STREAM.value),
         Rule("run.exit-after-result", Level.MUST, "run",

@@ -13,6 +13,8 @@ conversation shown is the shortest that fails. No process outlives a test.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import sys
 import time
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from typing import Any
 
 import pytest
 from hypothesis import Phase, find, given, settings
+from hypothesis import strategies as st
 
 import contract
 from contract import cli
@@ -361,3 +364,65 @@ def test_machine_formats_keep_stdout_parseable(monkeypatch: pytest.MonkeyPatch,
     document = json.loads(captured.out)  # the report alone
     assert document["conformant"] is False
     assert "shrunk failing conversation" in captured.err  # the conversation beside it
+
+
+# -- issue 51: every message true --------------------------------------------------------------
+
+_OPTIONS = st.fixed_dictionaries({
+    "--timeout": st.none() | st.floats(0.001, 1e4, allow_nan=False),
+    "--shrink-seconds": st.none() | st.floats(0.001, 1e4, allow_nan=False),
+    "--examples": st.none() | st.integers(1, 500),
+    "--seed": st.none() | st.integers(0, 2**64 - 1),
+    "--max-line-bytes": st.none() | st.integers(1, 2**40),
+})
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(_OPTIONS, st.booleans(), st.lists(st.sampled_from(["sa.schema", "line.json", "run.response-late"]),
+                                          max_size=2), st.lists(st.text(min_size=1, max_size=8), max_size=2))
+def test_the_replay_command_holds_every_option_that_changes_the_outcome(
+        options: dict[str, Any], strict: bool, ignore: list[str], command: list[str]) -> None:
+    """Issue 51: "find it again with" dropped --timeout and --shrink-seconds. Parsed back, the replay
+    holds every option the run was given (and the defaults of the rest, written out)."""
+    from contract.cli.fuzz import replay
+
+    argv = ["fuzz", "--wire", "subagent-stdio"]
+    for name, value in options.items():
+        if value is not None:
+            argv += [name, repr(value) if isinstance(value, float) else str(value)]
+    argv += ["--strict"] * strict + [part for rule in ignore for part in ("--ignore", rule)]
+    argv += ["--", "host", *command]
+    parser = cli.build_parser()
+    given_args = parser.parse_args(argv)
+    seed_used = given_args.seed if given_args.seed is not None else 7
+    again = parser.parse_args(shlex.split(replay(given_args, seed_used, given_args.command[1:]))[1:])
+    assert again.seed == seed_used
+    assert again.examples == (given_args.examples or fuzz.DEFAULT_EXAMPLES)
+    assert again.timeout == (given_args.timeout if given_args.timeout is not None else fuzz.DEFAULT_TIMEOUT)
+    assert again.shrink_seconds == (given_args.shrink_seconds if given_args.shrink_seconds is not None
+                                    else fuzz.DEFAULT_SHRINK_SECONDS)
+    for name in ("wire", "strict", "ignore", "max_line_bytes", "command"):
+        assert getattr(again, name) == getattr(given_args, name), name
+
+
+def test_a_banner_host_s_transcript_keeps_the_response_it_sent(started: list[int], tmp_path: Path) -> None:
+    """Issue 51: the shrunk transcript of a host that printed a banner held the command and the banner
+    but not the response the host sent (killed at the banner), so replaying it with ``check`` added
+    an sa.response-correlation the host never earned. The early stop gives the commands already
+    sent their answers' time, and keeps what the host wrote."""
+    result = fuzz.fuzz_host(_host("banner"), seed=1, examples=2, shrink_seconds=0.5)
+    assert result.failed
+    replayed = contract.check(result.transcript, "subagent-stdio")
+    assert "sa.response-correlation" not in replayed.rules(), result.transcript
+    assert "line.json" in replayed.rules()
+    content = {rule for rule in result.report.rules() if not rule.startswith("run.")}
+    assert content == replayed.rules(), (content, replayed.rules())
+
+
+def test_a_host_that_never_answers_a_whole_line_is_not_called_late(started: list[int]) -> None:
+    """Issue 51: a host that never answered was worded "found it 19.99 s after", as if late. Its
+    response without an LF came only as it was killed: never answered, with the time waited."""
+    report = driver.converse(_host("answers_unterminated"), timeout=1.5, response_within=0.5)
+    [late] = [v for v in report.violations if v.rule == "run.response-late"]
+    assert "never answered (waited " in late.message, late.message
+    assert not re.search(r"found it [0-9.]+ ?s after", late.message), late.message

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -25,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from contract import cli
 from contract.cli.common import liveness_of
@@ -63,8 +64,17 @@ RUNS: dict[str, Callable[[], Any]] = {
     "reference": lambda: run_stream(default_command("stream-json"), timeout=20),
     "first-line": lambda: run_stream(_emitter("first_line_late", "0.4"), timeout=20,
                                      liveness=Liveness(first_line_within=0.2)),
-    "stall": lambda: run_stream(_emitter("stalls", "0.4"), timeout=20, liveness=Liveness(max_gap=0.2)),
-    "stall-timeout": lambda: run_stream(_emitter("stalls", "30"), timeout=0.8, liveness=Liveness(max_gap=0.2)),
+    "stall": lambda: run_stream(_emitter("stalls", "5"), timeout=20, liveness=Liveness(max_gap=1.0)),
+    "stall-cut": lambda: _timed_run(_emitter("stalls", "30"), timeout=30, liveness=Liveness(max_gap=1.0)),
+    "stall-timeout": lambda: run_stream(_emitter("stalls", "30"), timeout=0.8, liveness=Liveness(max_gap=5)),
+    "silent": lambda: _timed_run([sys.executable, "-c", "import time; time.sleep(60)"], timeout=30,
+                                 liveness=Liveness(max_gap=0.6)),
+    "unbuffered-env": lambda: run_stream(_emitter("unflushed", "flush", "0"),
+                                         env={**PLAIN_ENV, "PYTHONUNBUFFERED": "1"}, timeout=20),
+    # issue 46's three: made late and flushed (passes), CPU-busy and buffered, init flushed and the rest buffered
+    "late": lambda: run_stream(_emitter("unflushed", "late", "1.5"), env=PLAIN_ENV, timeout=20),
+    "busy": lambda: run_stream(_emitter("unflushed", "busy", "0.2"), env=PLAIN_ENV, timeout=20),
+    "init": lambda: run_stream(_emitter("unflushed", "init", "0.25"), env=PLAIN_ENV, timeout=20),
     "hang": lambda: _timed_run(_emitter("result_then_hangs"), timeout=30, liveness=Liveness(exit_grace=0.3)),
     "hang-timeout": lambda: run_stream(_emitter("result_then_hangs"), timeout=0.8, liveness=Liveness(exit_grace=5)),
     "slow-host": lambda: converse([sys.executable, str(HOSTS / "slow_answer.py"), "0.3"], timeout=20,
@@ -85,7 +95,8 @@ def test_unflushed_print_on_a_pipe_is_buffered(runs: dict[str, Any]) -> None:
     report = runs["plain"]
     assert report.rules() == {"run.buffered"}, report.violations
     [finding] = report.violations
-    assert "held back and dumped" in finding.message
+    assert "held back on the pipe" in finding.message
+    assert "pseudo-terminal" in finding.message  # the twin run is the proof
     assert report.timeline is not None
     assert report.timeline.same_read == report.lines
 
@@ -124,17 +135,74 @@ def test_a_late_first_line(runs: dict[str, Any]) -> None:
 
 
 def test_a_stall_before_the_result(runs: dict[str, Any]) -> None:
+    """Judged when the silence passes --max-gap: the emitter is killed there, its stream cut after line 1."""
     report = runs["stall"]
-    assert report.rules() == {"run.stall"}, report.violations
-    [finding] = report.violations
-    assert finding.line == 2
-    assert "before line 2" in finding.message
+    assert report.rules() == {"run.stall", "sj.result-last"}, report.violations  # the cut stream has no result
+    [finding] = [v for v in report.violations if v.rule == "run.stall"]
+    assert finding.line is None
+    assert "after line 1, until the end" in finding.message
 
 
 def test_a_stall_past_the_timeout_is_still_run_timeout(runs: dict[str, Any]) -> None:
+    """A timeout shorter than --max-gap ends the run first: run.timeout, no stall judged."""
     report = runs["stall-timeout"]
     assert "run.timeout" in report.rules(), report.violations
     assert "run.stall" not in report.rules()
+
+
+def test_a_stall_is_judged_at_the_max_gap_not_the_timeout(runs: dict[str, Any]) -> None:
+    """Once the silence passes --max-gap with no result, run.stall is sure: the emitter is killed there."""
+    report, took = runs["stall-cut"]
+    assert report.rules() >= {"run.stall"}, report.violations
+    assert "run.timeout" not in report.rules()
+    assert report.exit_status == -9
+    assert took < 15, took  # not the 30 s timeout
+    assert any("killed the emitter" in note and "run.stall" in note for note in report.notes), report.notes
+
+
+def test_a_silent_emitter_is_judged_at_the_max_gap(runs: dict[str, Any]) -> None:
+    """Issue 46: an emitter that prints nothing took the whole --timeout and was run.timeout, its
+    timeline saying "no gap (every line in one read)"."""
+    report, took = runs["silent"]
+    assert "run.stall" in report.rules(), report.violations
+    assert "run.timeout" not in report.rules()
+    assert took < 15, took
+    [stall] = [v for v in report.violations if v.rule == "run.stall"]
+    assert "no line at all" in stall.message
+    assert report.timeline is not None
+    summary = report.timeline.summary()
+    assert "no gap" not in summary, summary
+    assert "no line arrived" in summary, summary
+
+
+def test_made_late_and_flushed_is_not_buffered(runs: dict[str, Any]) -> None:
+    """Issue 46 (a): silent 1.5 s, then each line written and flushed: one burst, but the twin run
+    under a pseudo-terminal shows the same burst, so the lines were made late, not held back."""
+    report = runs["late"]
+    assert "run.buffered" not in report.rules(), report.violations
+    assert "run.buffered" in report.exercised
+    assert any("made late, not held back" in note for note in report.notes), report.notes
+
+
+@pytest.mark.parametrize(("name", "first"), [("busy", 1), ("init", 2)])
+def test_held_back_lines_are_buffered_whatever_the_emitter_does_meanwhile(runs: dict[str, Any], name: str,
+                                                                          first: int) -> None:
+    """Issue 46 (b) CPU-busy between block-buffered lines, (c) the init line flushed and the rest
+    block-buffered: both passed, the first because the emitter was not idle, the second because its
+    lines did not all come at once."""
+    report = runs[name]
+    assert report.rules() == {"run.buffered"}, report.violations
+    [finding] = report.violations
+    assert finding.line == first
+    assert f"lines {first} to 7 came within" in finding.message
+
+
+def test_the_environment_s_pythonunbuffered_is_said(runs: dict[str, Any]) -> None:
+    """PYTHONUNBUFFERED hides a Python emitter's buffering: a run under it says so (a note)."""
+    said = [note for note in runs["unbuffered-env"].notes if "PYTHONUNBUFFERED" in note]
+    assert said, runs["unbuffered-env"].notes
+    assert "PYTHONUNBUFFERED=1 is set for the emitter" in said[0]
+    assert not [note for note in runs["plain"].notes if "PYTHONUNBUFFERED" in note]  # unset: nothing to say
 
 
 def test_result_then_hang_is_killed_at_the_exit_grace(runs: dict[str, Any]) -> None:
@@ -225,27 +293,6 @@ def test_the_clock_places_each_line_in_its_read(pipe: tuple[Clock, io.BufferedRe
     assert line.longest_gap >= 0.07
     assert [gap_line for _, gap_line in clock.gaps] == [3]  # over max_gap
     assert line.to_json()["arrivals"][2][1] == 2  # type: ignore[index]  # the JSON's arrivals: a list of pairs
-
-
-@pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"), reason="idleness is read from /proc (Linux)")
-def test_idleness_is_counted_from_the_emitters_own_start() -> None:
-    """Found under load (the whole suite in an ADR walk's copy): the reference emitter was
-    ``run.buffered`` because its fork came long after the clock started (eleven runs started on
-    threads at once), and the time before it existed was counted as time it slept."""
-    busy = subprocess.Popen([sys.executable, "-c", "import time\nend = time.monotonic() + 0.4\n"
-                             "while time.monotonic() < end: pass\ntime.sleep(30)"])
-    try:
-        clock = Clock(0, time.monotonic() - 5.0)  # the clock started five seconds before the process
-        time.sleep(0.3)
-        clock.sample(busy.pid)
-        assert clock.idle is not None
-        assert clock.idle < 0.2  # not the 5 s before it began
-        time.sleep(0.6)  # now it sleeps: idle is idle
-        clock.sample(busy.pid)
-        assert clock.idle >= 0.3
-    finally:
-        busy.kill()
-        busy.wait()
 
 
 def test_the_summary_counts_one_read_in_the_singular(pipe: tuple[Clock, io.BufferedReader, int]) -> None:
@@ -393,3 +440,40 @@ def test_a_terminal_line_is_found_by_the_wire_s_own_type_member(terminal: str | 
         assert report.exit_status == 0  # not killed: it exited by itself after its 2 s
     else:
         assert (found, verdict) == ([2], requirements.FAILED)  # killed 0.4 s after the end line
+
+
+_LINE = b'{"type":"system"}\n'
+
+
+def test_a_burst_is_proved_only_by_a_twin_that_streams_it() -> None:
+    """The burst's lines spread over the twin run under a pseudo-terminal is the proof; the same burst
+    there, fewer lines there, or no twin, and nothing is said to be held back."""
+    from contract.live.timeline import burst, streamed_on_a_terminal
+
+    pipe = _clock([(0.05, _LINE), (1.4, _LINE * 6)])  # init flushed, the rest in one read 1.35 s later
+    held = burst(pipe)
+    assert held is not None
+    assert (held.first, held.last) == (2, 7)
+    streamed = _clock([(0.05 + 0.2 * i, _LINE) for i in range(7)]).timeline(1.3, tty=True)
+    assert streamed_on_a_terminal(held, 7, streamed) is not None
+    assert streamed_on_a_terminal(held, 7, pipe.timeline(1.4, tty=True)) is None  # the same burst there
+    assert streamed_on_a_terminal(held, 8, streamed) is None  # another run: it wrote other lines
+    assert streamed_on_a_terminal(held, 7, None) is None
+    assert burst(_clock([(0.05 + 0.2 * i, _LINE) for i in range(7)])) is None  # streamed: no burst
+    assert burst(_clock([(0.3, _LINE * 7)])) is None  # everything at once, at once: nothing held long
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 3.0), st.integers(1, 4)), min_size=1, max_size=12))
+def test_a_twin_that_came_as_the_pipe_run_never_proves_buffering(reads: list[tuple[float, int]]) -> None:
+    """Whatever the pipe run's timing, a twin that wrote the same lines at the same times proves nothing."""
+    from contract.live.timeline import burst, streamed_on_a_terminal
+
+    at, clocked = 0.0, []
+    for gap, lines in reads:
+        at += gap
+        clocked.append((at, _LINE * lines))
+    pipe = _clock(clocked)
+    held = burst(pipe)
+    if held is not None:
+        assert streamed_on_a_terminal(held, pipe.lines, pipe.timeline(at, tty=True)) is None

@@ -231,11 +231,12 @@ def test_an_early_stop_ends_at_the_first_failing_line(started: list[int]) -> Non
     assert time.monotonic() - began < 60 / 2  # neither the response wait nor the exit was waited out
     lines = live.transcript.split(b"\n")[:-1]
     [broken] = [v for v in live.report.violations if v.rule == "line.json"]
-    assert broken.line == len(lines)  # the transcript ends at the failing line
-    assert lines[-1].startswith(b'{"id":"a\\"')
+    # the transcript holds the failing line and what the host had written after it (the answer to 'b')
+    assert broken.line is not None
+    assert lines[broken.line - 1].startswith(b'{"id":"a\\"')
     # the verdict is check's on the transcript read (no run.* finding: nothing was waited out)
     assert contract.check(live.transcript, wire="subagent-stdio").counts == live.report.counts
-    assert f"stopped at line {len(lines)}, where line.json made it non-conformant" in " ".join(live.report.notes)
+    assert f"stopped at line {broken.line}, where line.json made it non-conformant" in " ".join(live.report.notes)
     assert "sent 3 of 4 commands" in live.report.notes[-1]
     assert "run.exit-status" not in live.report.exercised  # the host was killed, its exit never judged
 

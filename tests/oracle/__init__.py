@@ -575,10 +575,11 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
     # "milk session id (sess_...)"; one id per run, since seq and the stream are "per run".
     sessions = [obj["session_id"] for _, obj in objects if isinstance(obj.get("session_id"), str)]
     # The prefix is written; that an id (one token) follows it is the ellipsis read (derived).
-    if sessions and not str(sessions[0]).startswith("sess_"):
-        verdict.fire("sj.session", 0, "the run's session_id does not start sess_")
-    elif sessions and not _SESSION_FORM.fullmatch(str(sessions[0])):
-        verdict.fire("sj.session-suffix", 0, "no id after sess_, or white space in it")
+    # The description is on every line's member: every line's id is judged (issue 46, the lead's).
+    if any(not str(session).startswith("sess_") for session in sessions):
+        verdict.fire("sj.session", 0, "a line's session_id does not start sess_")
+    if any(str(session).startswith("sess_") and not _SESSION_FORM.fullmatch(str(session)) for session in sessions):
+        verdict.fire("sj.session-suffix", 0, "no id after sess_, or white space in it, on a line")
     if len(set(sessions)) > 1:
         verdict.fire("sj.session-constant", 0, "more than one session_id in one run")
     tool_uses: dict[str, JSONValue] = {}

@@ -188,7 +188,7 @@ class BlockFeed(ToolCalls):
         lines need were advertised (or no init said any)."""
         before = self.last_ts
         if (self.first or self.result_line is not None or first_seq != self.next_seq
-                or session != self.session or before is None or not follows(before, first_ts)):
+                or session != self.session or not self.session_ok or before is None or not follows(before, first_ts)):
             return False
         advertised = self.advertised
         return advertised is None or all(capability in advertised for bit, capability in batch.NEEDS if flags & bit)
@@ -247,7 +247,7 @@ class BlockFeed(ToolCalls):
         of one offset in time order from the previous stamp on (``stamps.in_order``, ``follows``).
         """
         expected, last_ts = self.next_seq, self.last_ts
-        if self.first or self.result_line is not None or expected is None or self.session is None or last_ts is None:
+        if self.first or self.result_line is not None or expected is None or not self.session_ok or last_ts is None:
             return False
         get, count = dict.get, len(objs)
         if "result" in map(get, objs, repeat("type")):

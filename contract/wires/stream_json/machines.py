@@ -90,7 +90,7 @@ class StreamRules(BlockFeed, Actors, SeqStamps):
             out.exercised("sj.seq-contiguous")
             self.next_seq = seq + 1
             self.last_seq = seq
-        if obj.get("session_id") != self.session:
+        if obj.get("session_id") != self.session or not self.session_ok:
             self._session(obj.get("session_id"), line, out)
         elif self.session is not None:
             out.exercised("sj.session-constant")

@@ -115,12 +115,13 @@ REGISTRY.add(
          "Judged by value, a framing-rejected line standing for one step, as "
          "sj.seq", basis=_D, breaker="seq_contiguous"),
     Rule("sj.session", Level.MUST, "stream-json",
-         "the run's session_id starts sess_ (the milk session id form sess_...)",
-         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the prefix); '
+         "every line's session_id starts sess_ (the milk session id form sess_...)",
+         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the prefix), on '
+         "every line's member (required on each), so each line's is judged; "
          "what follows it is sj.session-suffix's (derived), "
          'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W, breaker="session"),
     Rule("sj.session-suffix", Level.MUST, "stream-json",
-         "the run's session_id has an id after sess_: one or more characters, no white space",
+         "every line's session_id has an id after sess_: one or more characters, no white space",
          f"{_SJ}, properties.session_id.description: 'milk session id (sess_...)' (derived: the ellipsis "
          "stands for the characters of the id, so at least one follows the prefix, and an id is one token, "
          "so none of them is white space; the words write neither, and nothing about its alphabet or length)",
@@ -165,10 +166,12 @@ REGISTRY.add(
          "for; the dual-form sentence alone does not require it, and nothing requires agent on any line or "
          "message on system/error)", basis=_D, breaker="message_present"),
     Rule("sj.tool-result-ref", Level.MUST, "stream-json",
-         "a tool_result (on any line) names an earlier tool_use",
+         "a tool_result block names an earlier tool_use block (both on assistant or user lines)",
          f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id (structure-derived '
          "MUST: the member is named tool_use_id, and a value that names no earlier tool_use is not a "
-         'tool_use id)', basis=_D, breaker="tool_result_ref"),
+         'tool_use id). Both kinds of block count where the wire carries content blocks, on assistant and '
+         "user lines (oneOf[2], oneOf[3]), either of them, and on no other line: a line of a type not known "
+         "is ignored whole (open set), its tool_use and its tool_result alike", basis=_D, breaker="tool_result_ref"),
     Rule("sj.parent-ref", Level.MUST, "stream-json", "parent_tool_use_id names an earlier tool_use",
          f'{_SJ}, properties.parent_tool_use_id.description: "present exactly when the actor is nested '
          '... makes F3/F4-style tree views reconstructable" (structure-derived MUST: the member is named '

@@ -67,22 +67,30 @@ class SeqStamps(RunState):
         self.last_seq = value
 
     def _session(self, session: Any, line: int, out: Sink) -> None:
+        """Every line's session_id: its form (sj.session, sj.session-suffix: the description "milk
+        session id (sess_...)" is on every line's member) and that it is the first line's
+        (sj.session-constant). Called for a line whose id is not the run's, or while the run's
+        id is itself not of the form (each line carrying it is judged, as each ts is)."""
         if type(session) is not str:
             return
-        if self.session is None:
-            out.exercised("sj.session")
-            self.session = session
-            if not session.startswith("sess_"):
-                out.emit("sj.session", line, "/session_id",
-                         f"expected a milk session id of the form sess_..., found {quoted(clip(session))}")
-                return
+        out.exercised("sj.session")
+        formed = session.startswith("sess_")
+        if not formed:
+            out.emit("sj.session", line, "/session_id",
+                     f"expected a milk session id of the form sess_..., found {quoted(clip(session))}")
+        else:
             out.exercised("sj.session-suffix")
-            if not SESSION_SUFFIX.fullmatch(session, 5):
+            formed = SESSION_SUFFIX.fullmatch(session, 5) is not None
+            if not formed:
                 out.emit("sj.session-suffix", line, "/session_id",
                          f"expected sess_ followed by an id (one or more characters, no white space), "
                          f"found {quoted(clip(session))}")
+        if self.session is None:
+            self.session, self.session_ok = session, formed
             return
         out.exercised("sj.session-constant")
+        if session == self.session:
+            return
         out.emit("sj.session-constant", line, "/session_id",
                  f"expected the run's session_id {quoted(clip(self.session))}, found {quoted(clip(session))}")
 

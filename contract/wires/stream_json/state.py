@@ -49,7 +49,8 @@ class RunState:
         self.last_head: dict[str, Any] | None = None  # that line's type, where it could be read (Record.head)
         self.next_seq: int | None = None  # one step per line (sj.seq-contiguous)
         self.last_seq: int | None = None  # the last seq read (sj.seq: monotonic)
-        self.session: str | None = None
+        self.session: str | None = None  # the run's session_id: the first line's
+        self.session_ok = False  # ... and it is of the form (sj.session, sj.session-suffix): lines with it pass
         self.last_ts: str | None = None
         self.valid_head = ""  # the date-time part of the last valid ts (never a leap second)
         self.valid_tails: set[str] = set()  # fraction-and-offset parts seen in valid stamps
