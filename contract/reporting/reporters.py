@@ -38,7 +38,9 @@ if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load
     from contract.goldens.store import Golden
 
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
-MAX_TEXT_FINDING_LINES = 45  # with notes, stderr and summary, a report fits on one screen
+MAX_TEXT_LINES = 40  # the default and -q reports: the findings take what the other lines leave of this
+MIN_TEXT_FINDING_LINES = 12  # ...but never fewer (a long stderr excerpt or many notes still leave findings)
+MAX_TEXT_FINDING_LINES = 45  # -v: the findings' lines, beside every requirement's verdict
 SHOWN_LINES = 5
 STDERR_LINE_CHARS = 200  # per stderr line shown; a longer one says how much was cut
 
@@ -71,31 +73,40 @@ def group(violations: list[Violation]) -> list[Group]:
 
 
 def render_text(report: Report, style: Style = PLAIN) -> str:
-    """The report for people; ``style`` (contract.reporting.terminal) adds colour, -q or -v and wrapping."""
+    """The report for people; ``style`` (contract.reporting.terminal) adds colour, -q or -v and wrapping.
+
+    The default report is as short as its news: the notes, the findings, one requirement line of
+    counts (:func:`requirement_line`), then the verdict line; at most :data:`MAX_TEXT_LINES` lines
+    while the lines other than findings leave :data:`MIN_TEXT_FINDING_LINES` to the findings. ``-q``
+    drops the notes and the requirement line; ``-v`` lists every requirement by status and reason,
+    then each rule's verdict.
+    """
     safe = textsafe.text
-    out: list[str] = [] if style.quiet else [w for note in report.notes for w in style.wrapped(f"# {safe(note)}")]
+    head: list[str] = [] if style.quiet else [w for note in report.notes for w in style.wrapped(f"# {safe(note)}")]
+    tail = [*(style.wrapped(kept_line(report)) if report.dropped else []),
+            *([] if style.quiet else _detail_lines(report, style)), summary(report, style)]
+    budget = MAX_TEXT_FINDING_LINES if style.verbose else \
+        max(MIN_TEXT_FINDING_LINES, MAX_TEXT_LINES - len(head) - len(tail) - 1)  # 1: the "… more kinds" line
     groups = group(report.violations)
-    shown, hints, budget = 0, set[str](), MAX_TEXT_FINDING_LINES
+    findings: list[str] = []
+    shown, hints = 0, set[str]()
     for entry in groups[:MAX_TEXT_GROUPS]:
         lines = _text_group(safe(report.source), entry, hints, _basis_tag(report, entry.first.rule), style)
         if len(lines) > budget:
             break
-        out.extend(lines)
+        findings.extend(lines)
         budget -= len(lines)
         shown += 1
     if len(groups) > shown:
-        out.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding (--format json lists all)")
-    if report.dropped:
-        out.extend(style.wrapped(kept_line(report)))
-    if not style.quiet:
-        out.extend(_detail_lines(report, style))
-    out.append(summary(report, style))
-    return "\n".join(out) + "\n"
+        findings.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding "
+                        "(--format json lists all)")
+    return "\n".join([*head, *findings, *tail]) + "\n"
 
 
 def _detail_lines(report: Report, style: Style) -> list[str]:
     """What the default and -v reports show between the findings and the verdict: the stderr
-    excerpt, the requirement lines (-v: every requirement's verdict), the coverage."""
+    excerpt, the requirements (one line of counts; -v: each by status, then each rule's verdict),
+    the coverage (--coverage) and a live run's timeline."""
     from contract.core.stderr_tail import excerpt_lines
 
     out: list[str] = []
@@ -103,16 +114,33 @@ def _detail_lines(report: Report, style: Style) -> list[str]:
         out.append("emitter stderr (the first error, then the last lines):" if _has_block(report.stderr)
                    else "emitter stderr (last lines):")
         out.extend(f"  | {textsafe.text(line, STDERR_LINE_CHARS)}" for line in excerpt_lines(report.stderr))
-    out.extend(w for line in requirements.summary_lines(report) for w in style.wrapped(line))
     if style.verbose:
+        out.extend(w for line in requirements.summary_lines(report) for w in style.wrapped(line))
         paints = {requirements.PASSED: (GREEN,), requirements.FAILED: (RED, BOLD)}
         out.extend(f"  {verdict.rule.id}: {style.paint(verdict.status, *paints.get(verdict.status, ()))}"
                    for verdict in requirements.verdicts(report))
+    else:
+        out.append(requirement_line(report))
     if report.coverage is not None:
         out.extend(w for line in report.coverage.text_lines() for w in style.wrapped(textsafe.text(line)))
     if report.timeline is not None:  # a live run: when its lines came (contract.live.timeline)
         out.extend(style.wrapped(textsafe.text(report.timeline.summary())))
     return out
+
+
+def requirement_line(report: Report) -> str:
+    """The default text report's requirement line: how many rules passed, failed, were not
+    exercised (and were ignored or left outside --basis, when any were), and how many could
+    not apply to what made the report (a file is not a live run, nor a feed); counted, never
+    listed: ``-v`` names each. One line, never wrapped."""
+    counts = requirements.tally(report)
+    parts = [f"{counts[requirements.PASSED]} passed", f"{counts[requirements.FAILED]} failed",
+             f"{counts[requirements.NOT_EXERCISED]} not exercised"]
+    if counts[requirements.IGNORED]:
+        parts.append(f"{counts[requirements.IGNORED]} ignored")
+    if report.narrowed:
+        parts.append(f"{counts[requirements.OUTSIDE_BASIS]} outside --basis")
+    return f"requirements: {', '.join(parts)}; {counts[requirements.NOT_APPLICABLE]} not applicable (-v lists each)"
 
 
 def _has_block(stderr: str) -> bool:
