@@ -10,7 +10,7 @@ Both print the reproduction blob of a failing example, and both keep hypothesis'
 example database (``.hypothesis/``), so a failure found once is replayed first next time.
 Deadlines are off: on a shared two-core machine a test's time varies with the load, and a
 deadline would make the suite flaky rather than faster. (The public strategies themselves are
-health-checked under hypothesis' default settings in tests/test_strategies_compose.py.)
+health-checked under hypothesis' default settings in tests/strategies/test_strategies_compose.py.)
 """
 
 from __future__ import annotations

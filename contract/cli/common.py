@@ -18,7 +18,7 @@ PROG = "milk-contract"
 
 
 # the --format choices, without importing the reporters to learn them (the parser is built for
-# every verb, --help included); tests/cli/test_cli.py holds this equal to contract.reporting.ci_reports.FORMATS
+# every verb, --help included); tests/cli/test_cli.py holds this equal to contract.reporting.formats.REPORTERS
 FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
 
 

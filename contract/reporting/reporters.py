@@ -1,4 +1,5 @@
-"""Reporters, chosen by name: ``text`` for people, ``json`` for tools, ``junit`` for CI.
+"""The single-file reporters: ``text`` for people, ``json`` for tools, ``junit`` for CI (chosen by
+name in the one table of every format, ``contract.reporting.formats.REPORTERS``).
 
 Reporters only read a :class:`~contract.rules.report.Report`. The text reporter groups a finding
 that repeats on many lines (a missing ``seq`` on every line) into one entry with a count and
@@ -9,7 +10,7 @@ counted and how many it kept.
 
 Input-derived text (pointers, messages, source names, stderr) is printed through
 ``contract.core.textsafe``, so no control character from the input reaches a terminal or an XML
-parser raw. The JSON format can be written to a stream violation by violation (``STREAMING``),
+parser raw. The JSON format can be written to a stream violation by violation (``write_json``),
 so its memory does not grow with the number of findings.
 """
 
@@ -19,7 +20,6 @@ import io
 import json
 import re
 import shlex
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -296,18 +296,6 @@ JUNIT_SHOWN = 200  # occurrences listed per rule; the failure message gives coun
 
 def _junit_line(source: str, v: Violation) -> str:
     return f"{source}:{v.line} {v.rule} {v.pointer or ''} {v.message}"
-
-
-REPORTERS: dict[str, Callable[[Report], str]] = {
-    "text": render_text,
-    "json": render_json,
-    "junit": render_junit,
-}
-
-# Formats written as they are serialised (memory flat in the number of findings).
-STREAMING: dict[str, Callable[[Report, TextIO], None]] = {
-    "json": write_json,
-}
 
 
 # -- the other verbs: rules, record, diff, surface --------------------------------------------

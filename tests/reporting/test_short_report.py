@@ -13,6 +13,7 @@ verdict line only.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,20 @@ def test_any_default_or_quiet_report_fits_forty_lines(report: Report, verbosity:
     shown = sum(1 for line in lines if " [MUST]" in line or " [SHOULD]" in line)
     if shown < kinds:
         assert any(line.startswith(f"… {kinds - shown} more kind") for line in lines), "\n".join(lines)
+
+
+@pytest.mark.process
+def test_run_quiet_is_the_findings_and_the_verdict_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _out(capsys, "run", "-q")
+    assert code == 0
+    assert len(out) == 1
+    assert ": conformant (stream-json, " in out[0]
+    faulty = [sys.executable, str(TESTS / "faulty_emitters" / "exits_early.py")]
+    code, default = _out(capsys, "run", "--", *faulty)
+    assert code == 1
+    assert any(line.startswith(("emitter stderr", "requirements: ", "timeline: ")) for line in default)
+    code, quiet = _out(capsys, "run", "-q", "--", *faulty)
+    assert code == 1
+    assert quiet[-1] == default[-1]
+    assert [line for line in quiet if " [MUST]" in line] == [line for line in default if " [MUST]" in line]
+    assert all(" [MUST]" in line or line.startswith("    hint:") for line in quiet[:-1])
