@@ -13,7 +13,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -174,7 +174,7 @@ def test_the_cli_reports_a_machine_fault_without_a_traceback(
 def test_a_reporter_raising_never_exits_0(
     fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(*args: Any) -> str:
+    def broken(*args: Any) -> NoReturn:
         raise ValueError("render broke\x1b[2J")
 
     real = formats.REPORTERS[fmt]  # the same shape, every renderer broken (json: its streaming writer too)

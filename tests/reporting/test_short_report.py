@@ -141,8 +141,9 @@ def _reports(draw: st.DrawFn) -> Report:
                                            draw(st.none() | st.sampled_from(["/seq", "/a/0/b", "/ts"])), message,
                                            hint))
         report.counts[rule] += 1
-    if report.violations and draw(st.booleans()):  # some counted past the memory cap, not kept
-        report.counts[report.violations[0].rule] += draw(st.integers(1, 10**6))
+    dropped = draw(st.integers(0, 10**6)) if report.violations else 0  # counted past the memory cap, not kept
+    if dropped:
+        report.counts[report.violations[0].rule] += dropped
     report.notes.extend(draw(st.lists(st.sampled_from(["a note", "a long note " * 20]), max_size=3)))
     report.violations.sort(key=lambda v: v.line or 0)
     return report
@@ -177,3 +178,17 @@ def test_run_quiet_is_the_findings_and_the_verdict_line(capsys: pytest.CaptureFi
     assert quiet[-1] == default[-1]
     assert [line for line in quiet if " [MUST]" in line] == [line for line in default if " [MUST]" in line]
     assert all(" [MUST]" in line or line.startswith("    hint:") for line in quiet[:-1])
+
+
+def test_the_readme_shows_what_the_quick_start_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"<!-- output:emitter -->\n```text\n(.*?)\n```", readme, re.DOTALL)
+    assert shown, "README has no output block after <!-- output:emitter -->"
+    (tmp_path / "goldens").symlink_to(data_dir("goldens"))
+    hello = (tmp_path / "goldens" / "stream-json" / "hello.jsonl").read_bytes()
+    (tmp_path / "truncated.jsonl").write_bytes(b"".join(hello.splitlines(keepends=True)[:2]))
+    monkeypatch.chdir(tmp_path)
+    _, first = _out(capsys, "check", "goldens/stream-json/hello.jsonl")
+    _, second = _out(capsys, "check", "truncated.jsonl")
+    assert shown.group(1).splitlines() == [*first, *second]
