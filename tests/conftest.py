@@ -58,7 +58,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_report_header(config: pytest.Config) -> str:
     if deep():
         return "milk-contract suite: deep run (every sweep whole, tests marked deep included)"
-    return "milk-contract suite: default run (sweeps sampled; tests marked deep deselected: tox -e deep runs them)"
+    return "milk-contract suite: default run (sweeps sampled; tests marked deep skipped: tox -e deep runs them)"
 
 
 # The wires a generic test runs over: every registered one, the synthetic audit-log wire included.

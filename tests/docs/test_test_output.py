@@ -70,3 +70,15 @@ def test_the_shipped_suites_skip_of_a_test_wire_names_its_folder(monkeypatch: py
     assert (ROOT / "tests" / "wires" / "audit_log").is_dir()
     assert f"not one it ships ({', '.join(BUNDLED)})" in reason
     assert "outside the package" not in reason
+
+
+def test_the_header_says_what_the_default_run_does_with_deep_tests(pytestconfig: pytest.Config,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """They are skipped with the reason (tests/conftest.py), which -ra lists; the header said deselected."""
+    from tests import conftest
+
+    monkeypatch.setattr(conftest, "deep", lambda: False)
+    header = conftest.pytest_report_header(pytestconfig)
+    assert "tests marked deep skipped" in header
+    assert "deselected" not in header
+    assert "tox -e deep" in header
