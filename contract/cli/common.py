@@ -128,7 +128,7 @@ def terminal_options(parser: argparse.ArgumentParser) -> None:
     loud.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=0,
                       help="the findings and the verdict line only")
     loud.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1,
-                      help="the usual detail and every requirement's verdict")
+                      help="every requirement listed by status (and why a rule cannot apply), then each one's verdict")
 
 
 BASIS_NAMES = ("written", "derived", "policy")  # contract.core.rule.Basis, without importing the catalog
