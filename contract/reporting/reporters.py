@@ -82,7 +82,7 @@ def render_text(report: Report, style: Style = PLAIN) -> str:
     then each rule's verdict.
     """
     safe = textsafe.text
-    head: list[str] = [] if style.quiet else [w for note in report.notes for w in style.wrapped(f"# {safe(note)}")]
+    head = [] if style.quiet else _note_lines(report.notes, style)
     tail = [*(style.wrapped(kept_line(report)) if report.dropped else []),
             *([] if style.quiet else _detail_lines(report, style)), summary(report, style)]
     budget = MAX_TEXT_FINDING_LINES if style.verbose else \
@@ -101,6 +101,43 @@ def render_text(report: Report, style: Style = PLAIN) -> str:
         findings.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding "
                         "(--format json lists all)")
     return "\n".join([*head, *findings, *tail]) + "\n"
+
+
+SHOWN_LIKE_NOTES = 5  # notes of one shape named by what differs; the rest counted
+
+
+def _note_lines(notes: list[str], style: Style) -> list[str]:
+    """The notes, ``# `` each. -v: every one in full. The default: notes that differ only in quoted
+    or numeric detail (one per unlisted line type, say) once in full, then one line naming what
+    the others differ in ("line 5 'control_response'")."""
+    safe = textsafe.text
+    if style.verbose:
+        return [w for note in notes for w in style.wrapped(f"# {safe(note)}")]
+    shapes: dict[str, list[str]] = {}
+    for note in notes:
+        shapes.setdefault(_VARIABLE.sub("…", note), []).append(note)
+    out: list[str] = []
+    for alike in shapes.values():
+        first = alike[0]
+        out.extend(style.wrapped(f"# {safe(first)}"))
+        if len(alike) == 1:
+            continue
+        base = _VARIABLE.findall(first)
+        differ = [_differing(note, base) for note in alike[1:SHOWN_LIKE_NOTES + 1]]
+        more = "; …" if len(alike) - 1 > SHOWN_LIKE_NOTES else ""
+        out.extend(style.wrapped(f"# {counted(len(alike) - 1, 'more note')} like it: {safe('; '.join(differ))}{more} "
+                                 "(-v shows each)"))
+    return out
+
+
+def _differing(note: str, base: list[str]) -> str:
+    """The stretch of ``note`` from the word before its first detail that differs from ``base``'s
+    (its first note's details, in order) to the end of its last one: "line 5 has type 'x'"."""
+    spans = [m.span() for m, was in zip(_VARIABLE.finditer(note), base, strict=False) if m.group() != was]
+    if not spans:
+        return note
+    start = note.rfind(" ", 0, max(spans[0][0] - 1, 0)) + 1
+    return note[start:spans[-1][1]]
 
 
 def _detail_lines(report: Report, style: Style) -> list[str]:

@@ -125,6 +125,29 @@ def test_quiet_is_the_findings_and_the_verdict_line(capsys: pytest.CaptureFixtur
     assert shown[:3] == [line for line in default if FINDING.match(line)][:3]
 
 
+def _unlisted(line: int, kind: str) -> str:
+    """A note of the schema step's shape (contract.checking.pipeline, one per line type it does not list)."""
+    return (f"sj.schema: line {line} has type '{kind}', which the schema does not list (assistant | result): judged "
+            "by the common envelope only (open set: the seed says 'open set: ignore unknown values')")
+
+
+def test_notes_alike_are_one_in_full_then_what_the_others_differ_in() -> None:
+    report = Report(wire="stream-json", source="x.jsonl", lines=9)
+    report.notes.extend([_unlisted(n, f"kind{n}") for n in range(2, 10)])  # eight alike
+    report.notes.append("wire: checked as stream-json")  # and one of its own
+    lines = render_text(report, Style(width=None)).splitlines()
+    assert lines[:3] == ["# " + _unlisted(2, "kind2"),
+                         "# 7 more notes like it: line 3 has type 'kind3'; line 4 has type 'kind4'; line 5 has type "
+                         "'kind5'; line 6 has type 'kind6'; line 7 has type 'kind7'; … (-v shows each)",
+                         "# wire: checked as stream-json"]
+    verbose = render_text(report, Style(width=None, verbosity=1)).splitlines()
+    assert verbose[:9] == [f"# {note}" for note in report.notes]  # near miss: -v shows each in full
+    one = Report(wire="stream-json", source="x.jsonl", lines=9, notes=[_unlisted(2, "a"), _unlisted(3, "b")])
+    assert render_text(one).splitlines()[1] == "# 1 more note like it: line 3 has type 'b' (-v shows each)"
+    assert render_text(one, Style(verbosity=-1)).splitlines() == ["x.jsonl: conformant (stream-json, 9 lines, no "
+                                                                 "findings)"]  # -q: no note at all
+
+
 _RULES = [rule.id for rule in rules_for("stream-json") if rule.id.startswith(("sj.", "line."))]
 
 
@@ -144,7 +167,10 @@ def _reports(draw: st.DrawFn) -> Report:
     dropped = draw(st.integers(0, 10**6)) if report.violations else 0  # counted past the memory cap, not kept
     if dropped:
         report.counts[report.violations[0].rule] += dropped
-    report.notes.extend(draw(st.lists(st.sampled_from(["a note", "a long note " * 20]), max_size=3)))
+    report.notes.extend(draw(st.lists(st.sampled_from(["a note", "a long note " * 20]), max_size=2)))
+    report.notes.extend(_unlisted(line, kind) for line, kind in  # one note per unlisted line type, up to 9
+                        draw(st.lists(st.tuples(st.integers(1, 99), st.sampled_from(["a", "b.c", "x" * 60])),
+                                      max_size=9)))
     report.violations.sort(key=lambda v: v.line or 0)
     return report
 
