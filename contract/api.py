@@ -5,7 +5,7 @@ Each takes what its verb's options take, as keyword arguments with the CLI's def
 returns the objects the CLI renders: a :class:`~contract.rules.report.Report` (``run``), a
 result carrying one (``feed``, ``fuzz``: ``.report``, the seed, the failing streams) or one
 :class:`Recorded` per scenario (``record``). Render any report with
-``contract.reporting.reporters.render_text`` (or ``REPORTERS[fmt]``) as the CLI does.
+``contract.reporting.formats.REPORTERS[fmt].one(report)`` (any ``--format``, by name) as the CLI does.
 
 Fail closed as the CLI is: a run that did not finish, an emitter that did not start, a checker
 that raised are findings in a report that is not conformant, never an exception that could be

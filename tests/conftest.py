@@ -10,7 +10,7 @@ Both print the reproduction blob of a failing example, and both keep hypothesis'
 example database (``.hypothesis/``), so a failure found once is replayed first next time.
 Deadlines are off: on a shared two-core machine a test's time varies with the load, and a
 deadline would make the suite flaky rather than faster. (The public strategies themselves are
-health-checked under hypothesis' default settings in tests/test_strategies_compose.py.)
+health-checked under hypothesis' default settings in tests/strategies/test_strategies_compose.py.)
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_report_header(config: pytest.Config) -> str:
     if deep():
         return "milk-contract suite: deep run (every sweep whole, tests marked deep included)"
-    return "milk-contract suite: default run (sweeps sampled; tests marked deep deselected: tox -e deep runs them)"
+    return "milk-contract suite: default run (sweeps sampled; tests marked deep skipped: tox -e deep runs them)"
 
 
 # The wires a generic test runs over: every registered one, the synthetic audit-log wire included.

@@ -59,13 +59,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     except manyfiles.PathError as exc:
         raise UsageError(str(exc)) from None
     refuse_nothing(reports)
-    from contract.reporting.ci_reports import FORMATS, render_text_many
+    from contract.reporting.formats import REPORTERS
 
-    style = style_of(args)
-
-    def many() -> str:
-        return render_text_many(reports, style) if args.format == "text" else FORMATS[args.format].many(reports)
-
-    if not write(args.format, lambda: sys.stdout.write(many())):
+    reporter, style = REPORTERS[args.format], style_of(args)
+    if not write(args.format, lambda: sys.stdout.write(reporter.many(reports, style))):
         return EXIT_USAGE
     return EXIT_OK if all(r.conformant for r in reports) else EXIT_VIOLATIONS

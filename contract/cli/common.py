@@ -18,7 +18,7 @@ PROG = "milk-contract"
 
 
 # the --format choices, without importing the reporters to learn them (the parser is built for
-# every verb, --help included); tests/cli/test_cli.py holds this equal to contract.reporting.ci_reports.FORMATS
+# every verb, --help included); tests/cli/test_cli.py holds this equal to contract.reporting.formats.REPORTERS
 FORMAT_NAMES = ("text", "json", "junit", "github", "sarif", "markdown")
 
 
@@ -128,7 +128,7 @@ def terminal_options(parser: argparse.ArgumentParser) -> None:
     loud.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=0,
                       help="the findings and the verdict line only")
     loud.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1,
-                      help="the usual detail and every requirement's verdict")
+                      help="every requirement listed by status (and why a rule cannot apply), then each one's verdict")
 
 
 BASIS_NAMES = ("written", "derived", "policy")  # contract.core.rule.Basis, without importing the catalog

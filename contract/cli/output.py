@@ -77,22 +77,19 @@ def style_of(args: argparse.Namespace) -> Style:
 
 
 def emit(report: Report, fmt: str, signum: int = signal.SIGINT, style: Style | None = None) -> int:
-    from contract.reporting.ci_reports import FORMATS
-    from contract.reporting.reporters import REPORTERS, STREAMING, render_text
+    """Write one report in ``fmt`` (its reporter from contract.reporting.formats.REPORTERS) and give
+    the exit status it earns: 0 conformant, 1 not, 2 when nothing was judged or the report could not
+    be written, 128 + the signal for an interrupted run."""
+    from contract.reporting.formats import REPORTERS
+    from contract.reporting.terminal import PLAIN
 
     if fmt == "text" and set(report.counts) == {"run.start"}:  # nothing ran, so nothing was judged: a harness
         # error, said in one line as misuse is (the machine formats keep the run.start finding)
         why = next((v.message for v in report.violations if v.rule == "run.start"), "the emitter did not start")
         sys.stderr.write(f"{PROG}: error: {textsafe.text(why)} (run.start: nothing was checked)\n")
         return EXIT_USAGE
-    streaming = STREAMING.get(fmt)  # json: written as it is serialised (memory flat in the findings)
-    if streaming is not None:
-        written = write(fmt, lambda: streaming(report, sys.stdout))
-    elif fmt == "text" and style is not None and REPORTERS["text"] is render_text:  # (a replaced one: as it is)
-        written = write(fmt, lambda: sys.stdout.write(render_text(report, style)))
-    else:
-        written = write(fmt, lambda: sys.stdout.write(FORMATS[fmt].one(report)))
-    if not written:
+    reporter = REPORTERS[fmt]  # json streams, as it is serialised (memory flat in the findings)
+    if not write(fmt, lambda: reporter.write(report, sys.stdout, style or PLAIN)):
         return EXIT_USAGE
     if "run.interrupted" in report.counts:
         return exit_interrupted(signum)  # 128 + the signal that interrupted the run

@@ -110,7 +110,7 @@ class Rule:
     silenceable: bool = field(default=True, kw_only=True)
     # The name of the function in the wire's strategies module (``Wire.strategies``) that draws
     # lines breaking this rule, or None: the strategies' breakers are derived from this field,
-    # and a rule without one shows as skipped in tests/test_rule_registry.py.
+    # and a rule without one shows as skipped in tests/rules/test_rule_registry.py.
     breaker: str | None = field(default=None, kw_only=True)
     # The live mode (a ``contract.wires.Live`` value: "stream", "conversation") whose runs alone can
     # exercise the rule, or None for every wire: on a wire of another mode it is not applicable

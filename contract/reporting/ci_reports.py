@@ -2,7 +2,8 @@
 
 Every renderer here takes a list of :class:`~contract.rules.report.Report` (one per file, in input
 order). The single-file ``text``, ``json`` and ``junit`` reports stay in ``contract.reporting.reporters``;
-``FORMATS`` maps each ``--format`` name to its single-file and many-file renderers.
+``contract.reporting.formats.REPORTERS`` maps each ``--format`` name to its single-file and many-file
+renderers.
 
 Shapes, fixed here so tools can rely on them:
 
@@ -29,13 +30,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
 from contract.core import textsafe
 from contract.core.textsafe import counted
-from contract.reporting.reporters import REPORTERS, group, render_junit, summary
+from contract.reporting.reporters import group, render_junit, summary
 from contract.reporting.terminal import PLAIN, Style
 from contract.rules import requirements
 from contract.rules.catalog import CATALOG, Level, Rule
@@ -392,29 +393,3 @@ def _markdown_findings(report: Report) -> Iterable[str]:
         notes = [f"{counted(rest, 'more kind', 'more kinds')} of finding"] if rest else []
         notes += [f"{counted(report.dropped, 'finding')} counted but not kept"] if report.dropped else []
         yield f"{'; '.join(notes)}: see `--format json`."
-
-
-# -- the registry --------------------------------------------------------------------------------
-
-Many = Callable[[list[Report]], str]
-
-
-@dataclass(frozen=True)
-class Format:
-    one: Callable[[Report], str]
-    many: Many
-
-
-def _single(render: Many) -> Callable[[Report], str]:
-    return lambda report: render([report])
-
-
-FORMATS: dict[str, Format] = {
-    # looked up when called, so REPORTERS stays the one table of single-file renderers
-    "text": Format(lambda report: REPORTERS["text"](report), render_text_many),
-    "json": Format(lambda report: REPORTERS["json"](report), render_json_many),
-    "junit": Format(lambda report: REPORTERS["junit"](report), render_junit_many),
-    "github": Format(_single(render_github), render_github),
-    "sarif": Format(_single(render_sarif), render_sarif),
-    "markdown": Format(_single(render_markdown), render_markdown),
-}

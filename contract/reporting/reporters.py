@@ -1,4 +1,5 @@
-"""Reporters, chosen by name: ``text`` for people, ``json`` for tools, ``junit`` for CI.
+"""The single-file reporters: ``text`` for people, ``json`` for tools, ``junit`` for CI (chosen by
+name in the one table of every format, ``contract.reporting.formats.REPORTERS``).
 
 Reporters only read a :class:`~contract.rules.report.Report`. The text reporter groups a finding
 that repeats on many lines (a missing ``seq`` on every line) into one entry with a count and
@@ -9,7 +10,7 @@ counted and how many it kept.
 
 Input-derived text (pointers, messages, source names, stderr) is printed through
 ``contract.core.textsafe``, so no control character from the input reaches a terminal or an XML
-parser raw. The JSON format can be written to a stream violation by violation (``STREAMING``),
+parser raw. The JSON format can be written to a stream violation by violation (``write_json``),
 so its memory does not grow with the number of findings.
 """
 
@@ -19,7 +20,6 @@ import io
 import json
 import re
 import shlex
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -39,7 +39,9 @@ if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load
     from contract.goldens.store import Golden
 
 MAX_TEXT_GROUPS = 40  # beyond this the text report points at --format json
-MAX_TEXT_FINDING_LINES = 45  # with notes, stderr and summary, a report fits on one screen
+MAX_TEXT_LINES = 40  # the default and -q reports: the findings take what the other lines leave of this
+MIN_TEXT_FINDING_LINES = 12  # ...but never fewer (a long stderr excerpt or many notes still leave findings)
+MAX_TEXT_FINDING_LINES = 45  # -v: the findings' lines, beside every requirement's verdict
 SHOWN_LINES = 5
 STDERR_LINE_CHARS = 200  # per stderr line shown; a longer one says how much was cut
 
@@ -72,31 +74,77 @@ def group(violations: list[Violation]) -> list[Group]:
 
 
 def render_text(report: Report, style: Style = PLAIN) -> str:
-    """The report for people; ``style`` (contract.reporting.terminal) adds colour, -q or -v and wrapping."""
+    """The report for people; ``style`` (contract.reporting.terminal) adds colour, -q or -v and wrapping.
+
+    The default report is as short as its news: the notes, the findings, one requirement line of
+    counts (:func:`requirement_line`), then the verdict line; at most :data:`MAX_TEXT_LINES` lines
+    while the lines other than findings leave :data:`MIN_TEXT_FINDING_LINES` to the findings. ``-q``
+    drops the notes and the requirement line; ``-v`` lists every requirement by status and reason,
+    then each rule's verdict.
+    """
     safe = textsafe.text
-    out: list[str] = [] if style.quiet else [w for note in report.notes for w in style.wrapped(f"# {safe(note)}")]
+    head = [] if style.quiet else _note_lines(report.notes, style)
+    tail = [*(style.wrapped(kept_line(report)) if report.dropped else []),
+            *([] if style.quiet else _detail_lines(report, style)), summary(report, style)]
+    budget = MAX_TEXT_FINDING_LINES if style.verbose else \
+        max(MIN_TEXT_FINDING_LINES, MAX_TEXT_LINES - len(head) - len(tail) - 1)  # 1: the "… more kinds" line
     groups = group(report.violations)
-    shown, hints, budget = 0, set[str](), MAX_TEXT_FINDING_LINES
+    findings: list[str] = []
+    shown, hints = 0, set[str]()
     for entry in groups[:MAX_TEXT_GROUPS]:
         lines = _text_group(safe(report.source), entry, hints, _basis_tag(report, entry.first.rule), style)
         if len(lines) > budget:
             break
-        out.extend(lines)
+        findings.extend(lines)
         budget -= len(lines)
         shown += 1
     if len(groups) > shown:
-        out.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding (--format json lists all)")
-    if report.dropped:
-        out.extend(style.wrapped(kept_line(report)))
-    if not style.quiet:
-        out.extend(_detail_lines(report, style))
-    out.append(summary(report, style))
-    return "\n".join(out) + "\n"
+        findings.append(f"… {counted(len(groups) - shown, 'more kind', 'more kinds')} of finding "
+                        "(--format json lists all)")
+    return "\n".join([*head, *findings, *tail]) + "\n"
+
+
+SHOWN_LIKE_NOTES = 5  # notes of one shape named by what differs; the rest counted
+
+
+def _note_lines(notes: list[str], style: Style) -> list[str]:
+    """The notes, ``# `` each. -v: every one in full. The default: notes that differ only in quoted
+    or numeric detail (one per unlisted line type, say) once in full, then one line naming what
+    the others differ in ("line 5 'control_response'")."""
+    safe = textsafe.text
+    if style.verbose:
+        return [w for note in notes for w in style.wrapped(f"# {safe(note)}")]
+    shapes: dict[str, list[str]] = {}
+    for note in notes:
+        shapes.setdefault(_VARIABLE.sub("…", note), []).append(note)
+    out: list[str] = []
+    for alike in shapes.values():
+        first = alike[0]
+        out.extend(style.wrapped(f"# {safe(first)}"))
+        if len(alike) == 1:
+            continue
+        base = _VARIABLE.findall(first)
+        differ = [_differing(note, base) for note in alike[1:SHOWN_LIKE_NOTES + 1]]
+        more = "; …" if len(alike) - 1 > SHOWN_LIKE_NOTES else ""
+        out.extend(style.wrapped(f"# {counted(len(alike) - 1, 'more note')} like it: {safe('; '.join(differ))}{more} "
+                                 "(-v shows each)"))
+    return out
+
+
+def _differing(note: str, base: list[str]) -> str:
+    """The stretch of ``note`` from the word before its first detail that differs from ``base``'s
+    (its first note's details, in order) to the end of its last one: "line 5 has type 'x'"."""
+    spans = [m.span() for m, was in zip(_VARIABLE.finditer(note), base, strict=False) if m.group() != was]
+    if not spans:
+        return note
+    start = note.rfind(" ", 0, max(spans[0][0] - 1, 0)) + 1
+    return note[start:spans[-1][1]]
 
 
 def _detail_lines(report: Report, style: Style) -> list[str]:
     """What the default and -v reports show between the findings and the verdict: the stderr
-    excerpt, the requirement lines (-v: every requirement's verdict), the coverage."""
+    excerpt, the requirements (one line of counts; -v: each by status, then each rule's verdict),
+    the coverage (--coverage) and a live run's timeline."""
     from contract.core.stderr_tail import excerpt_lines
 
     out: list[str] = []
@@ -104,16 +152,33 @@ def _detail_lines(report: Report, style: Style) -> list[str]:
         out.append("emitter stderr (the first error, then the last lines):" if _has_block(report.stderr)
                    else "emitter stderr (last lines):")
         out.extend(f"  | {textsafe.text(line, STDERR_LINE_CHARS)}" for line in excerpt_lines(report.stderr))
-    out.extend(w for line in requirements.summary_lines(report) for w in style.wrapped(line))
     if style.verbose:
+        out.extend(w for line in requirements.summary_lines(report) for w in style.wrapped(line))
         paints = {requirements.PASSED: (GREEN,), requirements.FAILED: (RED, BOLD)}
         out.extend(f"  {verdict.rule.id}: {style.paint(verdict.status, *paints.get(verdict.status, ()))}"
                    for verdict in requirements.verdicts(report))
+    else:
+        out.append(requirement_line(report))
     if report.coverage is not None:
         out.extend(w for line in report.coverage.text_lines() for w in style.wrapped(textsafe.text(line)))
     if report.timeline is not None:  # a live run: when its lines came (contract.live.timeline)
         out.extend(style.wrapped(textsafe.text(report.timeline.summary())))
     return out
+
+
+def requirement_line(report: Report) -> str:
+    """The default text report's requirement line: how many rules passed, failed, were not
+    exercised (and were ignored or left outside --basis, when any were), and how many could
+    not apply to what made the report (a file is not a live run, nor a feed); counted, never
+    listed: ``-v`` names each. One line, never wrapped."""
+    counts = requirements.tally(report)
+    parts = [f"{counts[requirements.PASSED]} passed", f"{counts[requirements.FAILED]} failed",
+             f"{counts[requirements.NOT_EXERCISED]} not exercised"]
+    if counts[requirements.IGNORED]:
+        parts.append(f"{counts[requirements.IGNORED]} ignored")
+    if report.narrowed:
+        parts.append(f"{counts[requirements.OUTSIDE_BASIS]} outside --basis")
+    return f"requirements: {', '.join(parts)}; {counts[requirements.NOT_APPLICABLE]} not applicable (-v lists each)"
 
 
 def _has_block(stderr: str) -> bool:
@@ -269,18 +334,6 @@ JUNIT_SHOWN = 200  # occurrences listed per rule; the failure message gives coun
 
 def _junit_line(source: str, v: Violation) -> str:
     return f"{source}:{v.line} {v.rule} {v.pointer or ''} {v.message}"
-
-
-REPORTERS: dict[str, Callable[[Report], str]] = {
-    "text": render_text,
-    "json": render_json,
-    "junit": render_junit,
-}
-
-# Formats written as they are serialised (memory flat in the number of findings).
-STREAMING: dict[str, Callable[[Report, TextIO], None]] = {
-    "json": write_json,
-}
 
 
 # -- the other verbs: rules, record, diff, surface --------------------------------------------

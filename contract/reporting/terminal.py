@@ -7,9 +7,10 @@ Done as pytest does it, without a dependency (a few SGR codes and :mod:`textwrap
   stream must be a TTY and ``TERM`` not ``dumb``; so colour never reaches a pipe or a file unless
   forced. ``--color=yes`` and ``--color=no`` decide alone, whatever the environment says.
 - MUST findings are red, SHOULD findings yellow, a conformant verdict green, a failing one red.
-- ``-q``: the findings and the verdict line only; ``-v``: the usual detail and every requirement's
-  verdict, one a line.
-- Lists (the notes, the requirement lines) are wrapped to the terminal's width, or to 80 columns
+- ``-q``: the findings and the verdict line only; the default adds the notes and one line of
+  requirement counts; ``-v`` lists the requirements by status and reason, then every
+  requirement's verdict, one a line (contract.reporting.reporters.render_text).
+- Lists (the notes, -v's requirement lines) are wrapped to the terminal's width, or to 80 columns
   when the stream is not a terminal; a finding's line is never wrapped (``FILE:LINE rule …``
   stays one line to grep).
 

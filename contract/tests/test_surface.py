@@ -19,7 +19,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from contract.evolution.gate import Accepted, Verdict, evaluate, load_accepted, sources
 from contract.evolution.surface import WIRES, surface_for
 from contract.plugin.failure import fail
-from contract.wires import BUNDLED
+from contract.wires import BUNDLED, get
 
 
 class SurfaceGate(JSONSnapshotExtension):
@@ -58,10 +58,24 @@ def surface_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(SurfaceGate)
 
 
+def not_shipped(wire: str) -> str:
+    """Why a registered wire that this package does not ship has no surface test here, naming
+    where its files are (the checkout's tests/wires/audit_log for the tests' synthetic wire)."""
+    import os
+
+    root = get(wire).data_root
+    where = ""
+    if root:
+        relative = os.path.relpath(root)
+        where = f" (its files: {root if relative.startswith('..') else relative})"
+    return (f"{wire}: a wire registered beside this package{where}, not one it ships ({', '.join(BUNDLED)}), "
+            "so no surface snapshot ships for it")
+
+
 @pytest.mark.parametrize("wire", WIRES)
 def test_surface(wire: str, surface_snapshot: SnapshotAssertion) -> None:
     if wire not in BUNDLED:  # a wire registered beside the package (a test's) ships no snapshot here
-        pytest.skip(f"{wire}: registered outside the package, so its surface has no shipped snapshot")
+        pytest.skip(not_shipped(wire))
     where = sources()
     current = surface_for(wire, where.schemas, where.goldens)
     gate = surface_snapshot.extension

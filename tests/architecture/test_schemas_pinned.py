@@ -14,12 +14,11 @@ import pytest
 
 from contract.core.resources import data_dir, schema_path
 from contract.wires import BUNDLED
-from tests.support.paths import ROOT
+from tests.support.outside import NO_SEEDS, seeds
 from tests.support.seeds import SEED_DIGESTS, seed_bytes
 
 PINS = json.loads((data_dir("schemas") / "pins.json").read_text(encoding="utf-8"))
 WIRES = BUNDLED  # every wire the package ships is pinned (schemas/pins.json)
-SEEDS = ROOT.parent / "shared" / "seeds"
 
 
 def test_every_wire_is_pinned() -> None:
@@ -44,10 +43,12 @@ def test_unevolved_pins_are_the_seeds(wire: str) -> None:
     assert PINS["sha256"][wire] == SEED_DIGESTS[wire]
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seeds are only beside a developer checkout")
+@pytest.mark.skipif(seeds() is None, reason=NO_SEEDS)
 def test_pins_match_the_seeds() -> None:
-    seeds = {hashlib.sha256(p.read_bytes()).hexdigest() for p in SEEDS.glob("*.txt")}
-    assert set(SEED_DIGESTS.values()) <= seeds
+    folder = seeds()
+    assert folder is not None
+    found = {hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.glob("*.txt")}
+    assert set(SEED_DIGESTS.values()) <= found
 
 
 def test_every_recorded_seed_is_a_shipped_wire() -> None:

@@ -13,7 +13,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -21,7 +21,7 @@ import contract
 from contract import cli
 from contract.checking.schema import Engine, engine
 from contract.core.reader import Record
-from contract.reporting import reporters
+from contract.reporting import formats
 from contract.rules.report import Collector, Report
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.subagent_stdio.machines import Correlation, UniqueKeys
@@ -174,11 +174,11 @@ def test_the_cli_reports_a_machine_fault_without_a_traceback(
 def test_a_reporter_raising_never_exits_0(
     fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(*args: Any) -> str:
+    def broken(*args: Any) -> NoReturn:
         raise ValueError("render broke\x1b[2J")
 
-    monkeypatch.setitem(reporters.REPORTERS, fmt, broken)
-    monkeypatch.setitem(reporters.STREAMING, fmt, broken) if fmt in reporters.STREAMING else None
+    real = formats.REPORTERS[fmt]  # the same shape, every renderer broken (json: its streaming writer too)
+    monkeypatch.setitem(formats.REPORTERS, fmt, formats.Reporter(broken, broken, broken if real.stream else None))
     code = cli.run(["check", "--format", fmt, str(GOLDEN["stream-json"])])
     err = capsys.readouterr().err
     assert code == 2

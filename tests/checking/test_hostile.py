@@ -25,6 +25,7 @@ import pytest
 from contract import cli
 from contract.checking.checker import check
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
+from contract.reporting.reporters import MAX_TEXT_LINES  # the default text report's bound (issue 51)
 from tests.hostile.cases import BY_NAME, CASES, Case, Expect
 from tests.support.depth import deep, sample
 from tests.support.paths import TESTS
@@ -50,7 +51,6 @@ PROCESS_RUNS = [(case, wire) for case in CASES
                 for wire in (case.wires if case.big and deep() else list(case.wires)[:1])
                 if (case.big and (deep() or case.name not in DEEP_ONLY_BIG))
                 or case.name in (ALSO_SUBPROCESS if deep() else DEFAULT_SUBPROCESS)]
-MAX_TEXT_LINES = 60
 
 
 def _id(param: tuple[Case, str]) -> str:

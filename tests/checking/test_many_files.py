@@ -14,6 +14,7 @@ from contract.checking import manyfiles
 from contract.cli import run
 from contract.rules.report import FIRST_PER_RULE
 from contract.wires import BUNDLED
+from tests.support.outside import NO_FOREIGN_CORPUS, foreign_corpus, foreign_transcripts
 from tests.support.paths import ROOT, TESTS
 
 GOLDENS = ROOT / "goldens"
@@ -179,21 +180,18 @@ def test_version_comes_from_package_metadata(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out == f"milk-contract {version('milk-contract')}\n"
 
 
-FOREIGN = ROOT.parent / "shared" / "corpus" / "foreign"  # as in test_foreign_reports: beside a CI clone
-FOREIGN_FILES = sorted(str(p) for p in FOREIGN.glob("*/*.jsonl")) if FOREIGN.is_dir() else []
-
-
 @pytest.mark.process
-@pytest.mark.skipif(not FOREIGN_FILES, reason=f"no foreign corpus at {FOREIGN}")
+@pytest.mark.skipif(foreign_corpus() is None, reason=NO_FOREIGN_CORPUS)
 def test_foreign_corpus_summary_names_each_files_verdict(capsys: pytest.CaptureFixture[str]) -> None:
-    files = FOREIGN_FILES
-    assert run(["check", "--wire", "auto", "--jobs", "1", str(FOREIGN)]) == 1
+    files = [str(p) for p in foreign_transcripts()]
+    folder = foreign_corpus()
+    assert run(["check", "--wire", "auto", "--jobs", "1", str(folder)]) == 1
     one = capsys.readouterr().out
     lines = one.splitlines()
     assert [line.split(": ", 1)[0] for line in lines[: len(files)]] == files
     assert all(": NOT conformant (" in line for line in lines[: len(files)])
     assert lines[-1] == f"{len(files)} files: 0 conformant, {len(files)} NOT conformant"
-    assert run(["check", "--wire", "auto", "--jobs", "2", str(FOREIGN)]) == 1
+    assert run(["check", "--wire", "auto", "--jobs", "2", str(folder)]) == 1
     assert capsys.readouterr().out == one
 
 

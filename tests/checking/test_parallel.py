@@ -1,9 +1,9 @@
 """The parallel checker (contract.checking.parallel) gives the very report of the serial one.
 
-Every golden, the foreign corpus (when present), the rule cases (a deterministic sample in the
-default run, every one in the deep run: tests/support/depth.py, which also takes every combination of
-wire choice and options) and generated large inputs are checked with ``jobs=1`` and ``jobs=2``
-(forced, whatever the size) and their JSON reports compared whole:
+Every golden, the foreign sample (and the foreign corpus when given: tests/support/outside.py), the
+rule cases (a deterministic sample in the default run, every one in the deep run: tests/support/depth.py,
+which also takes every combination of wire choice and options) and generated large inputs are checked
+with ``jobs=1`` and ``jobs=2`` (forced, whatever the size) and their JSON reports compared whole:
 findings, order, counts, notes. A worker that dies falls back to one process with the same
 report, and leaves no process behind.
 """
@@ -27,11 +27,9 @@ from contract.core.resources import data_dir
 from tests.support import long_runs, shapes
 from tests.support.casefiles import all_cases
 from tests.support.depth import deep, sample
-from tests.support.paths import ROOT
+from tests.support.outside import FOREIGN_SAMPLE, foreign_transcripts
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
-
-FOREIGN = ROOT.parent / "shared" / "corpus" / "foreign"
 
 
 def _report(path: Path, wire: Any, jobs: int, **options: Any) -> dict[str, Any]:
@@ -62,7 +60,7 @@ def _inputs() -> Iterator[tuple[str, str, bytes]]:
         yield f"case {case.id}", case.wire, case.data
     for path in sorted(data_dir("goldens").glob("*/*.jsonl")):
         yield f"golden {path.parent.name}/{path.name}", path.parent.name, path.read_bytes()
-    for path in sorted(FOREIGN.glob("*/*.jsonl")) if FOREIGN.is_dir() else ():
+    for path in [*sorted(FOREIGN_SAMPLE.glob("*/*.jsonl")), *foreign_transcripts()]:  # the corpus: when given
         yield f"foreign {path.parent.name}/{path.name}", "auto", path.read_bytes()
 
 

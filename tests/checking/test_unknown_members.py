@@ -15,7 +15,7 @@ import pytest
 
 import contract
 from contract.checking.schema import MAX_MEMBERS_NAMED, engine
-from contract.reporting.ci_reports import FORMATS
+from contract.reporting.formats import REPORTERS
 
 INIT: dict[str, Any] = {
     "type": "system", "session_id": "sess_01HZX3", "seq": 0, "ts": "2026-03-01T10:00:00Z", "subtype": "init",
@@ -40,7 +40,7 @@ def test_every_unknown_member_is_named_by_its_pointer(wire: str, base: dict[str,
     assert finding.message.startswith("expected no member 'zz' (additionalProperties is false here), found 1")
     assert "all 3 unknown members of this object: /zz, /a~1b, /t~0\x1b" in finding.message
     # the reporter escapes the hostile character, once
-    assert "/t~0\\u001b" in FORMATS["text"].one(contract.check(json.dumps(line).encode() + b"\n", wire=wire))
+    assert "/t~0\\u001b" in REPORTERS["text"].one(contract.check(json.dumps(line).encode() + b"\n", wire=wire))
 
 
 def test_a_nested_object_names_its_members_under_its_own_pointer() -> None:

@@ -116,9 +116,9 @@ def test_console_script_and_module_entry_point() -> None:
 def test_format_choices_are_the_reporters_formats() -> None:
     """The parser names the formats without importing the reporters: the two lists must agree."""
     from contract.cli import FORMAT_NAMES
-    from contract.reporting.ci_reports import FORMATS
+    from contract.reporting.formats import REPORTERS
 
-    assert tuple(FORMATS) == FORMAT_NAMES
+    assert tuple(REPORTERS) == FORMAT_NAMES
 
 
 def test_version_goes_to_stdout_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,7 +29,7 @@ import pytest
 import contract
 from contract import cli
 from contract.goldens.store import goldens_dir
-from contract.reporting.ci_reports import FORMATS
+from contract.reporting.formats import REPORTERS
 from tests.support.paths import ROOT
 from tests.support.wrapped import unwrapped
 
@@ -73,13 +73,13 @@ def test_counts_of_one_are_singular_in_every_format(tmp_path: Path) -> None:
     report = contract.check(path, wire="subagent-stdio")
     assert sum(report.counts.values()) == 1
     assert report.lines == 1
-    for fmt, renderers in FORMATS.items():
+    for fmt, renderers in REPORTERS.items():
         for out in (renderers.one(report), renderers.many([report])):
             assert not _PLURAL_OF_ONE.search(out), (fmt, _PLURAL_OF_ONE.search(out))
-    text = FORMATS["text"].one(report)
+    text = REPORTERS["text"].one(report)
     assert "(subagent-stdio, 1 line): 1 finding (MUST 1, SHOULD 0) of 1 rule: line.json" in text
-    assert "1 file: 0 conformant, 1 NOT conformant" in FORMATS["text"].many([report])
-    assert "2 files: 0 conformant" in FORMATS["text"].many([report, report])  # near miss: plural kept
+    assert "1 file: 0 conformant, 1 NOT conformant" in REPORTERS["text"].many([report])
+    assert "2 files: 0 conformant" in REPORTERS["text"].many([report, report])  # near miss: plural kept
 
 
 def test_a_diff_of_one_change_is_singular() -> None:
@@ -264,7 +264,7 @@ def test_a_long_non_json_line_is_quoted_up_to_the_stated_bound() -> None:
 
 def test_the_quoted_line_is_escaped_by_the_reporter(capsys: pytest.CaptureFixture[str]) -> None:
     report = contract.check(b"\xe2\x80\xaeevil banner\n")  # U+202E at the start
-    text = FORMATS["text"].one(report)
+    text = REPORTERS["text"].one(report)
     assert '"\\u202eevil banner"' in text
     assert "\u202e" not in text
 

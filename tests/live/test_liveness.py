@@ -32,7 +32,7 @@ from contract.cli.common import liveness_of
 from contract.live.driver import converse
 from contract.live.harness import default_command, run_stream
 from contract.live.timeline import Clock, Liveness, timed
-from contract.reporting.ci_reports import FORMATS
+from contract.reporting.formats import REPORTERS
 from contract.rules.report import Report
 from tests.support.paths import TESTS
 
@@ -244,7 +244,7 @@ def test_every_format_shows_the_timeline(reference: Report) -> None:
     assert report.timeline is not None
     shown = report.timeline.summary()
     assert shown.startswith("timeline: first line at ")
-    for name, fmt in FORMATS.items():
+    for name, fmt in REPORTERS.items():
         text = fmt.one(report)
         assert "first_line" in text or "first line at" in text, name
 

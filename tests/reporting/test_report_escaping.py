@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 import contract
 from contract.core import textsafe
-from contract.reporting.ci_reports import FORMATS
+from contract.reporting.formats import REPORTERS
 from contract.rules.report import Collector, Report
 from tests.support.depth import deep
 from tests.support.paths import ROOT
@@ -173,12 +173,12 @@ def parses(fmt: str, out: str, validate: bool = True) -> None:
 
 
 @pytest.mark.parametrize("many", [False, True], ids=["one-file", "many-files"])
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("fmt", sorted(REPORTERS))
 @settings(max_examples=EXAMPLES)
 @given(first=hostile_reports(), second=hostile_reports())
 def test_hostile_text_is_escaped_in_every_format(fmt: str, many: bool, first: Report, second: Report) -> None:
     reports = [first, second] if many else [first]
-    render = FORMATS[fmt].many if many else (lambda rs: FORMATS[fmt].one(rs[0]))
+    render = REPORTERS[fmt].many if many else (lambda rs: REPORTERS[fmt].one(rs[0]))
     out = render(reports)
     assert not raw_unsafe(out), (fmt, raw_unsafe(out))
     out.encode("utf-8")
@@ -218,10 +218,10 @@ def _every_unsafe_report(tag: str) -> Report:
 
 
 @pytest.mark.parametrize("many", [False, True], ids=["one-file", "many-files"])
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("fmt", sorted(REPORTERS))
 def test_every_unsafe_code_point_in_every_field_of_every_format(fmt: str, many: bool) -> None:
     reports = [_every_unsafe_report("a"), _every_unsafe_report("b")] if many else [_every_unsafe_report("a")]
-    out = FORMATS[fmt].many(reports) if many else FORMATS[fmt].one(reports[0])
+    out = REPORTERS[fmt].many(reports) if many else REPORTERS[fmt].one(reports[0])
     assert not raw_unsafe(out), (fmt, sorted(raw_unsafe(out)))
     parses(fmt, out)
     if fmt == "json":
@@ -245,7 +245,7 @@ def test_hostile_streams_through_the_checker_reach_no_format_raw(name: str, valu
                        banner.encode("utf-8", "surrogatepass") + b"\n", *lines[1:]])
     report = contract.check(stream, source=path)
     assert not report.conformant
-    for fmt, renderers in FORMATS.items():
+    for fmt, renderers in REPORTERS.items():
         for out in (renderers.one(report), renderers.many([report])):
             assert not raw_unsafe(out), (fmt, raw_unsafe(out))
             parses(fmt, out, validate=False)  # the schema is held in the test above
@@ -266,9 +266,9 @@ def test_a_quoted_value_is_escaped_once_in_the_one_form() -> None:
     whose escapes the shared one would show again as ``\\u005cu202e`` (and ``é`` as ``\\u005cu00e9``)."""
     line = {"type": "system", "subtype": "init", "x\u202e\x1b": "é\u202e"}
     report = contract.check(json.dumps(line, ensure_ascii=False).encode() + b"\n")
-    text = FORMATS["text"].one(report)
+    text = REPORTERS["text"].one(report)
     assert "expected no member 'x\\u202e\\u001b'" in text
     assert 'found "é\\u202e"' in text
     assert "\\u005c" not in text
     assert "ESC (U+001B)" in text  # the checker's own words name the character, they do not escape it
-    assert json.loads(FORMATS["json"].one(report))["violations"]  # the JSON report still loads
+    assert json.loads(REPORTERS["json"].one(report))["violations"]  # the JSON report still loads

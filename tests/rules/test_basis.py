@@ -20,7 +20,7 @@ import contract
 from contract.cli import run
 from contract.core.rule import BASES, Basis, Observed, Rule, bases
 from contract.plugin.session import ContractSession, startup_problem
-from contract.reporting.ci_reports import FORMATS
+from contract.reporting.formats import REPORTERS
 from contract.rules.catalog import CATALOG, UNJUDGED, rules_for
 from contract.rules.report import UNIGNORABLE, Report
 from contract.wires import NAMES, WIRES, bundled_only
@@ -358,26 +358,26 @@ def test_json_report_names_each_finding_s_basis(gap: Path, capsys: pytest.Captur
 
 def test_ci_formats_name_the_basis_and_do_not_fail_on_filtered_findings(gap: Path) -> None:
     report = contract.check(gap, basis=["written"])
-    github = FORMATS["github"].one(report)
+    github = REPORTERS["github"].one(report)
     assert "::warning " in github
     assert "::error " not in github
     assert "[basis: derived, outside --basis]" in github
-    sarif = json.loads(FORMATS["sarif"].one(report))
+    sarif = json.loads(REPORTERS["sarif"].one(report))
     results = sarif["runs"][0]["results"]
     assert {r["level"] for r in results} == {"warning"}
     assert {r["properties"]["basis"] for r in results} == {"derived"}
     assert sarif["runs"][0]["properties"]["files"][0]["bases"] == ["written"]
     rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
     assert rules["line.newline"]["properties"]["basis_on"] == {"subagent-stdio": "policy"}
-    markdown = FORMATS["markdown"].one(report)
+    markdown = REPORTERS["markdown"].one(report)
     assert "| Basis |" in markdown
     assert "derived (outside --basis)" in markdown
-    junit = ET.fromstring(FORMATS["junit"].one(report))
+    junit = ET.fromstring(REPORTERS["junit"].one(report))
     assert junit.get("failures") == "0"
     case = next(c for c in junit.iter("testcase") if c.get("name", "").startswith("sj.seq-contiguous:"))
     assert case.find("skipped") is not None
     assert case.find("failure") is None
-    full = ET.fromstring(FORMATS["junit"].one(contract.check(gap)))  # near miss: every basis judged
+    full = ET.fromstring(REPORTERS["junit"].one(contract.check(gap)))  # near miss: every basis judged
     assert full.get("failures") == "3"
 
 

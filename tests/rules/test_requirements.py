@@ -23,6 +23,7 @@ from contract.cli import run
 from contract.core.resources import data_dir
 from contract.live.harness import run_stream
 from contract.reporting.reporters import render_junit, render_text
+from contract.reporting.terminal import Style
 from contract.rules import baseline, requirements
 from contract.rules.catalog import CATALOG, rules_for
 from contract.wires import get
@@ -38,11 +39,18 @@ def _statuses(report: Any) -> dict[str, str]:
 
 def test_hello_text_report_counts_exercised_rules_and_lists_the_others(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["check", str(HELLO)]) == 0
-    out = "\n".join(unwrapped(capsys.readouterr().out))  # each list on one line (wrapped at 80 on a pipe)
     found = requirements.verdicts(check(HELLO))
     applicable = sum(v.applicable for v in found)
     assert applicable < len(list(rules_for("stream-json")))
+    # the default report counts (one line); -v lists the rules by status and reason
+    assert run(["check", str(HELLO)]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("requirements: "))
+    counts = requirements.tally(check(HELLO))
+    assert line.startswith(f"requirements: {counts['passed']} passed, 0 failed, {counts['not-exercised']} not "
+                           "exercised; ")
+    assert f"; {len(found) - applicable} not applicable (-v lists each)" in line
+    assert run(["check", "-v", str(HELLO)]) == 0
+    out = "\n".join(unwrapped(capsys.readouterr().out))  # each list on one line (wrapped at 80 on a pipe)
     tally = next(line for line in out.splitlines() if line.startswith("requirements: "))
     assert f" of {applicable} applicable rules exercised" in tally
     assert tally.endswith(f"; {len(found) - applicable} not applicable")
@@ -97,7 +105,8 @@ def test_failed_and_ignored() -> None:
     skipped = case.find("skipped")
     assert skipped is not None
     assert "--ignore" in (skipped.get("message") or "")
-    assert "  ignored: sj.seq" in render_text(ignored)
+    assert "  ignored: sj.seq" in render_text(ignored, Style(verbosity=1))  # -v names it
+    assert ", 1 ignored; " in render_text(ignored)  # the default report counts it
 
 
 def test_an_empty_stream_exercises_no_framing_rule() -> None:

@@ -25,6 +25,7 @@ from contract.strategies import (
     broken_streams,
     streams,
 )
+from contract.wires import get as wire_named
 
 EXAMPLES = settings().max_examples
 BROKEN_EXAMPLES = max(3, EXAMPLES // 3)  # per rule: there are some forty-six of them
@@ -66,7 +67,8 @@ def test_every_catalog_rule_has_a_breaking_strategy(wire: str, rule: str) -> Non
     """A rule with no breaker (``Rule.breaker`` unset) shows as skipped, with its name: the
     generated sweeps cannot break it, and the summary says so (docs/architecture.md, "Adding a rule")."""
     if rule not in breakable(wire):
-        pytest.skip(f"{rule} has no breaking strategy in {wire}'s strategies module (Rule.breaker)")
+        pytest.skip(f"{rule} has no breaking strategy (Rule.breaker) in {wire}'s strategies module, "
+                    f"{wire_named(wire).strategies}")
 
 
 @pytest.mark.parametrize("wire", WIRES)

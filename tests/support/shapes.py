@@ -1,7 +1,7 @@
 """The shape catalogue: conformant stream-json runs of many shapes and dates (issue 34).
 
 The block facts are the checker's fast path; ``contract.checking.fastpath.measure`` counts which lines they
-judge. The catalogue is what that is measured on (tests/test_fastpath_coverage.py asserts 100 %,
+judge. The catalogue is what that is measured on (tests/checking/test_fastpath_coverage.py asserts 100 %,
 bench/regress.py times it against ``json.loads``):
 
 * **bodies** (``bodies()``): the lines between init and result of each golden, and of all of

@@ -115,8 +115,8 @@ def block_facts(objs: list[dict[str, Any]], *, mixed: bool = False, settle: bool
     here (a shape this function did not foresee).
 
     ``mixed``: stamps of several fraction lengths are taken too (``stamps.in_order``; without it
-    the block's stamps are of one length, as ``tests/test_stream_json_facts.py`` holds the plain
-    call to). ``settle``: a call streamed and completed in the block is judged here (``calls``);
+    the block's stamps are of one length, as ``tests/wires/stream_json/test_stream_json_facts.py`` holds
+    the plain call to). ``settle``: a call streamed and completed in the block is judged here (``calls``);
     without it its fragments and tool_use stay steps, for a machine holding earlier fragments of
     the same call (``StreamRules.feed_batch``).
     """
