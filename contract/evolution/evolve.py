@@ -439,7 +439,7 @@ def name_problem(name: str) -> str | None:
 def cmd_scenario(args: argparse.Namespace) -> int:
     """``milk-contract scenario``: a new golden, authored or recorded, written only once its meta
     and its strict check pass (the module docstring); every refusal is before the first write."""
-    from contract.goldens.store import META, TRANSCRIPT, meta_errors
+    from contract.goldens.store import META, TRANSCRIPT, meta_errors, schema_sha256
 
     root = project_root(args.root)
     wire: str = args.wire
@@ -461,6 +461,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         meta["provenance"] = {"authored": f"to the schema, {today}"}
     else:
         data, meta = _recorded(command, meta, args.timeout, root, wire, name, today)
+    meta["schema_sha256"] = schema_sha256(wire, root)  # the schema it is checked under (record reads it)
     errors = meta_errors(meta)
     if errors:
         raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))

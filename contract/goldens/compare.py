@@ -1,8 +1,9 @@
 """Comparing an emitter's output with a golden, and classifying each difference.
 
 :func:`compare` normalizes both sides (``contract.goldens.normalize``), pairs their lines (a sequence
-alignment on each line's kind, so one missing line is reported once instead of shifting every
-later line), diffs each pair with deepdiff, and classifies every difference:
+alignment on each line's kind, so one missing or extra line, a banner included, is one
+difference instead of shifting every later line: issue 47), diffs each pair with deepdiff, and
+classifies every difference:
 
 - additive: a member present only in the actual output and not required where it appears
   (per the wire schema), i.e. a new optional field;
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +123,18 @@ class Comparison:
                 "accepted": len(self.accepted), "additive": len(self.additive),
                 "differences": [d.to_json() for d in self.differences]}
 
+    def first_break(self) -> Difference | None:
+        """The first breaking difference in the order of the lines (the alignment's), or None."""
+        return next(iter(self.breaking), None)
+
+    def changed_stream(self) -> str | None:
+        """"the build changed the stream" with the first differing line, or None when nothing breaks."""
+        first = self.first_break()
+        if first is None:
+            return None
+        where = f"golden line {first.golden_line}" if first.actual_line is None else f"line {first.actual_line}"
+        return f"the build changed the stream, first at {where} ({first.change})"
+
     def summary(self) -> str:
         if self.equal:
             return "no differences"
@@ -142,16 +156,92 @@ def compare(golden: bytes, actual: bytes, wire: Wire | str) -> Comparison:
     """Normalize both transcripts, pair their lines and classify every difference."""
     wire = resolve(wire).name
     old, new = _lines(golden, wire), _lines(actual, wire)
-    matcher = difflib.SequenceMatcher(None, [_signature(x) for x in old],
-                                      [_signature(x) for x in new], autojunk=False)
     found: list[Difference] = []
-    for _, i1, i2, j1, j2 in matcher.get_opcodes():
-        pairs = min(i2 - i1, j2 - j1)
-        for offset in range(pairs):
-            found += _diff_pair(old[i1 + offset], new[j1 + offset], wire)
-        found += [_missing(x) for x in old[i1 + pairs:i2]]
-        found += [_extra(x) for x in new[j1 + pairs:j2]]
+    names = _Names()
+    for golden_line, actual in _aligned(old, new):
+        if golden_line is None:
+            found.append(_extra(actual))  # type: ignore[arg-type]  # one side is always there
+        elif actual is None:
+            found.append(_missing(golden_line))
+        else:
+            if actual.parsed and golden_line.parsed:
+                actual = _Line(actual.number, names.renamed(golden_line.value, actual.value), True)
+            found += _diff_pair(golden_line, actual, wire)
     return Comparison(wire, tuple(found))
+
+
+def _aligned(old: list[_Line], new: list[_Line]) -> list[tuple[_Line | None, _Line | None]]:
+    """The lines of both sides paired, in order (None: a line only one side has).
+
+    Two passes of difflib's alignment: over the normalised lines themselves (ids by their kind
+    only, as their numbers shift after a missing line), so a line dropped from a run of lines of
+    one kind is found where it was; then, inside each stretch that differs, over the lines' kinds
+    (:func:`_signature`), so a changed line is paired with the line it was and diffed member by member.
+    """
+    out: list[tuple[_Line | None, _Line | None]] = []
+    content = difflib.SequenceMatcher(None, [_key(x) for x in old], [_key(x) for x in new], autojunk=False)
+    for tag, i1, i2, j1, j2 in content.get_opcodes():
+        if tag == "equal":
+            out += zip(old[i1:i2], new[j1:j2], strict=True)
+            continue
+        kinds = difflib.SequenceMatcher(None, [_signature(x) for x in old[i1:i2]],
+                                        [_signature(x) for x in new[j1:j2]], autojunk=False)
+        for _, k1, k2, l1, l2 in kinds.get_opcodes():
+            pairs = min(k2 - k1, l2 - l1)
+            out += zip(old[i1 + k1:i1 + k1 + pairs], new[j1 + l1:j1 + l1 + pairs], strict=True)
+            out += [(x, None) for x in old[i1 + k1 + pairs:i1 + k2]]
+            out += [(None, x) for x in new[j1 + l1 + pairs:j1 + l2]]
+    return out
+
+
+def _key(line: _Line) -> str:
+    """A line as the first alignment pass sees it: its normalised value, each id by its kind only."""
+    if not line.parsed:
+        return "\0" + str(line.value)
+    text = json.dumps(line.value, sort_keys=True, ensure_ascii=False, default=repr)
+    return _PLACEHOLDER_NUMBER.sub(r"\1>", text)
+
+
+_PLACEHOLDER = re.compile(r"<[A-Za-z_]+:[0-9]+>")  # a MAP field's value, normalised (contract.goldens.normalize)
+_PLACEHOLDER_NUMBER = re.compile(r"(<[A-Za-z_]+):[0-9]+>")
+
+
+class _Names:
+    """Which generated id of the run is which of the golden's, learnt along the aligned lines.
+
+    Normalisation numbers ids by first appearance, so a line missing or extra before an id's first
+    use would renumber every later one (``<message:3>`` against ``<message:2>``): one dropped line,
+    a difference on every later line. Ids are matched instead where the aligned lines hold them, one
+    to one: an id of the run always stands for the same id of the golden, so a wrong reference (a
+    result naming another call than the golden's) is still a difference.
+    """
+
+    def __init__(self) -> None:
+        self.forward: dict[str, str] = {}  # golden placeholder -> run placeholder
+        self.backward: dict[str, str] = {}
+
+    def renamed(self, golden: Any, actual: Any) -> Any:
+        """``actual`` with each id placeholder written as the golden's name for the same id."""
+        if type(actual) is str and _PLACEHOLDER.fullmatch(actual):
+            return self._name(golden, actual)
+        if type(actual) is dict:
+            other = golden if type(golden) is dict else {}
+            return {key: self.renamed(other.get(key), value) for key, value in actual.items()}
+        if type(actual) is list:
+            other = golden if type(golden) is list else []
+            return [self.renamed(other[i] if i < len(other) else None, value) for i, value in enumerate(actual)]
+        return actual
+
+    def _name(self, golden: Any, actual: str) -> str:
+        known = self.backward.get(actual)
+        if known is not None:
+            return known
+        fits = type(golden) is str and _PLACEHOLDER.fullmatch(golden) and golden not in self.forward \
+            and golden.split(":")[0] == actual.split(":")[0]
+        if fits:
+            self.forward[golden], self.backward[actual] = actual, golden
+            return golden
+        return actual if actual not in self.forward else f"{actual[:-1]}'>"  # never another id's golden name
 
 
 def _lines(data: bytes, wire: str) -> list[_Line]:
@@ -167,7 +257,10 @@ def _lines(data: bytes, wire: str) -> list[_Line]:
     if canonical is not None:
         raw = [raw[i] for i in canonical([x.value if x.parsed and isinstance(x.value, dict) else None
                                            for x in raw])]
-    normal = normalize(wire, [x.value if x.parsed else None for x in raw])
+    # a line that cannot be read but opens as an object ({…) stands for an object line: it counts
+    # toward the line numbers seq is normalised against, as a banner or a log line does not
+    normal = normalize(wire, [x.value if x.parsed else ({} if x.value.lstrip().startswith("{") else None)
+                              for x in raw])
     return [_Line(x.number, normal[i] if x.parsed else x.value, x.parsed)
             for i, x in enumerate(raw)]
 

@@ -353,6 +353,9 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
             continue
         verb = "would change" if unwritten else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
+        changed = comparison.changed_stream()
+        if changed is not None:
+            lines.append(f"  {changed}")
     accepted = sum(1 for _, _, c, _ in results if c is not None and c.accepted)
     total = f"{counted(len(results), 'scenario')}, {breaking} with breaking changes or findings"
     if accepted:
@@ -364,12 +367,31 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
     if folder is not None:
         total += f"; goldens: {textsafe.text(str(folder.resolve()))}"
     if breaking:
-        total += ("; a breaking change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve "
-                  "--accept), then record again")
+        total += "; " + _record_advice(results)
     elif not dry_run:
         total += f"; review with {_review(folder)}, then run the suite"
     lines.append(total)
     return "\n".join(lines) + "\n"
+
+
+def _record_advice(results: list[tuple[Golden, ScenarioRun, Comparison | None, bool]]) -> str:
+    """What to do about a record that found breaks: ``evolve --accept`` only for a scenario whose golden
+    was written under another schema than the one in force (a wire change an ADR may have decided);
+    otherwise the build changed the stream under an unchanged schema, and the build is what to fix."""
+    advice = []
+    if any(c is None for _, _, c, _ in results):
+        advice.append("a scenario not conformant is the build's to fix")
+    broken = [run_ for _, run_, c, _ in results if c is not None and c.breaking]
+    changed = [run_ for run_ in broken if run_.schema_changed()]
+    if changed:
+        names = ", ".join(f"{r.golden.wire}/{r.golden.name}" for r in changed)
+        advice.append(f"the schema in force is not the one {textsafe.text(names)} was recorded under: a breaking "
+                      "change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve --accept), "
+                      "then record again")
+    if len(changed) < len(broken):
+        advice.append("the build changed the stream under the schema its goldens were recorded under: a regression "
+                      "to fix in the build, not a wire change to accept")
+    return "; ".join(advice)
 
 
 def _review(folder: Path | None) -> str:
