@@ -158,15 +158,15 @@ def compare(golden: bytes, actual: bytes, wire: Wire | str) -> Comparison:
     old, new = _lines(golden, wire), _lines(actual, wire)
     found: list[Difference] = []
     names = _Names()
-    for golden_line, actual in _aligned(old, new):
-        if golden_line is None:
-            found.append(_extra(actual))  # type: ignore[arg-type]  # one side is always there
-        elif actual is None:
-            found.append(_missing(golden_line))
+    for was, now in _aligned(old, new):
+        if was is None:
+            found.append(_extra(now))  # type: ignore[arg-type]  # one side is always there
+        elif now is None:
+            found.append(_missing(was))
         else:
-            if actual.parsed and golden_line.parsed:
-                actual = _Line(actual.number, names.renamed(golden_line.value, actual.value), True)
-            found += _diff_pair(golden_line, actual, wire)
+            if now.parsed and was.parsed:
+                now = _Line(now.number, names.renamed(was.value, now.value), True)
+            found += _diff_pair(was, now, wire)
     return Comparison(wire, tuple(found))
 
 
@@ -225,11 +225,11 @@ class _Names:
         if type(actual) is str and _PLACEHOLDER.fullmatch(actual):
             return self._name(golden, actual)
         if type(actual) is dict:
-            other = golden if type(golden) is dict else {}
-            return {key: self.renamed(other.get(key), value) for key, value in actual.items()}
+            members: dict[str, Any] = golden if type(golden) is dict else {}
+            return {key: self.renamed(members.get(key), value) for key, value in actual.items()}
         if type(actual) is list:
-            other = golden if type(golden) is list else []
-            return [self.renamed(other[i] if i < len(other) else None, value) for i, value in enumerate(actual)]
+            items: list[Any] = golden if type(golden) is list else []
+            return [self.renamed(items[i] if i < len(items) else None, value) for i, value in enumerate(actual)]
         return actual
 
     def _name(self, golden: Any, actual: str) -> str:
@@ -240,7 +240,7 @@ class _Names:
             and golden.split(":")[0] == actual.split(":")[0]
         if fits:
             self.forward[golden], self.backward[actual] = actual, golden
-            return golden
+            return str(golden)
         return actual if actual not in self.forward else f"{actual[:-1]}'>"  # never another id's golden name
 
 

@@ -343,9 +343,9 @@ def test_record_reports_the_scenarios_before_the_interrupted_one(dry: bool, tmp_
     code, out, err = _run(["record", "--goldens", str(folder), "--wire", "stream-json",
                            *(["--dry-run"] if dry else [])], capsys)
     assert code == 130, err
-    assert out == (f"stream-json/{calls[0]}: nothing would change\nstopped at stream-json/{calls[1]}: 1 scenario, 0 with breaking "
-                   "changes or findings before it; the record is incomplete and nothing was rewritten (every golden "
-                   "kept)\n"), out
+    assert out == (f"stream-json/{calls[0]}: nothing would change\nstopped at stream-json/{calls[1]}: 1 scenario, "
+                   "0 with breaking changes or findings before it; the record is incomplete and nothing was "
+                   "rewritten (every golden kept)\n"), out
     for advice in ("review with", "git diff", "evolve", "run the suite"):
         assert advice not in out
     assert f"stream-json/{calls[1]}: run.interrupted" in err

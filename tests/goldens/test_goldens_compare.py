@@ -267,7 +267,8 @@ def test_a_wrong_reference_is_still_a_difference_after_a_dropped_line() -> None:
                if isinstance(block, dict) and block.get("type") == "tool_result"]
     uses = [block["id"] for obj in objs for block in ((obj.get("message") or {}).get("content") or [])
             if isinstance(block, dict) and block.get("type") == "tool_use"]
-    assert len(uses) >= 2 and results
+    assert len(uses) >= 2
+    assert results
     results[-1]["tool_use_id"] = next(u for u in uses if u != results[-1]["tool_use_id"])
     actual = _one_line(("\n".join(json.dumps(o) for o in objs) + "\n").encode(), "banner", 1)
     comparison = golden_compare.compare(data, actual, "stream-json")

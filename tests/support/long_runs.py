@@ -193,8 +193,8 @@ def _fragment_late(objs: list[Line], at: int) -> bool:
 def _referred_after(objs: list[Line], index: int, ref: Any) -> bool:
     """Whether a line after ``index`` names the tool_use id ``ref``: a tool_result's or a parent's
     reference (sj.tool-result-ref, sj.parent-ref), which another id on that tool_use leaves dangling."""
-    return any(o.get("parent_tool_use_id") == ref or any(b.get("tool_use_id") == ref for b in _content(o, "tool_result"))
-               for o in objs[index + 1:])
+    return any(o.get("parent_tool_use_id") == ref
+               or any(b.get("tool_use_id") == ref for b in _content(o, "tool_result")) for o in objs[index + 1:])
 
 
 def _reuse(objs: list[Line], at: int) -> bool:

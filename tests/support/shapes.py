@@ -5,8 +5,9 @@ judge. The catalogue is what that is measured on (tests/test_fastpath_coverage.p
 bench/regress.py times it against ``json.loads``):
 
 * **bodies** (``bodies()``): the lines between init and result of each golden, and of all of
-  them in turn (each golden's ids suffixed apart: whichever goldens there are, their ids may repeat); of the strategies' generated transcripts (``transcripts()``, drawn with fixed
-  seeds); and of the real transcripts of other agent CLIs, their shapes kept as milk lines
+  them in turn (each golden's ids suffixed apart: whichever goldens there are, their ids may
+  repeat); of the strategies' generated transcripts (``transcripts()``, drawn with fixed seeds);
+  and of the real transcripts of other agent CLIs, their shapes kept as milk lines
   (tests/data/shapes/, written by tools/foreign_shapes.py from ../shared/corpus/foreign);
 * **dates** (``DATES``): starts spread over a year, each just before a boundary (a minute, an
   hour, a day, the 29th to 31st, a leap day, a month's and a year's end, a leap second);
