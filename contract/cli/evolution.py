@@ -88,10 +88,16 @@ def add_scenario(verbs: Any) -> None:
                           help="the scenario's name (goldens/<wire>/NAME.jsonl)")
     scenario.add_argument("--description", required=True, help="what the scenario covers, for reviewers")
     scenario.add_argument("--like", default=None, metavar="SCENARIO",
-                          help="reproduce it as this existing scenario does (arguments, env, stdin, exit status)")
+                          help="reproduce it as this existing scenario does (its env, stdin and exit status, and "
+                               "its arguments when recording from -- CMD); with --transcript the arguments are "
+                               "the ones of the golden the transcript was made from (found by its lines), or "
+                               "--argv; a transcript made from no golden needs --argv")
     scenario.add_argument("--arg", action="append", default=[], metavar="ARG",
                           help="one of the scenario's own emitter arguments (repeatable, in order; "
                                "--arg=--flag for one that starts with -)")
+    scenario.add_argument("--argv", default=None, metavar="'ARG …'",
+                          help="the scenario's own emitter arguments as one shell-quoted string "
+                               "(instead of --arg), e.g. --argv \"'say hi' --output-format stream-json\"")
     scenario.add_argument("--exit-status", type=exit_status, default=0, metavar="N",
                           help="the exit status the scenario ends with (default 0)")
     scenario.add_argument("--transcript", default=None, metavar="FILE", help="an authored transcript")

@@ -467,6 +467,8 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))
     if not _strictly_conformant(data, wire, name):
         return EXIT_REFUSED
+    if args.transcript and _explicit_argv(args) is None:
+        meta["reproduce"]["argv"] = _transcript_argv(args, folder, data, meta["reproduce"]["argv"])
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(transcript, data)
     write_atomically(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
@@ -496,21 +498,62 @@ def _stdin(wire: str, command: list[str]) -> Any:
     return {"from": "transcript"}
 
 
+def _explicit_argv(args: argparse.Namespace) -> list[str] | None:
+    """The scenario's arguments as ``--arg`` (repeated) or ``--argv`` (one shell-quoted string) give
+    them, or None when neither is given; EvolveError for both, or a string shlex cannot split."""
+    import shlex
+
+    if args.argv is None:
+        return list(args.arg) if args.arg else None
+    if args.arg:
+        raise EvolveError("give the scenario's arguments with --arg or with --argv, not both")
+    try:
+        return shlex.split(args.argv)
+    except ValueError as exc:
+        raise EvolveError(f"--argv: cannot split {args.argv!r} as a shell would ({exc})") from None
+
+
 def _reproduction(args: argparse.Namespace, folder: Path, stdin: Any) -> dict[str, Any]:
     """How the scenario is run: from the options, or (``--like``) as the scenario of that name in
-    ``folder`` is (its arguments, env, stdin, exit status), its arguments replaced by any ``--arg``."""
+    ``folder`` is (its arguments, env, stdin, exit status), its arguments replaced by any ``--arg``
+    or ``--argv``. An authored transcript's arguments are settled after its check (:func:`_transcript_argv`)."""
     from contract.goldens.store import META
 
+    explicit = _explicit_argv(args)
     if not args.like:
-        return {"argv": list(args.arg), "env": {}, "stdin": stdin, "exit_status": args.exit_status}
+        return {"argv": explicit or [], "env": {}, "stdin": stdin, "exit_status": args.exit_status}
     like = folder / (args.like + META)
     try:
         reproduce: dict[str, Any] = json.loads(read_whole(like))["reproduce"]
     except (OSError, ValueError, RecursionError, KeyError, TypeError):
         raise EvolveError(f"--like: no readable scenario {args.wire}/{args.like}") from None
-    if args.arg:
-        reproduce["argv"] = list(args.arg)
+    if explicit is not None:
+        reproduce["argv"] = explicit
     return reproduce
+
+
+def _transcript_argv(args: argparse.Namespace, folder: Path, data: bytes, argv: list[str]) -> list[str]:
+    """An authored transcript's arguments, with no ``--arg``/``--argv``: those of the golden it was made
+    from (:func:`contract.goldens.compare.origin`), whatever ``--like`` names; ``argv`` (the options'
+    or ``--like``'s) when it was made from none and no ``--like`` was given; EvolveError when ``--like``
+    was: its arguments reproduce its own run, not a transcript made from no golden (issue 47: "say hi"
+    was copied into every such meta)."""
+    from contract.goldens.compare import origin
+    from contract.goldens.recording import scenarios_in
+
+    made_from = origin(data, scenarios_in(folder.parent, args.wire), args.wire, prefer=args.like)
+    if made_from is not None:
+        if args.like and made_from.name != args.like:
+            shown = textsafe.text(" ".join(made_from.reproduce.argv))
+            sys.stdout.write(f"{args.wire}/{textsafe.text(args.name)}: its arguments are those of "
+                             f"{textsafe.text(made_from.name)}, the golden the transcript was made from "
+                             f"(not --like {textsafe.text(args.like)}'s): {shown}\n")
+        return list(made_from.reproduce.argv)
+    if args.like:
+        raise EvolveError(f"--like {args.like}: the transcript was made from no golden of {args.wire} (none shares "
+                          f"half its lines), so {args.like}'s arguments would not reproduce it: give them with "
+                          "--argv (or --arg); nothing written")
+    return argv
 
 
 def _authored(path: str) -> bytes:

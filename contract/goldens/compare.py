@@ -24,9 +24,9 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from deepdiff import DeepDiff
@@ -38,6 +38,9 @@ from contract.core.jsonvalue import clip, shown, type_name
 from contract.core.jsonvalue import pointer as pointer_of
 from contract.goldens.normalize import normalize
 from contract.wires import Wire, resolve
+
+if TYPE_CHECKING:
+    from contract.goldens.store import Golden
 
 ADDITIVE, BREAKING = "additive", "breaking"
 ACCEPTED = "accepted"  # breaking, and named by an accepted-breaks entry with its ADR (record says so)
@@ -168,6 +171,29 @@ def compare(golden: bytes, actual: bytes, wire: Wire | str) -> Comparison:
                 now = _Line(now.number, names.renamed(was.value, now.value), True)
             found += _diff_pair(was, now, wire)
     return Comparison(wire, tuple(found))
+
+
+def likeness(golden: bytes, actual: bytes, wire: Wire | str) -> float:
+    """How much of two transcripts is one run, from 0 to 1: twice the lines paired with no breaking
+    difference, over both sides' lines (a member added to a line, additive, keeps it paired)."""
+    name = resolve(wire).name
+    old, new = _lines(golden, name), _lines(actual, name)
+    if not old or not new:
+        return 0.0
+    differing = {d.golden_line for d in compare(golden, actual, name).breaking if d.golden_line is not None}
+    return 2 * (len(old) - len(differing)) / (len(old) + len(new))
+
+
+def origin(data: bytes, goldens: Sequence[Golden], wire: Wire | str, prefer: str | None = None) -> Golden | None:
+    """The golden ``data`` was made from: the most alike (:func:`likeness`), at least half alike, ``prefer``
+    among equals (else the first by name); None when no golden is (an ADR transcript made from scratch)."""
+    scored = [(likeness(golden.data(), data, wire), golden.name == prefer, golden) for golden in goldens]
+    alike = [entry for entry in scored if entry[0] >= 0.5]
+    if not alike:
+        return None
+    best = max(score for score, _, _ in alike)
+    tied = [entry for entry in alike if entry[0] == best]
+    return next((golden for _, preferred, golden in tied if preferred), tied[0][2])
 
 
 def _aligned(old: list[_Line], new: list[_Line]) -> list[tuple[_Line | None, _Line | None]]:
