@@ -62,6 +62,9 @@ def add_migrate(verbs: Any) -> None:
             ("--set", "set_value", "NAME=JSON", "add a member with this JSON value where a line lacks it "
                                                 "(a new required member)")):
         migrate.add_argument(option, dest="steps", action="append", type=_step(parse), metavar=metavar, help=said)
+    migrate.add_argument("--transcript", action="append", default=[], metavar="FILE",
+                         help="an ADR transcript to migrate with the goldens, in place (repeatable): "
+                              "then scenario takes it under the new schema")
     migrate.add_argument("--dry-run", action="store_true", help="show the diff and the check; write nothing")
     migrate.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
     migrate.set_defaults(handler=cmd_migrate)
