@@ -614,4 +614,7 @@ def _strictly_conformant(data: bytes, wire: str, name: str) -> bool:
     sys.stdout.write("".join(f"  {'' if v.line is None else f'line {v.line}: '}{v.rule}: "
                              f"{textsafe.text(v.message)}\n" for v in report.failing()[:20]))
     sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
+    if "sj.schema" in report.counts or any(v.rule.endswith(".schema") for v in report.failing()):
+        sys.stdout.write("  a member the ADR renamed or removed still in the transcript? migrate it as the goldens "
+                         f"were: milk-contract migrate --wire {wire} … --transcript FILE (docs/adr-walk.md)\n")
     return False

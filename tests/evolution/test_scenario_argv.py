@@ -112,3 +112,17 @@ def test_arg_and_argv_are_one_or_the_other(root: Path, capsys: pytest.CaptureFix
     assert code == 2
     assert "--argv" in said
     assert "Traceback" not in said
+
+
+def test_a_transcript_with_a_member_the_schema_lacks_is_told_to_migrate(root: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """After a rename, the ADR's transcript still shows the old member: scenario names the way out."""
+    lines = [json.loads(x) for x in (goldens_dir() / "stream-json" / "hello.jsonl").read_text().splitlines()]
+    lines[-1]["ttft_ms_old"] = 5
+    code, said = _scenario(root, capsys, _written(root, lines), "--like", "hello")
+    assert code == 1, said
+    assert "--transcript FILE" in said
+    assert "milk-contract migrate --wire stream-json" in said
+    code, said = _scenario(root, capsys, _written(root, lines[:-1]), "--like", "hello")  # near miss: no result
+    assert code == 1, said
+    assert "migrate" not in said
