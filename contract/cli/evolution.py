@@ -100,7 +100,7 @@ def add_scenario(verbs: Any) -> None:
                                "--arg=--flag for one that starts with -)")
     scenario.add_argument("--argv", default=None, metavar="'ARG …'",
                           help="the scenario's own emitter arguments as one shell-quoted string "
-                               "(instead of --arg), e.g. --argv \"'say hi' --output-format stream-json\"")
+                               "(instead of --arg), e.g. --argv \"'say hi' --verbose\"")
     scenario.add_argument("--exit-status", type=exit_status, default=0, metavar="N",
                           help="the exit status the scenario ends with (default 0)")
     scenario.add_argument("--transcript", default=None, metavar="FILE", help="an authored transcript")
@@ -175,9 +175,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 def cmd_scenario(args: argparse.Namespace) -> int:
     """Add a golden scenario (contract.evolution.evolve): transcript and meta, authored or recorded."""
-    from contract.evolution import evolve
+    from contract.evolution import evolve, reproduction
 
     try:
         return evolve.cmd_scenario(args)
-    except evolve.EvolveError as exc:
+    except (evolve.EvolveError, reproduction.ReproductionError) as exc:
         raise UsageError(str(exc)) from None

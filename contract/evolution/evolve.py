@@ -27,7 +27,8 @@ scenario's arguments and environment and ``MILK_CONTRACT_SCENARIO=NAME``; ``MILK
 is not set (removed if inherited), because the golden it would name does not exist yet: that
 variable, wherever the suite sets it, names a golden that is there. The surface snapshot then
 takes the new corpus in the same way. ``cmd_scenario`` reads as those steps, one short helper each
-(issue 29): the name (``_refuse_name``), stdin and the reproduction (``_stdin``, ``_reproduction``),
+(issue 29): the name (``_refuse_name``), stdin and the reproduction (``_stdin``,
+contract/evolution/reproduction.py),
 the transcript (``_authored``, or ``_recorded`` from ``_record_run``), the strict check
 (``_strictly_conformant``), then the writes.
 
@@ -439,6 +440,7 @@ def name_problem(name: str) -> str | None:
 def cmd_scenario(args: argparse.Namespace) -> int:
     """``milk-contract scenario``: a new golden, authored or recorded, written only once its meta
     and its strict check pass (the module docstring); every refusal is before the first write."""
+    from contract.evolution.reproduction import explicit_argv, reproduction, transcript_argv
     from contract.goldens.store import META, TRANSCRIPT, meta_errors, schema_sha256
 
     root = project_root(args.root)
@@ -454,7 +456,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         raise EvolveError("give either --transcript FILE or -- CMD ARG… (the emitter to record from)")
     stdin = _stdin(wire, command)
     today = datetime.date.today().isoformat()
-    reproduce = _reproduction(args, folder, stdin)
+    reproduce = reproduction(args, folder, stdin)
     meta: dict[str, Any] = {"description": args.description, "reproduce": reproduce}
     if args.transcript:
         data = _authored(args.transcript)
@@ -467,8 +469,8 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))
     if not _strictly_conformant(data, wire, name):
         return EXIT_REFUSED
-    if args.transcript and _explicit_argv(args) is None:
-        meta["reproduce"]["argv"] = _transcript_argv(args, folder, data, meta["reproduce"]["argv"])
+    if args.transcript and explicit_argv(args) is None:
+        meta["reproduce"]["argv"] = transcript_argv(args, folder, data, meta["reproduce"]["argv"])
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(transcript, data)
     write_atomically(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
@@ -496,64 +498,6 @@ def _stdin(wire: str, command: list[str]) -> Any:
     if command:  # the client's commands are part of the transcript
         raise EvolveError(f"a {wire} scenario is authored (--transcript): its commands come from it")
     return {"from": "transcript"}
-
-
-def _explicit_argv(args: argparse.Namespace) -> list[str] | None:
-    """The scenario's arguments as ``--arg`` (repeated) or ``--argv`` (one shell-quoted string) give
-    them, or None when neither is given; EvolveError for both, or a string shlex cannot split."""
-    import shlex
-
-    if args.argv is None:
-        return list(args.arg) if args.arg else None
-    if args.arg:
-        raise EvolveError("give the scenario's arguments with --arg or with --argv, not both")
-    try:
-        return shlex.split(args.argv)
-    except ValueError as exc:
-        raise EvolveError(f"--argv: cannot split {args.argv!r} as a shell would ({exc})") from None
-
-
-def _reproduction(args: argparse.Namespace, folder: Path, stdin: Any) -> dict[str, Any]:
-    """How the scenario is run: from the options, or (``--like``) as the scenario of that name in
-    ``folder`` is (its arguments, env, stdin, exit status), its arguments replaced by any ``--arg``
-    or ``--argv``. An authored transcript's arguments are settled after its check (:func:`_transcript_argv`)."""
-    from contract.goldens.store import META
-
-    explicit = _explicit_argv(args)
-    if not args.like:
-        return {"argv": explicit or [], "env": {}, "stdin": stdin, "exit_status": args.exit_status}
-    like = folder / (args.like + META)
-    try:
-        reproduce: dict[str, Any] = json.loads(read_whole(like))["reproduce"]
-    except (OSError, ValueError, RecursionError, KeyError, TypeError):
-        raise EvolveError(f"--like: no readable scenario {args.wire}/{args.like}") from None
-    if explicit is not None:
-        reproduce["argv"] = explicit
-    return reproduce
-
-
-def _transcript_argv(args: argparse.Namespace, folder: Path, data: bytes, argv: list[str]) -> list[str]:
-    """An authored transcript's arguments, with no ``--arg``/``--argv``: those of the golden it was made
-    from (:func:`contract.goldens.compare.origin`), whatever ``--like`` names; ``argv`` (the options'
-    or ``--like``'s) when it was made from none and no ``--like`` was given; EvolveError when ``--like``
-    was: its arguments reproduce its own run, not a transcript made from no golden (issue 47: "say hi"
-    was copied into every such meta)."""
-    from contract.goldens.compare import origin
-    from contract.goldens.recording import scenarios_in
-
-    made_from = origin(data, scenarios_in(folder.parent, args.wire), args.wire, prefer=args.like)
-    if made_from is not None:
-        if args.like and made_from.name != args.like:
-            shown = textsafe.text(" ".join(made_from.reproduce.argv))
-            sys.stdout.write(f"{args.wire}/{textsafe.text(args.name)}: its arguments are those of "
-                             f"{textsafe.text(made_from.name)}, the golden the transcript was made from "
-                             f"(not --like {textsafe.text(args.like)}'s): {shown}\n")
-        return list(made_from.reproduce.argv)
-    if args.like:
-        raise EvolveError(f"--like {args.like}: the transcript was made from no golden of {args.wire} (none shares "
-                          f"half its lines), so {args.like}'s arguments would not reproduce it: give them with "
-                          "--argv (or --arg); nothing written")
-    return argv
 
 
 def _authored(path: str) -> bytes:
@@ -614,7 +558,7 @@ def _strictly_conformant(data: bytes, wire: str, name: str) -> bool:
     sys.stdout.write("".join(f"  {'' if v.line is None else f'line {v.line}: '}{v.rule}: "
                              f"{textsafe.text(v.message)}\n" for v in report.failing()[:20]))
     sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
-    if "sj.schema" in report.counts or any(v.rule.endswith(".schema") for v in report.failing()):
+    if any(v.rule.endswith(".schema") for v in report.failing()):  # the wire's schema rule
         sys.stdout.write("  a member the ADR renamed or removed still in the transcript? migrate it as the goldens "
                          f"were: milk-contract migrate --wire {wire} … --transcript FILE (docs/adr-walk.md)\n")
     return False
