@@ -351,3 +351,18 @@ def test_a_change_under_another_schema_names_evolve_accept(tmp_path: Path, capsy
     assert "the schema in force is not the one stream-json/hello was recorded under" in out, out
     assert "(milk-contract evolve --accept)" in out
     assert "a regression" not in out
+
+
+def test_the_plugins_failure_report_tells_a_regression_too() -> None:
+    """What the pytest plugin fails a scenario with (its headline and report, ScenarioRun): the
+    build's changed stream with its first differing line, and no ADR advice under the same schema."""
+    from contract.goldens.scenarios import run_scenario
+    from contract.goldens.store import load
+
+    run_ = run_scenario(load("stream-json", "tool_calls"), [PY, str(ONE_LINE), "drop"], timeout=60)
+    assert run_.headline() == ("stream-json/tool_calls: the build changed the stream: 1 breaking difference from its "
+                               "golden, first at line 2")
+    report = run_.explain()
+    assert "  the build changed the stream, first at golden line 2 (missing line)\n" in report
+    assert "no ADR changed the wire" in report
+    assert "evolve --accept" not in report
