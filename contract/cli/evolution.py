@@ -62,6 +62,9 @@ def add_migrate(verbs: Any) -> None:
             ("--set", "set_value", "NAME=JSON", "add a member with this JSON value where a line lacks it "
                                                 "(a new required member)")):
         migrate.add_argument(option, dest="steps", action="append", type=_step(parse), metavar=metavar, help=said)
+    migrate.add_argument("--transcript", action="append", default=[], metavar="FILE",
+                         help="an ADR transcript to migrate with the goldens, in place (repeatable): "
+                              "then scenario takes it under the new schema")
     migrate.add_argument("--dry-run", action="store_true", help="show the diff and the check; write nothing")
     migrate.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
     migrate.set_defaults(handler=cmd_migrate)
@@ -88,10 +91,16 @@ def add_scenario(verbs: Any) -> None:
                           help="the scenario's name (goldens/<wire>/NAME.jsonl)")
     scenario.add_argument("--description", required=True, help="what the scenario covers, for reviewers")
     scenario.add_argument("--like", default=None, metavar="SCENARIO",
-                          help="reproduce it as this existing scenario does (arguments, env, stdin, exit status)")
+                          help="reproduce it as this existing scenario does (its env, stdin and exit status, and "
+                               "its arguments when recording from -- CMD); with --transcript the arguments are "
+                               "the ones of the golden the transcript was made from (found by its lines), or "
+                               "--argv; a transcript made from no golden needs --argv")
     scenario.add_argument("--arg", action="append", default=[], metavar="ARG",
                           help="one of the scenario's own emitter arguments (repeatable, in order; "
                                "--arg=--flag for one that starts with -)")
+    scenario.add_argument("--argv", default=None, metavar="'ARG …'",
+                          help="the scenario's own emitter arguments as one shell-quoted string "
+                               "(instead of --arg), e.g. --argv \"'say hi' --verbose\"")
     scenario.add_argument("--exit-status", type=exit_status, default=0, metavar="N",
                           help="the exit status the scenario ends with (default 0)")
     scenario.add_argument("--transcript", default=None, metavar="FILE", help="an authored transcript")
@@ -185,9 +194,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 def cmd_scenario(args: argparse.Namespace) -> int:
     """Add a golden scenario (contract.evolution.evolve): transcript and meta, authored or recorded."""
-    from contract.evolution import evolve
+    from contract.evolution import evolve, reproduction
 
     try:
         return evolve.cmd_scenario(args)
-    except evolve.EvolveError as exc:
+    except (evolve.EvolveError, reproduction.ReproductionError) as exc:
         raise UsageError(str(exc)) from None

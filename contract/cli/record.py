@@ -172,7 +172,7 @@ def record_stopped(golden: Any, report: Report, results: list[Any], args: argpar
 
     stopped = next((v for v in report.violations if v.rule == "run.interrupted"), None)
     harness = f"{stopped.rule}: {stopped.message}" if stopped is not None else recording.harness_failure(report)
-    sys.stdout.write(render_record(results, args.format, args.dry_run, folder))
+    sys.stdout.write(render_record(results, args.format, args.dry_run, folder, stopped=f"{golden.wire}/{golden.name}"))
     sys.stderr.write("".join(line + "\n" for line in recording.stderr_lines(report)))
     failure = f"{golden.wire}/{golden.name}: {harness or 'run.interrupted'}; golden kept, no further scenario run"
     if stopped is None and harness is not None:

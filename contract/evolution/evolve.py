@@ -29,7 +29,8 @@ scenario's arguments and environment and ``MILK_CONTRACT_SCENARIO=NAME``; ``MILK
 is not set (removed if inherited), because the golden it would name does not exist yet: that
 variable, wherever the suite sets it, names a golden that is there. The surface snapshot then
 takes the new corpus in the same way. ``cmd_scenario`` reads as those steps, one short helper each
-(issue 29): the name (``_refuse_name``), stdin and the reproduction (``_stdin``, ``_reproduction``),
+(issue 29): the name (``_refuse_name``), stdin and the reproduction (``_stdin``,
+contract/evolution/reproduction.py),
 the transcript (``_authored``, or ``_recorded`` from ``_record_run``), the strict check
 (``_strictly_conformant``), then the writes.
 
@@ -359,7 +360,8 @@ def name_problem(name: str) -> str | None:
 def cmd_scenario(args: argparse.Namespace) -> int:
     """``milk-contract scenario``: a new golden, authored or recorded, written only once its meta
     and its strict check pass (the module docstring); every refusal is before the first write."""
-    from contract.goldens.store import META, TRANSCRIPT, meta_errors
+    from contract.evolution.reproduction import explicit_argv, reproduction, transcript_argv
+    from contract.goldens.store import META, TRANSCRIPT, meta_errors, schema_sha256
 
     root = project_root(args.root)
     wire: str = args.wire
@@ -374,18 +376,21 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         raise EvolveError("give either --transcript FILE or -- CMD ARG… (the emitter to record from)")
     stdin = _stdin(wire, command)
     today = datetime.date.today().isoformat()
-    reproduce = _reproduction(args, folder, stdin)
+    reproduce = reproduction(args, folder, stdin)
     meta: dict[str, Any] = {"description": args.description, "reproduce": reproduce}
     if args.transcript:
         data = _authored(args.transcript)
         meta["provenance"] = {"authored": f"to the schema, {today}"}
     else:
         data, meta = _recorded(command, meta, args.timeout, root, wire, name, today)
+    meta["schema_sha256"] = schema_sha256(wire, root)  # the schema it is checked under (record reads it)
     errors = meta_errors(meta)
     if errors:
         raise EvolveError(f"{wire}/{name} meta: " + "; ".join(errors))
     if not _strictly_conformant(data, wire, name):
         return EXIT_REFUSED
+    if args.transcript and explicit_argv(args) is None:
+        meta["reproduce"]["argv"] = transcript_argv(args, folder, data, meta["reproduce"]["argv"])
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(transcript, data)
     write_atomically(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
@@ -413,23 +418,6 @@ def _stdin(wire: str, command: list[str]) -> Any:
     if command:  # the client's commands are part of the transcript
         raise EvolveError(f"a {wire} scenario is authored (--transcript): its commands come from it")
     return {"from": "transcript"}
-
-
-def _reproduction(args: argparse.Namespace, folder: Path, stdin: Any) -> dict[str, Any]:
-    """How the scenario is run: from the options, or (``--like``) as the scenario of that name in
-    ``folder`` is (its arguments, env, stdin, exit status), its arguments replaced by any ``--arg``."""
-    from contract.goldens.store import META
-
-    if not args.like:
-        return {"argv": list(args.arg), "env": {}, "stdin": stdin, "exit_status": args.exit_status}
-    like = folder / (args.like + META)
-    try:
-        reproduce: dict[str, Any] = json.loads(read_whole(like))["reproduce"]
-    except (OSError, ValueError, RecursionError, KeyError, TypeError):
-        raise EvolveError(f"--like: no readable scenario {args.wire}/{args.like}") from None
-    if args.arg:
-        reproduce["argv"] = list(args.arg)
-    return reproduce
 
 
 def _authored(path: str) -> bytes:
@@ -490,4 +478,7 @@ def _strictly_conformant(data: bytes, wire: str, name: str) -> bool:
     sys.stdout.write("".join(f"  {'' if v.line is None else f'line {v.line}: '}{v.rule}: "
                              f"{textsafe.text(v.message)}\n" for v in report.failing()[:20]))
     sys.stdout.write(f"{wire}/{textsafe.text(name)}: the transcript is not conformant (strict); nothing written\n")
+    if any(v.rule.endswith(".schema") for v in report.failing()):  # the wire's schema rule
+        sys.stdout.write("  a member the ADR renamed or removed still in the transcript? migrate it as the goldens "
+                         f"were: milk-contract migrate --wire {wire} … --transcript FILE (docs/adr-walk.md)\n")
     return False

@@ -1,8 +1,9 @@
 """Comparing an emitter's output with a golden, and classifying each difference.
 
 :func:`compare` normalizes both sides (``contract.goldens.normalize``), pairs their lines (a sequence
-alignment on each line's kind, so one missing line is reported once instead of shifting every
-later line), diffs each pair with deepdiff, and classifies every difference:
+alignment on each line's kind, so one missing or extra line, a banner included, is one
+difference instead of shifting every later line: issue 47), diffs each pair with deepdiff, and
+classifies every difference:
 
 - additive: a member present only in the actual output and not required where it appears
   (per the wire schema), i.e. a new optional field;
@@ -22,9 +23,10 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from deepdiff import DeepDiff
@@ -36,6 +38,9 @@ from contract.core.jsonvalue import clip, shown, type_name
 from contract.core.jsonvalue import pointer as pointer_of
 from contract.goldens.normalize import normalize
 from contract.wires import Wire, resolve
+
+if TYPE_CHECKING:
+    from contract.goldens.store import Golden
 
 ADDITIVE, BREAKING = "additive", "breaking"
 ACCEPTED = "accepted"  # breaking, and named by an accepted-breaks entry with its ADR (record says so)
@@ -121,6 +126,18 @@ class Comparison:
                 "accepted": len(self.accepted), "additive": len(self.additive),
                 "differences": [d.to_json() for d in self.differences]}
 
+    def first_break(self) -> Difference | None:
+        """The first breaking difference in the order of the lines (the alignment's), or None."""
+        return next(iter(self.breaking), None)
+
+    def changed_stream(self) -> str | None:
+        """"the build changed the stream" with the first differing line, or None when nothing breaks."""
+        first = self.first_break()
+        if first is None:
+            return None
+        where = f"golden line {first.golden_line}" if first.actual_line is None else f"line {first.actual_line}"
+        return f"the build changed the stream, first at {where} ({first.change})"
+
     def summary(self) -> str:
         if self.equal:
             return "no differences"
@@ -142,16 +159,115 @@ def compare(golden: bytes, actual: bytes, wire: Wire | str) -> Comparison:
     """Normalize both transcripts, pair their lines and classify every difference."""
     wire = resolve(wire).name
     old, new = _lines(golden, wire), _lines(actual, wire)
-    matcher = difflib.SequenceMatcher(None, [_signature(x) for x in old],
-                                      [_signature(x) for x in new], autojunk=False)
     found: list[Difference] = []
-    for _, i1, i2, j1, j2 in matcher.get_opcodes():
-        pairs = min(i2 - i1, j2 - j1)
-        for offset in range(pairs):
-            found += _diff_pair(old[i1 + offset], new[j1 + offset], wire)
-        found += [_missing(x) for x in old[i1 + pairs:i2]]
-        found += [_extra(x) for x in new[j1 + pairs:j2]]
+    names = _Names()
+    for was, now in _aligned(old, new):
+        if was is None:
+            found.append(_extra(now))  # type: ignore[arg-type]  # one side is always there
+        elif now is None:
+            found.append(_missing(was))
+        else:
+            if now.parsed and was.parsed:
+                now = _Line(now.number, names.renamed(was.value, now.value), True)
+            found += _diff_pair(was, now, wire)
     return Comparison(wire, tuple(found))
+
+
+def likeness(golden: bytes, actual: bytes, wire: Wire | str) -> float:
+    """How much of two transcripts is one run, from 0 to 1: twice the lines paired with no breaking
+    difference, over both sides' lines (a member added to a line, additive, keeps it paired)."""
+    name = resolve(wire).name
+    old, new = _lines(golden, name), _lines(actual, name)
+    if not old or not new:
+        return 0.0
+    differing = {d.golden_line for d in compare(golden, actual, name).breaking if d.golden_line is not None}
+    return 2 * (len(old) - len(differing)) / (len(old) + len(new))
+
+
+def origin(data: bytes, goldens: Sequence[Golden], wire: Wire | str, prefer: str | None = None) -> Golden | None:
+    """The golden ``data`` was made from: the most alike (:func:`likeness`), at least half alike, ``prefer``
+    among equals (else the first by name); None when no golden is (an ADR transcript made from scratch)."""
+    scored = [(likeness(golden.data(), data, wire), golden.name == prefer, golden) for golden in goldens]
+    alike = [entry for entry in scored if entry[0] >= 0.5]
+    if not alike:
+        return None
+    best = max(score for score, _, _ in alike)
+    tied = [entry for entry in alike if entry[0] == best]
+    return next((golden for _, preferred, golden in tied if preferred), tied[0][2])
+
+
+def _aligned(old: list[_Line], new: list[_Line]) -> list[tuple[_Line | None, _Line | None]]:
+    """The lines of both sides paired, in order (None: a line only one side has).
+
+    Two passes of difflib's alignment: over the normalised lines themselves (ids by their kind
+    only, as their numbers shift after a missing line), so a line dropped from a run of lines of
+    one kind is found where it was; then, inside each stretch that differs, over the lines' kinds
+    (:func:`_signature`), so a changed line is paired with the line it was and diffed member by member.
+    """
+    out: list[tuple[_Line | None, _Line | None]] = []
+    content = difflib.SequenceMatcher(None, [_key(x) for x in old], [_key(x) for x in new], autojunk=False)
+    for tag, i1, i2, j1, j2 in content.get_opcodes():
+        if tag == "equal":
+            out += zip(old[i1:i2], new[j1:j2], strict=True)
+            continue
+        kinds = difflib.SequenceMatcher(None, [_signature(x) for x in old[i1:i2]],
+                                        [_signature(x) for x in new[j1:j2]], autojunk=False)
+        for _, k1, k2, l1, l2 in kinds.get_opcodes():
+            pairs = min(k2 - k1, l2 - l1)
+            out += zip(old[i1 + k1:i1 + k1 + pairs], new[j1 + l1:j1 + l1 + pairs], strict=True)
+            out += [(x, None) for x in old[i1 + k1 + pairs:i1 + k2]]
+            out += [(None, x) for x in new[j1 + l1 + pairs:j1 + l2]]
+    return out
+
+
+def _key(line: _Line) -> str:
+    """A line as the first alignment pass sees it: its normalised value, each id by its kind only."""
+    if not line.parsed:
+        return "\0" + str(line.value)
+    text = json.dumps(line.value, sort_keys=True, ensure_ascii=False, default=repr)
+    return _PLACEHOLDER_NUMBER.sub(r"\1>", text)
+
+
+_PLACEHOLDER = re.compile(r"<[A-Za-z_]+:[0-9]+>")  # a MAP field's value, normalised (contract.goldens.normalize)
+_PLACEHOLDER_NUMBER = re.compile(r"(<[A-Za-z_]+):[0-9]+>")
+
+
+class _Names:
+    """Which generated id of the run is which of the golden's, learnt along the aligned lines.
+
+    Normalisation numbers ids by first appearance, so a line missing or extra before an id's first
+    use would renumber every later one (``<message:3>`` against ``<message:2>``): one dropped line,
+    a difference on every later line. Ids are matched instead where the aligned lines hold them, one
+    to one: an id of the run always stands for the same id of the golden, so a wrong reference (a
+    result naming another call than the golden's) is still a difference.
+    """
+
+    def __init__(self) -> None:
+        self.forward: dict[str, str] = {}  # golden placeholder -> run placeholder
+        self.backward: dict[str, str] = {}
+
+    def renamed(self, golden: Any, actual: Any) -> Any:
+        """``actual`` with each id placeholder written as the golden's name for the same id."""
+        if type(actual) is str and _PLACEHOLDER.fullmatch(actual):
+            return self._name(golden, actual)
+        if type(actual) is dict:
+            members: dict[str, Any] = golden if type(golden) is dict else {}
+            return {key: self.renamed(members.get(key), value) for key, value in actual.items()}
+        if type(actual) is list:
+            items: list[Any] = golden if type(golden) is list else []
+            return [self.renamed(items[i] if i < len(items) else None, value) for i, value in enumerate(actual)]
+        return actual
+
+    def _name(self, golden: Any, actual: str) -> str:
+        known = self.backward.get(actual)
+        if known is not None:
+            return known
+        fits = type(golden) is str and _PLACEHOLDER.fullmatch(golden) and golden not in self.forward \
+            and golden.split(":")[0] == actual.split(":")[0]
+        if fits:
+            self.forward[golden], self.backward[actual] = actual, golden
+            return str(golden)
+        return actual if actual not in self.forward else f"{actual[:-1]}'>"  # never another id's golden name
 
 
 def _lines(data: bytes, wire: str) -> list[_Line]:
@@ -167,7 +283,10 @@ def _lines(data: bytes, wire: str) -> list[_Line]:
     if canonical is not None:
         raw = [raw[i] for i in canonical([x.value if x.parsed and isinstance(x.value, dict) else None
                                            for x in raw])]
-    normal = normalize(wire, [x.value if x.parsed else None for x in raw])
+    # a line that cannot be read but opens as an object ({…) stands for an object line: it counts
+    # toward the line numbers seq is normalised against, as a banner or a log line does not
+    normal = normalize(wire, [x.value if x.parsed else ({} if x.value.lstrip().startswith("{") else None)
+                              for x in raw])
     return [_Line(x.number, normal[i] if x.parsed else x.value, x.parsed)
             for i, x in enumerate(raw)]
 

@@ -9,9 +9,12 @@ faithful. Before comparing, both sides go through the same normalization:
   second tool_use still names ``<tool:2>``, so a wrong reference remains a difference.
 - ``ERASE`` fields get one placeholder for every value (``<ts>``): their magnitude is per-run,
   and their order and format are the checker's business (sj.ts-order, sa.node-times, ...).
-- ``OFFSET`` fields (stream-json ``seq``) become their offset from the line number
-  (``<line+0>``): that keeps what the contract says about them (where they start, one step
-  per line) while one missing or extra line does not make every later line differ.
+- ``OFFSET`` fields (stream-json ``seq``) become their offset from the number of the line among
+  the transcript's JSON objects (``<line+0>``: on a stream of objects, the line number): that
+  keeps what the contract says about them (where they start, one step per line) while one
+  missing or extra line does not make every later line differ, nor a line that is no object
+  (a banner printed before the stream, a log line: issue 47; ``compare`` counts a line that
+  opens as an object but cannot be read as one).
 
 A field is normalized only when its value has the expected JSON type; anything else is left
 as it is, so a type change (a duration sent as a string, a null session id) is still seen.
@@ -71,6 +74,7 @@ class Normalizer:
         self.numbers: dict[tuple[str, Any], str] = {}
         self.counts: dict[str, int] = {}
         self.number = 0
+        self.objects = 0  # the lines that were JSON objects, what an OFFSET field counts from
 
     def line(self, value: Any) -> Any:
         """A normalized copy of the next line's value.
@@ -80,6 +84,7 @@ class Normalizer:
         shares nothing the caller could change.
         """
         self.number += 1
+        self.objects += type(value) is dict
         return self._visit(value, ())
 
     def _visit(self, value: Any, path: tuple[Segment, ...]) -> Any:
@@ -100,7 +105,7 @@ class Normalizer:
         if rule.treatment is Treatment.ERASE:
             return f"<{rule.name}>"
         if rule.treatment is Treatment.OFFSET:
-            return f"<{rule.name}{value - self.number:+d}>"
+            return f"<{rule.name}{value - self.objects:+d}>"
         key = (rule.name, value)
         if key not in self.numbers:
             self.counts[rule.name] = self.counts.get(rule.name, 0) + 1

@@ -42,7 +42,7 @@ from contract.goldens import store as goldens_module
 from contract.goldens.compare import Comparison, compare
 from contract.goldens.normalize import normalize
 from contract.goldens.rewrite import rewrite
-from contract.goldens.store import TRANSCRIPT, WIRES, Golden, emitter_version
+from contract.goldens.store import TRANSCRIPT, WIRES, Golden, emitter_version, schema_sha256
 from contract.rules.report import Report
 
 PROJECT = "milk-contract"
@@ -268,5 +268,5 @@ def record(golden: Golden, output: bytes, command: Sequence[str] | None, root: P
         return Recorded(comparison, False)
     version = emitter_version(output, golden.wire) or "unknown"
     today = datetime.date.today().isoformat()
-    rewrite(golden, data, emitter_label(command, root), version, today)
+    rewrite(golden, data, emitter_label(command, root), version, today, schema_sha256(golden.wire, root))
     return Recorded(comparison, True)

@@ -16,15 +16,19 @@ from contract.goldens.compare import Comparison, compare
 from contract.goldens.store import Golden, meta_errors
 
 
-def rewrite(golden: Golden, data: bytes, emitter: str, version: str, date: str) -> Comparison:
+def rewrite(golden: Golden, data: bytes, emitter: str, version: str, date: str,
+            schema_sha256: str | None = None) -> Comparison:
     """Re-record a golden from an emitter's output; returns what changed against the old one.
 
     The transcript is replaced byte for byte (it must be valid wire data: check it first) and
-    the metadata keeps its description and reproduction, with provenance now "recorded".
+    the metadata keeps its description and reproduction, with provenance now "recorded" and,
+    when given, the sha256 of the schema the output was checked under.
     """
     comparison = compare(golden.data(), data, golden.wire)
     meta = json.loads(golden.meta_path.read_text(encoding="utf-8"))
     meta["provenance"] = {"recorded": {"emitter": emitter, "version": version, "date": date}}
+    if schema_sha256 is not None:
+        meta["schema_sha256"] = schema_sha256
     errors = meta_errors(meta)
     if errors:
         raise ValueError(f"{golden.meta_path}: " + "; ".join(errors))

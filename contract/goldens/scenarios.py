@@ -18,7 +18,7 @@ from contract.core import textsafe
 from contract.goldens import pacing
 from contract.goldens.compare import Comparison, compare
 from contract.goldens.recording import Recorded, project_root, record, stderr_lines
-from contract.goldens.store import Golden
+from contract.goldens.store import Golden, schema_changed
 from contract.live.driver import record as converse
 from contract.live.harness import DEFAULT_LATE_GRACE, default_command, record_stream
 from contract.live.timeline import DEFAULT_LIVENESS, Liveness
@@ -46,7 +46,26 @@ class ScenarioRun:
             count = textsafe.counted(len(failing), "failing finding", "failing findings")
             return f"{name}: NOT conformant: {count} ({rules})"
         breaking = len(self.comparison.breaking)
-        return f"{name}: {textsafe.counted(breaking, 'breaking difference', 'breaking differences')} from its golden"
+        first = self.comparison.first_break()
+        where = "" if first is None or first.line is None else f", first at line {first.line}"
+        return (f"{name}: the build changed the stream: "
+                f"{textsafe.counted(breaking, 'breaking difference', 'breaking differences')} from its golden{where}")
+
+    def schema_changed(self) -> bool:
+        """Whether the schema in force is not the one the golden was written under (contract.goldens.store)."""
+        return schema_changed(self.golden, project_root(self.golden.path.parent.parent))
+
+    def advice(self) -> str | None:
+        """What to do about a breaking difference: fix the build, or, only when the schema in force is
+        not the one the golden was written under (a wire change an ADR may have decided), accept it."""
+        if self.comparison.first_break() is None:
+            return None
+        if self.schema_changed():
+            return (f"the schema in force is not the one {self.golden.wire}/{self.golden.name} was recorded under: a "
+                    "breaking change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve "
+                    "--accept), then recorded again (milk-contract record)")
+        return ("the schema is the one the golden was recorded under, so no ADR changed the wire: a regression of "
+                "the build (fix it; re-record only from a build that is right)")
 
     def explain(self) -> str:
         """What a failing scenario says: the findings, then each difference with line and path."""
@@ -58,9 +77,15 @@ class ScenarioRun:
         if len(failing) > 20:
             lines.append(f"  … {textsafe.counted(len(failing) - 20, 'more failing finding', 'more failing findings')}")
         differences = self.comparison.differences
+        changed = self.comparison.changed_stream()
+        if changed is not None:
+            lines.append(f"  {changed}")
         lines.extend(f"  {safe(str(difference))}" for difference in differences[:40])
         if len(differences) > 40:
             lines.append(f"  … {textsafe.counted(len(differences) - 40, 'more difference', 'more differences')}")
+        advice = self.advice()
+        if advice is not None:
+            lines.append(f"  {advice}")
         lines.extend(stderr_lines(self.report, "  "))  # escaped and bounded there
         return "\n".join(lines)
 

@@ -11,6 +11,7 @@ from an emitter's output is ``contract.goldens.rewrite``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -68,6 +69,7 @@ class Golden:
     description: str
     reproduce: Reproduce
     provenance: Provenance
+    schema_sha256: str | None = None  # the schema it was written under; None: the wire's first revision
 
     @property
     def descriptor(self) -> Wire:
@@ -140,7 +142,7 @@ def load(wire: str, name: str) -> Golden:
         raise FileNotFoundError(f"no golden {wire}/{name} (looked for {path})")
     meta = read_meta(path.with_name(name + META))
     return Golden(wire, name, path, meta["description"], _reproduce(meta["reproduce"]),
-                  _provenance(meta["provenance"]))
+                  _provenance(meta["provenance"]), meta.get("schema_sha256"))
 
 
 def find(path: Path | str) -> Golden:
@@ -152,7 +154,7 @@ def find(path: Path | str) -> Golden:
         raise ValueError(f"{path} is not inside goldens/<wire>/ for a known wire")
     meta = read_meta(path.with_name(name + META))
     return Golden(wire, name, path, meta["description"], _reproduce(meta["reproduce"]),
-                  _provenance(meta["provenance"]))
+                  _provenance(meta["provenance"]), meta.get("schema_sha256"))
 
 
 def read_meta(path: Path) -> dict[str, Any]:
@@ -202,3 +204,35 @@ def emitter_version(data: bytes, wire: Wire | str) -> str | None:
     """The version an emitter reports in its own output, where its wire carries one (``Wire.version``)."""
     version = resolve(wire).version
     return version(data) if version is not None else None
+
+
+# -- the schema a golden stands under ------------------------------------------------------------
+
+
+def schema_sha256(wire: str, root: Path | None = None) -> str:
+    """The sha256 of ``wire``'s schema in force: the checkout's at ``root`` when it has one, else the bundled."""
+    own = root / "schemas" / get(wire).schema_path.name if root is not None else None
+    path = own if own is not None and own.is_file() else get(wire).schema_path
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def recorded_under(golden: Golden, root: Path | None = None) -> str | None:
+    """The sha256 of the schema ``golden`` was written under: its meta's, else the wire's first
+    revision's (requirements/<wire>/r1.json), else None (a wire with no frozen revision)."""
+    if golden.schema_sha256 is not None:
+        return golden.schema_sha256
+    from contract.rules import revisions
+
+    own = root is not None and revisions.folder(golden.wire, root).is_dir()
+    try:  # as for the schema: the checkout's own revisions when it has them, else the bundled
+        first: str = revisions.load(golden.wire, "r1", root if own else None)["schema_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return first
+
+
+def schema_changed(golden: Golden, root: Path | None = None) -> bool:
+    """Whether the schema in force differs from the one ``golden`` was written under: only then can a
+    difference from it be a wire change an ADR decided (unknown counts as changed: the advice stays)."""
+    under = recorded_under(golden, root)
+    return under is None or under != schema_sha256(golden.wire, root)

@@ -375,14 +375,16 @@ def _basis_cell(rule: Rule) -> str:
 
 
 def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bool]], fmt: str,
-                  dry_run: bool, folder: Path | None = None) -> str:
+                  dry_run: bool, folder: Path | None = None, stopped: str | None = None) -> str:
     """``milk-contract record``: per scenario, whether it was re-recorded and what changed.
 
     Each result is (golden, run, comparison or None when the run was not conformant, written);
     ``folder`` is the goldens folder written, named in the total with the command to review it.
     A record with any breaking change or finding writes nothing (cmd_record): its scenarios
     say "would change", as under ``--dry-run``. A breaking change an accepted-breaks entry names
-    is counted as accepted, not breaking (contract.evolution.accepting).
+    is counted as accepted, not breaking (contract.evolution.accepting). ``stopped`` names the
+    scenario a record stopped at (interrupted, or no run): the total then says the record is
+    incomplete and nothing was rewritten, never what a finished one would advise.
     """
     if fmt == "json":
         return textsafe.json_safe(json.dumps([
@@ -399,24 +401,51 @@ def render_record(results: list[tuple[Golden, ScenarioRun, Comparison | None, bo
         if comparison is None:
             lines.append(f"{label}: NOT conformant, golden kept\n" + run_.explain())
             continue
-        if (dry_run or breaking) and comparison.equal:
+        unwritten = dry_run or breaking or stopped is not None  # nothing was written: say what would be
+        if unwritten and comparison.equal:
             lines.append(f"{label}: nothing would change")
             continue
-        verb = "would change" if dry_run or breaking else ("re-recorded" if written else "unchanged")
+        verb = "would change" if unwritten else ("re-recorded" if written else "unchanged")
         lines.append(f"{label}: {verb}: {comparison.summary()}")
+        changed = comparison.changed_stream()
+        if changed is not None:
+            lines.append(f"  {changed}")
     accepted = sum(1 for _, _, c, _ in results if c is not None and c.accepted)
     total = f"{counted(len(results), 'scenario')}, {breaking} with breaking changes or findings"
     if accepted:
         total += f", {accepted} with breaks accepted by ADR"
+    if stopped is not None:  # an incomplete record: what ran is reported, and nothing was written
+        lines.append(f"stopped at {textsafe.text(stopped)}: {total} before it; the record is incomplete and "
+                     "nothing was rewritten (every golden kept)")
+        return "\n".join(lines) + "\n"
     if folder is not None:
         total += f"; goldens: {textsafe.text(str(folder.resolve()))}"
     if breaking:
-        total += ("; a breaking change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve "
-                  "--accept), then record again")
+        total += "; " + _record_advice(results)
     elif not dry_run:
         total += f"; review with {_review(folder)}, then run the suite"
     lines.append(total)
     return "\n".join(lines) + "\n"
+
+
+def _record_advice(results: list[tuple[Golden, ScenarioRun, Comparison | None, bool]]) -> str:
+    """What to do about a record that found breaks: ``evolve --accept`` only for a scenario whose golden
+    was written under another schema than the one in force (a wire change an ADR may have decided);
+    otherwise the build changed the stream under an unchanged schema, and the build is what to fix."""
+    advice = []
+    if any(c is None for _, _, c, _ in results):
+        advice.append("a scenario not conformant is the build's to fix")
+    broken = [run_ for _, run_, c, _ in results if c is not None and c.breaking]
+    changed = [run_ for run_ in broken if run_.schema_changed()]
+    if changed:
+        names = ", ".join(f"{r.golden.wire}/{r.golden.name}" for r in changed)
+        advice.append(f"the schema in force is not the one {textsafe.text(names)} was recorded under: a breaking "
+                      "change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve --accept), "
+                      "then record again")
+    if len(changed) < len(broken):
+        advice.append("the build changed the stream under the schema its goldens were recorded under: a regression "
+                      "to fix in the build, not a wire change to accept")
+    return "; ".join(advice)
 
 
 def _review(folder: Path | None) -> str:

@@ -37,7 +37,7 @@ class Treatment(Enum):
 
     MAP = "map"  # a placeholder per distinct value, by first appearance
     ERASE = "erase"  # one placeholder for every value
-    OFFSET = "offset"  # the value minus the 1-based line number
+    OFFSET = "offset"  # the value minus the line's number among the JSON object lines
 
 
 @dataclass(frozen=True)

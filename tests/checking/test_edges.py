@@ -319,9 +319,13 @@ def test_an_interrupted_record_is_one_line_and_no_diff(dry: bool, signum: int, s
     assert {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()} == before
 
 
-def test_record_reports_the_scenarios_before_the_interrupted_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize("dry", [True, False], ids=["dry-run", "record"])
+def test_record_reports_the_scenarios_before_the_interrupted_one(dry: bool, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Near miss: what finished before the interruption is still reported, as before a harness failure."""
+    """Near miss: what finished before the interruption is still reported, as before a harness failure;
+    its total says the record stopped and wrote nothing (issue 51: it said "review with git diff", as
+    a finished record does, before the run.interrupted error)."""
     from contract.goldens import scenarios
     from contract.goldens.store import goldens_dir
 
@@ -335,10 +339,17 @@ def test_record_reports_the_scenarios_before_the_interrupted_one(tmp_path: Path,
         return (real if len(calls) == 1 else stop)(golden, *args, **kwargs)
 
     monkeypatch.setattr(scenarios, "run_scenario", second_interrupted)
-    code, out, err = _run(["record", "--goldens", str(folder), "--wire", "stream-json", "--dry-run"], capsys)
+    before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    code, out, err = _run(["record", "--goldens", str(folder), "--wire", "stream-json",
+                           *(["--dry-run"] if dry else [])], capsys)
     assert code == 130, err
-    assert out.startswith(f"stream-json/{calls[0]}: nothing would change\n1 scenario, "), out
+    assert out == (f"stream-json/{calls[0]}: nothing would change\nstopped at stream-json/{calls[1]}: 1 scenario, "
+                   "0 with breaking changes or findings before it; the record is incomplete and nothing was "
+                   "rewritten (every golden kept)\n"), out
+    for advice in ("review with", "git diff", "evolve", "run the suite"):
+        assert advice not in out
     assert f"stream-json/{calls[1]}: run.interrupted" in err
+    assert {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()} == before
 
 
 # -- the plugin's seconds, as the CLI's ------------------------------------------------------------

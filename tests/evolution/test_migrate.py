@@ -7,6 +7,7 @@ golden would not be valid, when a rename would overwrite a member, or under ``--
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,7 +118,57 @@ def test_a_rename_is_migrated_checked_and_shown(clean: Path, capsys: pytest.Capt
     assert '"turns":' in out
     assert _carrying(clean, member) == []
     changed = {line[3:] for line in git(clean, "status", "--porcelain").splitlines()}
-    assert changed == {p.relative_to(clean).as_posix() for p in carrying}  # the metas are kept
+    metas = [p.with_name(p.name.removesuffix(".jsonl") + ".meta.json") for p in carrying]
+    assert changed == {p.relative_to(clean).as_posix() for p in [*carrying, *metas]}
+    sha256 = hashlib.sha256(adr.read_bytes()).hexdigest()
+    for meta in metas:  # kept, but for the schema each golden now stands under (record reads it)
+        old = json.loads(git(clean, "show", f"HEAD:{meta.relative_to(clean).as_posix()}"))
+        assert json.loads(meta.read_text(encoding="utf-8")) == {**old, "schema_sha256": sha256}
+
+
+def _adr_transcript(copy: Path, member: str) -> Path:
+    """An ADR's own transcript: a golden that shows ``member`` on its result, one line more."""
+    source = next(iter(_carrying(copy, member)))
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    lines.insert(-1, {**lines[-2], "seq": lines[-2]["seq"] + 1})
+    lines[-1]["seq"] = lines[-2]["seq"] + 1
+    path = copy.parent / "adr-transcript.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_the_adrs_own_transcript_is_migrated_with_the_goldens(clean: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 47: after migrate rewrote the goldens, scenario refused the ADR's transcript (the old name)."""
+    transcript = _adr_transcript(clean, "num_turns")
+    adr = _schema(clean, lambda where: where.__setitem__("turns", where.pop("num_turns")))
+    code, out, _ = _run(capsys, clean, "--schema", str(adr), "--rename", "num_turns=turns", "--transcript",
+                        str(transcript))
+    assert code == 0, out
+    assert f"+++ b/{transcript}" in out
+    assert "and 1 transcript" in out
+    text = transcript.read_text(encoding="utf-8")
+    assert '"turns":' in text
+    assert '"num_turns"' not in text
+    assert first_finding(transcript.read_bytes(), json.loads(adr.read_text(encoding="utf-8"))) is None
+
+
+def test_a_transcript_the_steps_leave_invalid_writes_nothing(clean: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Near miss: the transcript is checked with the goldens, and all is written or nothing."""
+    transcript = _adr_transcript(clean, "num_turns")
+    lines = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
+    lines[-1]["num_turns"] = "three"  # renamed, still not an integer
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    before = transcript.read_bytes()
+    adr = _schema(clean, lambda where: where.__setitem__("turns", where.pop("num_turns")))
+    code, out, _ = _run(capsys, clean, "--schema", str(adr), "--rename", "num_turns=turns", "--transcript",
+                        str(transcript))
+    assert code == 1, out
+    assert "nothing written" in out
+    assert transcript.read_bytes() == before
+    assert git(clean, "status", "--porcelain") == ""
+    code, _, err = _run(capsys, clean, "--rename", "num_turns=turns", "--transcript", str(clean / "no-such.jsonl"))
+    assert code == 2
+    assert "--transcript" in err
 
 
 def test_nothing_is_written_when_a_migrated_golden_would_not_be_valid(

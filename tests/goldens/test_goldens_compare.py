@@ -222,3 +222,54 @@ def test_rewrite_records_the_new_transcript_and_its_provenance(tmp_path: Any) ->
     assert again.data() == new
     assert (again.provenance.emitter, again.provenance.version) == ("./milk", "0.43.0")
     assert again.description == source.description
+
+
+# -- one line more or less is one difference (issue 47) ---------------------------------------------
+
+
+def _one_line(data: bytes, how: str, at: int) -> bytes:
+    """``data`` with a log line before line ``at`` (``banner``), line ``at`` twice (``extra``) or without
+    it (``drop``); seq renumbered as a build numbers what it prints."""
+    objs = [json.loads(line) for line in data.splitlines()]
+    if how == "extra":
+        objs.insert(at, dict(objs[at]))
+    elif how == "drop":
+        del objs[at]
+    if how != "banner":
+        for number, obj in enumerate(objs):
+            obj["seq"] = number + json.loads(data.splitlines()[0])["seq"]
+    lines = [json.dumps(obj) for obj in objs]
+    if how == "banner":
+        lines.insert(at, "milk: a log line on stdout")
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("how", ["banner", "extra", "drop"])
+def test_one_line_more_or_less_anywhere_is_one_difference(how: str) -> None:
+    """Every stream-json golden, a line added, printed twice or dropped at every place: exactly one
+    difference, never a /seq change on every later line nor ids renumbered after it (a dropped
+    line that first named a message id made every later id differ)."""
+    for golden in goldens.scenarios("stream-json"):
+        data = golden.data()
+        for at in range(len(data.splitlines())):
+            comparison = golden_compare.compare(data, _one_line(data, how, at), "stream-json")
+            assert len(comparison.differences) == 1, (golden.name, at, [str(d) for d in comparison.differences])
+            (difference,) = comparison.differences
+            assert difference.change == ("missing line" if how == "drop" else "extra line"), (golden.name, at)
+
+
+def test_a_wrong_reference_is_still_a_difference_after_a_dropped_line() -> None:
+    """Near miss: ids are matched along the aligned lines, one to one, so a tool_result that names
+    another call than the golden's is still found after a line was dropped before it."""
+    data = _golden("stream-json", "tool_calls")
+    objs = [json.loads(line) for line in data.splitlines()]
+    results = [block for obj in objs for block in ((obj.get("message") or {}).get("content") or [])
+               if isinstance(block, dict) and block.get("type") == "tool_result"]
+    uses = [block["id"] for obj in objs for block in ((obj.get("message") or {}).get("content") or [])
+            if isinstance(block, dict) and block.get("type") == "tool_use"]
+    assert len(uses) >= 2
+    assert results
+    results[-1]["tool_use_id"] = next(u for u in uses if u != results[-1]["tool_use_id"])
+    actual = _one_line(("\n".join(json.dumps(o) for o in objs) + "\n").encode(), "banner", 1)
+    comparison = golden_compare.compare(data, actual, "stream-json")
+    assert sorted(d.change for d in comparison.differences) == ["changed", "extra line"], comparison.summary()

@@ -306,3 +306,63 @@ def test_a_folder_with_no_golden_is_one_line_and_exit_2(tmp_path: Path, capsys: 
     code, _, err = _record(["--goldens", str(empty), "--wire", "subagent-stdio"], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert "no golden of the subagent-stdio wire to record" in err
+
+
+# -- a regression told apart from a wire change (issue 47) ------------------------------------------
+
+ONE_LINE = EMITTERS / "one_line_more_or_less.py"
+
+
+@pytest.mark.parametrize(("how", "change", "line"), [("banner", "extra line", 1), ("extra", "extra line", 2),
+                                                      ("drop", "missing line", 2)])
+def test_one_line_more_or_less_is_one_finding_and_the_builds(how: str, change: str, line: int, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that prints a banner, one line more or one line fewer changed the stream under the schema
+    its goldens were recorded under: one difference (not a /seq change for every later line), said to
+    be the build's, with no advice to accept it as a wire change (``evolve --accept``)."""
+    folder = tmp_path / "goldens"
+    shutil.copytree(goldens_dir(), folder)
+    code, out, err = _record(["--goldens", str(folder), "--wire", "stream-json", "--scenario", "tool_calls",
+                              "--dry-run", "--", PY, str(ONE_LINE), how], capsys, monkeypatch, tmp_path)
+    assert code == 1, out + err
+    assert "would change: 1 breaking, 0 additive differences" in out, out
+    assert f"the build changed the stream, first at {'golden ' if how == 'drop' else ''}line {line} ({change})" in out
+    assert "/seq" not in out
+    assert "a regression to fix in the build, not a wire change to accept" in out
+    assert "evolve --accept" not in out
+
+
+def test_a_change_under_another_schema_names_evolve_accept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near miss: the checkout's schema is no longer the one its goldens were recorded under (the first
+    revision's, r1, for a meta that names none): a break may be the wire change an ADR decided."""
+    checkout = tmp_path / "checkout"
+    for part in ("goldens", "requirements"):
+        shutil.copytree(ROOT / part, checkout / part)
+    schema = json.loads((ROOT / "schemas" / "stream-json.schema.json").read_text(encoding="utf-8"))
+    schema["description"] += " (evolved)"
+    (checkout / "schemas").mkdir()
+    (checkout / "schemas" / "stream-json.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    code, out, err = _record(["--goldens", str(checkout / "goldens"), "--wire", "stream-json", "--scenario", "hello",
+                              "--dry-run", "--", PY, str(EMITTERS / "drop_result_field.py"), "num_turns"],
+                             capsys, monkeypatch, tmp_path)
+    assert code == 1, out + err
+    assert "the schema in force is not the one stream-json/hello was recorded under" in out, out
+    assert "(milk-contract evolve --accept)" in out
+    assert "a regression" not in out
+
+
+def test_the_plugins_failure_report_tells_a_regression_too() -> None:
+    """What the pytest plugin fails a scenario with (its headline and report, ScenarioRun): the
+    build's changed stream with its first differing line, and no ADR advice under the same schema."""
+    from contract.goldens.scenarios import run_scenario
+    from contract.goldens.store import load
+
+    run_ = run_scenario(load("stream-json", "tool_calls"), [PY, str(ONE_LINE), "drop"], timeout=60)
+    assert run_.headline() == ("stream-json/tool_calls: the build changed the stream: 1 breaking difference from its "
+                               "golden, first at line 2")
+    report = run_.explain()
+    assert "  the build changed the stream, first at golden line 2 (missing line)\n" in report
+    assert "no ADR changed the wire" in report
+    assert "evolve --accept" not in report

@@ -159,7 +159,12 @@ def test_failure_shows_the_finding_and_the_line_not_reprs(dropped_num_turns: sub
     assert done.stdout.count("line 3 /num_turns: breaking removed") == 1  # the explanation once, even on CI
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
     assert failed == ["FAILED ::test_scenario[stream-json/hello] - "
-                      "stream-json/hello: 1 breaking difference from its golden"], done.stdout
+                      "stream-json/hello: the build changed the stream: 1 breaking difference from its golden, "
+                      "first at line 3"], done.stdout
+    # a build's regression under the schema the golden was recorded under: no ADR advice (issue 47)
+    assert "the build changed the stream, first at line 3 (removed)" in done.stdout
+    assert "no ADR changed the wire" in done.stdout
+    assert "evolve --accept" not in done.stdout
 
 
 def _run_live(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -19,47 +19,80 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from contract.core.resources import data_dir
+from contract.goldens.normalize import volatile_at
+from contract.wires.base import Segment, Treatment
 
 Line = dict[str, Any]
 
 
-def _goldens() -> list[list[Line]]:
+def goldens() -> dict[str, list[Line]]:
+    """Every stream-json golden of the checkout by name, parsed: whichever and however many there are."""
     folder = data_dir("goldens") / "stream-json"
-    return [[json.loads(text) for text in path.read_text(encoding="utf-8").splitlines() if text]
-            for path in sorted(folder.glob("*.jsonl"))]
+    return {path.stem: [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines() if text]
+            for path in sorted(folder.glob("*.jsonl"))}
 
 
-def renamed(value: Any, suffix: str) -> Any:
-    """Tool ids given a per-repetition suffix, so every tool_use and its references stay unique."""
+def _identity(path: tuple[Segment, ...], value: Any) -> bool:
+    """Whether the value at ``path`` of a line is a generated id: a field the wire declares volatile
+    with its own numbering (``Treatment.MAP``: tool_use ids and what refers to them, message, task
+    and memory ids). The normaliser keeps exactly these as identities (contract/goldens/normalize.py)."""
+    rule = volatile_at("stream-json", path, value)
+    return rule is not None and rule.treatment is Treatment.MAP
+
+
+def renamed(value: Any, suffix: str, path: tuple[Segment, ...] = ()) -> Any:
+    """Every generated id given ``suffix`` (a copy), a reference with its referent, so lines from
+    two goldens, or two repetitions of one, never share an id. Which members are ids is read from
+    the wire's volatile declaration (:func:`_identity`), never from member names here."""
+    if path and type(value) is str and _identity(path, value):
+        return value + suffix
     if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            is_id = key in ("tool_use_id", "parent_tool_use_id") or (key == "id" and value.get("type") == "tool_use")
-            if is_id and isinstance(item, str):
-                out[key] = item + suffix
-            elif key in ("_meta", "extension", "input", "task", "tool_use_result"):
-                out[key] = item  # free-form payloads, not the wire's ids
-            else:
-                out[key] = renamed(item, suffix)
-        return out
+        return {key: renamed(item, suffix, (*path, key)) for key, item in value.items()}
     if isinstance(value, list):
-        return [renamed(item, suffix) for item in value]
+        if not path:  # a list of lines: each line's paths start at its root
+            return [renamed(item, suffix) for item in value]
+        return [renamed(item, suffix, (*path, index)) for index, item in enumerate(value)]
     return value
 
 
+def failed(result: Line) -> bool:
+    """Whether a result line says the run failed (``is_error`` true: what excuses an unfinished call)."""
+    return result.get("is_error") is True
+
+
+def body(run_: list[Line]) -> list[Line]:
+    """A golden's lines between its init and its result, as copies. A run whose result says it failed
+    may stop in the middle of a call (sj.tool-args-reassembly notes it, never a finding): that call's
+    fragments are left out, since the body will end in another result."""
+    lines = [copy.deepcopy(o) for o in run_ if o.get("type") != "result"
+             and not (o.get("type") == "system" and o.get("subtype") == "init")]
+    completed = {b.get("id") for o in lines for b in _content(o, "tool_use")}
+    return [o for o in lines if o.get("type") != "stream_event" or (o.get("event") or {}).get("type")
+            != "tool_args_delta" or (o.get("event") or {}).get("tool_use_id") in completed]
+
+
+def edges(runs: dict[str, list[Line]]) -> tuple[Line, Line]:
+    """An init advertising every capability any golden's does, and a result that does not say the run
+    failed (one that did would excuse a call left unfinished, and hide a fault): whichever goldens there are."""
+    ordered = list(runs.values())
+    init = copy.deepcopy(ordered[0][0])
+    init["capabilities"] = sorted({c for run_ in ordered for c in run_[0].get("capabilities", [])})
+    results = [run_[-1] for run_ in ordered if run_[-1].get("type") == "result"]
+    return init, copy.deepcopy(next((r for r in results if not failed(r)), results[0]))
+
+
 def run(lines: int) -> list[Line]:
-    """A conformant run of at least ``lines`` lines (init, the goldens' bodies repeated whole, result)."""
-    goldens = _goldens()
-    init = dict(goldens[0][0])
-    init["capabilities"] = sorted({c for golden in goldens for c in golden[0].get("capabilities", [])})
-    bodies = [[o for o in golden[1:-1] if not (o.get("type") == "system" and o.get("subtype") == "init")]
-              for golden in goldens]
+    """A conformant run of at least ``lines`` lines (init, the goldens' bodies repeated whole, each with
+    ids of its own, result)."""
+    runs = goldens()
+    init, result = edges(runs)
+    bodies = [body(run_) for run_ in runs.values()]
     out = [init]
     repetition = 0
     while len(out) < lines - 1:
         out.extend(renamed(bodies[repetition % len(bodies)], f"_{repetition}"))
         repetition += 1
-    out.append(dict(goldens[0][-1]))
+    out.append(result)
     session = init["session_id"]
     for seq, obj in enumerate(out):
         minute, second = divmod(seq // 40, 60)  # 40 lines a second: blocks cross seconds and minutes
@@ -157,14 +190,26 @@ def _fragment_late(objs: list[Line], at: int) -> bool:
     return True
 
 
+def _referred_after(objs: list[Line], index: int, ref: Any) -> bool:
+    """Whether a line after ``index`` names the tool_use id ``ref``: a tool_result's or a parent's
+    reference (sj.tool-result-ref, sj.parent-ref), which another id on that tool_use leaves dangling."""
+    return any(o.get("parent_tool_use_id") == ref
+               or any(b.get("tool_use_id") == ref for b in _content(o, "tool_result")) for o in objs[index + 1:])
+
+
 def _reuse(objs: list[Line], at: int) -> bool:
-    """A tool_use with the id of an earlier one."""
+    """A tool_use with the id of an earlier one: one that a later line refers to, so the reuse leaves
+    that reference dangling wherever the goldens put such a call (a call nothing refers to after it,
+    say an interrupted run's last, would show no fault)."""
     earlier = _first(objs, 1, lambda o: bool(_content(o, "tool_use")))
-    later = None if earlier is None else _first(objs, max(at, earlier + 1), lambda o: bool(_content(o, "tool_use")))
-    if earlier is None or later is None:
+    if earlier is None:
         return False
-    _content(objs[later], "tool_use")[0]["id"] = _content(objs[earlier], "tool_use")[0]["id"]
-    return True
+    for index in range(max(at, earlier + 1), len(objs) - 1):
+        block = next((b for b in _content(objs[index], "tool_use") if _referred_after(objs, index, b.get("id"))), None)
+        if block is not None:
+            block["id"] = _content(objs[earlier], "tool_use")[0]["id"]
+            return True
+    return False
 
 
 def _calls(objs: list[Line], at: int) -> tuple[str, int, int] | None:

@@ -5,8 +5,9 @@ judge. The catalogue is what that is measured on (tests/checking/test_fastpath_c
 bench/regress.py times it against ``json.loads``):
 
 * **bodies** (``bodies()``): the lines between init and result of each golden, and of all of
-  them in turn; of the strategies' generated transcripts (``transcripts()``, drawn with fixed
-  seeds); and of the real transcripts of other agent CLIs, their shapes kept as milk lines
+  them in turn (each golden's ids suffixed apart: whichever goldens there are, their ids may
+  repeat); of the strategies' generated transcripts (``transcripts()``, drawn with fixed seeds);
+  and of the real transcripts of other agent CLIs, their shapes kept as milk lines
   (tests/data/shapes/, written by tools/foreign_shapes.py from ../shared/corpus/foreign);
 * **dates** (``DATES``): starts spread over a year, each just before a boundary (a minute, an
   hour, a day, the 29th to 31st, a leap day, a month's and a year's end, a leap second);
@@ -27,8 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from contract.core.resources import data_dir
-from tests.support.long_runs import renamed
+from tests.support.long_runs import body, edges, goldens, renamed
 
 Line = dict[str, Any]
 SHAPES = Path(__file__).parent.parent / "data" / "shapes"
@@ -74,18 +74,6 @@ def timezone_0530() -> Any:
     return timezone(timedelta(hours=5, minutes=30))
 
 
-def _goldens() -> dict[str, list[Line]]:
-    folder = data_dir("goldens") / "stream-json"
-    return {path.stem: [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines() if text]
-            for path in sorted(folder.glob("*.jsonl"))}
-
-
-def _body(run: list[Line]) -> list[Line]:
-    """A run's lines without init and result, and without their envelope."""
-    return [{k: v for k, v in o.items() if k not in ("seq", "session_id", "ts")} for o in run
-            if o.get("type") != "result" and not (o.get("type") == "system" and o.get("subtype") == "init")]
-
-
 def _drawn(seed: int, least: int = 80) -> list[Line]:
     """Bodies of the strategies' transcripts, drawn with ``seed``, until ``least`` lines."""
     from hypothesis.control import BuildContext
@@ -103,12 +91,19 @@ def _drawn(seed: int, least: int = 80) -> list[Line]:
     return out
 
 
+def _body(run: list[Line]) -> list[Line]:
+    """A run's body (``long_runs.body``) without the envelope each line gets anew (seq, session, ts)."""
+    return [{k: v for k, v in o.items() if k not in ("seq", "session_id", "ts")} for o in body(run)]
+
+
 @cache
 def bodies() -> dict[str, tuple[str, ...]]:
-    """Every body of the catalogue by name, as JSON texts (copied on use)."""
-    goldens = _goldens()
-    named: dict[str, list[Line]] = {"goldens": [o for run in goldens.values() for o in _body(run)]}
-    named |= {f"golden {name}": _body(run) for name, run in goldens.items()}
+    """Every body of the catalogue by name, as JSON texts (copied on use). In "goldens" (every
+    golden's body in turn) each golden's ids get a suffix of their own: two goldens may share ids."""
+    runs = goldens()
+    named: dict[str, list[Line]] = {"goldens": [o for number, run in enumerate(runs.values())
+                                                for o in renamed(_body(run), f"_g{number}")]}
+    named |= {f"golden {name}": _body(run) for name, run in runs.items()}
     named |= {f"strategies {seed}": _drawn(seed) for seed in range(3)}
     named |= {f"foreign {path.stem}": [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines()]
               for path in sorted(SHAPES.glob("*.jsonl"))}
@@ -118,11 +113,9 @@ def bodies() -> dict[str, tuple[str, ...]]:
 @cache
 def _edges() -> tuple[str, str, list[str]]:
     """The init (as JSON), the result (as JSON) and every capability the bodies may need."""
-    goldens = _goldens()
-    first = next(iter(goldens.values()))
-    capabilities = {c for run in goldens.values() for c in run[0].get("capabilities", [])}
-    capabilities |= {"partial_messages_v1", "tasks_v1", "stream_v1"}
-    return json.dumps(first[0]), json.dumps(first[-1]), sorted(capabilities)
+    init, result = edges(goldens())
+    capabilities = sorted({*init["capabilities"], "partial_messages_v1", "tasks_v1", "stream_v1"})
+    return json.dumps(init), json.dumps(result), capabilities
 
 
 def run(body: str, lines: int, start: datetime, style: str = "ms", first_seq: int = 1) -> list[Line]:
@@ -137,8 +130,14 @@ def run(body: str, lines: int, start: datetime, style: str = "ms", first_seq: in
         out += renamed([json.loads(t) for t in texts], f"_r{repetition}")
         repetition += 1
     out.append(json.loads(result_text))
+    return restamped(out, start, style, first_seq)
+
+
+def restamped(out: list[Line], start: datetime, style: str = "ms", first_seq: int = 1) -> list[Line]:
+    """``out`` (changed in place) with one session (the first line's), and one seq and stamp per line
+    (``STEP_US`` apart): a run a test inserted its own lines into is a run again."""
     leap = start.year == 2016
-    session = init["session_id"]
+    session = out[0]["session_id"]
     for offset, obj in enumerate(out):
         at = start + timedelta(microseconds=STEP_US * offset)
         obj.update(session_id=session, seq=first_seq + offset, ts=stamp(at, style, leap))
