@@ -436,7 +436,7 @@ def _record_advice(results: list[tuple[Golden, ScenarioRun, Comparison | None, b
     if any(c is None for _, _, c, _ in results):
         advice.append("a scenario not conformant is the build's to fix")
     broken = [run_ for _, run_, c, _ in results if c is not None and c.breaking]
-    changed = [run_ for run_ in broken if run_.schema_changed()]
+    changed = [run_ for run_ in broken if run_.wire_change_possible()]
     if changed:
         names = ", ".join(f"{r.golden.wire}/{r.golden.name}" for r in changed)
         advice.append(f"the schema in force is not the one {textsafe.text(names)} was recorded under: a breaking "

@@ -353,6 +353,26 @@ def test_a_change_under_another_schema_names_evolve_accept(tmp_path: Path, capsy
     assert "a regression" not in out
 
 
+@pytest.mark.parametrize("how", ["banner", "extra", "drop"])
+def test_a_line_more_or_less_is_the_builds_under_an_evolved_schema_too(
+        how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an ADR took a schema in, a banner, a second line of a kind the golden shows or a line left out
+    of a kind the schema still knows is no wire change the ADR decided: still the build's regression
+    (found by the ADR walk space: every walk's recording tests said "evolve --accept" for a banner)."""
+    checkout = tmp_path / "checkout"
+    for part in ("goldens", "requirements"):
+        shutil.copytree(ROOT / part, checkout / part)
+    schema = json.loads((ROOT / "schemas" / "stream-json.schema.json").read_text(encoding="utf-8"))
+    schema["description"] += " (evolved)"
+    (checkout / "schemas").mkdir()
+    (checkout / "schemas" / "stream-json.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    code, out, err = _record(["--goldens", str(checkout / "goldens"), "--wire", "stream-json", "--scenario",
+                              "tool_calls", "--dry-run", "--", PY, str(ONE_LINE), how], capsys, monkeypatch, tmp_path)
+    assert code == 1, out + err
+    assert "a regression to fix in the build, not a wire change to accept" in out, out
+    assert "evolve --accept" not in out
+
+
 def test_the_plugins_failure_report_tells_a_regression_too() -> None:
     """What the pytest plugin fails a scenario with (its headline and report, ScenarioRun): the
     build's changed stream with its first differing line, and no ADR advice under the same schema."""
