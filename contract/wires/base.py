@@ -167,6 +167,22 @@ class Allowance:
     why: str
 
 
+NO_LINE = "changes no line a producer writes"
+# The additive codes that change no line on any wire (words, the corpus, the suite's own notes): every
+# wire's ``may_change`` table holds them beside its own (``{**NO_LINE_CHANGES, ...}``).
+NO_LINE_CHANGES: dict[str, Allowance] = {
+    "description-edited": Allowance((), f"words only: {NO_LINE}"),
+    "schema-edited": Allowance((), f"the schema's title or description: {NO_LINE}"),
+    "unreferenced-edited": Allowance((), f"a $defs entry nothing references: {NO_LINE}"),
+    "policy-edited": Allowance((), f"the suite's policy notes: {NO_LINE}"),
+    "corpus-size": Allowance((), f"the number of goldens: the corpus, not the wire; {NO_LINE}"),
+    "kind-seen": Allowance((), f"goldens now show a line kind the schema had: {NO_LINE} it did not allow"),
+    "field-seen": Allowance((), f"goldens now show a member the schema had: {NO_LINE} it did not allow"),
+    "rule-cited": Allowance((), f"a rule of the checker now quotes words the schema said: {NO_LINE}"),
+    "rule-uncited": Allowance((), f"a rule of the checker no longer quotes words the schema says: {NO_LINE}"),
+    "rules-baseline": Allowance((), f"a stored surface recorded its rules section: {NO_LINE}"),
+}
+
 # The key of ``Future.may_change`` for change kinds no change of the schema stands for: what the schema
 # in force already allows that no golden shows (an event the client did not ask about).
 NO_SCHEMA_CHANGE = "(no schema change)"

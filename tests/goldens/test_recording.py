@@ -333,10 +333,8 @@ def test_one_line_more_or_less_is_one_finding_and_the_builds(how: str, change: s
     assert "evolve --accept" not in out
 
 
-def test_a_change_under_another_schema_names_evolve_accept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """Near miss: the checkout's schema is no longer the one its goldens were recorded under (the first
-    revision's, r1, for a meta that names none): a break may be the wire change an ADR decided."""
+def _evolved_checkout(tmp_path: Path) -> Path:
+    """A checkout whose stream-json schema is no longer the one its goldens were recorded under (r1's)."""
     checkout = tmp_path / "checkout"
     for part in ("goldens", "requirements"):
         shutil.copytree(ROOT / part, checkout / part)
@@ -344,6 +342,14 @@ def test_a_change_under_another_schema_names_evolve_accept(tmp_path: Path, capsy
     schema["description"] += " (evolved)"
     (checkout / "schemas").mkdir()
     (checkout / "schemas" / "stream-json.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    return checkout
+
+
+def test_a_change_under_another_schema_names_evolve_accept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near miss: the checkout's schema is no longer the one its goldens were recorded under (the first
+    revision's, r1, for a meta that names none): a break may be the wire change an ADR decided."""
+    checkout = _evolved_checkout(tmp_path)
     code, out, err = _record(["--goldens", str(checkout / "goldens"), "--wire", "stream-json", "--scenario", "hello",
                               "--dry-run", "--", PY, str(EMITTERS / "drop_result_field.py"), "num_turns"],
                              capsys, monkeypatch, tmp_path)
@@ -359,13 +365,7 @@ def test_a_line_more_or_less_is_the_builds_under_an_evolved_schema_too(
     """After an ADR took a schema in, a banner, a second line of a kind the golden shows or a line left out
     of a kind the schema still knows is no wire change the ADR decided: still the build's regression
     (found by the ADR walk space: every walk's recording tests said "evolve --accept" for a banner)."""
-    checkout = tmp_path / "checkout"
-    for part in ("goldens", "requirements"):
-        shutil.copytree(ROOT / part, checkout / part)
-    schema = json.loads((ROOT / "schemas" / "stream-json.schema.json").read_text(encoding="utf-8"))
-    schema["description"] += " (evolved)"
-    (checkout / "schemas").mkdir()
-    (checkout / "schemas" / "stream-json.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    checkout = _evolved_checkout(tmp_path)
     code, out, err = _record(["--goldens", str(checkout / "goldens"), "--wire", "stream-json", "--scenario",
                               "tool_calls", "--dry-run", "--", PY, str(ONE_LINE), how], capsys, monkeypatch, tmp_path)
     assert code == 1, out + err

@@ -14,10 +14,9 @@ from the schema in force (a rename ADR changes the schema, not this table).
 
 from __future__ import annotations
 
-from contract.wires.base import Allowance
+from contract.wires.base import NO_LINE_CHANGES, Allowance
 
 # The gate's words for each code are its own (contract/evolution/classify.py, framing.py).
-NO_LINE = "changes no line a producer writes"
 MAY_CHANGE: dict[str, Allowance] = {
     # "line kind added (consumers ignore unknown types ...)": additive here, the type being an open set
     "line-kind-added": Allowance(("line-type",), "type: 'open set: ignore unknown values'"),
@@ -36,16 +35,7 @@ MAY_CHANGE: dict[str, Allowance] = {
                                       "they do not know; the seed: 'Evolution is additive-only'"),
     "known-value-added": Allowance(("system-subtype", "block-type", "delta-type", "event-type", "open-value"),
                                    "a known value documented: the same open sets, read from the rules' words"),
-    "description-edited": Allowance((), f"words only: {NO_LINE}"),
-    "schema-edited": Allowance((), f"the schema's title or description: {NO_LINE}"),
-    "unreferenced-edited": Allowance((), f"a $defs entry nothing references: {NO_LINE}"),
-    "policy-edited": Allowance((), f"the suite's policy notes: {NO_LINE}"),
-    "corpus-size": Allowance((), f"the number of goldens: the corpus, not the wire; {NO_LINE}"),
-    "kind-seen": Allowance((), f"goldens now show a line kind the schema had: {NO_LINE} it did not allow"),
-    "field-seen": Allowance((), f"goldens now show a member the schema had: {NO_LINE} it did not allow"),
-    "rule-cited": Allowance((), f"a rule of the checker now quotes words the schema said: {NO_LINE}"),
-    "rule-uncited": Allowance((), f"a rule of the checker no longer quotes words the schema says: {NO_LINE}"),
-    "rules-baseline": Allowance((), f"a stored surface recorded its rules section: {NO_LINE}"),
+    **NO_LINE_CHANGES,
 }
 
 

@@ -13,9 +13,8 @@ declared with no kind, and the test shows the gate's verdict on this wire.
 
 from __future__ import annotations
 
-from contract.wires.base import NO_SCHEMA_CHANGE, Allowance
+from contract.wires.base import NO_LINE_CHANGES, NO_SCHEMA_CHANGE, Allowance
 
-NO_LINE = "changes no line the host writes"
 NO_OPEN_SET = ("never additive on this wire: its schema states no open set (no descriptions), so there is no "
                "value to add")
 MAY_CHANGE: dict[str, Allowance] = {
@@ -29,16 +28,7 @@ MAY_CHANGE: dict[str, Allowance] = {
                                      "the schema says its types are an open set, and this seed says nothing"),
     "open-set-value-added": Allowance((), NO_OPEN_SET),
     "known-value-added": Allowance((), NO_OPEN_SET),
-    "description-edited": Allowance((), f"words only: {NO_LINE}"),
-    "schema-edited": Allowance((), f"the schema's title or description: {NO_LINE}"),
-    "unreferenced-edited": Allowance((), f"a $defs entry nothing references: {NO_LINE}"),
-    "policy-edited": Allowance((), f"the suite's policy notes: {NO_LINE}"),
-    "corpus-size": Allowance((), f"the number of goldens: the corpus, not the wire; {NO_LINE}"),
-    "kind-seen": Allowance((), f"goldens now show a line kind the schema had: {NO_LINE} it did not allow"),
-    "field-seen": Allowance((), f"goldens now show a member the schema had: {NO_LINE} it did not allow"),
-    "rule-cited": Allowance((), f"a rule of the checker now quotes words the schema said: {NO_LINE}"),
-    "rule-uncited": Allowance((), f"a rule of the checker no longer quotes words the schema says: {NO_LINE}"),
-    "rules-baseline": Allowance((), f"a stored surface recorded its rules section: {NO_LINE}"),
+    **NO_LINE_CHANGES,
     # no change of the schema: a host that advertises capabilities.events may push events between responses
     NO_SCHEMA_CHANGE: Allowance(("unasked-event",), "the schema in force: capabilities.events advertised, events "
                                                    "pushed between responses"),
