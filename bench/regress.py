@@ -46,7 +46,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from run import build_stream_json, loop_argv  # noqa: E402
+from run import build_stream_json  # noqa: E402  (it puts the checkout first on sys.path)
+
+from bench.yardstick import argv as loop_argv  # noqa: E402
 
 # (body, date, stamp style, line spelling): the shapes timed, each a stream of --lines lines
 CATALOGUE = [

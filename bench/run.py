@@ -42,9 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.yardstick import LOOPS  # noqa: E402
+from bench.yardstick import argv as loop_argv  # noqa: E402
 from contract.core.resources import data_dir  # noqa: E402
 
-YARDSTICK = Path(__file__).resolve().parent / "yardstick.py"
 PER_LINE = (
     "import json,sys,time,jsonschema\n"
     "schema=json.load(open(sys.argv[2]))\n"
@@ -53,13 +53,6 @@ PER_LINE = (
     "for line in lines:\n    jsonschema.validate(json.loads(line), schema)\n"
     "print((time.perf_counter()-t)/len(lines))\n"
 )
-
-
-def loop_argv(loop: str, transcript: Path, wire: str) -> list[str]:
-    """The command that runs one of ``bench/yardstick.py``'s loops over ``transcript`` (the bare
-    loop with ``wire``'s schema)."""
-    schema = [str(data_dir("schemas") / f"{wire}.schema.json")] if loop == "bare" else []
-    return [sys.executable, str(YARDSTICK), loop, str(transcript), *schema]
 
 
 # -- building transcripts from the goldens ----------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 LOOPS = ("loads", "orjson", "bare")
@@ -65,6 +66,15 @@ def bare_loop(lines: Iterable[bytes], schema: bytes) -> int:
         if not is_valid(orjson.loads(line)):
             invalid += 1
     return invalid
+
+
+def argv(loop: str, transcript: Path, wire: str) -> list[str]:
+    """The command that runs ``loop`` over ``transcript`` as a whole process (the bare loop with
+    ``wire``'s own schema, as shipped): what ``bench/run.py`` and ``bench/regress.py`` time."""
+    from contract.core.resources import data_dir  # here, not above: a loop's process never imports it
+
+    schema = [str(data_dir("schemas") / f"{wire}.schema.json")] if loop == "bare" else []
+    return [sys.executable, str(Path(__file__).resolve()), loop, str(transcript), *schema]
 
 
 def main(argv: list[str]) -> int:
