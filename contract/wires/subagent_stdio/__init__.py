@@ -27,6 +27,7 @@ from contract.wires.subagent_stdio.machines import (
     EventsCapability,
     Revisions,
     UniqueKeys,
+    Walked,
 )
 from contract.wires.subagent_stdio.rules import CITES, REGISTRY, RULES
 from contract.wires.subagent_stdio.volatile import VOLATILE
@@ -34,7 +35,9 @@ from contract.wires.subagent_stdio.volatile import VOLATILE
 # -- the descriptor ---------------------------------------------------------------------------
 
 def _machines() -> list[Machine]:
-    machines: list[Machine] = [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(), Consistency()]
+    walked = Walked()  # one quick pass over each snapshot for both walks (snapshots.Walked)
+    machines: list[Machine] = [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(walked),
+                               Consistency(walked)]
     checks = [check() for check in REGISTRY.checks()]  # the rules declared with their logic (rules.py)
     return [*machines, Checks(checks)] if checks else machines
 

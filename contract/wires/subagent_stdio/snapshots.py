@@ -42,6 +42,157 @@ def _nodes(where: str, snap: dict[str, Any]) -> Iterator[tuple[str, dict[str, An
                     stack.append((f"{here}/children", children))
 
 
+class Walked:
+    """What one quick pass over a snapshot proved for ``UniqueKeys`` and ``Consistency``, shared by the two.
+
+    ``of(snap)`` walks the runs tree and the fleet once, with no pointer built and no call per
+    node, and returns ``(unique, rules)``: nothing for either machine to report, ``unique`` whether
+    UniqueKeys judged a list of siblings and ``rules`` the rules Consistency judged, exactly the
+    ``exercised`` calls their walks make; or None wherever a finding may be there or a value is
+    in a rarer form (a number written as 5.0, a string where a number goes, ``available`` false):
+    the machines then walk the snapshot as before, so every finding and message is theirs
+    (tests/wires/subagent_stdio/test_recorded_findings.py holds them to the findings recorded
+    before this pass existed). The last snapshot's answer is kept (the two machines are fed the
+    same line one after the other); it holds that one object alive, never more. Issue 50: the two
+    walks were the bulk of checking this wire.
+    """
+
+    __slots__ = ("_found", "_snap")
+
+    def __init__(self) -> None:
+        self._snap: Any = None
+        self._found: tuple[bool, tuple[str, ...]] | None = None
+
+    def of(self, snap: dict[str, Any]) -> tuple[bool, tuple[str, ...]] | None:
+        if snap is not self._snap:
+            self._snap, self._found = snap, _quick(snap)
+        return self._found
+
+
+def _quick(snap: dict[str, Any]) -> tuple[bool, tuple[str, ...]] | None:
+    # the per-node hot loop of the wire: locals only, every rare form sent to the machines' walk
+    if snap.get("available") is False:
+        return None
+    unique = tokens = times = outcome = counts = capacity = False
+    fleet = snap.get("fleet")
+    if type(fleet) is dict:
+        entries, total, omitted = fleet.get("entries"), fleet.get("totalActive"), fleet.get("omitted")
+        if (total is not None and type(total) is not int) or (omitted is not None and type(omitted) is not int):
+            return None
+        if type(entries) is list:
+            listed = len(entries)
+            if total is not None:
+                counts = True
+                if total < listed or (omitted is not None and omitted != total - listed):
+                    return None
+            if listed > 1:
+                unique = True
+                keys = [key for entry in entries if type(entry) is dict and type(key := entry.get("key")) is str]
+                if len(set(keys)) != len(keys):
+                    return None
+            for entry in entries:
+                if type(entry) is dict:
+                    found = entry.get("tokens")
+                    if type(found) is dict:
+                        inp, outp, sum_ = found.get("input"), found.get("output"), found.get("total")
+                        if type(inp) is int and type(outp) is int and type(sum_) is int:
+                            if sum_ != inp + outp:
+                                return None
+                            tokens = True
+                        elif not (inp is None or outp is None or sum_ is None):
+                            return None
+        held = fleet.get("topLevelAsyncCapacity")
+        if type(held) is dict:
+            used, limit = held.get("used"), held.get("limit")
+            if (used is not None and type(used) is not int) or (limit is not None and type(limit) is not int):
+                return None
+            if used is not None and limit is not None:
+                capacity = True
+                if used > limit:
+                    return None
+    runs = snap.get("runs")
+    stack = [runs] if type(runs) is list else []
+    while stack:
+        siblings = stack.pop()
+        many = len(siblings) > 1
+        if many:
+            unique = True
+            seen: set[str] = set()
+        for node in siblings:
+            if type(node) is not dict:
+                continue
+            get = node.get
+            if many:
+                key = get("key")
+                if type(key) is str:
+                    if key in seen:
+                        return None
+                    seen.add(key)
+            found = get("tokens")
+            if type(found) is dict:
+                inp, outp, sum_ = found.get("input"), found.get("output"), found.get("total")
+                if type(inp) is int and type(outp) is int and type(sum_) is int:
+                    if sum_ != inp + outp:
+                        return None
+                    tokens = True
+                elif not (inp is None or outp is None or sum_ is None):
+                    return None
+            started, updated, ended = get("startedAt"), get("updatedAt"), get("endedAt")
+            last = started
+            if started is not None and type(started) is not int:
+                return None
+            if updated is not None:
+                if type(updated) is not int:
+                    return None
+                if last is not None:
+                    times = True
+                    if updated < last:
+                        return None
+                last = updated
+            if ended is not None:
+                if type(ended) is not int:
+                    return None
+                if last is not None:
+                    times = True
+                    if ended < last:
+                        return None
+            terminal = get("processTerminal")
+            if type(terminal) is dict and started is not None:
+                observed = terminal.get("observedAt")
+                if observed is not None:
+                    if type(observed) is not int or observed < started:
+                        return None
+                    times = True
+            if "outcome" in node:
+                said = get("outcome")
+                if type(said) is dict:
+                    outcome = True
+                    if not _outcome_holds(get("status"), said):
+                        return None
+            children = get("children")
+            if children and type(children) is list:
+                stack.append(children)
+    rules = tuple(rule for rule, judged in (("sa.fleet-counts", counts), ("sa.capacity", capacity),
+                                            ("sa.tokens-total", tokens), ("sa.node-times", times),
+                                            ("sa.outcome", outcome)) if judged)
+    return unique, rules
+
+
+def _outcome_holds(status: Any, outcome: dict[str, Any]) -> bool:
+    """Whether ``_outcome`` has nothing to say of this outcome (its rarer forms: False, said there)."""
+    said = outcome.get("status")
+    if type(status) is str and type(said) is str and said != status and not (said in SUCCEEDED and status in SUCCEEDED):
+        return False
+    success = outcome.get("success")
+    if type(success) is not bool:
+        return True
+    final = said if type(said) is str else status
+    if type(final) is str and (final in FAILED if success else final in SUCCEEDED):
+        return False
+    code = outcome.get("exitCode") if success else None
+    return code is None or (type(code) is int and code == 0)
+
+
 class Envelope:
     """sa.event-envelope (MUST): an event's sessionId, epoch and revision equal its snapshot's.
 
@@ -85,11 +236,19 @@ class UniqueKeys:
 
     rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("UniqueKeys")
 
+    def __init__(self, walked: Walked | None = None) -> None:
+        self.walked = walked or Walked()  # shared with Consistency by the descriptor (_machines)
+
     def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
         if found is None:
             return
         where, snap = found
+        quick = self.walked.of(snap)
+        if quick is not None:  # nothing to report: only what the walk below would have judged
+            if quick[0]:
+                out.exercised("sa.unique-keys")
+            return
         self._siblings(f"{where}/runs", snap.get("runs"), "run", record.line, out)
         for at, node in _nodes(where, snap):
             children = node.get("children")
@@ -144,11 +303,19 @@ class Consistency:
 
     rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Consistency")
 
+    def __init__(self, walked: Walked | None = None) -> None:
+        self.walked = walked or Walked()  # shared with UniqueKeys by the descriptor (_machines)
+
     def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
         if found is None:
             return
         where, snap = found
+        quick = self.walked.of(snap)
+        if quick is not None:  # nothing to report: only what the walk below would have judged
+            for rule in quick[1]:
+                out.exercised(rule)
+            return
         line = record.line
         fleet = snap.get("fleet")
         if type(fleet) is dict:
