@@ -63,7 +63,7 @@ def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
-def _edit(line: Any, rng: random.Random) -> None:
+def edit(line: Any, rng: random.Random) -> None:
     """One edit, most of them ones the schema lets through (so the rules behind it judge them)."""
     places = _places(line)
     kind = rng.choices(KINDS, weights=WEIGHTS)[0]
@@ -115,7 +115,7 @@ def mutants(lines: list[Any], rng: random.Random) -> list[bytes]:
     for _ in range(MUTANTS):
         edited = copy.deepcopy(lines)
         for _ in range(rng.randint(1, 3)):
-            _edit(edited[rng.randrange(len(edited))], rng)
+            edit(edited[rng.randrange(len(edited))], rng)
         out.append(b"".join(json.dumps(line, separators=(",", ":")).encode() + b"\n" for line in edited))
     return out
 

@@ -90,6 +90,7 @@ SUBAGENT_STDIO = Wire(
     reference="contract.reference.subagent_host",
     max_output_bytes=64 * 1024**2,  # the conversation is kept to be judged whole
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
+    blocks=True,  # a clean block skips the reader and the schema step (issue 50)
     surface_policy=SURFACE_POLICY,
     strategies="contract.wires.subagent_stdio.broken",
     canonical=_canonical,

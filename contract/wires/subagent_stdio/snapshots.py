@@ -70,48 +70,65 @@ class Walked:
 
 
 def _quick(snap: dict[str, Any]) -> tuple[bool, tuple[str, ...]] | None:
-    # the per-node hot loop of the wire: locals only, every rare form sent to the machines' walk
     if snap.get("available") is False:
         return None
-    unique = tokens = times = outcome = counts = capacity = False
     fleet = snap.get("fleet")
+    counts = capacity = fleet_unique = fleet_tokens = False
     if type(fleet) is dict:
-        entries, total, omitted = fleet.get("entries"), fleet.get("totalActive"), fleet.get("omitted")
-        if (total is not None and type(total) is not int) or (omitted is not None and type(omitted) is not int):
+        held = _quick_fleet(fleet)
+        if held is None:
             return None
-        if type(entries) is list:
-            listed = len(entries)
-            if total is not None:
-                counts = True
-                if total < listed or (omitted is not None and omitted != total - listed):
-                    return None
-            if listed > 1:
-                unique = True
-                keys = [key for entry in entries if type(entry) is dict and type(key := entry.get("key")) is str]
-                if len(set(keys)) != len(keys):
-                    return None
-            for entry in entries:
-                if type(entry) is dict:
-                    found = entry.get("tokens")
-                    if type(found) is dict:
-                        inp, outp, sum_ = found.get("input"), found.get("output"), found.get("total")
-                        if type(inp) is int and type(outp) is int and type(sum_) is int:
-                            if sum_ != inp + outp:
-                                return None
-                            tokens = True
-                        elif not (inp is None or outp is None or sum_ is None):
-                            return None
-        held = fleet.get("topLevelAsyncCapacity")
-        if type(held) is dict:
-            used, limit = held.get("used"), held.get("limit")
-            if (used is not None and type(used) is not int) or (limit is not None and type(limit) is not int):
-                return None
-            if used is not None and limit is not None:
-                capacity = True
-                if used > limit:
-                    return None
+        counts, capacity, fleet_unique, fleet_tokens = held
     runs = snap.get("runs")
-    stack = [runs] if type(runs) is list else []
+    walked = _quick_runs(runs) if type(runs) is list else (False, False, False, False)
+    if walked is None:
+        return None
+    unique, tokens, times, outcome = walked
+    rules = tuple(rule for rule, judged in (("sa.fleet-counts", counts), ("sa.capacity", capacity),
+                                            ("sa.tokens-total", tokens or fleet_tokens), ("sa.node-times", times),
+                                            ("sa.outcome", outcome)) if judged)
+    return unique or fleet_unique, rules
+
+
+def _quick_fleet(fleet: dict[str, Any]) -> tuple[bool, bool, bool, bool] | None:
+    """(fleet-counts judged, capacity judged, entries' keys judged, a total judged), or None."""
+    counts = capacity = unique = tokens = False
+    entries, total, omitted = fleet.get("entries"), fleet.get("totalActive"), fleet.get("omitted")
+    if (total is not None and type(total) is not int) or (omitted is not None and type(omitted) is not int):
+        return None
+    if type(entries) is list:
+        listed = len(entries)
+        if total is not None:
+            counts = True
+            if total < listed or (omitted is not None and omitted != total - listed):
+                return None
+        if listed > 1:
+            unique = True
+            keys = [key for entry in entries if type(entry) is dict and type(key := entry.get("key")) is str]
+            if len(set(keys)) != len(keys):
+                return None
+        for entry in entries:
+            judged = _total_holds(entry.get("tokens")) if type(entry) is dict else 0
+            if judged < 0:
+                return None
+            tokens = tokens or judged > 0
+    held = fleet.get("topLevelAsyncCapacity")
+    if type(held) is dict:
+        used, limit = held.get("used"), held.get("limit")
+        if (used is not None and type(used) is not int) or (limit is not None and type(limit) is not int):
+            return None
+        if used is not None and limit is not None:
+            capacity = True
+            if used > limit:
+                return None
+    return counts, capacity, unique, tokens
+
+
+def _quick_runs(runs: list[Any]) -> tuple[bool, bool, bool, bool] | None:
+    """(sibling keys judged, a total judged, node times judged, an outcome judged) over the runs
+    tree, or None: the per-node hot loop of the wire, locals only, every rare form sent back."""
+    unique = tokens = times = outcome = False
+    stack = [runs]
     while stack:
         siblings = stack.pop()
         many = len(siblings) > 1
@@ -130,39 +147,17 @@ def _quick(snap: dict[str, Any]) -> tuple[bool, tuple[str, ...]] | None:
                     seen.add(key)
             found = get("tokens")
             if type(found) is dict:
-                inp, outp, sum_ = found.get("input"), found.get("output"), found.get("total")
-                if type(inp) is int and type(outp) is int and type(sum_) is int:
-                    if sum_ != inp + outp:
+                inp, outp, total = found.get("input"), found.get("output"), found.get("total")
+                if type(inp) is int and type(outp) is int and type(total) is int:
+                    if total != inp + outp:
                         return None
                     tokens = True
-                elif not (inp is None or outp is None or sum_ is None):
+                elif not (inp is None or outp is None or total is None):
                     return None
-            started, updated, ended = get("startedAt"), get("updatedAt"), get("endedAt")
-            last = started
-            if started is not None and type(started) is not int:
+            judged = _times_hold(node)
+            if judged < 0:
                 return None
-            if updated is not None:
-                if type(updated) is not int:
-                    return None
-                if last is not None:
-                    times = True
-                    if updated < last:
-                        return None
-                last = updated
-            if ended is not None:
-                if type(ended) is not int:
-                    return None
-                if last is not None:
-                    times = True
-                    if ended < last:
-                        return None
-            terminal = get("processTerminal")
-            if type(terminal) is dict and started is not None:
-                observed = terminal.get("observedAt")
-                if observed is not None:
-                    if type(observed) is not int or observed < started:
-                        return None
-                    times = True
+            times = times or judged > 0
             if "outcome" in node:
                 said = get("outcome")
                 if type(said) is dict:
@@ -172,10 +167,50 @@ def _quick(snap: dict[str, Any]) -> tuple[bool, tuple[str, ...]] | None:
             children = get("children")
             if children and type(children) is list:
                 stack.append(children)
-    rules = tuple(rule for rule, judged in (("sa.fleet-counts", counts), ("sa.capacity", capacity),
-                                            ("sa.tokens-total", tokens), ("sa.node-times", times),
-                                            ("sa.outcome", outcome)) if judged)
-    return unique, rules
+    return unique, tokens, times, outcome
+
+
+def _total_holds(tokens: Any) -> int:
+    """What ``_tokens`` does with these tokens: 0 nothing, 1 judges them and finds nothing, -1 may find
+    something or meets a rarer form (the machine's walk then judges)."""
+    if type(tokens) is not dict:
+        return 0
+    inp, outp, total = tokens.get("input"), tokens.get("output"), tokens.get("total")
+    if type(inp) is int and type(outp) is int and type(total) is int:
+        return 1 if total == inp + outp else -1
+    return 0 if inp is None or outp is None or total is None else -1
+
+
+def _times_hold(node: dict[str, Any]) -> int:
+    """What ``_times`` does with this node, as ``_total_holds`` says it."""
+    started, updated, ended = node.get("startedAt"), node.get("updatedAt"), node.get("endedAt")
+    judged = 0
+    last = started
+    if started is not None and type(started) is not int:
+        return -1
+    if updated is not None:
+        if type(updated) is not int:
+            return -1
+        if last is not None:
+            judged = 1
+            if updated < last:
+                return -1
+        last = updated
+    if ended is not None:
+        if type(ended) is not int:
+            return -1
+        if last is not None:
+            judged = 1
+            if ended < last:
+                return -1
+    terminal = node.get("processTerminal")
+    if type(terminal) is dict and started is not None:
+        observed = terminal.get("observedAt")
+        if observed is not None:
+            if type(observed) is not int or observed < started:
+                return -1
+            judged = 1
+    return judged
 
 
 def _outcome_holds(status: Any, outcome: dict[str, Any]) -> bool:
