@@ -4,7 +4,8 @@
 ``UniqueKeys`` (sa.unique-keys: sibling keys differ) and ``Consistency`` (the SHOULD set: fleet
 counts, capacity, token totals, node times, outcomes, an unavailable host showing nothing). None
 remembers anything between lines. The last two walk the snapshot's runs tree (``_nodes``), the
-costly part of checking this wire (BENCHMARKS.md, "subagent-stdio"). The rules across lines are
+costly part of checking this wire (BENCHMARKS.md, "subagent-stdio"), only where one quick pass
+shared by both (``Walked``) did not prove there is nothing to report. The rules across lines are
 ``conversation``'s.
 """
 
