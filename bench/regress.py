@@ -2,16 +2,18 @@
 
 ``python bench/regress.py`` (the catalogue, issue 34) builds streams of several shapes and dates
 from the shape catalogue (tests/support/shapes.py: ``CATALOGUE`` below picks them), and for each, round by
-round in shuffled order, runs ``json.loads`` over every line, ``check ARGS --jobs 1`` and ``check
-ARGS`` with ``--jobs`` unset (the default's choice), and prints each one's CPU and wall as a
-multiple of the loop's in the same round (medians over the rounds), the facts coverage of the
-stream (``contract.checking.fastpath``), and the median and worst shape.
+round in shuffled order, runs ``json.loads`` over every line, the bare loop (``orjson.loads`` and a
+compiled jsonschema-rs validator per line, ``bench/yardstick.py``: issue 50's yardstick), ``check
+ARGS --jobs 1`` and ``check ARGS`` with ``--jobs`` unset (the default's choice), and prints each
+check's CPU and wall as a multiple of the ``json.loads`` loop's in the same round, ``--jobs 1``'s CPU
+as a multiple of the bare loop's too (medians over the rounds), the facts coverage of the stream
+(``contract.checking.fastpath``), and the median and worst shape.
 
 ``python bench/regress.py --against REV``: it builds the stream-json benchmark
 transcript (``bench/run.py``'s builder, ``--lines`` lines), extracts ``REV`` with ``git archive``
 into a temporary folder, and then, round by round in shuffled order, runs on the same file:
 
-* ``json.loads`` over every line (the baseline every ratio is taken against);
+* ``json.loads`` over every line and the bare loop (the two baselines every ratio is taken against);
 * ``python -m contract check ARGS --jobs 1 FILE`` with this tree first on ``PYTHONPATH``, and
   the same with ``REV``'s tree (the CPU figures);
 * the same two with ``--jobs 2`` (the wall figures: two processes pay only in wall time, and
@@ -44,7 +46,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from run import LOADS_LOOP, build_stream_json  # noqa: E402
+from run import build_stream_json  # noqa: E402  (it puts the checkout first on sys.path)
+
+from bench.yardstick import argv as loop_argv  # noqa: E402
 
 # (body, date, stamp style, line spelling): the shapes timed, each a stream of --lines lines
 CATALOGUE = [
@@ -125,13 +129,14 @@ def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | 
             built = _build(path, lines, body, date, style, spelling)
             if not built["conformant"]:
                 raise SystemExit(f"{name}: not conformant: {built['violations']}")
-            runs = {"loads": ([sys.executable, "-c", LOADS_LOOP, str(path)], dict(os.environ))}
+            runs = {loop: (loop_argv(loop, path, "stream-json"), dict(os.environ)) for loop in ("loads", "bare")}
             for label, jobs in (("-j1", ["--jobs", "1"]), ("default", [])):
                 argv = [sys.executable, "-m", "contract", "check", *check_args, *jobs, str(path)]
                 runs[label] = (argv, environment(ROOT))
             got = _rounds(runs, rounds, folder)
             loads = got["loads"]
             cpu = statistics.median(c / b[0] for (c, *_), b in zip(got["-j1"], loads, strict=True))
+            bare = statistics.median(c / b[0] for (c, *_), b in zip(got["-j1"], got["bare"], strict=True))
             wall1 = statistics.median(w / b[1] for (_, w, *_), b in zip(got["-j1"], loads, strict=True))
             wall = statistics.median(w / b[1] for (_, w, *_), b in zip(got["default"], loads, strict=True))
             paired = statistics.median(d[1] / j[1] for d, j in zip(got["default"], got["-j1"], strict=True))
@@ -139,9 +144,10 @@ def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | 
             chosen = _chosen(got["default"], got["-j1"])
             for d, j in zip(got["default"], got["-j1"], strict=True):
                 by_choice.setdefault(d[4], []).append(d[1] / j[1])
-            rows.append((name, cpu, wall1, wall, paired, built["coverage"], rss))
+            rows.append((name, cpu, wall1, wall, paired, built["coverage"], rss, bare))
             print(f"{name}: {built['lines']:,} lines, {path.stat().st_size / 2**20:.0f} MiB, facts "
-                  f"{100 * built['coverage']:.2f} % | --jobs 1 CPU {cpu:.3f}x loads, wall {wall1:.3f}x | "
+                  f"{100 * built['coverage']:.2f} % | --jobs 1 CPU {cpu:.3f}x loads, {bare:.3f}x bare, "
+                  f"wall {wall1:.3f}x | "
                   f"default wall {wall:.3f}x (paired with --jobs 1: {paired:.3f}; {chosen}) | "
                   f"peak RSS {rss:.0f} MiB", flush=True)
             for text in built["text"][1:]:
@@ -154,6 +160,9 @@ def catalogue(lines: int, rounds: int, check_args: list[str], only: list[str] | 
     print(f"{len(rows)} shapes, {lines} lines each, {rounds} paired rounds, check {' '.join(check_args)} "
           f"(load average {os.getloadavg()[0]:.1f} at the end)")
     print(f"  --jobs 1 CPU x loads: median {statistics.median(cpus):.3f}, worst {worst[1]:.3f} ({worst[0]})")
+    worst_bare = max(rows, key=lambda row: row[7])
+    print(f"  --jobs 1 CPU x bare loop: median {statistics.median(r[7] for r in rows):.3f}, "
+          f"worst {worst_bare[7]:.3f} ({worst_bare[0]})")
     print(f"  default wall / --jobs 1 wall, paired: median {statistics.median(r[4] for r in rows):.3f}, "
           f"worst {max(r[4] for r in rows):.3f}")
     for label, ratios in sorted(by_choice.items(), reverse=True):
@@ -235,7 +244,7 @@ def main() -> int:
         transcript = folder / "stream-json.jsonl"
         build_stream_json(transcript, args.lines)
         trees = {"current": ROOT, args.against: extract(args.against, folder)}
-        runs = {"loads": ([sys.executable, "-c", LOADS_LOOP, str(transcript)], dict(os.environ))}
+        runs = {loop: (loop_argv(loop, transcript, "stream-json"), dict(os.environ)) for loop in ("loads", "bare")}
         for name, tree in trees.items():
             for count in jobs:
                 argv = [sys.executable, "-m", "contract", "check", *check_args, "--jobs", count, str(transcript)]
@@ -255,8 +264,10 @@ def main() -> int:
     loads = got["loads"]
     for name, found in got.items():
         cpu = statistics.median(c / b[0] for (c, *_), b in zip(found, loads, strict=True))
+        bare = statistics.median(c / b[0] for (c, *_), b in zip(found, got["bare"], strict=True))
         wall = statistics.median(w / b[1] for (_, w, *_), b in zip(found, loads, strict=True))
-        print(f"  {name:>16}: CPU {statistics.median(f[0] for f in found):.2f} s ({cpu:.2f}x loads), "
+        print(f"  {name:>16}: CPU {statistics.median(f[0] for f in found):.2f} s ({cpu:.2f}x loads, "
+              f"{bare:.2f}x bare), "
               f"wall {statistics.median(f[1] for f in found):.2f} s ({wall:.2f}x loads), "
               f"peak RSS {max(f[2] for f in found) / 1024:.0f} MiB")
     for count in jobs:

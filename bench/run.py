@@ -1,19 +1,25 @@
-"""Throughput and memory benchmark: does checking cost more than parsing?
+"""Throughput and memory benchmark: what does checking cost beside parsing and validating alone?
 
-Rerunnable (``python bench/run.py`` or ``tox -e bench``). It builds a conformant stream-json
-transcript of ``--lines`` lines from the goldens, then times, paired and repeated in the same
-run (these machines are noisy, so only ratios within a round mean anything):
+Rerunnable (``python bench/run.py`` or ``tox -e bench``). For each wire (stream-json, and a
+subagent-stdio conversation) and each length (``--lines``, repeatable; 100,000 and 400,000 by
+default) it builds a conformant transcript from the goldens and runs, as whole processes, in
+shuffled order round by round (``--rounds``, at least 3):
 
-* the whole ``milk-contract check`` process, all MUST rules on;
-* a plain ``json.loads`` loop over the same file, also as a whole process;
-* the validator-per-line baseline (``jsonschema.validate`` per line). At about 24 lines a second
-  it would take hours on the whole file, so it is timed on a sample and scaled per line.
+* ``milk-contract check --jobs 1`` (every MUST rule on, one process);
+* the yardsticks of ``bench/yardstick.py``: a ``json.loads`` loop, an ``orjson.loads`` loop and the
+  bare loop (``orjson.loads`` and a compiled jsonschema-rs validator of the wire's own schema per
+  line, issue 50's yardstick).
 
-It reports the median ratio of three rounds, peak RSS of the check process at three
-transcript sizes (flat memory means the peak does not grow with the length), and the share of
-lines the fast path (the block facts) judged, with the reasons for the rest
-(``contract.checking.fastpath``). The same is done for a subagent-stdio conversation built from
-its goldens.
+Every figure is CPU (user + system of the whole process and the children it reaped, from
+``os.wait4``), not wall: the machines this runs on are shared (while the figures in BENCHMARKS.md
+were taken, eight sessions shared two cores), and CPU is what a busy neighbour moves least. A ratio
+is taken within a round (check and loop on the same file, moments apart) and the median of the
+rounds' ratios is reported: check over ``json.loads``, check over the bare loop, and each loop
+over ``json.loads``. Peak RSS is the check process's ``ru_maxrss`` at each length (flat memory:
+it does not grow with the length); for stream-json, the share of lines the fast path (the block
+facts) judged and the reasons for the rest (``contract.checking.fastpath``). ``--sample N`` adds
+the ``jsonschema.validate``-per-line baseline of the earlier reports, timed on N lines and
+scaled (at about 24 lines a second it cannot run over a whole file).
 """
 
 from __future__ import annotations
@@ -28,15 +34,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.yardstick import LOOPS  # noqa: E402
+from bench.yardstick import argv as loop_argv  # noqa: E402
 from contract.core.resources import data_dir  # noqa: E402
 
-LOADS_LOOP = "import json,sys\nfor line in open(sys.argv[1],'rb'):\n    json.loads(line)\n"
 PER_LINE = (
     "import json,sys,time,jsonschema\n"
     "schema=json.load(open(sys.argv[2]))\n"
@@ -141,38 +149,61 @@ def build_subagent(path: Path, lines: int) -> None:
 # -- measuring --------------------------------------------------------------------------------
 
 
-def timed(argv: list[str]) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS in KiB, and exit status of one process."""
+class Run(NamedTuple):
+    """One process: CPU seconds (user + system, reaped children included), wall seconds, peak RSS
+    in KiB, exit status."""
+
+    cpu: float
+    wall: float
+    rss_kib: int
+    status: int
+
+
+def measure(argv: list[str]) -> Run:
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, int(usage.ru_maxrss), proc.returncode
+    return Run(usage.ru_utime + usage.ru_stime, wall, int(usage.ru_maxrss), os.waitstatus_to_exitcode(status))
 
 
-def compare(transcript: Path, wire: str, rounds: int, extra: list[str] | None = None) -> dict[str, Any]:
-    check = [sys.executable, "-m", "contract", "check", "--wire", wire, *(extra or []), str(transcript)]
-    loads = [sys.executable, "-c", LOADS_LOOP, str(transcript)]
-    status = timed(check)[2]
-    if status != 0:
-        raise SystemExit(f"the generated {wire} transcript is not conformant (exit {status}): a benchmark bug")
-    ratios, checks, baselines, peaks = [], [], [], []
+def check_argv(transcript: Path, wire: str, extra: list[str]) -> list[str]:
+    return [sys.executable, "-m", "contract", "check", "--wire", wire, "--jobs", "1", *extra, str(transcript)]
+
+
+def paired_rounds(runs: dict[str, list[str]], rounds: int) -> dict[str, list[Run]]:
+    """A warm-up of each run (each must exit 0: the transcripts are conformant), then ``rounds``
+    rounds of all of them in shuffled order (no run always first, on a warmer cache)."""
+    for name, argv in runs.items():
+        status = measure(argv).status
+        if status != 0:
+            raise SystemExit(f"{name} exited {status} on a generated transcript: a benchmark bug")
+    got: dict[str, list[Run]] = {name: [] for name in runs}
     for _ in range(rounds):
-        pair = [("check", check), ("loads", loads)]
-        random.shuffle(pair)  # neither side always runs first, on a warmer cache
-        got = {name: timed(argv) for name, argv in pair}
-        checks.append(got["check"][0])
-        baselines.append(got["loads"][0])
-        peaks.append(got["check"][1])
-        ratios.append(got["check"][0] / got["loads"][0])
-    return {
-        "check_s": statistics.median(checks),
-        "loads_s": statistics.median(baselines),
-        "ratio_median": statistics.median(ratios),
-        "ratios": [round(r, 3) for r in ratios],
-        "peak_rss_mib": max(peaks) / 1024,
-    }
+        order = list(runs)
+        random.shuffle(order)
+        for name in order:
+            got[name].append(measure(runs[name]))
+    return got
+
+
+def ratio(got: dict[str, list[Run]], top: str, bottom: str) -> tuple[float, list[float]]:
+    """The median over the rounds of ``top``'s CPU over ``bottom``'s in the same round, and each round's."""
+    each = [a.cpu / b.cpu for a, b in zip(got[top], got[bottom], strict=True)]
+    return statistics.median(each), [round(r, 3) for r in each]
+
+
+def compare(transcript: Path, wire: str, rounds: int, extra: list[str]) -> dict[str, Any]:
+    """``check --jobs 1`` and the three yardstick loops on ``transcript``, paired, in CPU."""
+    runs = {"check": check_argv(transcript, wire, extra)}
+    runs.update((loop, loop_argv(loop, transcript, wire)) for loop in LOOPS)
+    got = paired_rounds(runs, rounds)
+    found: dict[str, Any] = {name: {"cpu_s": statistics.median(r.cpu for r in got[name]),
+                                    "wall_s": statistics.median(r.wall for r in got[name])} for name in runs}
+    for top, bottom in (("check", "loads"), ("check", "bare"), ("orjson", "loads"), ("bare", "loads")):
+        found[f"{top}/{bottom}"], found[f"{top}/{bottom} rounds"] = ratio(got, top, bottom)
+    found["check_peak_rss_mib"] = max(r.rss_kib for r in got["check"]) / 1024
+    return found
 
 
 def per_line_baseline(transcript: Path, wire: str, sample: int, loads_s: float, lines: int) -> float:
@@ -199,67 +230,84 @@ def facts_coverage(transcript: Path) -> list[str]:
     return done.stdout.splitlines()
 
 
-def flatness(build: Any, wire: str, sizes: list[int], folder: Path) -> list[tuple[int, float]]:
-    out = []
-    for size in sizes:
-        path = folder / f"{wire}-{size}.jsonl"
-        build(path, size)
-        _, rss, _status = timed([sys.executable, "-m", "contract", "check", "--wire", wire, str(path)])
-        out.append((size, rss / 1024))
-        path.unlink()
-    return out
+BUILDERS: dict[str, Callable[[Path, int], None]] = {"stream-json": build_stream_json, "subagent-stdio": build_subagent}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, default=400_000)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sample", type=int, default=200, help="lines for the validator-per-line baseline")
+    parser.add_argument("--lines", type=int, action="append",
+                        help="transcript length (repeatable; default 100,000 and 400,000)")
+    parser.add_argument("--rounds", type=int, default=3, help="paired rounds (default 3)")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="also time jsonschema.validate per line on this many lines (default: not)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--wire", choices=("stream-json", "subagent-stdio"), action="append",
+    parser.add_argument("--wire", choices=tuple(BUILDERS), action="append",
                         help="measure only this wire (repeatable; default both)")
     parser.add_argument("--check-arg", action="append", default=[], metavar="ARG",
-                        help="pass ARG to the timed check (repeatable), e.g. --check-arg=--coverage")
+                        help="pass ARG to the timed check (repeatable), e.g. --check-arg=--strict")
     args = parser.parse_args()
+    sizes = sorted(set(args.lines or [100_000, 400_000]))
+    load = os.getloadavg()[0]
     results: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "lines": args.lines,
+        "rounds": args.rounds, "check": " ".join(["check --jobs 1", *args.check_arg]),
+        "load_average_start": round(load, 2),
     }
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for wire, build in (("stream-json", build_stream_json), ("subagent-stdio", build_subagent)):
+        for wire, build in BUILDERS.items():
             if args.wire and wire not in args.wire:
                 continue
-            path = folder / f"{wire}.jsonl"
-            build(path, args.lines)
-            found = compare(path, wire, args.rounds, args.check_arg)
-            found["size_mib"] = path.stat().st_size / 2**20
-            found["per_line_validate_ratio"] = per_line_baseline(path, wire, args.sample, found["loads_s"], args.lines)
-            found["facts"] = facts_coverage(path) if wire == "stream-json" else [
-                "facts: none (this wire's machines take no facts: every line is judged line by line)"]
-            found["peak_rss_by_lines"] = flatness(build, wire, [args.lines // 4, args.lines // 2, args.lines], folder)
-            path.unlink()
-            results[wire] = found
-            if not args.json:
-                _print(wire, found, args.lines)
+            results[wire] = {}
+            for size in sizes:
+                path = folder / f"{wire}.jsonl"
+                build(path, size)
+                found = compare(path, wire, args.rounds, args.check_arg)
+                found["size_mib"] = path.stat().st_size / 2**20
+                if args.sample:
+                    found["per_line_validate/loads"] = per_line_baseline(
+                        path, wire, args.sample, found["loads"]["cpu_s"], size)
+                if wire == "stream-json" and size == sizes[-1]:
+                    found["facts"] = facts_coverage(path)
+                path.unlink()
+                results[wire][str(size)] = found
+                if not args.json:
+                    _print(wire, size, found)
+    results["load_average_end"] = round(os.getloadavg()[0], 2)
     if args.json:
         print(json.dumps(results, indent=2))
     else:
-        print(f"machine: {results['machine']}")
+        _summary(results, sizes)
     return 0
 
 
-def _print(wire: str, r: dict[str, Any], lines: int) -> None:
-    print(f"{wire}: {lines} lines, {r['size_mib']:.1f} MiB")
-    print(f"  milk-contract check   {r['check_s']:.2f} s  (median of paired rounds)")
-    print(f"  json.loads loop       {r['loads_s']:.2f} s")
-    print(f"  ratio check/loads     {r['ratio_median']:.3f}  (rounds: {r['ratios']})")
-    print(f"  validate-per-line     {r['per_line_validate_ratio']:.0f}x the json.loads loop (sampled)")
-    print(f"  peak RSS              {r['peak_rss_mib']:.0f} MiB")
-    for text in r["facts"]:
+def _print(wire: str, lines: int, r: dict[str, Any]) -> None:
+    print(f"{wire}: {lines:,} lines, {r['size_mib']:.1f} MiB", flush=True)
+    for name in ("check", *LOOPS):
+        print(f"  {name:<8} CPU {r[name]['cpu_s']:6.2f} s  wall {r[name]['wall_s']:6.2f} s  (medians)")
+    for key in ("check/loads", "check/bare", "orjson/loads", "bare/loads"):
+        print(f"  {key:<13} {r[key]:.3f}  (rounds: {r[key + ' rounds']})")
+    if "per_line_validate/loads" in r:
+        print(f"  validate-per-line {r['per_line_validate/loads']:.0f}x the json.loads loop (sampled)")
+    print(f"  check peak RSS {r['check_peak_rss_mib']:.0f} MiB")
+    for text in r.get("facts", []):
         print(f"  {text}")
-    steps = ", ".join(f"{n} lines: {m:.0f} MiB" for n, m in r["peak_rss_by_lines"])
-    print(f"  peak RSS by length    {steps}")
+
+
+def _summary(results: dict[str, Any], sizes: list[int]) -> None:
+    """The table BENCHMARKS.md leads with."""
+    print(f"\nmachine: {results['machine']}; load average {results['load_average_start']} at the start, "
+          f"{results['load_average_end']} at the end; {results['check']}; CPU, medians of "
+          f"{results['rounds']} paired rounds")
+    print("| wire | lines | check / json.loads | check / bare loop | orjson / json.loads "
+          "| bare / json.loads | check peak RSS |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for wire in BUILDERS:
+        for size in sizes:
+            r = results.get(wire, {}).get(str(size))
+            if r is not None:
+                print(f"| {wire} | {size:,} | {r['check/loads']:.2f} | **{r['check/bare']:.2f}** | "
+                      f"{r['orjson/loads']:.2f} | {r['bare/loads']:.2f} | {r['check_peak_rss_mib']:.0f} MiB |")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """Where the checking time goes, per line: the pipeline's stages added one at a time.
 
-Rerunnable (``python bench/stages.py``). It builds the stream-json benchmark transcript
-(``bench/run.py``'s builder) in memory and times, in this process and with CPU time
+Rerunnable (``python bench/stages.py [--wire subagent-stdio]``). It builds the benchmark transcript
+of the wire (``bench/run.py``'s builders) in memory and times, in this process and with CPU time
 (``time.process_time``), each stage against the one it adds to (the "over" column):
 
-1. ``json.loads`` of every line (the baseline);
+1. ``json.loads`` of every line (the baseline), and the bare loop (``bench/yardstick.py``: orjson
+   and jsonschema-rs per line, issue 50's yardstick);
 2. the reader (``contract.core.reader.read_records``: framing, strict parse, decoded-escape scan);
 3. + the fail-closed guard around it (``failsafe.GuardedRecords``);
 4. + the schema step (``pipeline.SchemaStep``);
@@ -47,18 +48,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from run import build_stream_json  # noqa: E402
+from run import BUILDERS  # noqa: E402
 
+from bench import yardstick  # noqa: E402
 from contract.checking import failsafe  # noqa: E402
 from contract.checking.capture_coverage import Sample  # noqa: E402
 from contract.checking.pipeline import SchemaStep, check_stream  # noqa: E402
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES, read_records  # noqa: E402
+from contract.core.resources import data_dir  # noqa: E402
 from contract.reporting import reporters  # noqa: E402
 from contract.rules import requirements  # noqa: E402
 from contract.rules.report import Report  # noqa: E402
 from contract.wires import get  # noqa: E402
 
-WIRE = "stream-json"
+WIRE = "stream-json"  # --wire changes it
 
 
 class Quiet:
@@ -153,7 +156,13 @@ def stages(data: bytes) -> list[Stage]:
     def reported() -> None:
         reporters.write_json(report, io.StringIO())
 
-    found: list[Stage] = [("json.loads", None, loads), ("reader", None, reader),
+    schema_bytes = (data_dir("schemas") / f"{WIRE}.schema.json").read_bytes()
+
+    def bare() -> None:
+        yardstick.bare_loop((line for line in data.split(b"\n") if line), schema_bytes)
+
+    found: list[Stage] = [("json.loads", None, loads), ("bare loop (orjson + jsonschema-rs)", None, bare),
+                          ("reader", None, reader),
                           ("+ guard", "reader", guarded), ("+ schema step", "+ guard", schema)]
     for index, machine in enumerate(wire.machines()):
         name = type(machine).__name__
@@ -179,15 +188,18 @@ def exercised_calls(data: bytes) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wire", choices=tuple(BUILDERS), default="stream-json", help="the wire (default stream-json)")
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--median", action="store_true", help="the median of the rounds, not the best")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N",
                         help="also print the N functions with the most own time in the whole check")
     args = parser.parse_args()
+    global WIRE
+    WIRE = args.wire
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "stream-json.jsonl"
-        build_stream_json(path, args.lines)
+        path = Path(tmp) / f"{WIRE}.jsonl"
+        BUILDERS[WIRE](path, args.lines)
         data = path.read_bytes()
     lines = data.count(b"\n")
     found = stages(data)
@@ -200,7 +212,7 @@ def main() -> int:
     pick = statistics.median if args.median else min
     per_line = {name: pick(spent) / lines * 1e6 for name, spent in times.items()}
     base = per_line["json.loads"]
-    print(f"{lines} stream-json lines, CPU per line ({'median' if args.median else 'best'} of {args.rounds} "
+    print(f"{lines} {WIRE} lines, CPU per line ({'median' if args.median else 'best'} of {args.rounds} "
           f"rounds; load average {os.getloadavg()[0]:.1f})")
     print(f"  {'stage':<42} {'us/line':>8} {'over':>8} {'x loads':>8}  over")
     for name, over, _ in found:

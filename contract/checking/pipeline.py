@@ -40,7 +40,7 @@ def check_stream(data: Source, wire: Wire | str, *, strict: bool, ignore: Iterab
     descriptor = None if is_auto(name) else resolve(wire)
     report = Report(wire=name, strict=strict, source=source)
     out = Collector(report, ignore)
-    if descriptor is not None and descriptor.batch:
+    if descriptor is not None and (descriptor.batch or descriptor.blocks):
         stream = as_stream(data)
         if hasattr(stream, "read1"):  # a file or a buffer: read in blocks (a live pipe: line by line)
             with no_cycle_collection():
@@ -203,6 +203,8 @@ class _Walk:
         self.sample, self.at, self.proofs = sample, at, proofs
         self.judge = judge = Judge(wire, out)
         self.feed_batch = judge.machines.batch()
+        # Wire.blocks: a clean block's records go to the machines one by one (no lone batch machine)
+        self.each = judge.machines.feed if self.feed_batch is None and wire.blocks else None
         self.fold = judge.machines.folding() if proofs is not None and self.feed_batch is not None else None
         self.prove = clean_block(wire, max_line_bytes, judge.validate.noted)
         if proofs is not None:
@@ -226,6 +228,8 @@ class _Walk:
             return True
         if values is not None and feed_batch is not None:
             self._batch(values, feed_batch)
+        elif values is not None and self.each is not None:
+            self._records(block, values, self.each)
         elif not self._lines(frame(block, self.number, self.out, self.max_line_bytes, None, ansi=self.wire.ansi)):
             return False
         self.number += len(block.bodies) or 1
@@ -247,7 +251,7 @@ class _Walk:
             if type(block) is Piece:
                 block = block.block()
             if proof is None:  # proven here (the first block of one process: line by line)
-                proven = feed_batch is not None and (self.number or proofs is not None)
+                proven = (feed_batch is not None or self.each is not None) and (self.number or proofs is not None)
                 return block, self.prove(block) if proven else None, None
             return block, list(map(orjson.loads, block.bodies)), None  # clean, proven elsewhere: parsed as proven
         except Exception as exc:
@@ -277,6 +281,20 @@ class _Walk:
             self.sample.extend(values)
         feed_batch(number + 1, values)
         self.last = self.at.last = number + len(values)
+        if self.hint:
+            self._first(values[0], number + 1)
+
+    def _records(self, block: Block, values: list[Any], feed: Callable[[Record], None]) -> None:
+        """A block proven clean, its records fed to the machines one by one: what the line path
+        would feed them (``clean_block``: every line an object read as the reader reads it, with no
+        repeated member and nothing to report, and valid under the schema)."""
+        number = self.number
+        if self.sample is not None:
+            self.sample.extend(values)
+        at = self.at
+        for offset, (raw, obj) in enumerate(zip(block.bodies, values, strict=True)):
+            self.last = at.last = number + offset + 1
+            feed(Record(number + offset + 1, raw, obj, True))
         if self.hint:
             self._first(values[0], number + 1)
 

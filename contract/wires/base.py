@@ -308,6 +308,10 @@ class Wire:
     # The surface's policy notes on the wire's seed's own quirks (name, note), printed in its
     # ``policy`` beside the notes on every schema (``contract.evolution.surface.policy``).
     surface_policy: tuple[tuple[str, str], ...] = ()
+    # Whether a file of this wire is judged a block at a time (``pipeline.check_blocks``) though its
+    # machines take no batch: a block proven clean (``proof.clean_block``) skips the reader and the
+    # schema step and its records go to the machines one by one. A ``batch`` wire always is.
+    blocks: bool = False
     # What the wire's seed says on the rules every wire shares (the catalog composes their sources).
     cites: Cites = Cites()
     # The folder holding the wire's data, its goldens in ``goldens/<name>/`` (``goldens_dir``): the

@@ -27,6 +27,7 @@ from contract.wires.subagent_stdio.machines import (
     EventsCapability,
     Revisions,
     UniqueKeys,
+    Walked,
 )
 from contract.wires.subagent_stdio.rules import CITES, REGISTRY, RULES
 from contract.wires.subagent_stdio.volatile import VOLATILE
@@ -34,7 +35,9 @@ from contract.wires.subagent_stdio.volatile import VOLATILE
 # -- the descriptor ---------------------------------------------------------------------------
 
 def _machines() -> list[Machine]:
-    machines: list[Machine] = [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(), Consistency()]
+    walked = Walked()  # one quick pass over each snapshot for both walks (snapshots.Walked)
+    machines: list[Machine] = [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(walked),
+                               Consistency(walked)]
     checks = [check() for check in REGISTRY.checks()]  # the rules declared with their logic (rules.py)
     return [*machines, Checks(checks)] if checks else machines
 
@@ -87,6 +90,7 @@ SUBAGENT_STDIO = Wire(
     reference="contract.reference.subagent_host",
     max_output_bytes=64 * 1024**2,  # the conversation is kept to be judged whole
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
+    blocks=True,  # a clean block skips the reader and the schema step (issue 50)
     surface_policy=SURFACE_POLICY,
     strategies="contract.wires.subagent_stdio.broken",
     canonical=_canonical,

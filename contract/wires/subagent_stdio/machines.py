@@ -43,14 +43,22 @@ from contract.wires.subagent_stdio.conversation import (
     obj_revision,
 )
 from contract.wires.subagent_stdio.lines import COMMAND, EVENT, LINE_TYPES, RESPONSE, snapshot_of
-from contract.wires.subagent_stdio.snapshots import FAILED, SUCCEEDED, TIMES, Consistency, Envelope, UniqueKeys
+from contract.wires.subagent_stdio.snapshots import (
+    FAILED,
+    SUCCEEDED,
+    TIMES,
+    Consistency,
+    Envelope,
+    UniqueKeys,
+    Walked,
+)
 
 # The public names of this module before it was split (issue 29), still read from here: by the
 # descriptor (the machines, the line types), the strategies (the statuses) and the tests.
 __all__ = [
     "COMMAND", "EVENT", "FAILED", "HOST_OUTPUT_ONLY_NOTE", "LIMIT", "LINE_TYPES", "MAX_EARLY", "MAX_EPOCHS",
     "MAX_KEY_CHARS", "MAX_PENDING", "RESPONSE", "SUCCEEDED", "TIMES", "Checks", "Consistency", "Correlation",
-    "Envelope", "EventsCapability", "Revisions", "UniqueKeys", "obj_revision", "snapshot_of",
+    "Envelope", "EventsCapability", "Revisions", "UniqueKeys", "Walked", "obj_revision", "snapshot_of",
 ]
 
 

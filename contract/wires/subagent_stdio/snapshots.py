@@ -4,7 +4,8 @@
 ``UniqueKeys`` (sa.unique-keys: sibling keys differ) and ``Consistency`` (the SHOULD set: fleet
 counts, capacity, token totals, node times, outcomes, an unavailable host showing nothing). None
 remembers anything between lines. The last two walk the snapshot's runs tree (``_nodes``), the
-costly part of checking this wire (BENCHMARKS.md, "subagent-stdio"). The rules across lines are
+costly part of checking this wire (BENCHMARKS.md, "subagent-stdio"), only where one quick pass
+shared by both (``Walked``) did not prove there is nothing to report. The rules across lines are
 ``conversation``'s.
 """
 
@@ -40,6 +41,192 @@ def _nodes(where: str, snap: dict[str, Any]) -> Iterator[tuple[str, dict[str, An
                 children = node.get("children")
                 if children:  # most nodes are leaves: no pointer built, nothing pushed
                     stack.append((f"{here}/children", children))
+
+
+class Walked:
+    """What one quick pass over a snapshot proved for ``UniqueKeys`` and ``Consistency``, shared by the two.
+
+    ``of(snap)`` walks the runs tree and the fleet once, with no pointer built and no call per
+    node, and returns ``(unique, rules)``: nothing for either machine to report, ``unique`` whether
+    UniqueKeys judged a list of siblings and ``rules`` the rules Consistency judged, exactly the
+    ``exercised`` calls their walks make; or None wherever a finding may be there or a value is
+    in a rarer form (a number written as 5.0, a string where a number goes, ``available`` false):
+    the machines then walk the snapshot as before, so every finding and message is theirs
+    (tests/wires/subagent_stdio/test_recorded_findings.py holds them to the findings recorded
+    before this pass existed). The last snapshot's answer is kept (the two machines are fed the
+    same line one after the other); it holds that one object alive, never more. Issue 50: the two
+    walks were the bulk of checking this wire.
+    """
+
+    __slots__ = ("_found", "_snap")
+
+    def __init__(self) -> None:
+        self._snap: Any = None
+        self._found: tuple[bool, tuple[str, ...]] | None = None
+
+    def of(self, snap: dict[str, Any]) -> tuple[bool, tuple[str, ...]] | None:
+        if snap is not self._snap:
+            self._snap, self._found = snap, _quick(snap)
+        return self._found
+
+
+def _quick(snap: dict[str, Any]) -> tuple[bool, tuple[str, ...]] | None:
+    if snap.get("available") is False:
+        return None
+    fleet = snap.get("fleet")
+    counts = capacity = fleet_unique = fleet_tokens = False
+    if type(fleet) is dict:
+        held = _quick_fleet(fleet)
+        if held is None:
+            return None
+        counts, capacity, fleet_unique, fleet_tokens = held
+    runs = snap.get("runs")
+    walked = _quick_runs(runs) if type(runs) is list else (False, False, False, False)
+    if walked is None:
+        return None
+    unique, tokens, times, outcome = walked
+    rules = tuple(rule for rule, judged in (("sa.fleet-counts", counts), ("sa.capacity", capacity),
+                                            ("sa.tokens-total", tokens or fleet_tokens), ("sa.node-times", times),
+                                            ("sa.outcome", outcome)) if judged)
+    return unique or fleet_unique, rules
+
+
+def _quick_fleet(fleet: dict[str, Any]) -> tuple[bool, bool, bool, bool] | None:
+    """(fleet-counts judged, capacity judged, entries' keys judged, a total judged), or None."""
+    counts = capacity = unique = tokens = False
+    entries, total, omitted = fleet.get("entries"), fleet.get("totalActive"), fleet.get("omitted")
+    if (total is not None and type(total) is not int) or (omitted is not None and type(omitted) is not int):
+        return None
+    if type(entries) is list:
+        listed = len(entries)
+        if total is not None:
+            counts = True
+            if total < listed or (omitted is not None and omitted != total - listed):
+                return None
+        if listed > 1:
+            unique = True
+            keys = [key for entry in entries if type(entry) is dict and type(key := entry.get("key")) is str]
+            if len(set(keys)) != len(keys):
+                return None
+        for entry in entries:
+            judged = _total_holds(entry.get("tokens")) if type(entry) is dict else 0
+            if judged < 0:
+                return None
+            tokens = tokens or judged > 0
+    held = fleet.get("topLevelAsyncCapacity")
+    if type(held) is dict:
+        used, limit = held.get("used"), held.get("limit")
+        if (used is not None and type(used) is not int) or (limit is not None and type(limit) is not int):
+            return None
+        if used is not None and limit is not None:
+            capacity = True
+            if used > limit:
+                return None
+    return counts, capacity, unique, tokens
+
+
+def _quick_runs(runs: list[Any]) -> tuple[bool, bool, bool, bool] | None:
+    """(sibling keys judged, a total judged, node times judged, an outcome judged) over the runs
+    tree, or None: the per-node hot loop of the wire, locals only, every rare form sent back."""
+    unique = tokens = times = outcome = False
+    stack = [runs]
+    while stack:
+        siblings = stack.pop()
+        many = len(siblings) > 1
+        if many:
+            unique = True
+            seen: set[str] = set()
+        for node in siblings:
+            if type(node) is not dict:
+                continue
+            get = node.get
+            if many:
+                key = get("key")
+                if type(key) is str:
+                    if key in seen:
+                        return None
+                    seen.add(key)
+            found = get("tokens")
+            if type(found) is dict:
+                inp, outp, total = found.get("input"), found.get("output"), found.get("total")
+                if type(inp) is int and type(outp) is int and type(total) is int:
+                    if total != inp + outp:
+                        return None
+                    tokens = True
+                elif not (inp is None or outp is None or total is None):
+                    return None
+            judged = _times_hold(node)
+            if judged < 0:
+                return None
+            times = times or judged > 0
+            if "outcome" in node:
+                said = get("outcome")
+                if type(said) is dict:
+                    outcome = True
+                    if not _outcome_holds(get("status"), said):
+                        return None
+            children = get("children")
+            if children and type(children) is list:
+                stack.append(children)
+    return unique, tokens, times, outcome
+
+
+def _total_holds(tokens: Any) -> int:
+    """What ``_tokens`` does with these tokens: 0 nothing, 1 judges them and finds nothing, -1 may find
+    something or meets a rarer form (the machine's walk then judges)."""
+    if type(tokens) is not dict:
+        return 0
+    inp, outp, total = tokens.get("input"), tokens.get("output"), tokens.get("total")
+    if type(inp) is int and type(outp) is int and type(total) is int:
+        return 1 if total == inp + outp else -1
+    return 0 if inp is None or outp is None or total is None else -1
+
+
+def _times_hold(node: dict[str, Any]) -> int:
+    """What ``_times`` does with this node, as ``_total_holds`` says it."""
+    started, updated, ended = node.get("startedAt"), node.get("updatedAt"), node.get("endedAt")
+    judged = 0
+    last = started
+    if started is not None and type(started) is not int:
+        return -1
+    if updated is not None:
+        if type(updated) is not int:
+            return -1
+        if last is not None:
+            judged = 1
+            if updated < last:
+                return -1
+        last = updated
+    if ended is not None:
+        if type(ended) is not int:
+            return -1
+        if last is not None:
+            judged = 1
+            if ended < last:
+                return -1
+    terminal = node.get("processTerminal")
+    if type(terminal) is dict and started is not None:
+        observed = terminal.get("observedAt")
+        if observed is not None:
+            if type(observed) is not int or observed < started:
+                return -1
+            judged = 1
+    return judged
+
+
+def _outcome_holds(status: Any, outcome: dict[str, Any]) -> bool:
+    """Whether ``_outcome`` has nothing to say of this outcome (its rarer forms: False, said there)."""
+    said = outcome.get("status")
+    if type(status) is str and type(said) is str and said != status and not (said in SUCCEEDED and status in SUCCEEDED):
+        return False
+    success = outcome.get("success")
+    if type(success) is not bool:
+        return True
+    final = said if type(said) is str else status
+    if type(final) is str and (final in FAILED if success else final in SUCCEEDED):
+        return False
+    code = outcome.get("exitCode") if success else None
+    return code is None or (type(code) is int and code == 0)
 
 
 class Envelope:
@@ -85,11 +272,19 @@ class UniqueKeys:
 
     rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("UniqueKeys")
 
+    def __init__(self, walked: Walked | None = None) -> None:
+        self.walked = walked or Walked()  # shared with Consistency by the descriptor (_machines)
+
     def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
         if found is None:
             return
         where, snap = found
+        quick = self.walked.of(snap)
+        if quick is not None:  # nothing to report: only what the walk below would have judged
+            if quick[0]:
+                out.exercised("sa.unique-keys")
+            return
         self._siblings(f"{where}/runs", snap.get("runs"), "run", record.line, out)
         for at, node in _nodes(where, snap):
             children = node.get("children")
@@ -144,11 +339,19 @@ class Consistency:
 
     rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Consistency")
 
+    def __init__(self, walked: Walked | None = None) -> None:
+        self.walked = walked or Walked()  # shared with UniqueKeys by the descriptor (_machines)
+
     def feed(self, record: Record, out: Sink) -> None:
         found = snapshot_of(record.obj)
         if found is None:
             return
         where, snap = found
+        quick = self.walked.of(snap)
+        if quick is not None:  # nothing to report: only what the walk below would have judged
+            for rule in quick[1]:
+                out.exercised(rule)
+            return
         line = record.line
         fleet = snap.get("fleet")
         if type(fleet) is dict:

@@ -1,0 +1,38 @@
+"""The subagent-stdio checker's findings, unchanged by its speed-ups (issue 50).
+
+tests/wires/subagent_stdio/recorded_findings.json was recorded from the code before the snapshot
+walks were rewritten (``python -m tests.support.recorded_findings subagent-stdio``, its own
+commit): every case file, every golden and seeded mutants of the goldens, each with its findings
+(rule, level, line, pointer, message, hint), counts, rules exercised, notes and verdict. The
+checker must give each input the same today.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.recorded_findings import inputs, observe, record_path
+
+WIRE = "subagent-stdio"
+
+
+def test_every_input_is_judged_as_recorded() -> None:
+    recorded = json.loads(record_path(WIRE).read_text(encoding="utf-8"))
+    seen = observe(WIRE)
+    assert sorted(seen) == sorted(recorded), "the inputs changed: record again from the code before the change"
+    moved = [name for name in sorted(seen) if seen[name] != recorded[name]]
+    assert not moved, (f"{len(moved)} of {len(seen)} inputs judged otherwise, first {moved[0]!r}:\n"
+                       f"recorded {recorded[moved[0]]}\nseen     {seen[moved[0]]}")
+
+
+def test_the_record_holds_every_rule_of_the_snapshot_walks_firing() -> None:
+    # the record is worth comparing only where the rules rewritten fire in it, on more than one input
+    recorded = json.loads(record_path(WIRE).read_text(encoding="utf-8"))
+    fired: dict[str, int] = {}
+    for found in recorded.values():
+        for rule in {finding[0] for finding in found["findings"]}:
+            fired[rule] = fired.get(rule, 0) + 1
+    walks = ("sa.unique-keys", "sa.fleet-counts", "sa.capacity", "sa.tokens-total", "sa.node-times",
+             "sa.outcome", "sa.unavailable", "sa.event-envelope")
+    assert {rule: fired.get(rule, 0) for rule in walks if fired.get(rule, 0) < 5} == {}
+    assert len(inputs(WIRE)) == len(recorded)
