@@ -9,7 +9,8 @@ A case is a JSON object with a readable ``id``. ``xfail_reason`` marks a case th
 gets wrong (a strict xfail: it fails the run once the code agrees, so that the mark is removed;
 the removed mark is kept as ``xfailed_before``, the record of what the code did when the case was written);
 ``deep`` puts a heavier case in the deep run only. Edits of a JSON document are data too
-(:func:`apply_edits`): ``set``, ``remove``, ``append``, ``move`` (from ``from``), ``replace_text``
+(:func:`apply_edits`): ``set``, ``remove``, ``append``, ``move`` (from ``from``), ``other_revision``
+(a revision other than the one there: a checkout an ADR evolved is at r2 already), ``replace_text``
 and ``remove_items`` (the items of a list equal to ``equal``, or whose members match ``where``),
 each at a JSON pointer, optionally after ``select`` steps that pick one item of a list by its
 members.
@@ -148,6 +149,8 @@ def apply_edits(doc: Json, edits: Sequence[Mapping[str, Any]]) -> Json:
                 parent.insert(int(last), value)
             else:
                 parent[last] = value
+        elif op == "other_revision":  # a requirement-set revision other than the one there (r1 always exists)
+            parent[last] = "r2" if parent[last] == "r1" else "r1"
         elif op == "remove_items":
             items = _step(parent, last)
             if "where" in edit:

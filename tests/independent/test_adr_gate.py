@@ -1,6 +1,7 @@
 """The independent reading of the ADR gate: `milk-contract diff OLD NEW` on schema pairs, as a black box.
 
-OLD is a seed as it is (``schemas/``), NEW the seed with a case's edits (cases/adr_gate.json),
+OLD is a seed as it is (the pinned copies in ``tests/support/seeds/``, so that a checkout whose schema
+an ADR evolved judges the same pairs), NEW the seed with a case's edits (cases/adr_gate.json),
 both written to a temporary folder: the seeds stay untouched. Each case is judged by the exit
 status and the JSON report (``breaking``, ``counts``, each change's ``kind`` and ``breaks``).
 `evolve --dry-run` runs in a copy of the checkout (``--root``), which it must leave as it was. The
@@ -23,9 +24,12 @@ pytestmark = pytest.mark.process
 DATA = load_cases("adr_gate")
 
 
+SEEDS = ROOT / "tests" / "support" / "seeds"  # the seeds byte for byte (tests/support/seeds.py pins them)
+
+
 def diff(wire: str, edits: list[dict[str, Any]], folder: Path) -> tuple[int, dict[str, Any], str]:
     """``diff --format json`` of the seed of ``wire`` against the seed with ``edits``."""
-    seed = read_json(SCHEMAS / f"{wire}.schema.json")
+    seed = read_json(SEEDS / f"{wire}.schema.json")
     old = write_json(folder / "old.schema.json", seed)
     new = write_json(folder / "new.schema.json", apply_edits(seed, edits))
     done = cli("diff", "--format", "json", str(old), str(new))
@@ -84,7 +88,7 @@ def test_evolve_dry_run(case: dict[str, Any], checkout: Path, tmp_path: Path) ->
 
 
 def _stream_json_members() -> list[str]:
-    seed = read_json(SCHEMAS / "stream-json.schema.json")
+    seed = read_json(SEEDS / "stream-json.schema.json")
     return sorted(seed["properties"])
 
 
@@ -101,7 +105,7 @@ def test_sweep_every_stream_json_member_removed_or_required(member: str, tmp_pat
     status, report, shown = diff("stream-json", removed, tmp_path)
     assert status == 1, shown
     assert report["breaking"] is True, shown
-    if member in read_json(SCHEMAS / "stream-json.schema.json")["required"]:
+    if member in read_json(SEEDS / "stream-json.schema.json")["required"]:
         return
     required = [{"op": "append", "path": f"{base}/required", "value": member} for base in ("", "/$defs/event")]
     status, report, shown = diff("stream-json", required, tmp_path)

@@ -1,7 +1,8 @@
 """The tolerant consumer (tolerant.py) with one fault: it exits 3 on an unknown line type.
 
-Any line whose type is not one of the five the seed names (system, stream_event, assistant, user,
-result): the seed calls the type an "open set: ignore unknown values".
+Any line whose type the schema in force does not name (the seed's five: system, stream_event,
+assistant, user, result, and any an ADR took in since): the seed calls the type an "open set: ignore
+unknown values".
 """
 
 from __future__ import annotations
