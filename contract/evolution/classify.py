@@ -16,6 +16,7 @@ as a breaking ``unclassified`` change rather than passing silently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
@@ -258,15 +259,38 @@ def _head(path: str) -> str:
 
 def _renames(old: Mapping[str, Any], new: Mapping[str, Any], removed: list[str],
              added: list[str]) -> dict[str, str]:
+    """Each removed member paired with the added member it was renamed to: one of the same parent and
+    shape; where several are, the one whose name is likest (:func:`_likeness`), and none where two are
+    as like (a removal and an addition then, which is what a rename is too, without a guess)."""
     out: dict[str, str] = {}
     for before in removed:
         shape = _subtree(old, before)
-        for after in added:
-            if (after not in out.values() and _parent(after) == _parent(before)
-                    and _subtree(new, after) == shape):
-                out[before] = after
-                break
+        candidates = [after for after in added if after not in out.values() and _parent(after) == _parent(before)
+                      and _subtree(new, after) == shape]
+        if len(candidates) == 1:
+            out[before] = candidates[0]
+        elif candidates:
+            ranked = sorted(candidates, key=lambda after: _likeness(before, after), reverse=True)
+            if _likeness(before, ranked[0]) > _likeness(before, ranked[1]):
+                out[before] = ranked[0]
     return out
+
+
+def _likeness(before: str, after: str) -> float:
+    """How alike two member names are: the words they share, one spelling the other's initials
+    (``ttft_ms`` and ``time_to_first_token_ms``), then their characters in common."""
+    import difflib
+
+    def words(path: str) -> list[str]:
+        return [w for w in re.split(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])", path.rsplit(".", 1)[-1].lower()) if w]
+
+    one, other = words(before), words(after)
+    shared = len(set(one) & set(other))
+    initials = any(w == "".join(x[0] for x in other[i:i + len(w)]) for w in one if len(w) > 1
+                   for i in range(len(other) - len(w) + 1)) or \
+        any(w == "".join(x[0] for x in one[i:i + len(w)]) for w in other if len(w) > 1
+            for i in range(len(one) - len(w) + 1))
+    return shared + 2 * initials + difflib.SequenceMatcher(None, before, after).ratio()
 
 
 def _closed(surface: Mapping[str, Any], path: str) -> bool:

@@ -192,6 +192,31 @@ def test_schema_and_surface_mix() -> None:
         ("breaking", "field-removed", "command.id", "both")}
 
 
+def _renamed_beside(added: list[str]) -> set[tuple[str, str, str, str | None]]:
+    """The changes of stream-json's seed with ``ttft_ms`` removed and ``added`` (integers) added, both places."""
+    schema = seed_of("stream-json")
+    places = ("", "/$defs/event")
+    edits: list[dict[str, Any]] = [{"op": "remove", "path": f"{base}/properties/ttft_ms"} for base in places]
+    edits += [{"op": "add", "path": f"{base}/properties/{name}", "value": {"type": "integer"}}
+              for name in added for base in places]
+    return _shape(classify(schema, _apply(schema, edits)))
+
+
+def test_a_rename_beside_another_new_member_of_the_same_shape_pairs_the_likest_name() -> None:
+    """An ADR that adds latency_ms and renames ttft_ms to time_to_first_token_ms: the rename is ttft_ms's to
+    the name that spells its initials, not to the first integer added (an ADR walk was told the wrong
+    rename, and the migrate command for it); where two names are as like, no rename is guessed."""
+    changes = _renamed_beside(["latency_ms", "time_to_first_token_ms"])
+    assert ("breaking", "field-renamed", "ttft_ms", "both") in changes
+    assert ("additive", "optional-field-added", "latency_ms", None) in changes
+    assert not any(path == "time_to_first_token_ms" for _, _, path, _ in changes)
+    alone = _renamed_beside(["time_to_first_token_ms"])
+    assert ("breaking", "field-renamed", "ttft_ms", "both") in alone
+    tie = _renamed_beside(["aa_ms", "bb_ms"])
+    assert not any(code == "field-renamed" for _, code, _, _ in tie)
+    assert ("breaking", "field-removed", "ttft_ms", "both") in tie
+
+
 def test_accepted_breaks_schema_lists_every_breaking_code() -> None:
     schema = json.loads((SCHEMAS / "accepted-breaks.schema.json").read_text(encoding="utf-8"))
     assert schema["$defs"]["entry"]["properties"]["code"]["enum"] == list(BREAKING_CODES)
