@@ -172,7 +172,7 @@ def optional_top(rng: random.Random, adr: Adr) -> None:
     adr.summary = f"optional {kind} member {name} on {on} lines"
 
 
-def optional_in_def(rng: random.Random, adr: Adr) -> None:
+def optional_in_def(rng: random.Random, adr: Adr, goldens: dict[str, list[dict[str, JSON]]]) -> None:
     defs = adr.schema["$defs"]
     candidates = sorted(k for k, v in defs.items() if k != "event" and isinstance(v.get("properties"), dict))
     target = rng.choice(candidates)
@@ -180,11 +180,26 @@ def optional_in_def(rng: random.Random, adr: Adr) -> None:
     member, kind = _member_schema(rng, adr.adr)
     defs[target]["properties"][name] = member
     shape = defs[target]
-    known, required = set(shape["properties"]), set(shape.get("required", ()))
-    for line in adr.transcript:
-        for obj in _objects(line):  # objects that look like the def's; the transcript check keeps only valid edits
-            if set(obj) <= known and required <= set(obj) and rng.random() < 0.7:
-                obj[name] = VALUES[kind](rng)
+    known, required = set(shape["properties"]) - {name}, set(shape.get("required", ()))
+    valid = _valid(adr.schema)
+
+    def placed(lines: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+        """``lines`` with the member on each object shaped like the def's where the line stays valid."""
+        out = []
+        for line in lines:
+            edited = copy.deepcopy(line)
+            for obj in _objects(edited):
+                if set(obj) <= known and required <= set(obj):
+                    obj[name] = VALUES[kind](rng)
+            out.append(edited if edited != line and valid(edited) else line)
+        return out
+
+    # the transcript must show the member (the goldens cover the catalog): a golden with such an object
+    for like in [adr.like, *sorted(goldens)]:
+        shown = placed(goldens[like])
+        if shown != goldens[like]:
+            adr.like, adr.transcript = like, shown
+            break
     adr.summary = f"optional {kind} member {name} in $defs/{target}"
 
 
@@ -197,10 +212,11 @@ def optional_in_free_form(rng: random.Random, adr: Adr) -> None:
     for place in _mirrors(adr.schema):
         place[holder] = {**place[holder], "properties": {name: member}}
     on = rng.choice(_kinds_of(adr.transcript))
-    for line in adr.transcript:
-        if line.get("type") == on and isinstance(line.get(holder), dict):
-            line[holder][name] = VALUES[kind](rng)
-    adr.summary = f"optional {kind} member {name} declared in the free-form {holder}"
+    lines = [line for line in adr.transcript if line.get("type") == on]
+    holding = [line for line in lines if isinstance(line.get(holder), dict)] or lines[:1]
+    for line in holding:  # shown at least once (the goldens cover the catalog)
+        line[holder] = {**(line.get(holder) if isinstance(line.get(holder), dict) else {}), name: VALUES[kind](rng)}
+    adr.summary = f"optional {kind} member {name} declared in the free-form {holder} on {on} lines"
     adr.expect = "either"  # a free-form holder given a typed member is narrowed for emitters
 
 
@@ -222,7 +238,7 @@ def line_kind(rng: random.Random, adr: Adr) -> None:
     where = rng.randrange(1, len(lines))  # after the init line, before or at the result's place
     base = lines[where - 1]
     line = {"type": kind_name, "session_id": base["session_id"], "seq": base["seq"] + 1, "ts": base["ts"]}
-    line.update({name: VALUES[kind](rng) for name, (_, kind) in own.items() if name in required or rng.random() < .5})
+    line.update({name: VALUES[kind](rng) for name, (_, kind) in own.items()})  # shown: the goldens cover the catalog
     adr.transcript = _renumbered([*lines[:where], line, *lines[where:]])
     adr.summary = (f"line kind {kind_name} at oneOf[{at}] requiring {', '.join(required)}, "
                    f"a line of it at {where + 1}")
@@ -357,7 +373,7 @@ KINDS: dict[str, Callable[..., None]] = {
     "made-required": made_required, "widened": widened, "bound": bound, "unread-keyword": unread_keyword,
 }
 EXPECT = {"optional-top": "additive", "optional-def": "additive", "line-kind": "additive", "open-value": "additive"}
-NEEDS_GOLDENS = {"made-required", "bound"}
+NEEDS_GOLDENS = {"made-required", "bound", "optional-def"}
 
 
 def draw(seed: int, root: Path, schema: dict[str, JSON], goldens: dict[str, list[dict[str, JSON]]],
