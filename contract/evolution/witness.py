@@ -87,8 +87,15 @@ def _drawn(schema: Mapping[str, Any], seed: int) -> list[Any]:
 
     shape = settings(max_examples=DRAWS, database=None, deadline=None, suppress_health_check=list(HealthCheck),
                      phases=(Phase.generate,))
+    unrolled = unroll(dict(schema), 1)
+    try:  # the project's compiler first: built in milliseconds where hypothesis-jsonschema takes seconds
+        from contract.strategies._compose import Compiler
+
+        strategy = Compiler(dict(schema), ansi=True, depth=1).whole()
+    except Exception:  # a keyword it cannot honour: hypothesis-jsonschema, slower, draws it
+        strategy = from_schema(ecma_patterns(unrolled))
     try:
-        find(from_schema(ecma_patterns(unroll(dict(schema), 1))), keep, settings=shape, random=random.Random(seed))
+        find(strategy, keep, settings=shape, random=random.Random(seed))
     except NoSuchExample:
         pass
     except Exception:  # a schema hypothesis-jsonschema cannot draw from: the other candidates still count
