@@ -30,6 +30,7 @@ from contract.rules import requirements
 from contract.rules.catalog import CATALOG, rules_for
 from contract.rules.report import Report, Violation
 from contract.wires import BUNDLED
+from tests.support.depth import deep
 from tests.support.paths import TESTS
 
 SAMPLE = TESTS / "data" / "foreign" / "claude-code" / "sample-max-turns.jsonl"
@@ -175,7 +176,7 @@ def _reports(draw: st.DrawFn) -> Report:
     return report
 
 
-@settings(derandomize=True, max_examples=60)
+@settings(derandomize=True, max_examples=300 if deep() else 25)
 @given(report=_reports(), verbosity=st.sampled_from([-1, 0]))
 def test_any_default_or_quiet_report_fits_forty_lines(report: Report, verbosity: int) -> None:
     """The notes and the verdict take their lines, the findings what is left (never fewer than

@@ -215,7 +215,8 @@ def optional_in_free_form(rng: random.Random, adr: Adr) -> None:
     lines = [line for line in adr.transcript if line.get("type") == on]
     holding = [line for line in lines if isinstance(line.get(holder), dict)] or lines[:1]
     for line in holding:  # shown at least once (the goldens cover the catalog)
-        line[holder] = {**(line.get(holder) if isinstance(line.get(holder), dict) else {}), name: VALUES[kind](rng)}
+        before = line.get(holder)
+        line[holder] = {**(before if isinstance(before, dict) else {}), name: VALUES[kind](rng)}
     adr.summary = f"optional {kind} member {name} declared in the free-form {holder} on {on} lines"
     adr.expect = "either"  # a free-form holder given a typed member is narrowed for emitters
 

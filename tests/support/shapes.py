@@ -179,7 +179,7 @@ def text(objs: list[Line], spelling: str = "compact") -> bytes:
     added = _added_requirements()
 
     def one(obj: Line) -> str:
-        for name, value in added.get(obj.get("type"), ()) if isinstance(obj, dict) else ():
+        for name, value in added.get(str(obj.get("type")), ()) if isinstance(obj, dict) else ():
             obj = obj if name in obj else {**obj, name: value}
         if spelling == "spaced":
             return json.dumps(obj, ensure_ascii=False)
