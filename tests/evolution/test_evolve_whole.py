@@ -81,7 +81,7 @@ def _evolve(capsys: pytest.CaptureFixture[str], copy: Path, *argv: str) -> tuple
     return code, out.out, out.err
 
 
-@pytest.mark.deep  # a project copy and seven test files in it (the default run walks ADRs in tests/evolution/test_adr_walks.py)
+@pytest.mark.deep  # a copy and seven test files in it (the default run walks ADRs: tests/evolution/test_adr_walks.py)
 def test_evolve_accepts_what_it_names_and_the_schema_tests_hold_after(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
