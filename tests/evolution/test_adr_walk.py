@@ -24,7 +24,6 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -176,19 +175,6 @@ def _no_emitter_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
     return copy_project(tmp_path / "milk-contract")
-
-
-@pytest.fixture(scope="module")
-def _shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_project(tmp_path_factory.mktemp("shared") / "milk-contract")
-
-
-@pytest.fixture
-def clean(_shared: Path) -> Iterator[Path]:
-    """One copy for the tests that must leave it as it was: restored after each."""
-    yield _shared
-    git(_shared, "checkout", "--", ".")
-    git(_shared, "clean", "-fdq")
 
 
 # -- the walk, word for word ---------------------------------------------------------------------

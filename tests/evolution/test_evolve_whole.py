@@ -11,7 +11,7 @@ here happens in copies of the project (tests/support/project_copy.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +38,6 @@ def _no_emitter_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MILK_CONTRACT_EMITTER", raising=False)
     monkeypatch.delenv("MILK_CONTRACT_SURFACE_ROOT", raising=False)
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-
-
-@pytest.fixture(scope="module")
-def _shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_project(tmp_path_factory.mktemp("shared") / "milk-contract")
-
-
-@pytest.fixture
-def clean(_shared: Path) -> Iterator[Path]:
-    """One copy for the tests that must leave it as it was: restored after each."""
-    yield _shared
-    git(_shared, "checkout", "--", ".")
-    git(_shared, "clean", "-fdq")
 
 
 def _written(copy: Path, relative: Path, edit: Callable[[dict[str, Any]], None], name: str) -> Path:
