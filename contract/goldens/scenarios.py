@@ -56,18 +56,18 @@ class ScenarioRun:
         return schema_changed(self.golden, project_root(self.golden.path.parent.parent))
 
     def wire_change_possible(self) -> bool:
-        """Whether the breaking differences could be a wire change an ADR decided: the schema in force is
-        not the one the golden was written under, and some break is more than a line the build added or
-        dropped. A banner (a line that is no JSON object), one more line of a kind the golden shows,
-        or a line left out whose kind the schema in force still knows is the build's, whatever
-        the schema: the ADR walk space (tests/evolution/test_adr_space.py) evolves a schema and then
-        runs the tests that feed such a build."""
+        """Whether the breaking differences could be a wire change an ADR decided: the schema in force
+        is not the one the golden was written under, and the build writes a line of a kind the golden
+        does not show (a kind an ADR added). A member lost or changed is not: an ADR's break is
+        accepted before its schema is taken in, and an accepted break is no breaking difference;
+        a banner or one line more or less of a kind the golden shows is the build's, whatever the
+        schema (tests/evolution/test_adr_space.py found the advice given for those after any ADR)."""
         if not self.schema_changed():
             return False
         from contract.checking.schema import known_types
 
         shown, known = _kinds(self.golden.data()), known_types(self.golden.wire)
-        return any(not _the_builds(d, shown, known) for d in self.comparison.breaking)
+        return any(_an_adrs(d, shown, known) for d in self.comparison.breaking)
 
     def advice(self) -> str | None:
         """What to do about a breaking difference: fix the build, or, only when the schema in force is
@@ -75,9 +75,10 @@ class ScenarioRun:
         if self.comparison.first_break() is None:
             return None
         if self.wire_change_possible():
-            return (f"the schema in force is not the one {self.golden.wire}/{self.golden.name} was recorded under: a "
-                    "breaking change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve "
-                    "--accept), then recorded again (milk-contract record)")
+            return (f"the schema in force is not the one {self.golden.wire}/{self.golden.name} was recorded under, and "
+                    "the build writes a kind of line its golden does not show: if an ADR added it, record the golden "
+                    "again (milk-contract record; a break the ADR decided is accepted first: milk-contract evolve "
+                    "--accept)")
         return ("the schema is the one the golden was recorded under, so no ADR changed the wire: a regression of "
                 "the build (fix it; re-record only from a build that is right)")
 
@@ -119,17 +120,19 @@ def _kinds(data: bytes) -> set[str]:
     return kinds
 
 
-def _the_builds(difference: Difference, shown: set[str], known: frozenset[str]) -> bool:
-    """Whether ``difference`` is a line the build added or dropped that no wire change explains: an
-    extra line that is no JSON object or is of a kind the golden shows, or a missing line of a kind
-    the schema in force still knows (a kind an ADR removed may go missing)."""
-    if difference.change == "missing line":
-        line = difference.golden
-        return not isinstance(line, dict) or not known or line.get("type") in known
-    if difference.change != "extra line":
+def _an_adrs(difference: Difference, shown: set[str], known: frozenset[str]) -> bool:
+    """Whether ``difference`` could be an ADR's change of the wire: a line of a kind the golden does not
+    show (an ADR added it), or a missing line of a kind the schema in force no longer knows (an ADR
+    removed it). A banner, a line that is no JSON object or has no string type, one line more or
+    less of a kind the golden shows and the schema knows, and every member-level break are not."""
+    side = difference.actual if difference.change == "extra line" else \
+        difference.golden if difference.change == "missing line" else None
+    kind = side.get("type") if isinstance(side, dict) else None
+    if not isinstance(kind, str):
         return False
-    line = difference.actual
-    return not isinstance(line, dict) or line.get("type") in shown
+    if difference.change == "extra line":
+        return kind not in shown
+    return bool(known) and kind not in known
 
 
 def _where(line: int | None, pointer: str | None) -> str:

@@ -439,9 +439,9 @@ def _record_advice(results: list[tuple[Golden, ScenarioRun, Comparison | None, b
     changed = [run_ for run_ in broken if run_.wire_change_possible()]
     if changed:
         names = ", ".join(f"{r.golden.wire}/{r.golden.name}" for r in changed)
-        advice.append(f"the schema in force is not the one {textsafe.text(names)} was recorded under: a breaking "
-                      "change an ADR decided is accepted in accepted-breaks.json (milk-contract evolve --accept), "
-                      "then record again")
+        advice.append(f"the schema in force is not the one {textsafe.text(names)} was recorded under, and the "
+                      "build writes a kind of line the golden does not show: if an ADR added it, record again (a "
+                      "break the ADR decided is accepted first: milk-contract evolve --accept)")
     if len(changed) < len(broken):
         advice.append("the build changed the stream under the schema its goldens were recorded under: a regression "
                       "to fix in the build, not a wire change to accept")

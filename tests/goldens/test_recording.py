@@ -348,15 +348,45 @@ def _evolved_checkout(tmp_path: Path) -> Path:
 def test_a_change_under_another_schema_names_evolve_accept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Near miss: the checkout's schema is no longer the one its goldens were recorded under (the first
-    revision's, r1, for a meta that names none): a break may be the wire change an ADR decided."""
+    revision's, r1, for a meta that names none) and the build writes a kind of line the golden does not
+    show: that may be the line kind an ADR added, so the advice is to record again."""
+    checkout = _evolved_checkout(tmp_path)
+    code, out, err = _record(["--goldens", str(checkout / "goldens"), "--wire", "stream-json", "--scenario",
+                              "tool_calls", "--dry-run", "--", PY, str(ONE_LINE), "new-kind"], capsys, monkeypatch,
+                             tmp_path)
+    assert code == 1, out + err
+    assert "the schema in force is not the one stream-json/tool_calls was recorded under" in out, out
+    assert "if an ADR added it, record again" in out
+    assert "a regression" not in out
+
+
+def test_a_member_lost_after_an_additive_adr_is_the_builds(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schema changed, but no accepted break names num_turns: an additive ADR explains no member lost,
+    so a build that drops it regressed (an ADR walk found every later regression told "evolve --accept")."""
     checkout = _evolved_checkout(tmp_path)
     code, out, err = _record(["--goldens", str(checkout / "goldens"), "--wire", "stream-json", "--scenario", "hello",
                               "--dry-run", "--", PY, str(EMITTERS / "drop_result_field.py"), "num_turns"],
                              capsys, monkeypatch, tmp_path)
     assert code == 1, out + err
-    assert "the schema in force is not the one stream-json/hello was recorded under" in out, out
-    assert "(milk-contract evolve --accept)" in out
-    assert "a regression" not in out
+    assert "a regression to fix in the build, not a wire change to accept" in out, out
+    assert "evolve --accept" not in out
+
+
+@pytest.mark.parametrize("odd", [[], {}, 1, None])
+def test_a_line_of_an_odd_type_is_judged_without_a_crash(odd: object) -> None:
+    """An extra or missing line whose type is no string (a list, an object) is no ADR's change, and no crash
+    (``record`` raised "unhashable type" on {"type": []} after an ADR)."""
+    from contract.goldens.compare import Difference
+    from contract.goldens.scenarios import _an_adrs
+
+    for change, side in (("extra line", "actual"), ("missing line", "golden")):
+        line = {"type": odd}
+        if side == "actual":
+            difference = Difference("breaking", change, None, 1, "", actual=line)
+        else:
+            difference = Difference("breaking", change, 1, None, "", golden=line)
+        assert _an_adrs(difference, {"result"}, frozenset({"result"})) is False
 
 
 @pytest.mark.parametrize("how", ["banner", "extra", "drop"])
