@@ -43,7 +43,10 @@ def _conversation(lines: int) -> list[dict[str, Any]]:
                 if obj.get("type") == "subagent_event":
                     obj.update(revision=revision, epoch="long")
             out.append(obj)
-    return out[:lines]
+    out = out[:lines]
+    while out and out[-1].get("type") == "subagent_status":  # a cut after a command leaves it unanswered:
+        out.pop()  # end on a whole exchange, wherever the goldens (whichever there are) put the cut
+    return out
 
 
 TEXT_FAULTS = (
