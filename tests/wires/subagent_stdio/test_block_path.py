@@ -64,7 +64,7 @@ TEXT_FAULTS = (
 def _faulty(seed: int, lines: int = 600) -> bytes:
     rng = random.Random(seed)
     objs = _conversation(lines)
-    late = range(60, lines)  # past the first block (about 16 lines of these in 32 KiB)
+    late = range(60, len(objs))  # past the first block (about 16 lines of these in 32 KiB); the cut may end early
     for _ in range(rng.randint(1, 4)):
         edit(objs[rng.choice(late)], rng)
     texts = [json.dumps(obj, separators=(",", ":")) for obj in objs]
