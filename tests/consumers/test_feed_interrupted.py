@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,16 +37,15 @@ def _lines_in(path: Path) -> int:
         return 0
 
 
-def test_sigterm_mid_stream_reports_the_lines_fed(tmp_path: Path) -> None:
-    notes = tmp_path / "read"
-    proc = subprocess.Popen([PY, "-m", "contract", "feed", "--format", "json", "--pace", "1", "--scenario",
-                             "tool_calls", "--", PY, "-c", NOTES, str(notes)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def _interrupted(argv: list[str], notes: Path, lines: int, what: str) -> tuple[int, dict[str, Any], int]:
+    """``milk-contract ARGV`` given SIGTERM once the consumer noted ``lines`` lines: the lines it had
+    noted then, the JSON report, and the count its ``run.interrupted`` finding says were fed."""
+    proc = subprocess.Popen([PY, "-m", "contract", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         until = time.monotonic() + 60
-        while _lines_in(notes) < 3:
+        while _lines_in(notes) < lines:
             assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < until, "the consumer never read three lines"
+            assert time.monotonic() < until, what
             time.sleep(0.02)
         read = _lines_in(notes)
         proc.send_signal(signal.SIGTERM)
@@ -55,10 +55,18 @@ def test_sigterm_mid_stream_reports_the_lines_fed(tmp_path: Path) -> None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 128 + signal.SIGTERM, err
-    report = json.loads(out)
+    report: dict[str, Any] = json.loads(out)
     [message] = [v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"]
-    fed = int(re.search(r"after (\d+) lines?", message).group(1))  # type: ignore[union-attr]
-    assert read <= fed <= read + 1, (read, message)
+    found = re.search(r"after (\d+) lines?", message)
+    assert found is not None, message
+    return read, report, int(found.group(1))
+
+
+def test_sigterm_mid_stream_reports_the_lines_fed(tmp_path: Path) -> None:
+    notes = tmp_path / "read"
+    read, report, fed = _interrupted(["feed", "--format", "json", "--pace", "1", "--scenario", "tool_calls", "--",
+                                      PY, "-c", NOTES, str(notes)], notes, 3, "the consumer never read three lines")
+    assert read <= fed <= read + 1, (read, fed)
     assert report["lines"] == fed
 
 
@@ -74,23 +82,7 @@ time.sleep(60)
 
 def test_sigterm_mid_conversation_reports_its_lines(tmp_path: Path) -> None:
     notes = tmp_path / "read"
-    proc = subprocess.Popen([PY, "-m", "contract", "feed", "--wire", "subagent-stdio", "--format", "json",
-                             "--timeout", "60", "--scenario", "first_poll", "--", PY, "-c", CLIENT, str(notes)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        until = time.monotonic() + 60
-        while _lines_in(notes) < 1:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < until, "the client never read its response"
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 128 + signal.SIGTERM, err
-    report = json.loads(out)
-    [message] = [v["message"] for v in report["violations"] if v["rule"] == "run.interrupted"]
-    fed = int(re.search(r"after (\d+) lines?", message).group(1))  # type: ignore[union-attr]
-    assert fed >= 2, message  # its command and the response it read, at least
+    _, _, fed = _interrupted(["feed", "--wire", "subagent-stdio", "--format", "json", "--timeout", "60", "--scenario",
+                              "first_poll", "--", PY, "-c", CLIENT, str(notes)], notes, 1,
+                             "the client never read its response")
+    assert fed >= 2, fed  # its command and the response it read, at least
