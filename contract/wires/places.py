@@ -10,7 +10,7 @@ value no schema location describes, or one whose schema names no properties) are
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,3 +57,12 @@ def places(walk: Any, lines: list[Any]) -> list[tuple[int, Place]]:
 
 
 __all__ = ["Place", "places"]
+
+
+def drawn(found: list[tuple[int, Place]], choose: Callable[[int], int]) -> tuple[int, Place]:
+    """One of ``found``: a level first, then an object of that level (``choose(n)`` picks an index
+    below ``n``), so that a level few objects hold is drawn as often as a line's top level."""
+    levels = sorted({place.level for _, place in found})
+    level = levels[choose(len(levels))]
+    at_level = [(number, place) for number, place in found if place.level == level]
+    return at_level[choose(len(at_level))]

@@ -52,7 +52,7 @@ from contract.core.jsonvalue import shown
 from contract.core.textsafe import counted
 from contract.strategies._common import ident, ints, json_objects, json_values, render, text
 from contract.wires.base import Future
-from contract.wires.places import Place
+from contract.wires.places import Place, drawn
 from contract.wires.places import places as wire_places
 from contract.wires.stream_json.may_change import MAY_CHANGE
 from contract.wires.stream_json.may_change import kinds as declared_kinds
@@ -305,13 +305,8 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str, group: str | None = No
 def _change(draw: st.DrawFn, lines: list[Line], kind: str, group: str | None = None) -> Change:
     """One change of ``kind`` applied to ``lines`` in place."""
     if kind == "unknown-member":
-        found = places(lines)
-        # a level first, then an object of it: a level few objects hold (escalation_agent, a route hop)
-        # is drawn as often as a line's top level
-        levels = sorted({place.level for _, place in found})
-        level = levels[draw(ints(0, len(levels) - 1))]
-        found = [(number, place) for number, place in found if place.level == level]
-        number, place = found[draw(ints(0, len(found) - 1))]
+        # a level few objects hold (escalation_agent, a route hop) is drawn as often as a line's top level
+        number, place = drawn(places(lines), lambda n: draw(ints(0, n - 1)))
         name = draw(_unknown_member(place.named))
         place.target[name] = draw(json_values())
         return Change(kind, f"a member no schema names yet, {shown(name)}, at line {number + 1} {place.where} "

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from contract.core.jsonvalue import shown
 from contract.strategies._common import ident, ints, json_values
 from contract.wires.base import Future
-from contract.wires.places import Place, places
+from contract.wires.places import Place, drawn, places
 from contract.wires.subagent_stdio.dialogue import command
 from contract.wires.subagent_stdio.may_change import MAY_CHANGE
 from contract.wires.subagent_stdio.may_change import kinds as declared_kinds
@@ -135,11 +135,7 @@ def _revision(line: Line) -> tuple[Any, Any]:
 
 def _apply(draw: st.DrawFn, lines: list[Line], kind: str, unseen: frozenset[tuple[str, str]] = frozenset()) -> str:
     if kind == "unknown-member":
-        found = _places(lines)
-        levels = sorted({place.level for _, place in found})
-        level = levels[draw(ints(0, len(levels) - 1))]
-        found = [(number, place) for number, place in found if place.level == level]
-        number, place = found[draw(ints(0, len(found) - 1))]
+        number, place = drawn(_places(lines), lambda n: draw(ints(0, n - 1)))
         name = draw(ident("x_", 1, 12).filter(lambda v: v not in place.named))
         place.target[name] = draw(json_values())
         return (f"a member no schema names yet, {shown(name)}, at host line {number + 1} {place.where} "
