@@ -28,6 +28,7 @@ from contract.evolution.classify import ADDITIVE, BREAKING, Change, classify
 from contract.evolution.gate import AcceptedBreaksError, load_accepted
 from tests.support.depth import sample
 from tests.support.paths import ROOT
+from tests.support.schema_objects import VALUED, at, schema_objects
 from tests.support.seeds import seed
 
 WIRES = ("stream-json", "subagent-stdio")
@@ -112,31 +113,12 @@ def test_every_code_literal_of_the_classifier_is_in_the_table() -> None:
 
 # -- the classifier exercised over a space of schema edits ----------------------------------------
 
-_POSITIONS_VALUED = ("items", "additionalProperties", "not")
-_POSITIONS_LISTS = ("allOf", "oneOf", "anyOf")
-_POSITIONS_MAPS = ("properties", "$defs")
+def _objects(node: Any) -> list[tuple[Any, ...]]:
+    """The paths of every schema object in ``node`` (a ``not`` included)."""
+    return [path for path, _ in schema_objects(node, valued=(*VALUED, "not"))]
 
 
-def _objects(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The paths of every schema object in ``node``."""
-    if not isinstance(node, dict):
-        return []
-    out = [at]
-    for key in _POSITIONS_VALUED:
-        out += _objects(node.get(key), (*at, key))
-    for key in _POSITIONS_LISTS:
-        for index, branch in enumerate(node.get(key) or []):
-            out += _objects(branch, (*at, key, index))
-    for key in _POSITIONS_MAPS:
-        for name, sub in (node.get(key) or {}).items():
-            out += _objects(sub, (*at, key, name))
-    return out
-
-
-def _at(schema: Any, path: tuple[Any, ...]) -> Any:
-    for part in path:
-        schema = schema[part]
-    return schema
+_at = at
 
 
 Edit = Callable[[dict[str, Any], dict[str, Any], Any], None]  # (schema, the node, a drawn value)

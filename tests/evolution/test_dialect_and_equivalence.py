@@ -26,32 +26,14 @@ from jsonschema import Draft4Validator, Draft202012Validator
 from contract.evolution.classify import BREAKING, classify, is_breaking
 from contract.evolution.normal import disjoint, normalised
 from contract.evolution.witness import search
+from tests.support.schema_objects import at, schema_objects
 from tests.support.seeds import seed
 
 WIRES = ("stream-json", "subagent-stdio")
 DRAFT_04 = "http://json-schema.org/draft-04/schema#"
 
 
-def _objects(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
-    """Every schema object of ``node`` (members, items, branches, definitions) with its path."""
-    if not isinstance(node, dict):
-        return []
-    out = [(at, node)]
-    for key in ("items", "additionalProperties"):
-        out += _objects(node.get(key), (*at, key))
-    for key in ("oneOf", "anyOf", "allOf"):
-        for index, branch in enumerate(node.get(key) or []):
-            out += _objects(branch, (*at, key, index))
-    for key in ("properties", "$defs"):
-        for name, sub in (node.get(key) or {}).items():
-            out += _objects(sub, (*at, key, name))
-    return out
-
-
-def _at(schema: Any, path: tuple[Any, ...]) -> Any:
-    for part in path:
-        schema = schema[part]
-    return schema
+_objects, _at = schema_objects, at
 
 
 def _integer(node: dict[str, Any]) -> bool:
