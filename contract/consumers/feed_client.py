@@ -360,7 +360,7 @@ def judge(outcome: Outcome, transcript: bytes, label: str, max_line_bytes: int =
     for v in report.failing():  # MUST findings: SHOULD ones are not a client's failure (no --strict here)
         if variant and v.line in outcome.host_lines and v.rule == held.schema_rule \
                 and "additionalProperties is false" in v.message:
-            continue  # an unknown-member change of the host's (contract.wires.subagent_stdio.future)
+            continue  # an unknown-member change of the host's (contract.wires.subagent_stdio.kit.future)
         found.append((v.rule, v.line, v.pointer, f"{label}: {v.message}", v.hint))
     for rule, count in report.counts.items():
         dropped = count - report.kept_counts().get(rule, 0)

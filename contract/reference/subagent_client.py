@@ -1,7 +1,7 @@
 """``python -m contract.reference.subagent_client``: the subagent-stdio wire's reference client,
 by the path the README and docs/consumers.md gives.
 
-The program is ``contract/wires/subagent_stdio/client.py``; this alias runs that file as ``__main__``
+The program is ``contract/wires/subagent_stdio/kit/client.py``; this alias runs that file as ``__main__``
 (``runpy.run_path``, not ``run_module``: started this way, a stand-alone program does not import
 the wire registry, which importing the wire's package would, about 80 ms of CPU a start).
 """
@@ -9,7 +9,7 @@ the wire registry, which importing the wire's package would, about 80 ms of CPU 
 import runpy
 from pathlib import Path
 
-PROGRAM = Path(__file__).resolve().parents[1] / "wires" / "subagent_stdio" / "client.py"
+PROGRAM = Path(__file__).resolve().parents[1] / "wires" / "subagent_stdio" / "kit" / "client.py"
 
 if __name__ == "__main__":
     runpy.run_path(str(PROGRAM), run_name="__main__")

@@ -108,21 +108,20 @@ def test_the_scan_sees_imports() -> None:
     assert "contract.wires" in graph["contract.rules.catalog"]
 
 
-# The layers, bottom up (docs/architecture.md, "Layers"). A wire's programs and hypothesis
-# extensions (its reference emitter or host, its consumers, strategies, breakers and future
-# variants: PROGRAMS) are loaded by path only when run or asked for, and stand above the machinery
-# they use; the descriptor modules of a wire package stand right above core.
+# The layers, bottom up (docs/architecture.md, "Layers"), each a folder. A wire's kit
+# (``contract/wires/<wire>/kit/``: its reference emitter or host, its consumers, strategies,
+# breakers and future variants) is loaded by path only when run or asked for, and stands above the
+# machinery it uses; the rest of a wire package (descriptor, rules, machines) stands right above core.
 LAYERS = ("core", "wires", "rules", "checking", "strategies", "live", "goldens", "consumers", "evolution",
-          "reporting", "statement", "programs", "api", "cli", "plugin", "reference", "tests")
-PROGRAMS = frozenset({"strategies", "broken", "future", "emitter", "host", "client", "consumer", "strict_consumer"})
+          "reporting", "statement", "kits", "api", "cli", "plugin", "reference", "tests")
 # contract/__init__.py is the public facade (lazy check, Report...): below it only __version__ is taken
 FACADE_NAMES = frozenset({"__version__"})
 
 
 def layer(module: str) -> str:
     parts = module.split(".")
-    if len(parts) >= 4 and parts[1] == "wires" and parts[3] in PROGRAMS:
-        return "programs"
+    if len(parts) >= 4 and parts[1] == "wires" and parts[3] == "kit":
+        return "kits"
     return {"__main__": "cli"}.get(parts[1], parts[1]) if len(parts) > 1 else "contract"
 
 

@@ -28,7 +28,7 @@ ROOT = CHECKOUT / "contract"
 # Modules that name a wire, each with why. A module listed here that names none fails too. Beside
 # the registry, only public aliases: one-line programs at a path the docs tell users to type,
 # running a wire's own program (its logic stays in the wire's package).
-_ALIAS = "a public alias ({where}: python -m contract.reference.{name}) running contract/wires/{wire}/{module}.py"
+_ALIAS = "a public alias ({where}: python -m contract.reference.{name}) running contract/wires/{wire}/kit/{module}.py"
 ALLOWED: dict[str, str] = {
     "wires/__init__.py": "the registry: one import and one entry per wire",
     "reference/stream_json_emitter.py": _ALIAS.format(where="README, docs/milk-ci.md; Wire.reference",
@@ -124,8 +124,8 @@ def test_each_alias_is_a_one_line_program_running_its_wire_module() -> None:
         assert isinstance(code[1], ast.If), module
         program = next(part for part in ALLOWED[module].split() if part.startswith("contract/wires/"))
         text = (ROOT / module).read_text(encoding="utf-8")
-        wire, name = program.split("/")[2], program.split("/")[3]
-        assert f'"{wire}" / "{name}"' in text, module
+        wire, *inside = program.split("/")[2:]
+        assert " / ".join(f'"{part}"' for part in (wire, *inside)) in text, module
         assert (ROOT.parent / program).is_file(), program
 
 

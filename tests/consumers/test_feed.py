@@ -332,7 +332,7 @@ def test_feeding_nothing_is_never_a_pass() -> None:
 def test_a_search_that_breaks_is_checker_internal(monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
-    from contract.wires.stream_json import future
+    from contract.wires.stream_json.kit import future
 
     def broken(*_: object, **__: object) -> object:
         from hypothesis import strategies as st

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 import contract
 from contract.consumers.feed_client import from_host_lines, host_lines, script_from
 from contract.goldens.store import Golden, load, scenarios
-from contract.wires.stream_json import future
-from contract.wires.subagent_stdio import future as future_hosts
-from contract.wires.subagent_stdio.future import conversation
+from contract.wires.stream_json.kit import future
+from contract.wires.subagent_stdio.kit import future as future_hosts
+from contract.wires.subagent_stdio.kit.future import conversation
 from tests.support.depth import deep
 
 STREAM_GOLDENS = scenarios("stream-json")

@@ -48,7 +48,7 @@ from contract.evolution.surface import as_surface
 from contract.goldens.store import load, scenarios
 from contract.wires import WIRES, Live
 from contract.wires.base import NO_SCHEMA_CHANGE
-from contract.wires.stream_json import future
+from contract.wires.stream_json.kit import future
 from tests.faulty_consumers.strict_members import unknown_member
 from tests.support.paths import TESTS
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from contract.wires.stream_json.future import VECTOR_KINDS, known
+from contract.wires.stream_json.kit.future import VECTOR_KINDS, known
 from tests.support.paths import TESTS
 
 pytestmark = pytest.mark.process

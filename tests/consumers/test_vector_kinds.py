@@ -18,8 +18,8 @@ import pytest
 
 from contract.consumers import vectors
 from contract.consumers.broken_feed import KINDS as BROKEN_KINDS
-from contract.wires.stream_json.future import VECTOR_KINDS
-from contract.wires.subagent_stdio.future import VECTOR_KINDS as CLIENT_KINDS
+from contract.wires.stream_json.kit.future import VECTOR_KINDS
+from contract.wires.subagent_stdio.kit.future import VECTOR_KINDS as CLIENT_KINDS
 from tests.faulty_consumers.single_fault import CLIENT_KINDS as CLIENT_FAULTS
 from tests.faulty_consumers.single_fault import STREAM_KINDS, fires
 from tests.support.paths import TESTS
@@ -78,7 +78,7 @@ def test_the_draws_are_not_the_simplest_example(drawn: list[tuple[vectors.Vector
     assert len(changes) > len(line_type) // 2, changes
     assert "an unknown line type 'rate_limit_event' before line 2" not in changes or len(changes) > 1
     from contract.goldens.store import load
-    from contract.wires.stream_json.future import kind_vector
+    from contract.wires.stream_json.kit.future import kind_vector
 
     golden = load("stream-json", "tool_calls")
     simplest = vectors._drawn(kind_vector(golden.name, golden.data(), "line-type"), seed=0, skip=0)

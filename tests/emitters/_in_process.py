@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import sys
 
-from contract.wires.stream_json import emitter as reference
+from contract.wires.stream_json.kit import emitter as reference
 
 
 def reference_output(argv: list[str]) -> tuple[bytes, int]:

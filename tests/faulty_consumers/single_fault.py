@@ -31,7 +31,7 @@ FREE_FORM = ("extension", "_meta", "task", "tool_use_result")
 
 @cache
 def _known(group: str) -> frozenset[str]:
-    from contract.wires.stream_json.future import known
+    from contract.wires.stream_json.kit.future import known
 
     return known(group)
 
@@ -140,7 +140,7 @@ def _tag(target: Line) -> Any:
 
 @cache
 def _shown() -> frozenset[tuple[str, Any, str]]:
-    from contract.wires.subagent_stdio.future import objects
+    from contract.wires.subagent_stdio.kit.future import objects
 
     found: set[tuple[str, Any, str]] = set()
     for golden in _goldens("subagent-stdio"):
@@ -150,7 +150,7 @@ def _shown() -> frozenset[tuple[str, Any, str]]:
 
 
 def _client_fault(kind: str, lines: list[Line]) -> bool:
-    from contract.wires.subagent_stdio.future import objects
+    from contract.wires.subagent_stdio.kit.future import objects
 
     host = [line for line in lines if line.get("type") in ("response", "subagent_event")]
     if kind == "optional-member":  # it decodes each object as a tagged union: the members goldens show per tag

@@ -12,7 +12,7 @@ import pytest
 import contract
 from contract.goldens import compare as golden_compare
 from contract.goldens import store as goldens
-from contract.wires.stream_json.emitter import replay
+from contract.wires.stream_json.kit.emitter import replay
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 

@@ -79,7 +79,7 @@ def _drawn(seed: int, least: int = 80) -> list[Line]:
     from hypothesis.control import BuildContext
     from hypothesis.internal.conjecture.data import ConjectureData
 
-    from contract.wires.stream_json.strategies import transcripts
+    from contract.wires.stream_json.kit.strategies import transcripts
 
     out: list[Line] = []
     pick = random.Random(seed)

@@ -110,9 +110,9 @@ STREAM_JSON = Wire(
     reference="contract.reference.stream_json_emitter",
     max_output_bytes=1024**3,  # checked as it streams: memory stays flat however long the run
     batch=True,  # two processes measured faster (BENCHMARKS.md)
-    strategies="contract.wires.stream_json.broken",
+    strategies="contract.wires.stream_json.kit.broken",
     version=_version,
-    future="contract.wires.stream_json.future",  # what a producer may add: feed --future, the vectors
+    future="contract.wires.stream_json.kit.future",  # what a producer may add: feed --future, the vectors
     ansi=True,  # "never any ANSI escapes", written with no exception (free-form payloads included)
     open_types=True,  # "open set: ignore unknown values", though its oneOf lists the types (contract.checking.schema)
     # judged by the machine's finish on every stream: a stream with no init and no result breaks both

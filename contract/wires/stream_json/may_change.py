@@ -1,7 +1,7 @@
 """What a stream-json producer may change without breaking a consumer: the wire's one table.
 
 The ADR gate (``milk-contract diff``/``evolve``, ``contract.evolution.classify``) calls some changes of the
-schema additive; ``feed --future`` (``contract.wires.stream_json.future``) feeds the streams such a change
+schema additive; ``feed --future`` (``contract.wires.stream_json.kit.future``) feeds the streams such a change
 lets a producer write. Both readings of "what a producer may add" come from here: each additive
 change code of the gate names the future change kinds that make it on a stream, or says why it
 changes no line. ``future.KINDS`` is read from this table, and tests/consumers/test_may_change.py

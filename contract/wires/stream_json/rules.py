@@ -2,7 +2,7 @@
 
 Each rule is declared once, in ``REGISTRY``: its metadata, the emitter that emits it (the
 schema step for ``sj.schema``, ``machines.StreamRules`` for the rest) and its breaking strategy
-(a function of ``contract.wires.stream_json.broken``). ``RULES`` (the wire's catalog
+(a function of ``contract.wires.stream_json.kit.broken``). ``RULES`` (the wire's catalog
 rules), ``StreamRules.rules`` and the breakers are derived from it. A new rule may carry its
 logic here as a ``Check`` (``REGISTRY.check``), which ``StreamRules`` runs from its single
 dispatch by line type (docs/architecture.md, "Adding a rule").

@@ -92,8 +92,8 @@ SUBAGENT_STDIO = Wire(
     batch=False,  # its rules cost more than the line work a worker takes over (BENCHMARKS.md)
     blocks=True,  # a clean block skips the reader and the schema step (issue 50)
     surface_policy=SURFACE_POLICY,
-    strategies="contract.wires.subagent_stdio.broken",
+    strategies="contract.wires.subagent_stdio.kit.broken",
     canonical=_canonical,
-    future="contract.wires.subagent_stdio.future",  # what a host may send unasked: feed --future, the vectors
+    future="contract.wires.subagent_stdio.kit.future",  # what a host may send unasked: feed --future, the vectors
     dialogue=dialogue.DIALOGUE,
 )

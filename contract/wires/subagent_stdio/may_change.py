@@ -2,7 +2,7 @@
 
 As stream-json's (``contract.wires.stream_json.may_change``): each change code the ADR gate
 (``contract.evolution.classify``) calls additive names the future change kinds
-(``contract.wires.subagent_stdio.future``) that make it on the host's side of a conversation, or says
+(``contract.wires.subagent_stdio.kit.future``) that make it on the host's side of a conversation, or says
 why it changes no line the host writes. tests/consumers/test_may_change.py holds it against the gate.
 
 The subagent-stdio seed states no open set (no descriptions, a closed ``enum`` for a node's status),

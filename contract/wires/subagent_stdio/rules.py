@@ -2,7 +2,7 @@
 
 Each rule is declared once, in ``REGISTRY``: its metadata, the emitter that emits it (the
 schema step for ``sa.schema``, a machine of ``machines`` for the rest) and its breaking strategy
-(a function of ``contract.wires.subagent_stdio.broken``). ``RULES`` (the wire's catalog
+(a function of ``contract.wires.subagent_stdio.kit.broken``). ``RULES`` (the wire's catalog
 rules), each machine's ``rules`` and the breakers are derived from it. A new rule may carry its
 logic here as a ``Check`` (``REGISTRY.check``), which the wire's machines run by line type
 (docs/architecture.md, "Adding a rule").

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from contract.core.reader import Record
 from contract.rules.report import Collector, Report
+from contract.wires.subagent_stdio.kit.strategies import snapshot
 from contract.wires.subagent_stdio.snapshots import Consistency, UniqueKeys, Walked
-from contract.wires.subagent_stdio.strategies import snapshot
 from tests.support.recorded_findings import edit
 
 

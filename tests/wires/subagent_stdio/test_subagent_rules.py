@@ -16,7 +16,7 @@ from contract.core.reader import Record
 from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector, Report
 from contract.wires import subagent_stdio
-from contract.wires.subagent_stdio.host import Host, default_script
+from contract.wires.subagent_stdio.kit.host import Host, default_script
 from contract.wires.subagent_stdio.machines import HOST_OUTPUT_ONLY_NOTE
 
 WIRE = "subagent-stdio"

@@ -16,8 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from contract.wires.base import Strategies
-from contract.wires.subagent_stdio.rules import REGISTRY
-from contract.wires.subagent_stdio.strategies import (
+from contract.wires.subagent_stdio.kit.strategies import (
     Line,
     command,
     entry,
@@ -30,6 +29,7 @@ from contract.wires.subagent_stdio.strategies import (
     transcripts,
     unseen_epoch,
 )
+from contract.wires.subagent_stdio.rules import REGISTRY
 
 # Rules that necessarily fire with the one broken, and why. None on this wire: every breaker
 # appends or edits so that the other rules keep holding.

@@ -1,7 +1,7 @@
 """A deliberately strict stream-json consumer: the mistake ``milk-contract feed --future`` finds.
 
 Run as ``python -m contract.reference.strict_consumer``. It reads a run as the reference consumer
-does (``contract.wires.stream_json.consumer``) but treats the known values as closed sets: a
+does (``contract.wires.stream_json.kit.consumer``) but treats the known values as closed sets: a
 line type, content block type, delta or payload type it does not know, or a member it does not
 model, makes it exit 1 with a message. What it knows is read from the schema in force (its line
 types, the open sets its ``type`` members document, its top-level properties), so under an ADR's
@@ -20,7 +20,7 @@ from typing import Any
 
 from contract.checking.schema import known_types, load
 from contract.evolution.surface import open_set_values
-from contract.wires.stream_json.consumer import read
+from contract.wires.stream_json.kit.consumer import read
 
 WIRE = "stream-json"
 

@@ -1,7 +1,7 @@
 """Whole stream-json transcripts: the structure from code, the schema-defined parts from the schema.
 
 A transcript is drawn as a list of line objects (:func:`transcripts`) so that the breaking
-strategies in :mod:`contract.wires.stream_json.broken` can edit a conformant run before it
+strategies in :mod:`contract.wires.stream_json.kit.broken` can edit a conformant run before it
 is rendered. What makes a run conformant is exactly what :mod:`contract.wires.stream_json`
 checks: system/init first, seq contiguous, one ``sess_`` session, RFC 3339 timestamps that
 never go back, tool uses before their results and before anything nested under them,

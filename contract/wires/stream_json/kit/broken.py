@@ -1,6 +1,6 @@
 """Breaking strategies for the stream-json rules: a conformant run with exactly one rule broken.
 
-Each breaker draws a conformant transcript (:func:`contract.wires.stream_json.strategies.transcripts`)
+Each breaker draws a conformant transcript (:func:`contract.wires.stream_json.kit.strategies.transcripts`)
 and edits it the way a faulty emitter would. Edits that add a line give it a copy of its
 neighbour's timestamp and renumber seq, so that only the intended rule breaks. Where breaking a
 rule necessarily breaks another, :data:`ALSO` says which and why.
@@ -16,9 +16,7 @@ from hypothesis import strategies as st
 
 from contract.strategies._common import dump, ident, json_objects, text
 from contract.wires.base import Strategies
-from contract.wires.stream_json.machines import RESULT_IS_ERROR, USAGE_KEYS
-from contract.wires.stream_json.rules import REGISTRY
-from contract.wires.stream_json.strategies import (
+from contract.wires.stream_json.kit.strategies import (
     PARTIAL,
     TASKS,
     Line,
@@ -29,6 +27,8 @@ from contract.wires.stream_json.strategies import (
     tool_call,
     transcripts,
 )
+from contract.wires.stream_json.machines import RESULT_IS_ERROR, USAGE_KEYS
+from contract.wires.stream_json.rules import REGISTRY
 
 # Rules that necessarily fire with the one broken, and why.
 ALSO: dict[str, frozenset[str]] = {
