@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import json
 import subprocess
 import sys
@@ -56,13 +57,19 @@ def load_cases(name: str) -> dict[str, Any]:
         return cast(dict[str, Any], json.load(handle))
 
 
-def params(cases: Sequence[Mapping[str, Any]]) -> list[Any]:
-    """One pytest parameter per case, named by its id, strict-xfailed or deep as the case says."""
+def params(cases: Sequence[Mapping[str, Any]], raises: Mapping[str, type[BaseException]] | None = None) -> list[Any]:
+    """One pytest parameter per case, named by its id, strict-xfailed or deep as the case says.
+
+    ``raises`` maps an ``xfail_reason`` to the one exception that xfail expects: a case failing
+    in any other way then fails the run (the reason no longer holds, and something else is wrong).
+    """
     out: list[Any] = []
     for case in cases:
         marks: list[Any] = []
         if case.get("xfail_reason"):
-            marks.append(pytest.mark.xfail(reason=str(case["xfail_reason"]), strict=True))
+            reason = str(case["xfail_reason"])
+            expected = (raises or {}).get(reason)
+            marks.append(pytest.mark.xfail(reason=reason, strict=True, raises=expected))
         if case.get("deep"):
             marks.append(pytest.mark.deep)
         out.append(pytest.param(case, id=str(case["id"]), marks=marks))
@@ -169,6 +176,46 @@ def apply_edits(doc: Json, edits: Sequence[Mapping[str, Any]]) -> Json:
         else:
             raise ValueError(f"unknown edit {op!r}")
     return out
+
+
+def transcript(case: dict[str, Any]) -> bytes:
+    """The case's stream: the golden with its inserts, edits, renumbering and raw byte edits.
+
+    ``golden`` names ``goldens/WIRE/NAME`` without ``.jsonl``; ``insert`` puts ``line`` after the 1-based
+    line ``at`` (its session_id and ts copied from that line, seq 0 until renumbered); ``edits`` are
+    :func:`apply_edits` on the list of lines (0-based); ``renumber_seq`` numbers seq on from the first
+    line's; ``ts_in_order`` gives a line that would step back in time the stamp before it; ``raw``
+    edits the serialized 1-based ``line`` (``spaced``; ``old`` to ``new``; ``prefix``, ``suffix``;
+    its ``newline``).
+    """
+    text = (GOLDENS / f"{case['golden']}.jsonl").read_text(encoding="utf-8")
+    lines: list[dict[str, Any]] = [json.loads(line) for line in text.splitlines()]
+    for insert in case.get("insert", []):
+        before = lines[insert["at"] - 1]
+        line = {"type": "", "session_id": before["session_id"], "seq": 0, "ts": before["ts"]}
+        line.update(copy.deepcopy(insert["line"]))
+        lines.insert(insert["at"], line)
+    lines = apply_edits(lines, case.get("edits", []))
+    if case.get("renumber_seq"):
+        for index, line in enumerate(lines):
+            line["seq"] = lines[0]["seq"] + index
+    if case.get("ts_in_order"):  # a moved line takes the stamp before it (one format: the strings order as times)
+        for before, line in itertools.pairwise(lines):
+            line["ts"] = max(before["ts"], line["ts"])
+    compact = (",", ":")
+    raw = [json.dumps(line, ensure_ascii=False, separators=compact) for line in lines]
+    newlines = ["\n"] * len(raw)
+    for edit in case.get("raw", []):
+        at = edit["line"] - 1
+        if edit.get("spaced"):
+            raw[at] = json.dumps(lines[at], ensure_ascii=False, separators=(", ", ": "))
+        if "old" in edit:  # a byte-level replacement: what no JSON value can spell (a lone surrogate escape)
+            if edit["old"] not in raw[at]:
+                raise LookupError(f"{edit['old']!r} is not in line {edit['line']}")
+            raw[at] = raw[at].replace(edit["old"], edit["new"])
+        raw[at] = edit.get("prefix", "") + raw[at] + edit.get("suffix", "")
+        newlines[at] = edit.get("newline", "\n")
+    return "".join(line + end for line, end in zip(raw, newlines, strict=True)).encode("utf-8")
 
 
 def write_json(path: Path, doc: Json) -> Path:

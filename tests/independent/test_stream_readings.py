@@ -8,43 +8,17 @@ cases/stream_readings.json is a golden edited in code and checked with `milk-con
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.independent.blackbox import GOLDENS, apply_edits, cli, load_cases, params
+from tests.independent.blackbox import GOLDENS, cli, load_cases, params, transcript
 
 pytestmark = pytest.mark.process
 
 DATA = load_cases("stream_readings")
-
-
-def transcript(case: dict[str, Any]) -> bytes:
-    """The case's stream: the golden with its inserts, edits, renumbering and raw byte edits."""
-    text = (GOLDENS / f"{case['golden']}.jsonl").read_text(encoding="utf-8")
-    lines: list[dict[str, Any]] = [json.loads(line) for line in text.splitlines()]
-    for insert in case.get("insert", []):
-        before = lines[insert["at"] - 1]
-        line = {"type": "", "session_id": before["session_id"], "seq": 0, "ts": before["ts"]}
-        line.update(copy.deepcopy(insert["line"]))
-        lines.insert(insert["at"], line)
-    lines = apply_edits(lines, case.get("edits", []))
-    if case.get("renumber_seq"):
-        for index, line in enumerate(lines):
-            line["seq"] = lines[0]["seq"] + index
-    compact = (",", ":")
-    raw = [json.dumps(line, ensure_ascii=False, separators=compact) for line in lines]
-    newlines = ["\n"] * len(raw)
-    for edit in case.get("raw", []):
-        at = edit["line"] - 1
-        if edit.get("spaced"):
-            raw[at] = json.dumps(lines[at], ensure_ascii=False, separators=(", ", ": "))
-        raw[at] = edit.get("prefix", "") + raw[at] + edit.get("suffix", "")
-        newlines[at] = edit.get("newline", "\n")
-    return "".join(line + end for line, end in zip(raw, newlines, strict=True)).encode("utf-8")
 
 
 @pytest.mark.parametrize("case", params(DATA["cases"]))
