@@ -45,8 +45,8 @@ print("ok")
 
 def _section(title: str) -> str:
     start = DOC.index(f"## {title}\n")
-    end = DOC.index("\n## ", start + 1)
-    return DOC[start:end]
+    end = DOC.find("\n## ", start + 1)  # the page's last section runs to its end
+    return DOC[start:] if end < 0 else DOC[start:end]
 
 
 def _blocks(text: str, language: str) -> list[str]:
