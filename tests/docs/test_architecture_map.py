@@ -4,7 +4,8 @@ The page stays short: at most 200 lines, none over 120 characters. Every folder 
 is on the map, and the map names no folder that is not there (``<wire>`` stands for each wire's
 package). The layer picture lists the layers of tests/architecture/test_imports.py top down, each
 beside a folder that the import test classifies in that layer. And every citation of a docs page's
-section in the code (``docs/architecture.md, "Pitfalls"``) names words that page still holds.
+section in the code or the configuration (``docs/architecture.md, "Pitfalls"``) names words that page
+still holds.
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def unresolved(sources: list[Path], root: Path) -> list[str]:
 
 
 def _sources() -> list[Path]:
-    return sorted(p for folder in ("contract", "tests", "tools", "bench") for p in (ROOT / folder).rglob("*.py"))
+    modules = (p for folder in ("contract", "tests", "tools", "bench") for p in (ROOT / folder).rglob("*.py"))
+    return sorted({*modules, ROOT / "pyproject.toml", ROOT / "tox.ini"})
 
 
 def test_the_map_is_one_page() -> None:
@@ -150,7 +152,8 @@ def test_a_layer_out_of_order_would_be_found() -> None:
 
 def test_every_cited_section_of_a_docs_page_is_there() -> None:
     cited = {(page, words) for _, page, words in citations(_sources())}
-    assert {("architecture.md", "Pitfalls"), ("architecture.md", "Adding a rule")} <= cited  # the scan sees them
+    # the scan sees them, in a module's docstring and in pyproject.toml's comments
+    assert {("architecture.md", "Pitfalls"), ("architecture.md", "Adding a rule")} <= cited
     assert unresolved(_sources(), ROOT) == []
 
 
