@@ -15,7 +15,7 @@ _PATH = re.compile(r"(?<![\w./<-])(?:contract|tests|tools|bench|docs|schemas|gol
 NOT_FILES = {
     "schemas/W.schema.json": "a placeholder for a wire's schema (contract/evolution/evolve.py)",
     "tests/emitters/NAME.py": "a placeholder for an emitter double (tests/emitters/_in_process.py)",
-    "schemas/audit-log.schema.json": "the adding-a-wire walk-through's step (docs/architecture.md)",
+    "schemas/audit-log.schema.json": "the adding-a-wire walk-through's step (docs/extending.md)",
     "tests/wires/stream_json/cases/sj.tool-use-unique.json": "the adding-a-rule walk-through's rule",
     "requirements/stream-json/r2.json": "a revision an ADR walk writes (docs/adr-walk.md)",
     "tests/test_migrations.py": "a command inside a golden: milk's tool running a project's tests",
