@@ -1,9 +1,10 @@
 """The stream-json checker's findings, unchanged by its rules' rewrite and speed-ups (issues 48, 50).
 
 tests/wires/stream_json/recorded_findings.json was recorded from the code before its rules became
-one object each (``python -m tests.support.recorded_findings stream-json``, its own commit): every case file, every golden and seeded mutants of the goldens, each with its findings
-(rule, level, line, pointer, message, hint), counts, rules exercised, notes and verdict. The
-checker must give each input the same today.
+one object each (``python -m tests.support.recorded_findings stream-json``, its own commit):
+every case file, every golden and seeded mutants of the goldens, each with its findings (rule,
+level, line, pointer, message, hint), counts, rules exercised, notes and verdict. The checker
+must give each input the same today.
 """
 
 from __future__ import annotations
