@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import stages
-from bench.run import BUILDERS
 
 
 def test_the_block_steps_walk_the_fast_path_of_the_benchmark_stream(tmp_path: Path) -> None:
     path = tmp_path / "stream.jsonl"
-    BUILDERS["stream-json"](path, 3000)
+    stages.BUILDERS["stream-json"](path, 3000)
     data = path.read_bytes()
     spent, by_facts = stages.block_steps(data)
     assert list(spent) == list(stages.BLOCK_STEPS)
@@ -25,7 +24,7 @@ def test_the_block_steps_walk_the_fast_path_of_the_benchmark_stream(tmp_path: Pa
 
 def test_a_block_the_proof_refuses_goes_line_by_line(tmp_path: Path) -> None:
     path = tmp_path / "stream.jsonl"
-    BUILDERS["stream-json"](path, 3000)
+    stages.BUILDERS["stream-json"](path, 3000)
     clean = path.read_bytes()
     # a repeated member in a middle line: no canonical spelling, so its block is not fed by facts
     lines = clean.split(b"\n")
