@@ -24,8 +24,9 @@ Each stage is the best of ``--rounds`` runs (the least disturbed by the other wo
 machine; ``--median`` takes the median instead); the table gives microseconds per line, the
 increment over the stage it adds to, and the multiple of the ``json.loads`` stage.
 ``--cprofile N`` then prints the N functions with the most own time in the whole check (the file
-path), for the detail. Absolute times move with the machine's load; the increments and multiples
-are what to compare.
+path), for the detail. ``--blocks`` then splits stage 8 for a wire with a lone batch machine
+(stream-json): each step of the block path timed alone over the file's blocks (``block_steps``).
+Absolute times move with the machine's load; the increments and multiples are what to compare.
 """
 
 from __future__ import annotations
@@ -48,13 +49,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from run import BUILDERS  # noqa: E402
+from run import BUILDERS as BUILDERS  # noqa: E402  # re-exported: the tests build with it
 
 from bench import yardstick  # noqa: E402
 from contract.checking import failsafe  # noqa: E402
 from contract.checking.capture_coverage import Sample  # noqa: E402
 from contract.checking.pipeline import SchemaStep, check_stream  # noqa: E402
-from contract.core.reader import DEFAULT_MAX_LINE_BYTES, read_records  # noqa: E402
+from contract.checking.schema import engine  # noqa: E402
+from contract.core.jsonline import Spellings  # noqa: E402
+from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Record, blocks, read_records  # noqa: E402
 from contract.core.resources import data_dir  # noqa: E402
 from contract.reporting import reporters  # noqa: E402
 from contract.rules import requirements  # noqa: E402
@@ -186,12 +189,88 @@ def exercised_calls(data: bytes) -> float:
     return out.calls / max(1, data.count(b"\n"))
 
 
+BLOCK_STEPS = ("split into blocks", "orjson, each line", "types and lengths", "canonical spelling",
+               "schema, each block", "facts", "the machine, by facts")
+
+
+def block_steps(data: bytes) -> tuple[dict[str, float], int]:
+    """CPU seconds of each step of the block path (stage 8, ``pipeline.check_blocks`` with
+    ``proof.clean_block`` and the machine's ``feed_batch``), each step timed alone, summed over the
+    file's blocks, and the lines fed by their facts. Each step calls the project's own function for
+    it: ``reader.blocks``; ``orjson.loads``; the proof's type and length checks; ``Spellings.unproven``;
+    the schema engine's ``all_valid``; the machine's ``block_facts``, then ``feed_facts`` (or
+    ``feed_batch`` when the facts are declined). The first block goes line by line (``feed``), as in
+    the check; a block this walk cannot prove is fed line by line too, untimed (none, on the
+    benchmark's transcripts)."""
+    import orjson
+
+    wire = get(WIRE)
+    [machine] = wire.machines()
+    eng, spellings, out = engine(WIRE), Spellings(), Quiet()
+    spent = dict.fromkeys(BLOCK_STEPS, 0.0)
+    clock = time.process_time
+    number = by_facts = 0
+    pieces = blocks(io.BufferedReader(io.BytesIO(data)), DEFAULT_MAX_LINE_BYTES)
+    while True:
+        start = clock()
+        block = next(pieces, None)
+        spent["split into blocks"] += clock() - start
+        if block is None:
+            break
+        bodies = block.bodies
+        start = clock()
+        values = list(map(orjson.loads, bodies))
+        middle = clock()
+        typed = set(map(type, values)) == {dict} and max(map(len, bodies)) <= DEFAULT_MAX_LINE_BYTES
+        end = clock()
+        spent["orjson, each line"] += middle - start
+        spent["types and lengths"] += end - middle
+        start = clock()
+        spelt = not spellings.unproven(bodies, values)
+        middle = clock()
+        valid = eng.all_valid(values)
+        end = clock()
+        spent["canonical spelling"] += middle - start
+        spent["schema, each block"] += end - middle
+        if not (number and typed and spelt and valid):
+            for offset, value in enumerate(values):
+                machine.feed(Record(number + offset + 1, bodies[offset], value), out)
+        else:
+            start = clock()
+            facts = machine.block_facts(values)  # type: ignore[attr-defined]  # the batch machine's
+            middle = clock()
+            taken = facts is not None and machine.feed_facts(  # type: ignore[attr-defined]
+                number + 1, facts, out, values.__getitem__)
+            if not taken:
+                machine.feed_batch(number + 1, values, out)  # type: ignore[attr-defined]
+            spent["facts"] += middle - start
+            spent["the machine, by facts"] += clock() - middle
+            by_facts += len(values) if taken else 0
+        number += len(bodies)
+    machine.finish(out)
+    return spent, by_facts
+
+
+def _print_blocks(data: bytes, rounds: int, pick: Callable[[list[float]], float], bare: float) -> None:
+    runs = [block_steps(data) for _ in range(rounds)]
+    lines = data.count(b"\n")
+    print(f"  the block path, step by step ({runs[0][1]} of {lines} lines by facts):")
+    total = 0.0
+    for step in BLOCK_STEPS:
+        cost = pick([spent[step] for spent, _ in runs]) / lines * 1e6
+        total += cost
+        print(f"    {step:<40} {cost:8.2f}")
+    print(f"    {'the steps together':<40} {total:8.2f}  ({total / bare:.2f}x the bare loop's {bare:.2f})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wire", choices=tuple(BUILDERS), default="stream-json", help="the wire (default stream-json)")
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--median", action="store_true", help="the median of the rounds, not the best")
+    parser.add_argument("--blocks", action="store_true",
+                        help="also time each step of the block path alone (a wire with a lone batch machine)")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N",
                         help="also print the N functions with the most own time in the whole check")
     args = parser.parse_args()
@@ -220,6 +299,8 @@ def main() -> int:
         step = cost - per_line[over] if over else cost
         print(f"  {name:<42} {cost:8.2f} {step:+8.2f} {cost / base:8.2f}  {over or ''}")
     print(f"  exercised() calls per line, line by line: {exercised_calls(data):.1f}")
+    if args.blocks:
+        _print_blocks(data, args.rounds, pick, per_line["bare loop (orjson + jsonschema-rs)"])
     if args.cprofile:
         _top(data, args.cprofile)
     return 0

@@ -1,13 +1,11 @@
 """What a catalog rule is (``Rule``), and where a wire's rules are declared once (``Registry``).
 
 The catalog itself (``contract.rules.catalog``) gathers the rules from where they live: the framing,
-checker, harness and baseline rules there, each wire's own rules in its package
-(``contract/wires/<wire>/rules.py``). There a wire's ``Registry`` holds each rule once: its
-metadata, which emitter emits it, and optionally the name of its breaking strategy. The wire's
-catalog rules (``Wire.rules``), each machine's declared ``rules`` and the strategies' breakers
-are derived from it, so a rule id is written once in code (docs/architecture.md, "Adding a
-rule"). A new rule's logic can sit beside it too: a ``Check`` class declared with
-``Registry.check``, which the wire's machines feed the lines of the types it names.
+checker, harness and baseline rules there, each wire's own rules in its package. There a wire's
+``Registry`` holds each rule once: its metadata, the ``Family`` (the class holding its logic,
+declared with ``Registry.family`` beside it) that emits it, and optionally the name of its
+breaking strategy. The wire's catalog rules (``Wire.rules``), each family's ``rules`` and the
+strategies' breakers are derived from it (docs/architecture.md, "Adding a rule").
 """
 
 from __future__ import annotations
@@ -132,20 +130,39 @@ class Rule:
 SCHEMA_STEP = "schema"  # the emitter of a wire's schema rule: the checker's schema step (contract.checking.pipeline)
 
 
-class Check:
-    """A rule's logic declared beside its ``Rule`` (``Registry.check``), fed by line type.
+class Family:
+    """A rule, or a family of closely related rules, as one object: its declaration and its logic.
+
+    ``Registry.family(*rules)`` decorates the class that holds the rules' logic and declares the
+    rules there, beside it: the registry records the class as their emitter and sets ``rules``
+    (their ids) and ``declared`` (the ``Rule`` objects) on it. This is the one way a wire's rule
+    gets into the catalog (the schema rule aside, ``Registry.add(SCHEMA_STEP, ...)``: the checker's
+    schema step is its logic). How the family is run is the wire's machine's business: a wire may
+    put several families together over one state (stream-json's ``StreamRules``, whose families
+    read each other's state and share a block fast path), or run a family alone (subagent-stdio's
+    machines, and any ``Check``).
+    """
+
+    rules: ClassVar[frozenset[str]] = frozenset()
+    declared: ClassVar[tuple[Rule, ...]] = ()
+    # The rules of the catalog's own the family may emit too (checker.limit, a bound it reached):
+    # declared elsewhere, they join ``rules`` (what a machine says it emits).
+    also: ClassVar[frozenset[str]] = frozenset()
+
+
+class Check(Family):
+    """A family its wire's machines feed by line type, with no state shared with other families.
 
     ``kinds`` names the line types (the ``type`` member) it judges; ``line`` is called on each
     parsed object line of those types, in order, valid against the schema or not (so it must
-    tolerate any shape, as a machine does); ``finish`` once at the end. ``rule`` is the id of
-    its (first) rule and ``rules`` all of them, set by ``Registry.check``: emit with
-    ``out.emit(self.rule, ...)``, so the id stays written once. A check instance lives for one
-    stream (the wire's machines build a fresh one per stream).
+    tolerate any shape, as a machine does); ``finish`` once at the end. ``rule`` is the id of its
+    first rule, set by ``Registry.family``: emit with ``out.emit(self.rule, ...)``, so the id stays
+    written once. A check instance lives for one stream (the wire's machines build a fresh one per
+    stream).
     """
 
     kinds: ClassVar[tuple[str, ...]] = ()
     rule: ClassVar[str] = ""
-    rules: ClassVar[frozenset[str]] = frozenset()
 
     def line(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         raise NotImplementedError
@@ -154,26 +171,29 @@ class Check:
         """Judge what only the end of the stream tells (nothing, by default)."""
 
 
-C = TypeVar("C", bound=type[Check])
+F = TypeVar("F", bound=type[Family])
 
 
 class Registry:
-    """One wire's rules, each declared once, in catalog order, with the emitter that emits it.
+    """One wire's rules, each declared once, beside its logic, with the family that emits it.
 
-    ``add(by, *rules)`` declares rules emitted by ``by`` (a machine's class name, or
-    ``SCHEMA_STEP``); ``check(*rules)`` decorates a ``Check`` class that emits them. What the
-    code reads is derived: ``rules`` (the wire's catalog rules, ``Wire.rules``), ``emitted_by``
-    (a machine's declared ``rules``), ``checks`` (the declared checks, which the wire's machines
-    run) and ``breakers`` (the strategies' rule-to-breaker table).
+    ``family(*rules)`` decorates a ``Family`` class that emits ``rules``; ``add(SCHEMA_STEP, rule)``
+    declares the schema rule, the schema step's. ``order`` (rule ids) is the catalog order: what
+    reports and verdict tables list, whichever module declares a rule first. What the code reads is
+    derived: ``rules`` (the wire's catalog rules, ``Wire.rules``), ``emitted_by`` (a family's
+    rules), ``checks`` (the ``Check`` families, which the wire's machines run by line type) and
+    ``breakers`` (the strategies' rule-to-breaker table).
     """
 
-    def __init__(self, wire: str) -> None:
+    def __init__(self, wire: str, order: tuple[str, ...] = ()) -> None:
         self.wire = wire
+        self.order = order
         self._rules: dict[str, Rule] = {}
         self._by: dict[str, str] = {}
         self._checks: list[type[Check]] = []
 
     def add(self, by: str, *rules: Rule) -> None:
+        """Declare ``rules`` emitted by ``by`` (``SCHEMA_STEP``, or a family's class name)."""
         for rule in rules:
             if rule.id in self._rules:
                 raise ValueError(f"rule {rule.id} declared twice")
@@ -182,26 +202,36 @@ class Registry:
             self._rules[rule.id] = rule
             self._by[rule.id] = by
 
-    def check(self, *rules: Rule) -> Callable[[C], C]:
-        """Declare ``rules`` and the ``Check`` class below that emits them."""
+    def family(self, *rules: Rule) -> Callable[[F], F]:
+        """Declare ``rules`` and the ``Family`` class below that holds their logic and emits them."""
         if not rules:
-            raise ValueError("a check declares at least one rule")
+            raise ValueError("a family declares at least one rule")
 
-        def declare(cls: C) -> C:
+        def declare(cls: F) -> F:
             self.add(cls.__name__, *rules)
-            cls.rule = rules[0].id
-            cls.rules = frozenset(rule.id for rule in rules)
-            self._checks.append(cls)
+            cls.rules = frozenset(rule.id for rule in rules) | cls.also
+            cls.declared = rules
+            if issubclass(cls, Check):
+                cls.rule = rules[0].id
+                self._checks.append(cls)
             return cls
 
         return declare
 
     @property
     def rules(self) -> tuple[Rule, ...]:
-        return tuple(self._rules.values())
+        """The declared rules in catalog order: ``order`` first, then any other in declaration order."""
+        if not self.order:
+            return tuple(self._rules.values())
+        unknown = [rule for rule in self.order if rule not in self._rules]
+        if unknown:  # an id in the order no family declares: fail closed, not a shorter catalog
+            raise LookupError(f"{self.wire}: rule {unknown[0]} is in the catalog order but not declared")
+        first = set(self.order)
+        return (*(self._rules[rule] for rule in self.order),
+                *(rule for rule in self._rules.values() if rule.id not in first))
 
     def emitted_by(self, by: str) -> frozenset[str]:
-        """The ids of the rules ``by`` emits (a machine's ``rules`` declaration)."""
+        """The ids of the rules ``by`` emits (a family's class name, or ``SCHEMA_STEP``)."""
         return frozenset(rule for rule, emitter in self._by.items() if emitter == by)
 
     def emitters(self) -> frozenset[str]:
@@ -214,11 +244,10 @@ class Registry:
         """Each rule with a ``breaker`` mapped to that function of ``namespace`` (a strategies
         module's globals), in catalog order; a name it lacks raises ``LookupError``."""
         found: dict[str, Any] = {}
-        for rule in self._rules.values():
+        for rule in self.rules:
             if rule.breaker is None:
                 continue
             if rule.breaker not in namespace:
                 raise LookupError(f"rule {rule.id}: its breaker {rule.breaker!r} is not defined")
             found[rule.id] = namespace[rule.breaker]
         return found
-

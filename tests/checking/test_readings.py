@@ -14,7 +14,7 @@ from contract.core.rule import Check
 from contract.core.sink import Sink
 from contract.goldens.store import scenarios
 from contract.wires import WIRES
-from contract.wires.stream_json.rules import REGISTRY
+from contract.wires.stream_json.registry import REGISTRY
 
 INIT = '{"type":"system","subtype":"init","session_id":"sess_1","seq":0,"ts":"2026-03-01T10:00:00Z"}'
 TEXT = ('{"type":"assistant","session_id":"sess_1",SEQ,"ts":"2026-03-01T10:00:01Z",'

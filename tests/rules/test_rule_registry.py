@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from contract.core.rule import SCHEMA_STEP, Basis, Check, Level, Registry, Rule
+from contract.core.rule import SCHEMA_STEP, Basis, Check, Family, Level, Registry, Rule
 from contract.core.sink import Sink
 from contract.rules.catalog import CATALOG
 from contract.wires import BUNDLED, WIRES
 from contract.wires.stream_json import machines as sj_machines
-from contract.wires.stream_json.rules import REGISTRY as SJ_REGISTRY
+from contract.wires.stream_json.registry import REGISTRY as SJ_REGISTRY
 from contract.wires.subagent_stdio import machines as sa_machines
 
 # each shipped wire declares its rules in its package's registry (contract/wires/<wire>/rules.py)
@@ -35,13 +35,50 @@ def test_every_wire_has_a_registry_and_its_rules_are_the_registry() -> None:
 
 
 @pytest.mark.parametrize("wire", sorted(REGISTRIES))
-def test_each_rule_is_emitted_by_a_machine_of_its_wire_or_the_schema_step(wire: str) -> None:
+def test_each_rule_is_emitted_by_a_family_a_machine_of_its_wire_runs_or_the_schema_step(wire: str) -> None:
+    # a family is a machine itself (subagent-stdio's), one a machine is put together from
+    # (stream-json's StreamRules), or a Check the machines run by line type
     registry = REGISTRIES[wire]
-    machines = {type(machine).__name__: machine for machine in WIRES[wire].machines()}
+    machines = WIRES[wire].machines()
+    families = {cls.__name__: (cls, machine) for machine in machines for cls in type(machine).__mro__
+                if issubclass(cls, Family) and "declared" in vars(cls)}
     checks = {check.__name__ for check in registry.checks()}
-    assert registry.emitters() - {SCHEMA_STEP} - checks <= set(machines), "an emitter that is no machine"
-    for by, machine in machines.items():
-        assert registry.emitted_by(by) <= machine.rules, by
+    assert registry.emitters() - {SCHEMA_STEP} - checks <= set(families), "an emitter that no machine runs"
+    for by, (family, machine) in families.items():
+        declared = {rule.id for rule in family.declared}
+        assert registry.emitted_by(by) == declared == family.rules - family.also, by
+        assert family.rules <= machine.rules, by
+
+
+def test_a_family_declares_its_rules_beside_its_logic_once() -> None:
+    registry = Registry("stream-json", order=("sj.b", "sj.a"))
+
+    @registry.family(_rule("sj.a"), _rule("sj.b"))
+    class Pair(Family):
+        also = frozenset({"checker.limit"})
+
+    assert Pair.rules == {"sj.a", "sj.b", "checker.limit"}
+    assert registry.emitted_by("Pair") == {"sj.a", "sj.b"}
+    assert [rule.id for rule in registry.rules] == ["sj.b", "sj.a"]  # the catalog order, not the declaration's
+    assert registry.checks() == ()  # a family its machine runs; a Check is run by line type
+    with pytest.raises(ValueError, match="declared twice"):
+        registry.family(_rule("sj.a"))(type("Again", (Family,), {}))
+    with pytest.raises(ValueError, match="at least one rule"):
+        registry.family()
+
+
+def test_an_id_in_the_catalog_order_that_no_family_declares_fails_closed() -> None:
+    registry = Registry("stream-json", order=("sj.a", "sj.gone"))
+    registry.family(_rule("sj.a"))(type("One", (Family,), {}))
+    with pytest.raises(LookupError, match=r"sj\.gone"):
+        _ = registry.rules
+
+
+def test_a_rule_declared_outside_the_catalog_order_is_listed_after_it() -> None:
+    registry = Registry("stream-json", order=("sj.a",))
+    registry.family(_rule("sj.new"))(type("New", (Family,), {}))
+    registry.family(_rule("sj.a"))(type("Old", (Family,), {}))
+    assert [rule.id for rule in registry.rules] == ["sj.a", "sj.new"]
 
 
 BREAKABLE = [rule for registry in REGISTRIES.values() for rule in registry.rules]
@@ -81,7 +118,7 @@ def test_a_breaker_the_strategies_lack_is_an_error_naming_the_rule() -> None:
 def _counting(registry: Registry, kinds: tuple[str, ...]) -> type[Check]:
     """A check declared in ``registry`` that fires on every line of ``kinds`` after the first."""
 
-    @registry.check(_rule("x.repeat", registry.wire))
+    @registry.family(_rule("x.repeat", registry.wire))
     class Repeat(Check):
         """x.repeat: fires on each line of its kinds after the first, and once more at the end."""
 

@@ -1,13 +1,13 @@
 """The stream-json wire, completely: ``STREAM_JSON``, its one descriptor.
 
 The batch output stream of ``milk "prompt" --output-format stream-json``: one run, one stream.
-Its rules are ``rules.py`` (each declared once, with the seed words it stands on), the machine
-that emits them ``machines.py``, what its goldens must show ``coverage.py``, its per-run fields
-``volatile.py``; this module holds the descriptor. Its hypothesis strategies (``strategies.py``,
-``broken.py``) and future-compatible variants (``future.py``) load only when asked
-(``Wire.load_strategies``, ``Wire.load_future``), so ``check`` never imports hypothesis; its
-reference programs are ``emitter.py``, ``consumer.py`` and ``strict_consumer.py`` (run by the
-paths ``contract/reference/`` gives them).
+Its rules are declared by the families holding their logic (``rules.py`` gathers them, each with
+the seed words it stands on), put together by ``machines.py``; what its goldens must show is
+``coverage.py``, its per-run fields ``volatile.py``; this module holds the descriptor. Its
+hypothesis strategies (``strategies.py``, ``broken.py``) and future-compatible variants
+(``future.py``) load only when asked (``Wire.load_strategies``, ``Wire.load_future``), so
+``check`` never imports hypothesis; its reference programs are ``emitter.py``, ``consumer.py``
+and ``strict_consumer.py`` (run by the paths ``contract/reference/`` gives them).
 """
 
 from __future__ import annotations

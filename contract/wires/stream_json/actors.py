@@ -14,9 +14,14 @@ from typing import Any
 
 from contract.core.jsonvalue import clip, quoted
 from contract.core.jsonvalue import kind as json_kind
+from contract.core.rule import Level, Rule
 from contract.core.sink import Sink
 from contract.wires.stream_json.ends import RunEnds
 from contract.wires.stream_json.facts import TASK_SUBTYPES
+from contract.wires.stream_json.registry import REGISTRY
+from contract.wires.stream_json.registry import SJ as _SJ
+from contract.wires.stream_json.registry import D as _D
+from contract.wires.stream_json.registry import W as _W
 from contract.wires.stream_json.tool_calls import ToolCalls
 
 # "a role label string (primary | escalation)": the known labels, not a closed set ("open-set
@@ -25,6 +30,41 @@ from contract.wires.stream_json.tool_calls import ToolCalls
 AGENT_LABELS = ("primary", "escalation")
 
 
+@REGISTRY.family(
+    Rule("sj.agent-form", Level.MUST, "stream-json",
+         "agent, where present, is an object on system/init and a string on assistant/user (any label)",
+         f'{_SJ}, properties.agent.description: "dual-form: the AgentInfo object on system/init lines; '
+         'a role label string (primary | escalation) on assistant/user lines" (written: the form where '
+         "present, the one reading of every dual-form sentence, as sj.message-form; a missing agent is no "
+         "finding on any line type); "
+         'description: "open-set enums everywhere — this schema documents known values in descriptions but '
+         'does not constrain them", so primary | escalation are known labels, not the only ones',
+         basis=_W, breaker="agent_form"),
+    Rule("sj.message-form", Level.MUST, "stream-json",
+         "message, where present, is a string on system/error and a Message object on assistant/user",
+         f'{_SJ}, properties.message.description: "dual-form: a string on system/error lines; the '
+         'Message object on assistant/user lines" (written: the form on each line type named. One reading '
+         "for every dual-form sentence (agent too) and every line type it names: the sentence gives the "
+         "form where the member is present; it does not make it present, which the seed says with "
+         "'present' where it means it: is_error, 'present on every result line'. A missing message on "
+         "assistant/user is sj.message-present's, derived from other words)", basis=_W, breaker="message_form"),
+    Rule("sj.message-present", Level.MUST, "stream-json",
+         "assistant and user lines carry a message",
+         f"{_SJ}, oneOf[2].description 'completed assistant message blocks (text | thinking | tool_use)' and "
+         "oneOf[3].description 'tool_result blocks + tool_use_result summary' (derived: those lines are "
+         "described by the message blocks they carry, so one without a message carries nothing they are "
+         "for; the dual-form sentence alone does not require it, and nothing requires agent on any line or "
+         "message on system/error)", basis=_D, breaker="message_present"),
+    Rule("sj.capabilities", Level.SHOULD, "stream-json",
+         "stream_event lines need partial_messages_v1 advertised on init; task lines need tasks_v1",
+         f'inferred from {_SJ}, oneOf[1].description: "partial deltas (partial_messages_v1)" and '
+         'properties.capabilities.description (known: stream_v1, partial_messages_v1, tasks_v1)',
+         basis=_D, breaker="capabilities"),
+    Rule("sj.role-form", Level.SHOULD, "stream-json",
+         "message.role matches the line type (assistant on assistant, user on user)",
+         f'inferred from {_SJ}: oneOf[2] "completed assistant message blocks", oneOf[3] "tool_result blocks"',
+         basis=_D, breaker="role_form"),
+)
 class Actors(RunEnds, ToolCalls):
     """The line-type handlers of ``StreamRules``: init and the result are ``RunEnds``', blocks ``ToolCalls``'."""
 

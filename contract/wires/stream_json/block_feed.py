@@ -158,7 +158,7 @@ class BlockFeed(ToolCalls):
         return True
 
     def _checks_quiet(self, first: int, count: int, load: Callable[[int], dict[str, Any]], out: Sink) -> bool:
-        """The declared checks (rules.py, ``REGISTRY.check``) on the block's lines of their kinds, as
+        """The ``Check`` families (``REGISTRY.checks()``) on the block's lines of their kinds, as
         ``feed`` runs them: True when none emitted or noted anything (what they judged is marked
         exercised), False with every check's state put back as it was, so that the line-by-line
         path judges the block again and reports in ``feed``'s order. So registering a check never

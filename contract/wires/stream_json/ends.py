@@ -15,7 +15,12 @@ from contract.core.jsonline import AMBIGUOUS
 from contract.core.jsonvalue import clip
 from contract.core.jsonvalue import kind as json_kind
 from contract.core.reader import Record
+from contract.core.rule import Level, Rule
 from contract.core.sink import Sink
+from contract.wires.stream_json.registry import REGISTRY
+from contract.wires.stream_json.registry import SJ as _SJ
+from contract.wires.stream_json.registry import D as _D
+from contract.wires.stream_json.registry import W as _W
 from contract.wires.stream_json.seq_stamps import integral
 from contract.wires.stream_json.state import RunState
 
@@ -33,6 +38,47 @@ RESULT_IS_ERROR = {
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read", "cache_creation")
 
 
+@REGISTRY.family(
+    Rule("sj.init-first", Level.MUST, "stream-json", "the first line is system/init",
+         f'{_SJ}, description: "system/init first"; oneOf[0].description: "system/init first" (written)',
+         basis=_W, breaker="init_first", filterable=False, silenceable=False),
+    Rule("sj.init-once", Level.MUST, "stream-json", "system/init appears once per run",
+         f'{_SJ}, description: "system/init first" (inferred: the words do not say "once"; a second '
+         "system/init is not first, so it breaks the run's framing)", basis=_D, breaker="init_once"),
+    Rule("sj.result-once", Level.MUST, "stream-json",
+         "at most one result line per run: a second result is this rule (a missing one is sj.result-last)",
+         f'{_SJ}, description: "exactly one terminal result last"; oneOf[4].description: "exactly one '
+         'terminal line per run" (written)', basis=_W, breaker="result_once"),
+    Rule("sj.result-last", Level.MUST, "stream-json",
+         "the result line is the last line; a missing result is a truncated run (this rule, not sj.result-once)",
+         f'{_SJ}, description: "exactly one terminal result last" (written); a run with no result ends '
+         "without its terminal line, so the last line is not the result. An unreadable line after the "
+         "result is a line after it, whatever it holds; an unreadable last line with no result before "
+         "it may be the result: the finding says so (not 'ending without one'), and still fires, since "
+         "the run is not shown to end with its result (issue 20)", basis=_W, breaker="result_last",
+         filterable=False, silenceable=False),
+    Rule("sj.subtype", Level.MUST, "stream-json", "system and result lines carry a subtype",
+         # The seed words in single quotes: a new rule's double-quoted words would enter the wire
+         # surface's rules section as a breaking "rule-words-added" change (contract/evolution/framing.py).
+         f"{_SJ}, description: 'a type discriminator per line plus subtype for the system/result "
+         "families' (written); a subtype that is not a string is the schema's finding only (sj.schema)",
+         basis=_W, breaker="subtype"),
+    Rule("sj.result-is-error", Level.MUST, "stream-json",
+         "is_error is present on every result line, true on error_during_execution, error_max_turns and "
+         "interrupted, false on refused (a non-boolean is sj.schema's; success is sj.result-success's)",
+         f'{_SJ}, properties.is_error.description: "boolean contract: true when the run failed '
+         '(execution error, max turns, interruption); present on every result line"; description: '
+         '"a refusal is a completed turn and reports is_error false" (written: the three failures are named '
+         "one to one by the known subtypes, the refusal in so many words)", basis=_W, breaker="result_is_error"),
+    Rule("sj.result-success", Level.MUST, "stream-json", "a result of subtype success reports is_error false",
+         f"{_SJ}, properties.is_error.description: 'boolean contract: true when the run failed' (derived: the "
+         "words say when it is true, not that it is false otherwise; read as the boolean contract it is "
+         "called, true only then, and a success is not a failed run)", basis=_D, breaker="result_success"),
+    Rule("sj.usage-rollup", Level.SHOULD, "stream-json",
+         "model_usage sums to usage on the result line (counts by value)",
+         f'inferred from {_SJ}: usage is "aggregate per-run token accounting", model_usage '
+         '"per-model token rollups"', basis=_D, breaker="usage_rollup"),
+)
 class RunEnds(RunState):
     """The init and result rules of ``StreamRules``, over the run's state (``RunState``)."""
 

@@ -1,13 +1,14 @@
 """The stream-json rule machine, ``StreamRules``: every cross-line rule of the wire.
 
-Each rule of ``rules.py`` that the machine emits is judged by one of the families it is put
-together from, each in its own module and citing the schema words it enforces:
+Each rule the machine emits is declared by the family that judges it (``Registry.family``), in
+that family's module, beside its logic and the schema words it enforces:
 
 * ``ends``: init and result, where they stand and what they say (``RunEnds``);
 * ``seq_stamps``: seq, session_id and ts, what places a line in its run (``SeqStamps``);
 * ``actors``: the per-line-type handlers, actor and message forms, capabilities (``Actors``);
 * ``tool_calls``: tool_use ids, the blocks referring to them, argument fragments (``ToolCalls``);
-* ``block_feed``: the block path, ``feed_batch`` and ``feed_facts`` (``BlockFeed``);
+
+and ``block_feed`` is the block path over them, ``feed_batch`` and ``feed_facts`` (``BlockFeed``),
 
 over one state, the run's (``state.RunState``). This module holds the machine itself: its
 declared rules, its dispatch by line type and ``feed``, the per-line path. The machine sees
@@ -21,12 +22,14 @@ from typing import Any, ClassVar
 
 from contract.core.reader import Record
 from contract.core.sink import Sink
+from contract.wires.stream_json import rules as _rules  # noqa: F401  # every family declared, Checks too
 from contract.wires.stream_json.actors import AGENT_LABELS, Actors
 from contract.wires.stream_json.block_feed import BlockFeed
-from contract.wires.stream_json.ends import RESULT_IS_ERROR, USAGE_KEYS
-from contract.wires.stream_json.rules import REGISTRY
+from contract.wires.stream_json.ends import RESULT_IS_ERROR, USAGE_KEYS, RunEnds
+from contract.wires.stream_json.registry import REGISTRY
 from contract.wires.stream_json.seq_stamps import SESSION_SUFFIX, TOO_LONG, SeqStamps
 from contract.wires.stream_json.state import Handler
+from contract.wires.stream_json.tool_calls import ToolCalls
 
 # The public names of this module before it was split (issue 29), still read from here: the
 # machine, and the known values its rules read (the strategies and breakers draw from them).
@@ -46,11 +49,11 @@ class StreamRules(BlockFeed, Actors, SeqStamps):
     (``integral``).
     """
 
-    # Derived from the wire's registry (rules.py): the rules declared as this machine's, those of
-    # the checks declared there (run from the dispatch below), and the checker's bound rule.
+    # Derived from the wire's registry: the rules of the families it is put together from, those of
+    # the Check families (run from the dispatch below), and the checker's bound rule.
     rules: ClassVar[frozenset[str]] = frozenset({
-        *REGISTRY.emitted_by("StreamRules"), *(rule for check in REGISTRY.checks() for rule in check.rules),
-        "checker.limit",
+        *(rule for family in (RunEnds, SeqStamps, Actors, ToolCalls) for rule in family.rules),
+        *(rule for check in REGISTRY.checks() for rule in check.rules), "checker.limit",
     })
 
     def __init__(self) -> None:
@@ -62,8 +65,8 @@ class StreamRules(BlockFeed, Actors, SeqStamps):
             "system": self._system,
             "result": self._result,
         }
-        # The checks declared beside their rules (rules.py, REGISTRY.check) join the dispatch:
-        # with none (the rules above are all this machine's own) it is the table above, unchanged.
+        # The Check families (REGISTRY.checks()) join the dispatch: with none (every shipped rule is
+        # a family's above) it is the table above, unchanged.
         self.checks = [check() for check in REGISTRY.checks()]
         for check in self.checks:
             for kind in check.kinds:

@@ -14,8 +14,14 @@ from typing import Any
 
 from contract.core.jsonline import MAX_INT_DIGITS
 from contract.core.jsonvalue import clip, quoted
+from contract.core.rule import Level, Rule
 from contract.core.sink import Sink
 from contract.wires.stream_json import leaps
+from contract.wires.stream_json.registry import REGISTRY
+from contract.wires.stream_json.registry import SJ as _SJ
+from contract.wires.stream_json.registry import D as _D
+from contract.wires.stream_json.registry import P as _P
+from contract.wires.stream_json.registry import W as _W
 from contract.wires.stream_json.stamps import RFC3339, leap_minute, leap_place, real_day
 from contract.wires.stream_json.stamps import key as ts_key
 from contract.wires.stream_json.state import RunState
@@ -25,6 +31,64 @@ from contract.wires.stream_json.state import RunState
 SESSION_SUFFIX = re.compile(r"\S+")
 
 
+@REGISTRY.family(
+    Rule("sj.ts-format", Level.MUST, "stream-json",
+         "ts is an RFC 3339 date-time: ASCII digits, a real date, second 60 only at 23:59:60 UTC on a month's "
+         "last day",
+         f'{_SJ}, properties.ts.description: "RFC 3339 timestamp" (written: the standard the seed names); '
+         "RFC 3339 §5.6 for the grammar, §5.7 for the leap second: 'time-second may have the value 60 at the "
+         "end of months in which a leap second occurs', and in other time zones the leap second point is "
+         "shifted by the zone offset: read in UTC, 23:59:60 on a month's last day (which months had one is "
+         "sj.ts-leap-second's)",
+         basis=_W, breaker="ts_format"),
+    Rule("sj.ts-leap-second", Level.MUST, "stream-json",
+         "a second 60 at a month's end falls in a month in which a leap second occurred (the IERS table; "
+         "months after it are noted, not judged)",
+         f"{_SJ}, properties.ts.description: 'RFC 3339 timestamp'; RFC 3339 §5.7: second 60 only 'at the end "
+         "of months in which a leap second occurs' (derived: which months those are is a fact neither the "
+         "seed nor the RFC holds; the suite reads it from the IERS leap-second table, kept as data in "
+         "contract/wires/stream_json/leap_seconds.json, known through its last month; a stamp after that "
+         "passes with a note, since the table cannot tell)",
+         basis=_D, breaker="ts_leap_second"),
+    Rule("sj.seq", Level.MUST, "stream-json",
+         "seq never goes back within a run (monotonic), judged by value",
+         f'{_SJ}, description: "monotonic seq per run" (written: a seq below the one before is not monotonic; '
+         "monotonic allows a repeat, which is sj.seq-contiguous's, and the word seq, a sequence number, "
+         "counts up); the same sentence's properties.seq.description: \"gap-tolerant consumers can detect "
+         "dropped lines on relays\" is the purpose sj.seq-contiguous (derived) stands on, not this rule. "
+         "Numbers by value per JSON Schema (1.0 is 1; 2.0000000000000001 is no integer); a line rejected by "
+         "framing stands for one step; a seq beyond 4300 digits is checker.limit for that line",
+         basis=_W, breaker="seq"),
+    Rule("sj.seq-contiguous", Level.MUST, "stream-json",
+         "seq has no gap and no repeat: each line's seq is the previous line's plus one",
+         f"{_SJ}, properties.seq.description: 'monotonic per run (gap-tolerant consumers can detect dropped "
+         "lines on relays)' (derived from the stated purpose: the words write 'monotonic', not 'contiguous'; "
+         "seq reveals drops only if every line takes the next number, so a gap is a dropped line and the run as "
+         "captured is incomplete, and a repeat would hide a drop or a duplicated line). "
+         "Judged by value, a framing-rejected line standing for one step, as "
+         "sj.seq", basis=_D, breaker="seq_contiguous"),
+    Rule("sj.session", Level.MUST, "stream-json",
+         "every line's session_id starts sess_ (the milk session id form sess_...)",
+         f'{_SJ}, properties.session_id.description: "milk session id (sess_...)" (written: the prefix), on '
+         "every line's member (required on each), so each line's is judged; "
+         "what follows it is sj.session-suffix's (derived), "
+         'one "milk session id" for the whole run is sj.session-constant\'s (derived)', basis=_W, breaker="session"),
+    Rule("sj.session-suffix", Level.MUST, "stream-json",
+         "every line's session_id has an id after sess_: one or more characters, no white space",
+         f"{_SJ}, properties.session_id.description: 'milk session id (sess_...)' (derived: the ellipsis "
+         "stands for the characters of the id, so at least one follows the prefix, and an id is one token, "
+         "so none of them is white space; the words write neither, and nothing about its alphabet or length)",
+         basis=_D, breaker="session_suffix"),
+    Rule("sj.session-constant", Level.MUST, "stream-json", "one session_id for the whole run",
+         f"{_SJ}, properties.session_id.description: 'milk session id' on every line (required), and "
+         "'monotonic seq per run': derived from the structure (seq and the stream are per run of one "
+         "session, so a second id on one stream is a second session's line)", basis=_D, breaker="session_constant"),
+    Rule("sj.ts-order", Level.SHOULD, "stream-json", "ts never goes back within a run (leap seconds included)",
+         f"policy: {_SJ} orders lines by seq ('monotonic seq per run'), never by ts, and a wall clock may step "
+         "back; timestamps that go back suggest a relay reordered lines, so the suite warns (SHOULD) on them "
+         "(issue 31: an independent reading found no seed structure it follows from)",
+         basis=_P, breaker="ts_order"),
+)
 class SeqStamps(RunState):
     """The seq, session and stamp rules of ``StreamRules``, over the run's state (``RunState``)."""
 

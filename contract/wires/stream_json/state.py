@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from contract.core.rule import Check
+from contract.core.rule import Check, Family
 from contract.core.sink import Sink
 
 # A line type's handler: (the line's object, its number, the sink).
 Handler = Callable[[dict[str, Any], int, Sink], None]
 
 
-class RunState:
+class RunState(Family):
     """The run so far. The bounds are class attributes so that a test can lower one on ``StreamRules``."""
 
     # Bounds on what the machine keeps. A file can be of any size, so each one can be reached;
@@ -36,7 +36,7 @@ class RunState:
 
     # Set by StreamRules (machines.py), which builds the dispatch once the families are put together.
     by_kind: dict[str, Handler]  # line type -> its handler, the declared checks chained in
-    checks: list[Check]  # the checks declared beside their rules (rules.py, REGISTRY.check)
+    checks: list[Check]  # the Check families of the wire's registry (registry.REGISTRY.checks())
 
     def __init__(self) -> None:
         self.first = True

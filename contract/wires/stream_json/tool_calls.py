@@ -13,11 +13,55 @@ import json
 from typing import Any
 
 from contract.core.jsonvalue import clip, quoted, same_value, shown
+from contract.core.rule import Level, Rule
 from contract.core.sink import Sink
 from contract.wires.stream_json import facts as batch
+from contract.wires.stream_json.registry import REGISTRY
+from contract.wires.stream_json.registry import SJ as _SJ
+from contract.wires.stream_json.registry import D as _D
+from contract.wires.stream_json.registry import P as _P
 from contract.wires.stream_json.state import Call, RunState
 
 
+@REGISTRY.family(
+    Rule("sj.tool-result-ref", Level.MUST, "stream-json",
+         "a tool_result block names an earlier tool_use block (both on assistant or user lines)",
+         f'{_SJ}, oneOf[3].description: "tool_result blocks"; content_block.tool_use_id (structure-derived '
+         "MUST: the member is named tool_use_id, and a value that names no earlier tool_use is not a "
+         'tool_use id). Both kinds of block count where the wire carries content blocks, on assistant and '
+         "user lines (oneOf[2], oneOf[3]), either of them, and on no other line: a line of a type not known "
+         "is ignored whole (open set), its tool_use and its tool_result alike", basis=_D, breaker="tool_result_ref"),
+    Rule("sj.parent-ref", Level.MUST, "stream-json", "parent_tool_use_id names an earlier tool_use",
+         f'{_SJ}, properties.parent_tool_use_id.description: "present exactly when the actor is nested '
+         '... makes F3/F4-style tree views reconstructable" (structure-derived MUST: the member is named '
+         "parent_tool_use_id, and a tree is reconstructable only if the parent exists; "
+         '"present exactly when the actor is nested" has no rule, since a stream does not say which '
+         'actor is nested other than by this field)', basis=_D, breaker="parent_ref"),
+    Rule("sj.tool-args-reassembly", Level.MUST, "stream-json",
+         "concatenated tool_args_delta fragments are one JSON text, equal to the input of the tool_use "
+         "that completes them; no fragment after it; none left without one in a run "
+         "whose result does not say it failed",
+         f'{_SJ}, $defs.stream_payload.partial_json.description: "progressive tool-argument fragment '
+         '(AI SDK-style delta framing; consumers concatenate, no partial-JSON reassembly)" (written: '
+         "concatenation; derived: the words say how consumers reassemble, not what the result must be; the "
+         "concatenation is the tool's arguments, so it is one JSON text equal to the tool_use's input by JSON "
+         "value; repeated member names are sj.tool-args-duplicate-key). "
+         # Issue 20. The new seed words in single quotes, as sj.subtype's (contract/evolution/framing.py).
+         "When: oneOf[2].description: 'completed assistant message blocks (text | thinking | tool_use)' "
+         "(derived: the assistant line completes the call, so its fragments come before it, and a "
+         "non-empty fragment after it contradicts a completed input; an empty one changes no "
+         "concatenation); content_block.input.description: 'free-form tool arguments (tool_use)', so "
+         "fragments that no tool_use completes are the arguments of no call, unless the run failed: "
+         "properties.is_error.description: 'true when the run failed (execution error, max turns, "
+         "interruption)' (a failed run may stop mid-call: not judged, a note says so; nor a run with no "
+         "result, which sj.result-last reports; nor a call that only streamed empty fragments)",
+         basis=_D, breaker="tool_args_reassembly"),
+    Rule("sj.tool-args-duplicate-key", Level.MUST, "stream-json",
+         "the concatenated tool_args_delta fragments repeat no member name",
+         "policy, as line.duplicate-key: the seed is silent on member names in the reassembly; RFC 8259 §4 "
+         "says names SHOULD be unique and parsers disagree on which duplicate wins, so a consumer's reading "
+         "of the arguments would depend on its parser", basis=_P, breaker="tool_args_duplicate_key"),
+)
 class ToolCalls(RunState):
     """The tool-call rules of ``StreamRules``, over the run's state (``RunState``)."""
 

@@ -1,9 +1,9 @@
 """The subagent-stdio wire, completely: ``SUBAGENT_STDIO``, its one descriptor.
 
 Read-only subagent stdio observability v1: ``subagent_status`` commands in, ``response`` and
-``subagent_event`` lines out, judged as one conversation. Its rules are ``rules.py`` (each
-declared once, with the schema structure it stands on), the machines that emit them
-``machines.py``, what its goldens must show ``coverage.py``, its per-run fields
+``subagent_event`` lines out, judged as one conversation. Its rules are declared by the machines
+holding their logic (``rules.py`` gathers them, each with the schema structure it stands on),
+gathered for the descriptor by ``machines.py``; what its goldens must show ``coverage.py``, its per-run fields
 ``volatile.py``; this module holds the descriptor. Its hypothesis strategies (``strategies.py``,
 ``broken.py``) and future-compatible host variants (``future.py``) load only when asked
 (``Wire.load_strategies``, ``Wire.load_future``); its reference programs are ``host.py`` and
@@ -29,7 +29,8 @@ from contract.wires.subagent_stdio.machines import (
     UniqueKeys,
     Walked,
 )
-from contract.wires.subagent_stdio.rules import CITES, REGISTRY, RULES
+from contract.wires.subagent_stdio.registry import REGISTRY
+from contract.wires.subagent_stdio.rules import CITES, RULES
 from contract.wires.subagent_stdio.volatile import VOLATILE
 
 # -- the descriptor ---------------------------------------------------------------------------
@@ -38,7 +39,7 @@ def _machines() -> list[Machine]:
     walked = Walked()  # one quick pass over each snapshot for both walks (snapshots.Walked)
     machines: list[Machine] = [Correlation(), Envelope(), Revisions(), EventsCapability(), UniqueKeys(walked),
                                Consistency(walked)]
-    checks = [check() for check in REGISTRY.checks()]  # the rules declared with their logic (rules.py)
+    checks = [check() for check in REGISTRY.checks()]  # the Check families (Registry.family)
     return [*machines, Checks(checks)] if checks else machines
 
 

@@ -16,9 +16,12 @@ from typing import Any, ClassVar
 from contract.core.jsonline import exact_int
 from contract.core.jsonvalue import same_value
 from contract.core.reader import Record
+from contract.core.rule import Family, Level, Rule
 from contract.core.sink import Sink
 from contract.wires.subagent_stdio.lines import COMMAND, EVENT, RESPONSE, show, snapshot_of
-from contract.wires.subagent_stdio.rules import REGISTRY
+from contract.wires.subagent_stdio.registry import REGISTRY
+from contract.wires.subagent_stdio.registry import SA as _SA
+from contract.wires.subagent_stdio.registry import D as _D
 
 HOST_OUTPUT_ONLY_NOTE = (
     "sa.response-correlation not judged: the file holds no subagent_status commands "
@@ -56,7 +59,13 @@ def obj_revision(obj: dict[str, Any], where: str) -> Any:
     return node
 
 
-class Correlation:
+@REGISTRY.family(
+    Rule("sa.response-correlation", Level.MUST, "subagent-stdio",
+         "exactly one response per command, id echoed, in order",
+         f"{_SA}: $defs.command.id and $defs.response.id: command and response both carry id (structure-"
+         "derived MUST: a read-only request/response protocol)", basis=_D, breaker="response_correlation"),
+)
+class Correlation(Family):
     """sa.response-correlation (MUST): exactly one response per command, id echoed, in order.
 
     Schema words: ``$defs.command.id`` and ``$defs.response.id`` (the only field the two share),
@@ -67,7 +76,7 @@ class Correlation:
     order. Events are pushed at any time and never answer a command.
     """
 
-    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Correlation") | {LIMIT}
+    also: ClassVar[frozenset[str]] = frozenset({LIMIT})  # a bound it reached
 
     def __init__(self) -> None:
         self.pending: deque[tuple[int, Any, bool]] = deque()  # (line, id, has id)
@@ -170,7 +179,13 @@ class Correlation:
                      "found the conversation ending without it")
 
 
-class Revisions:
+@REGISTRY.family(
+    Rule("sa.revision-order", Level.MUST, "subagent-stdio",
+         "within an epoch revisions never go back; events strictly increase",
+         f"{_SA}: snapshot.epoch and snapshot.revision (structure-derived MUST: a revision counter scoped by "
+         "epoch; revisions judged by value, 3.0 is 3)", basis=_D, breaker="revision_order"),
+)
+class Revisions(Family):
     """sa.revision-order (MUST): within an epoch revisions never go back; events strictly increase.
 
     Schema words: ``snapshot.epoch`` (a non-empty string) beside ``snapshot.revision`` (an
@@ -182,7 +197,7 @@ class Revisions:
     envelope's epoch and revision (the snapshot's, when the envelope's are unusable).
     """
 
-    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Revisions") | {LIMIT}
+    also: ClassVar[frozenset[str]] = frozenset({LIMIT})  # a bound it reached
 
     def __init__(self) -> None:
         self.highest: dict[str, tuple[int, int]] = {}  # epoch key -> (revision, line)
@@ -242,7 +257,13 @@ class Revisions:
         pass
 
 
-class EventsCapability:
+@REGISTRY.family(
+    Rule("sa.events-capability", Level.MUST, "subagent-stdio",
+         "no subagent_event while capabilities.events is false",
+         f"{_SA}: snapshot.capabilities.events (structure-derived MUST: the host's own declaration)",
+         basis=_D, breaker="events_capability"),
+)
+class EventsCapability(Family):
     """sa.events-capability (MUST): no subagent_event while capabilities.events is false.
 
     Schema words: ``snapshot.capabilities.events`` (a boolean beside ``snapshot: const true``):
@@ -252,7 +273,6 @@ class EventsCapability:
     lifts it.
     """
 
-    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("EventsCapability")
 
     def __init__(self) -> None:
         self.epoch: Any = None

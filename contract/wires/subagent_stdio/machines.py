@@ -63,7 +63,7 @@ __all__ = [
 
 
 class Checks:
-    """The checks declared beside their rules (``rules.py``, ``REGISTRY.check``), fed by line type.
+    """The ``Check`` families of the registry (``Registry.family``), fed by line type.
 
     One machine for all of them, built only when there is one (``_machines``): each object line
     goes to the checks that name its type, in declaration order.

@@ -12,14 +12,17 @@ shared by both (``Walked``) did not prove there is nothing to report. The rules 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 from contract.core.jsonline import exact_int
 from contract.core.jsonvalue import clip, quoted, same_value
 from contract.core.reader import Record
+from contract.core.rule import Family, Level, Rule
 from contract.core.sink import Sink
 from contract.wires.subagent_stdio.lines import EVENT, show, snapshot_of
-from contract.wires.subagent_stdio.rules import REGISTRY
+from contract.wires.subagent_stdio.registry import REGISTRY
+from contract.wires.subagent_stdio.registry import SA as _SA
+from contract.wires.subagent_stdio.registry import D as _D
 
 # Node statuses that name a finished run that worked, and one that did not (sa.outcome).
 SUCCEEDED = frozenset({"complete", "completed"})
@@ -229,7 +232,13 @@ def _outcome_holds(status: Any, outcome: dict[str, Any]) -> bool:
     return code is None or (type(code) is int and code == 0)
 
 
-class Envelope:
+@REGISTRY.family(
+    Rule("sa.event-envelope", Level.MUST, "subagent-stdio",
+         "an event's sessionId, epoch and revision equal its snapshot's",
+         f"{_SA}: $defs.event repeats sessionId, epoch and revision beside $defs.event.snapshot "
+         "(structure-derived MUST: the envelope restates its snapshot)", basis=_D, breaker="event_envelope"),
+)
+class Envelope(Family):
     """sa.event-envelope (MUST): an event's sessionId, epoch and revision equal its snapshot's.
 
     Schema words: ``$defs.event`` requires ``sessionId``, ``epoch`` and ``revision`` beside
@@ -238,7 +247,6 @@ class Envelope:
     which is only sound when the two agree.
     """
 
-    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Envelope")
 
     FIELDS = ("sessionId", "epoch", "revision")
 
@@ -261,7 +269,13 @@ class Envelope:
         pass
 
 
-class UniqueKeys:
+@REGISTRY.family(
+    Rule("sa.unique-keys", Level.MUST, "subagent-stdio", "sibling node keys and fleet entry keys are unique",
+         f"{_SA}: node.key and fleet.entries[].key are identifiers (pattern ^[^/\\\\\\r\\n]+$; structure-derived "
+         "MUST: key, runId and workflowId patterns forbid / and \\\\, so keys are path segments and "
+         "siblings must be unique)", basis=_D, breaker="unique_keys"),
+)
+class UniqueKeys(Family):
     """sa.unique-keys (MUST): sibling node keys and fleet entry keys are unique.
 
     Schema words: ``node.key`` and ``fleet.entries[].key`` are required identifiers with the
@@ -270,7 +284,6 @@ class UniqueKeys:
     when siblings differ. Checked at every level of the tree and across fleet entries.
     """
 
-    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("UniqueKeys")
 
     def __init__(self, walked: Walked | None = None) -> None:
         self.walked = walked or Walked()  # shared with Consistency by the descriptor (_machines)
@@ -316,7 +329,27 @@ class UniqueKeys:
         pass
 
 
-class Consistency:
+@REGISTRY.family(
+    Rule("sa.fleet-counts", Level.SHOULD, "subagent-stdio",
+         "fleet.totalActive is at least the entries listed, and omitted covers the rest",
+         f"inferred from {_SA}: fleet.entries (maxItems 16), fleet.totalActive, fleet.omitted",
+         basis=_D, breaker="fleet_counts"),
+    Rule("sa.capacity", Level.SHOULD, "subagent-stdio", "topLevelAsyncCapacity.used does not exceed limit",
+         f"inferred from {_SA}: fleet.topLevelAsyncCapacity.used / limit", basis=_D, breaker="capacity"),
+    Rule("sa.tokens-total", Level.SHOULD, "subagent-stdio", "tokens.total equals input + output",
+         f"inferred from {_SA}: $defs.tokens input, output, total", basis=_D, breaker="tokens_total"),
+    Rule("sa.node-times", Level.SHOULD, "subagent-stdio",
+         "startedAt <= updatedAt <= endedAt, and observedAt not before startedAt",
+         f"inferred from {_SA}: node.startedAt, updatedAt, endedAt, processTerminal.observedAt",
+         basis=_D, breaker="node_times"),
+    Rule("sa.outcome", Level.SHOULD, "subagent-stdio",
+         "outcome.status agrees with the node status; success agrees with the status and exitCode",
+         f"inferred from {_SA}: node.outcome.status repeats the node status enum", basis=_D, breaker="outcome"),
+    Rule("sa.unavailable", Level.SHOULD, "subagent-stdio",
+         "available false comes with an empty fleet and no runs (none omitted either)",
+         f"inferred from {_SA}: snapshot.available", basis=_D, breaker="unavailable"),
+)
+class Consistency(Family):
     """The SHOULD set, each inferred from the schema's structure (it has no descriptions).
 
     * sa.fleet-counts: ``fleet.entries`` is capped (``maxItems: 16``) and ``fleet.omitted`` sits
@@ -337,7 +370,6 @@ class Consistency:
       ``totalActive`` and ``omitted`` 0.
     """
 
-    rules: ClassVar[frozenset[str]] = REGISTRY.emitted_by("Consistency")
 
     def __init__(self, walked: Walked | None = None) -> None:
         self.walked = walked or Walked()  # shared with UniqueKeys by the descriptor (_machines)

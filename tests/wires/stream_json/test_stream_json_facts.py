@@ -178,7 +178,7 @@ def _with_a_declared_check(monkeypatch: pytest.MonkeyPatch) -> None:
                 basis=Basis.DERIVED)
     monkeypatch.setitem(CATALOG, rule.id, rule)  # the report knows it, as once declared in rules.py
 
-    @registry.check(rule)
+    @registry.family(rule)
     class ToolUseUnique(Check):
         kinds = ("assistant",)
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from contract.strategies._common import dump, ident, json_objects, text
 from contract.wires.base import Strategies
+from contract.wires.stream_json import rules as _rules  # noqa: F401  # every family declared
 from contract.wires.stream_json.kit.strategies import (
     PARTIAL,
     TASKS,
@@ -28,7 +29,7 @@ from contract.wires.stream_json.kit.strategies import (
     transcripts,
 )
 from contract.wires.stream_json.machines import RESULT_IS_ERROR, USAGE_KEYS
-from contract.wires.stream_json.rules import REGISTRY
+from contract.wires.stream_json.registry import REGISTRY
 
 # Rules that necessarily fire with the one broken, and why.
 ALSO: dict[str, frozenset[str]] = {

@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from contract.wires.base import Strategies
+from contract.wires.subagent_stdio import rules as _rules  # noqa: F401  # every family declared
 from contract.wires.subagent_stdio.kit.strategies import (
     Line,
     command,
@@ -29,7 +30,7 @@ from contract.wires.subagent_stdio.kit.strategies import (
     transcripts,
     unseen_epoch,
 )
-from contract.wires.subagent_stdio.rules import REGISTRY
+from contract.wires.subagent_stdio.registry import REGISTRY
 
 # Rules that necessarily fire with the one broken, and why. None on this wire: every breaker
 # appends or edits so that the other rules keep holding.
