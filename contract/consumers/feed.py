@@ -197,6 +197,7 @@ class Search:
         self.shrink_cut = False
         self.failures: dict[bytes, tuple[Any, Outcome, Any]] = {}
         self.verdicts: dict[bytes, bool] = {}
+        self.broke = False  # the search broke or varied nothing (``hunt``): a checker.internal finding, no pass
 
     def __call__(self, variant: Any) -> bool:
         key = variant.data
@@ -228,6 +229,32 @@ class Search:
         if not self.failures:
             return None
         return min(self.failures.values(), key=lambda f: (len(f[0].changes), len(f[0].data)))
+
+    def hunt(self, strategy: Any, seed: int, report: Report, name: str) -> tuple[Any, Outcome, Any] | None:
+        """Let hypothesis draw from ``strategy`` (seeded by ``seed``) until a variant fails, then shrink
+        it within the budget; the smallest failing (variant, outcome, findings), or None.
+
+        Fail closed: a search that broke with nothing failing, or that varied nothing, is a
+        ``checker.internal`` finding on ``report`` (``broke`` is then True), never a pass."""
+        from hypothesis import HealthCheck, Phase, find, settings
+        from hypothesis.errors import NoSuchExample
+
+        shape = settings(max_examples=self.examples, deadline=None, database=None, derandomize=False,
+                         suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
+        answer = None
+        trouble: Exception | None = None
+        try:
+            answer = find(strategy, self, settings=shape, random=random.Random(seed))
+        except (NoSuchExample, ShrinkSpent):
+            pass
+        except Exception as exc:  # hypothesis gave up: what was held still counts, and a search that broke is no pass
+            trouble = exc
+        found = self.smallest(answer)
+        if found is None and (trouble is not None or self.searched == 0):
+            # nothing was varied: no pass can be claimed for --future
+            internal(report, "future-variant search", trouble or RuntimeError(f"no variant of {name} was generated"))
+            self.broke = True
+        return found
 
 
 def fed_wire(wire: Wire | str | None = None) -> str:
@@ -369,9 +396,6 @@ def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
 
 def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: Any, data: bytes,
                    options: dict[str, Any], expect: Expectation, examples: int, shrink_seconds: float) -> None:
-    from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import NoSuchExample
-
     future = golden.descriptor.load_future()
     if future is None:
         out.note(f"{golden.name}: the {golden.wire} wire has no future variants (Wire.future)")
@@ -391,23 +415,9 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
         return outcome, judge(outcome, variant.data, expect, label)
 
     search = Search(run, examples, shrink_seconds)
-    shape = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-                     suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
-    answer = None
-    trouble: Exception | None = None
-    try:
-        answer = find(strategy, search, settings=shape, random=random.Random(result.seed))
-    except (NoSuchExample, ShrinkSpent):
-        pass
-    except Exception as exc:  # hypothesis gave up: what was held still counts, and a search that broke is no pass
-        trouble = exc
-    found = search.smallest(answer)
+    found = search.hunt(strategy, result.seed, result.report, golden.name)
     if found is None:
-        if trouble is not None:
-            internal(result.report, "future-variant search", trouble)
-            return
-        if search.searched == 0:  # nothing was varied: no pass can be claimed for --future
-            internal(result.report, "future-variant search", RuntimeError(f"no variant of {golden.name} was generated"))
+        if search.broke:
             return
         out.note(f"{golden.name}: the golden and {search.searched} future variants accepted (seed {result.seed})"
                  + (f"; {examples - search.searched} generated variants repeated earlier ones and were not fed again"
