@@ -319,7 +319,7 @@ def feed_stream(
             # with future, the golden is the control of its variants: failed, they are not fed
             label = (control_label(golden.name, "its future variants") if future
                      else f"the golden {textsafe.text(golden.name)}")
-            findings = judge(outcome, data, expect, label, golden=True)
+            findings = judge(outcome, data, expect, label, golden=True, wire=golden.wire)
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
             if future and not findings:
@@ -368,7 +368,7 @@ def controls(feed: Feed, argv: Sequence[str], goldens: Sequence[Any], options: d
         stopped = feed.held(outcome)
         if stopped is not None:
             return stopped
-        findings = judge(outcome, data, expect, control_label(golden.name, what), golden=True)
+        findings = judge(outcome, data, expect, control_label(golden.name, what), golden=True, wire=golden.wire)
         _record(feed.result, feed.out, Failure(golden.name, f"{golden.name} (control)",
                                                "the golden as recorded, fed as the control", data, outcome,
                                                findings))
@@ -412,7 +412,7 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
         result.streams += 1
         result.report.lines += outcome.lines
         label = f"{textsafe.text(variant.name)} ({textsafe.text(clip(variant.describe(), 400))})"
-        return outcome, judge(outcome, variant.data, expect, label)
+        return outcome, judge(outcome, variant.data, expect, label, wire=golden.wire)
 
     search = Search(run, examples, shrink_seconds)
     found = search.hunt(strategy, result.seed, result.report, golden.name)

@@ -260,6 +260,41 @@ class Capabilities:
 
 
 @dataclass(frozen=True)
+class Hints:
+    """The wire's lines as the hints of the generic live rules name them (``contract.live.timeline``):
+    ``opening``, the line a run starts with (run.first-line); ``progress``, the line a producer writes
+    to show it is alive during long work (run.stall). The defaults name no line type."""
+
+    opening: str = "the first line"
+    progress: str = "progress lines"
+
+
+@dataclass(frozen=True)
+class Feeds:
+    """What ``feed --broken`` and ``feed --transport`` make of a stream wire's goldens (built by the
+    module ``Wire.feeds`` names, in the wire's kit).
+
+    ``--broken`` (``contract.consumers.broken_feed``): ``kinds`` maps each broken kind to (what it is,
+    the public thread it comes from, the producer's exit status); ``streams(lines)`` cuts a golden's
+    object lines (at least ``min_lines``) into one stream per kind, in ``kinds``' order; ``failed`` is
+    the pointer into the terminal line that says the run failed, the member a consumer's report must
+    map (``--expect-json``), and ``honest`` the hint of ``consumer.dishonest``. ``--transport``
+    (``contract.consumers.transport``): ``padding`` is the member a conformant line may carry
+    provider detail in, added to the line ``padded_line`` (0-based) to make long lines. ``golden``:
+    the one fed when no ``--scenario`` is given.
+    """
+
+    golden: str
+    min_lines: int
+    kinds: Mapping[str, tuple[str, str, int]]
+    streams: Callable[[list[bytes]], dict[str, bytes]]
+    failed: str
+    honest: str
+    padding: str
+    padded_line: int
+
+
+@dataclass(frozen=True)
 class Wire:
     """One wire, completely: everything milk-contract needs to check, run, record and generate it."""
 
@@ -324,6 +359,11 @@ class Wire:
     # What a run declares it can do (its init line's capabilities) and the rules each one gates
     # (``contract.rules.requirements``: not applicable when undeclared), or None when the wire has none.
     capabilities: Capabilities | None = None
+    # The wire's lines named in the hints of the generic live rules (run.first-line, run.stall).
+    hints: Hints = Hints()
+    # The module whose ``FEEDS`` says how ``feed --broken`` and ``--transport`` make streams of the
+    # wire's goldens (``Feeds``), if they can: a name, imported only by ``load_feeds``.
+    feeds: str | None = None
 
     @property
     def schema_path(self) -> Path:
@@ -344,6 +384,15 @@ class Wire:
         found = importlib.import_module(self.strategies).STRATEGIES
         if not isinstance(found, Strategies):
             raise TypeError(f"{self.strategies}.STRATEGIES is not a Strategies")
+        return found
+
+    def load_feeds(self) -> Feeds | None:
+        """How ``feed --broken`` and ``--transport`` make the wire's streams, or None when they cannot."""
+        if self.feeds is None:
+            return None
+        found = importlib.import_module(self.feeds).FEEDS
+        if not isinstance(found, Feeds):
+            raise TypeError(f"{self.feeds}.FEEDS is not a Feeds")
         return found
 
     def load_future(self) -> Future | None:
