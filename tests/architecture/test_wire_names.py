@@ -33,6 +33,8 @@ ROOT = CHECKOUT / "contract"
 _ALIAS = "a public alias ({where}: python -m contract.reference.{name}) running contract/wires/{wire}/kit/{module}.py"
 ALLOWED: dict[str, str] = {
     "wires/__init__.py": "the registry: one import and one entry per wire",
+    "wires/stream_json/kit/cases/framing.py": "a line.ansi case's description (tests/cases/line/line.ansi.json): "
+                                              "on a stream-json stream a line of the other wire's type is no exception",
     "reference/stream_json_emitter.py": _ALIAS.format(where="README, docs/milk-ci.md; Wire.reference",
                                                       name="stream_json_emitter", wire="stream_json", module="emitter"),
     "reference/stream_json_consumer.py": _ALIAS.format(where="README, docs/consumers.md", name="stream_json_consumer",
