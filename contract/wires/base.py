@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum, StrEnum
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from contract.core.reader import Record
 from contract.core.resources import data_dir
@@ -28,6 +28,7 @@ from contract.core.rule import Basis, Rule
 from contract.core.sink import Sink
 
 Line = dict[str, Any]
+_T = TypeVar("_T")
 Edge = Callable[[list[Line]], bool]  # a coverage edge: does this transcript show the shape?
 Segment = str | int  # one step of a path into a line: a member name or an array index
 
@@ -381,25 +382,24 @@ class Wire:
 
     def load_strategies(self) -> Strategies:
         """The wire's hypothesis strategies (imports hypothesis)."""
-        found = importlib.import_module(self.strategies).STRATEGIES
-        if not isinstance(found, Strategies):
-            raise TypeError(f"{self.strategies}.STRATEGIES is not a Strategies")
-        return found
+        return _loaded(self.strategies, "STRATEGIES", Strategies)
 
     def load_feeds(self) -> Feeds | None:
         """How ``feed --broken`` and ``--transport`` make the wire's streams, or None when they cannot."""
         if self.feeds is None:
             return None
-        found = importlib.import_module(self.feeds).FEEDS
-        if not isinstance(found, Feeds):
-            raise TypeError(f"{self.feeds}.FEEDS is not a Feeds")
-        return found
+        return _loaded(self.feeds, "FEEDS", Feeds)
 
     def load_future(self) -> Future | None:
         """The wire's future-compatible variants (imports hypothesis), or None when it has none."""
         if self.future is None:
             return None
-        found = importlib.import_module(self.future).FUTURE
-        if not isinstance(found, Future):
-            raise TypeError(f"{self.future}.FUTURE is not a Future")
-        return found
+        return _loaded(self.future, "FUTURE", Future)
+
+
+def _loaded(module: str, name: str, kind: type[_T]) -> _T:
+    """``module.name``, imported only now (what a ``Wire`` names lazily), checked to be a ``kind``."""
+    found = getattr(importlib.import_module(module), name)
+    if not isinstance(found, kind):
+        raise TypeError(f"{module}.{name} is not a {kind.__name__}")
+    return found
