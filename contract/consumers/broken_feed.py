@@ -182,7 +182,8 @@ def feed_broken(
     member = is_error_member(members, name)
     chosen = _chosen(goldens, name, feeds)
     if not broken_streams(chosen, name):
-        raise BrokenUsage(f"no golden fed has the {feeds.min_lines} lines a broken stream is cut from")
+        raise BrokenUsage(f"no golden fed has the {textsafe.counted(feeds.min_lines, 'line')} a broken stream "
+                          "is cut from")
     feed = Feed(list(argv), seed, name)
     feed.result.broken = True
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}

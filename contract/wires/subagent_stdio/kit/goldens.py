@@ -204,8 +204,8 @@ def sa_terminal_states() -> Host:
 def sa_truncated() -> Host:
     host = Host(SESSION, "ep-91d5e7f0", 212, events=False)
     shards = [node(f"shard-{n}", "running", agent="tester", startedAt=at(300 + n),
-                   updatedAt=at(330 + n), progress=f"shard {n}: {40 + n} tests run")
-              for n in (1, 2)]
+                   updatedAt=at(330 + n), progress=f"shard {n}: {run} tests run")
+              for n, run in ((1, 41), (2, 42))]
     host.runs = [
         node("test-matrix", "running", *shards, omitted=6, runId="run_01JDXP0A",
              agent="release-manager", startedAt=at(299), updatedAt=at(333),
