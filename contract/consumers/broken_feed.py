@@ -20,11 +20,13 @@ exist, ``sh -c 'exit 3'``) is reported for that, and no broken stream of that go
 non-zero exit there would pass for an honest ending). The producer's exit status is part of some
 cases' story (exit 0 with an empty stream) but a consumer reading a pipe never sees it, so it is stated, not delivered.
 Each broken stream is also a vector (``contract.consumers.vectors``, group ``must-not-succeed``).
+Which broken streams a wire has, and how they are cut from its lines, is the wire's (``Wire.feeds``,
+in its kit); this module feeds and judges them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,20 +43,17 @@ from contract.consumers.feed import (
     Finding,
     Outcome,
     controls,
+    fed_wire,
     hold,
     record,
 )
-from contract.consumers.feed import WIRE as FEED_WIRE
 from contract.core import textsafe
 from contract.core.jsonvalue import clip
 from contract.live.harness import describe_status
+from contract.wires import Wire, resolve
+from contract.wires.base import Feeds
 
 RULES = frozenset({"consumer.dishonest"})
-WIRE = FEED_WIRE  # the stream wire (contract.consumers.feed)
-DEFAULT_GOLDEN = "tool_calls"  # long enough to be cut in the middle, a success result to contradict
-IS_ERROR = "/is_error"
-MIN_LINES = 3  # init, something, result: a shorter run cannot be cut in its middle
-BANNER = b"Update available: milk 0.43.0 -> run `milk update` to install\n"
 
 
 class BrokenUsage(ValueError):
@@ -74,96 +73,52 @@ class Broken:
     producer_status: int = 0  # not delivered: a consumer reading a pipe never sees it
 
 
-# kind -> (what it is, where it comes from, the producer's exit status)
-KINDS: dict[str, tuple[str, str, int]] = {
-    "cut-mid-run-exit-0": ("the run cut after half its lines, at a line's end; the producer exited 0",
-                           "anthropics/claude-code#8126 (no result line)", 0),
-    "cut-mid-run-exit-1": ("the run cut in the middle of a line; the producer exited 1",
-                           "anthropics/claude-code#8126 (no result line)", 1),
-    "no-result": ("every line but the result line", "anthropics/claude-code#8126", 0),
-    "empty-exit-0": ("an empty stream; the producer exited 0", "PerryTS/perry#9400", 0),
-    "result-cut-mid-line": ("the result line cut in its middle, no end of line",
-                            "oven-sh/bun#21516 (a line truncated at a read boundary)", 0),
-    "result-then-more": ("the result line followed by another line",
-                         "the seed's framing: exactly one terminal result last", 0),
-    "success-is-error": ('the result subtype "success" with is_error true', "anthropics/claude-code#79500", 0),
-    "error-subtype-not-error": ('the result subtype "error_during_execution" with is_error false; the producer '
-                                "exited 0", "anthropics/claude-code#79500", 0),
-    "banner": ("a banner that is not JSON on stdout before the run",
-               "the seed's framing: one UTF-8 JSON object per line", 0),
-}
+def feeds_of(wire: Wire | str | None = None) -> tuple[str, Feeds]:
+    """The fed wire's name (by default the registry's first stream wire) and how its streams are made
+    (``Wire.feeds``); BrokenUsage when it has none."""
+    descriptor = resolve(wire if wire is not None else fed_wire())
+    feeds = descriptor.load_feeds()
+    if feeds is None:
+        raise BrokenUsage(f"{descriptor.name} has no broken or transport streams of its own (Wire.feeds)")
+    return descriptor.name, feeds
 
 
-def _lf(lines: Iterable[bytes]) -> bytes:
-    return b"".join(line + b"\n" for line in lines)
-
-
-def _result_with(result: bytes, **members: Any) -> bytes:
-    line = orjson.loads(result)
-    line.update(members)
-    return orjson.dumps(line)
-
-
-def _after(lines: list[bytes]) -> bytes:
-    """A copy of the line before the result, numbered after the result (a line past the end)."""
-    line = orjson.loads(lines[-2])
-    result = orjson.loads(lines[-1])
-    if type(result.get("seq")) is int:
-        line["seq"] = result["seq"] + 1
-    return orjson.dumps(line)
-
-
-def _streams(lines: list[bytes]) -> dict[str, bytes]:
-    half = max(1, len(lines) // 2)
-    body, result = lines[:-1], lines[-1]
-    middle = lines[min(half, len(lines) - 1)]
-    return {
-        "cut-mid-run-exit-0": _lf(lines[:half]),
-        "cut-mid-run-exit-1": _lf(lines[:half]) + middle[: len(middle) // 2],
-        "no-result": _lf(body),
-        "empty-exit-0": b"",
-        "result-cut-mid-line": _lf(body) + result[: len(result) // 2],
-        "result-then-more": _lf([*lines, _after(lines)]),
-        "success-is-error": _lf([*body, _result_with(result, subtype="success", is_error=True)]),
-        "error-subtype-not-error": _lf([*body, _result_with(result, subtype="error_during_execution",
-                                                             is_error=False)]),
-        "banner": BANNER + _lf(lines),
-    }
-
-
-def _chosen(goldens: Sequence[Any] | None) -> list[Any]:
+def _chosen(goldens: Sequence[Any] | None, wire: str, feeds: Feeds) -> list[Any]:
     from contract.goldens.store import load
 
-    return list(goldens) if goldens is not None else [load(WIRE, DEFAULT_GOLDEN)]
+    return list(goldens) if goldens is not None else [load(wire, feeds.golden)]
 
 
 def _lines(golden: Any) -> list[bytes]:
     return [raw for raw in golden.data().split(b"\n") if raw.strip()]
 
 
-def broken_streams(goldens: Sequence[Any] | None = None) -> list[Broken]:
-    """Every broken stream made from each golden (by default the one ``DEFAULT_GOLDEN``)."""
+def broken_streams(goldens: Sequence[Any] | None = None, wire: Wire | str | None = None) -> list[Broken]:
+    """Every broken stream made from each golden of ``wire`` (by default its ``Feeds.golden``)."""
+    name, feeds = feeds_of(wire)
     found: list[Broken] = []
-    for golden in _chosen(goldens):
+    for golden in _chosen(goldens, name, feeds):
         lines = _lines(golden)
-        if len(lines) < MIN_LINES:  # init, something, result: a shorter run cannot be cut in its middle
+        if len(lines) < feeds.min_lines:  # a shorter run cannot be cut in its middle
             continue
-        for kind, data in _streams(lines).items():
-            what, source, status = KINDS[kind]
-            found.append(Broken(WIRE, f"{golden.name}-{kind}", kind, f"{what} (from the golden {golden.name})",
+        for kind, data in feeds.streams(lines).items():
+            what, source, status = feeds.kinds[kind]
+            found.append(Broken(name, f"{golden.name}-{kind}", kind, f"{what} (from the golden {golden.name})",
                                 source, data, status))
     return found
 
 
-def is_error_member(members: Mapping[str, str] | None) -> str | None:
-    """The member of an ``--expect-json`` contract that reports ``/is_error``; BrokenUsage when
-    a contract is given without one (honesty could not be read from it)."""
+def is_error_member(members: Mapping[str, str] | None, wire: Wire | str | None = None) -> str | None:
+    """The member of an ``--expect-json`` contract that reports the run failed (``Feeds.failed``,
+    ``/is_error`` on stream-json); BrokenUsage when a contract is given without one (honesty could not
+    be read from it)."""
     if members is None:
         return None
+    failed = feeds_of(wire)[1].failed
     for name, pointer in members.items():
-        if pointer == IS_ERROR:
+        if pointer == failed:
             return name
-    raise BrokenUsage(f"--broken reads the consumer's reported state from the member it maps to {IS_ERROR}: "
+    raise BrokenUsage(f"--broken reads the consumer's reported state from the member it maps to {failed}: "
                       "--expect-json names none")
 
 
@@ -175,9 +130,9 @@ def _report(stdout: bytes) -> Any:
         return None
 
 
-def judge_broken(outcome: Outcome, member: str | None, label: str) -> list[Finding]:
-    """The findings on a consumer fed one broken stream; ``member``: the one reporting is_error
-    (``--expect-json``), or None (the exit status is then the consumer's report)."""
+def judge_broken(outcome: Outcome, member: str | None, label: str, wire: Wire | str | None = None) -> list[Finding]:
+    """The findings on a consumer fed one broken stream of ``wire``; ``member``: the one reporting the
+    run failed (``--expect-json``), or None (the exit status is then the consumer's report)."""
     tail = outcome.stderr.strip().splitlines()
     said = f"; its stderr ends: {textsafe.text(clip(tail[-1], 300))}" if tail else ""
     if outcome.hung:
@@ -192,7 +147,7 @@ def judge_broken(outcome: Outcome, member: str | None, label: str) -> list[Findi
         if outcome.status == 0:
             return [Finding("consumer.dishonest", f"expected a non-zero exit status on {label} (it is not a whole "
                             f"run), found exit status 0, which a caller reads as success{said}",
-                            "exit non-zero when the stream ends without one result line last, or is not JSON")]
+                            "exit non-zero when the stream is not a whole run, or is not JSON")]
         return []
     report = _report(outcome.stdout)
     value = report.get(member, ...) if isinstance(report, dict) else ...
@@ -206,8 +161,7 @@ def judge_broken(outcome: Outcome, member: str | None, label: str) -> list[Findi
     return [Finding("consumer.dishonest", f"expected the consumer's report on {label} to say the run failed or is "
                     f"incomplete ({textsafe.text(clip(member))} true or null), found {found} and "
                     f"{describe_status(outcome.status or 0)}{said}",
-                    "report is_error null (not known) when the stream has no single result line last, and "
-                    "true when the result says the run failed")]
+                    feeds_of(wire)[1].honest)]
 
 
 def feed_broken(
@@ -220,24 +174,28 @@ def feed_broken(
     pace: float = DEFAULT_PACE,
     pty: bool = False,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    wire: Wire | str | None = None,
 ) -> FeedResult:
-    """Feed the consumer every broken stream; the verdict. BrokenUsage for a contract without is_error."""
-    member = is_error_member(members)
-    chosen = _chosen(goldens)
-    if not broken_streams(chosen):
-        raise BrokenUsage("no golden fed has the three lines a broken stream is cut from")
-    feed = Feed(list(argv), seed, WIRE)
+    """Feed the consumer every broken stream of ``wire`` (by default the registry's first stream wire);
+    the verdict. BrokenUsage for a contract without the member that says the run failed."""
+    name, feeds = feeds_of(wire)
+    member = is_error_member(members, name)
+    chosen = _chosen(goldens, name, feeds)
+    if not broken_streams(chosen, name):
+        raise BrokenUsage(f"no golden fed has the {textsafe.counted(feeds.min_lines, 'line')} a broken stream "
+                          "is cut from")
+    feed = Feed(list(argv), seed, name)
     feed.result.broken = True
     options: dict[str, Any] = {"timeout": timeout, "pace": pace, "pty": pty, "max_output_bytes": max_output_bytes}
     expect = Expectation(None, dict(members) if members is not None else None)
     judged: tuple[str, ...] = ("consumer.early-exit", *(("consumer.output",) if expect.given else ()))
     with feed.guarded("consumer", "broken-stream feeder"):
         # the control: each golden as recorded first; only the goldens it passed give broken streams
-        passed = controls(feed, argv, [g for g in chosen if len(_lines(g)) >= MIN_LINES], options, expect,
+        passed = controls(feed, argv, [g for g in chosen if len(_lines(g)) >= feeds.min_lines], options, expect,
                           "its broken streams")
         if isinstance(passed, FeedResult):
             return passed
-        streams = broken_streams(passed)
+        streams = broken_streams(passed, name)
         if streams:
             judged += ("consumer.dishonest",)
         for broken in streams:
@@ -247,12 +205,12 @@ def feed_broken(
             if stopped is not None:
                 return stopped
             label = f"the broken stream {textsafe.text(broken.name)} ({textsafe.text(broken.kind)})"
-            findings = judge_broken(outcome, member, label)
+            findings = judge_broken(outcome, member, label, name)
             record(feed.result, feed.out, Failure(broken.name, broken.name,
                                                   f"{broken.description}; from {broken.source}", broken.data,
                                                   outcome, findings))
     return feed.end(*judged)
 
 
-__all__ = ["KINDS", "RULES", "Broken", "BrokenUsage", "broken_streams", "feed_broken", "is_error_member",
+__all__ = ["RULES", "Broken", "BrokenUsage", "broken_streams", "feed_broken", "feeds_of", "is_error_member",
            "judge_broken"]

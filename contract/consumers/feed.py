@@ -197,6 +197,7 @@ class Search:
         self.shrink_cut = False
         self.failures: dict[bytes, tuple[Any, Outcome, Any]] = {}
         self.verdicts: dict[bytes, bool] = {}
+        self.broke = False  # the search broke or varied nothing (``hunt``): a checker.internal finding, no pass
 
     def __call__(self, variant: Any) -> bool:
         key = variant.data
@@ -228,6 +229,32 @@ class Search:
         if not self.failures:
             return None
         return min(self.failures.values(), key=lambda f: (len(f[0].changes), len(f[0].data)))
+
+    def hunt(self, strategy: Any, seed: int, report: Report, name: str) -> tuple[Any, Outcome, Any] | None:
+        """Let hypothesis draw from ``strategy`` (seeded by ``seed``) until a variant fails, then shrink
+        it within the budget; the smallest failing (variant, outcome, findings), or None.
+
+        Fail closed: a search that broke with nothing failing, or that varied nothing, is a
+        ``checker.internal`` finding on ``report`` (``broke`` is then True), never a pass."""
+        from hypothesis import HealthCheck, Phase, find, settings
+        from hypothesis.errors import NoSuchExample
+
+        shape = settings(max_examples=self.examples, deadline=None, database=None, derandomize=False,
+                         suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
+        answer = None
+        trouble: Exception | None = None
+        try:
+            answer = find(strategy, self, settings=shape, random=random.Random(seed))
+        except (NoSuchExample, ShrinkSpent):
+            pass
+        except Exception as exc:  # hypothesis gave up: what was held still counts, and a search that broke is no pass
+            trouble = exc
+        found = self.smallest(answer)
+        if found is None and (trouble is not None or self.searched == 0):
+            # nothing was varied: no pass can be claimed for --future
+            internal(report, "future-variant search", trouble or RuntimeError(f"no variant of {name} was generated"))
+            self.broke = True
+        return found
 
 
 def fed_wire(wire: Wire | str | None = None) -> str:
@@ -292,7 +319,7 @@ def feed_stream(
             # with future, the golden is the control of its variants: failed, they are not fed
             label = (control_label(golden.name, "its future variants") if future
                      else f"the golden {textsafe.text(golden.name)}")
-            findings = judge(outcome, data, expect, label, golden=True)
+            findings = judge(outcome, data, expect, label, golden=True, wire=golden.wire)
             _record(result, out, Failure(golden.name, golden.name, "the golden as recorded", data, outcome,
                                          findings))
             if future and not findings:
@@ -341,7 +368,7 @@ def controls(feed: Feed, argv: Sequence[str], goldens: Sequence[Any], options: d
         stopped = feed.held(outcome)
         if stopped is not None:
             return stopped
-        findings = judge(outcome, data, expect, control_label(golden.name, what), golden=True)
+        findings = judge(outcome, data, expect, control_label(golden.name, what), golden=True, wire=golden.wire)
         _record(feed.result, feed.out, Failure(golden.name, f"{golden.name} (control)",
                                                "the golden as recorded, fed as the control", data, outcome,
                                                findings))
@@ -369,9 +396,6 @@ def note_failure(out: Collector, failure: Failure, saved: bool) -> None:
 
 def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: Any, data: bytes,
                    options: dict[str, Any], expect: Expectation, examples: int, shrink_seconds: float) -> None:
-    from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import NoSuchExample
-
     future = golden.descriptor.load_future()
     if future is None:
         out.note(f"{golden.name}: the {golden.wire} wire has no future variants (Wire.future)")
@@ -388,26 +412,12 @@ def _search_future(result: FeedResult, out: Collector, argv: list[str], golden: 
         result.streams += 1
         result.report.lines += outcome.lines
         label = f"{textsafe.text(variant.name)} ({textsafe.text(clip(variant.describe(), 400))})"
-        return outcome, judge(outcome, variant.data, expect, label)
+        return outcome, judge(outcome, variant.data, expect, label, wire=golden.wire)
 
     search = Search(run, examples, shrink_seconds)
-    shape = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-                     suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
-    answer = None
-    trouble: Exception | None = None
-    try:
-        answer = find(strategy, search, settings=shape, random=random.Random(result.seed))
-    except (NoSuchExample, ShrinkSpent):
-        pass
-    except Exception as exc:  # hypothesis gave up: what was held still counts, and a search that broke is no pass
-        trouble = exc
-    found = search.smallest(answer)
+    found = search.hunt(strategy, result.seed, result.report, golden.name)
     if found is None:
-        if trouble is not None:
-            internal(result.report, "future-variant search", trouble)
-            return
-        if search.searched == 0:  # nothing was varied: no pass can be claimed for --future
-            internal(result.report, "future-variant search", RuntimeError(f"no variant of {golden.name} was generated"))
+        if search.broke:
             return
         out.note(f"{golden.name}: the golden and {search.searched} future variants accepted (seed {result.seed})"
                  + (f"; {examples - search.searched} generated variants repeated earlier ones and were not fed again"

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import copy
 import queue
-import random
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -56,7 +55,6 @@ from contract.consumers.feed import (
     Finding,
     Outcome,
     Search,
-    ShrinkSpent,
     control_label,
     note_failure,
 )
@@ -70,7 +68,6 @@ from contract.live.harness import (
     Process,
     StartError,
     describe_status,
-    internal,
 )
 from contract.live.plan import dialogue
 from contract.rules.catalog import CATALOG
@@ -475,9 +472,6 @@ class _Candidate:
 
 def _search(result: FeedResult, out: Collector, wire: Wire, name: str, script: HostScript, hold: Any,
             examples: int, shrink_seconds: float) -> None:
-    from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import NoSuchExample
-
     future = wire.load_future()
     if future is None:
         out.note(f"{name}: the {wire.name} wire has no future variants (Wire.future)")
@@ -495,23 +489,9 @@ def _search(result: FeedResult, out: Collector, wire: Wire, name: str, script: H
         return outcome, found
 
     search = Search(run, examples, shrink_seconds)
-    shape = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-                     suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
-    answer = None
-    trouble: Exception | None = None
-    try:
-        answer = find(strategy, search, settings=shape, random=random.Random(result.seed))
-    except (NoSuchExample, ShrinkSpent):
-        pass
-    except Exception as exc:  # a search that broke is no pass
-        trouble = exc
-    chosen = search.smallest(answer)
+    chosen = search.hunt(strategy, result.seed, result.report, name)
     if chosen is None:
-        if trouble is not None:
-            internal(result.report, "future-variant search", trouble)
-            return
-        if search.searched == 0:  # nothing was varied: no pass can be claimed for --future
-            internal(result.report, "future-variant search", RuntimeError(f"no variant of {name} was generated"))
+        if search.broke:
             return
         out.note(f"{name}: the golden and {search.searched} future host variants answered (seed {result.seed})")
         return

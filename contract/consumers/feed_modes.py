@@ -26,11 +26,9 @@ def runner(args: Any, command: list[str], goldens: Sequence[Any], expect: Expect
     mode = "--broken" if args.broken else "--transport"
     if get(args.wire).live is not Live.STREAM:
         raise ModeUsage(f"{mode} feeds stream consumers (a {args.wire} client has the suite as its host)")
-    from contract.consumers.feed import WIRE
-
-    if args.wire != WIRE:  # its streams are cut and padded by that wire's lines (init, result, _meta)
-        raise ModeUsage(f"{mode} streams are made from {WIRE}'s lines (its init, result and _meta): "
-                        f"{args.wire} has no such streams of its own")
+    if get(args.wire).feeds is None:  # its streams are cut and padded by the wire's own lines (Wire.feeds)
+        raise ModeUsage(f"{mode} streams are made from a wire's own lines (Wire.feeds): "
+                        f"{args.wire} has no such streams")
     if args.future:
         raise ModeUsage(f"{mode} feeds its own streams: --future is a feed of its own")
     if expect.stdout is not None:
@@ -44,18 +42,19 @@ def runner(args: Any, command: list[str], goldens: Sequence[Any], expect: Expect
         from contract.consumers.broken_feed import BrokenUsage, feed_broken, is_error_member
 
         try:
-            is_error_member(expect.members)
+            is_error_member(expect.members, args.wire)
         except BrokenUsage as exc:
             raise ModeUsage(str(exc)) from None
         options = {**common, "pty": args.pty, **({"pace": args.pace} if args.pace is not None else {})}
-        return lambda: feed_broken(command, chosen, members=expect.members, **options)
+        return lambda: feed_broken(command, chosen, members=expect.members, wire=args.wire, **options)
     if args.pty:
         raise ModeUsage("--transport writes to a pipe (a terminal's line discipline reframes what is written)")
-    from contract.consumers.transport import DEFAULT_GOLDEN, feed_transport
+    from contract.consumers.broken_feed import feeds_of
+    from contract.consumers.transport import feed_transport
     from contract.goldens.store import load
 
-    picked = chosen if chosen is not None else [load(WIRE, DEFAULT_GOLDEN)]
-    return lambda: feed_transport(command, picked, expect=expect, **common)
+    picked = chosen if chosen is not None else [load(args.wire, feeds_of(args.wire)[1].golden)]
+    return lambda: feed_transport(command, picked, expect=expect, wire=args.wire, **common)
 
 
 __all__ = ["ModeUsage", "runner"]

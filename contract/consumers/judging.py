@@ -22,6 +22,7 @@ from contract.consumers.holding import Outcome
 from contract.core import textsafe
 from contract.core.jsonvalue import clip, quoted, shown
 from contract.live.harness import describe_status
+from contract.wires import Live, Wire, first, resolve
 
 
 class ExpectationError(ValueError):
@@ -69,7 +70,7 @@ def members_problem(members: Mapping[str, str], goldens: Sequence[Any]) -> str |
     such as ``/reslt`` would pass a consumer that reports nothing and fail a correct one: that
     is misuse, said before anything is fed.
     """
-    results = [(golden.name, _result_line(golden.data())) for golden in goldens]
+    results = [(golden.name, _result_line(golden.data(), golden.wire)) for golden in goldens]
     for name, pointer in members.items():
         if not any(result is not None and _found(result, pointer) for _, result in results):
             where = (f"golden {results[0][0]}" if len(results) == 1
@@ -121,11 +122,16 @@ def _walk(document: Any, pointer: str) -> tuple[bool, Any]:
     return True, document
 
 
-def _result_line(data: bytes) -> Any:
+def _result_line(data: bytes, wire: Wire | str | None = None) -> Any:
+    """The last terminal line of ``data`` (``Wire.terminal`` in ``Wire.type_member``; ``wire`` by default
+    the registry's first stream wire), or None (none there, or the wire has no terminal line)."""
+    descriptor = resolve(wire) if wire is not None else first(Live.STREAM)
+    if descriptor.terminal is None:
+        return None
     for raw in reversed(data.split(b"\n")):
         with contextlib.suppress(orjson.JSONDecodeError):
             value = orjson.loads(raw) if raw.strip() else None
-            if isinstance(value, dict) and value.get("type") == "result":
+            if isinstance(value, dict) and value.get(descriptor.type_member) == descriptor.terminal:
                 return value
     return None
 
@@ -147,9 +153,11 @@ class Finding:
     hint: str | None = None
 
 
-def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden: bool = False) -> list[Finding]:
-    """The consumer findings for one run on ``data``; ``label`` names the stream (already escaped),
-    ``golden`` says it is a golden as recorded (not a future variant), which the crash hint follows."""
+def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden: bool = False,
+          wire: Wire | str | None = None) -> list[Finding]:
+    """The consumer findings for one run on ``data`` of ``wire`` (by default the registry's first stream
+    wire: its terminal line is what ``expect.members`` point into); ``label`` names the stream (already
+    escaped), ``golden`` says it is a golden as recorded (not a future variant), which the crash hint follows."""
     findings: list[Finding] = []
     said = said_on_stderr(outcome.stderr)
     if outcome.hung:
@@ -189,7 +197,7 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden
             "consumer.output",
             f"expected stdout {_show(expect.stdout)!s} on {label}, found {_show(outcome.stdout)!s}"))
     if expect.members is not None:
-        findings.extend(_members(outcome.stdout, data, expect.members, label))
+        findings.extend(_members(outcome.stdout, data, expect.members, label, wire))
     return findings
 
 
@@ -212,7 +220,8 @@ def crash_hint(golden: bool) -> str:
             "(the seed: 'consumers must ignore values they don't recognize')")
 
 
-def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str) -> list[Finding]:
+def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str,
+             wire: Wire | str | None) -> list[Finding]:
     lines = [raw for raw in stdout.split(b"\n") if raw.strip()]
     try:
         report = orjson.loads(lines[-1]) if lines else None
@@ -222,7 +231,7 @@ def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str)
         return [Finding("consumer.output",
                         f"expected a JSON object on the consumer's last stdout line on {label}, found "
                         + (_show(lines[-1]) if lines else "no output"))]
-    result = _result_line(data)
+    result = _result_line(data, wire)
     found = []
     for name, pointer in members.items():
         want = _pointer(result, pointer) if result is not None else None

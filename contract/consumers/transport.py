@@ -1,7 +1,7 @@
 """``milk-contract feed --transport``: conformant streams delivered the way real pipes deliver them.
 
-Every stream here is conformant under ``check --strict`` (a golden, at most with an ``_meta``
-member added: "provider detail confined to the extension/_meta reserved fields"); only how its
+Every stream here is conformant under ``check --strict`` (a golden, at most with a padding member
+added where the wire's ``Feeds`` says a line may carry provider detail: stream-json's ``_meta``); only how its
 bytes arrive is hostile, so every consumer must pass every case:
 
 - ``line-over-1mib`` / ``line-over-16mib``: a line of more than 1 MiB (ClickHouse/nerve#424 saw
@@ -33,10 +33,10 @@ from typing import Any
 
 import orjson
 
+from contract.consumers.broken_feed import feeds_of
 from contract.consumers.feed import (
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT,
-    WIRE,
     Expectation,
     Failure,
     Feed,
@@ -47,13 +47,12 @@ from contract.consumers.feed import (
     record,
 )
 from contract.core import textsafe
+from contract.wires import Wire
 
-DEFAULT_GOLDEN = "tool_calls"  # without --scenario: a run of many lines and kinds
 MIB = 1024 * 1024
 PIECE = 64 * 1024
 PAUSE_SECONDS = 0.5  # mid-line, and after the result (held open)
 DRIP_BYTES, DRIP_SECONDS = 7, 0.0005
-PADDED_LINE = 1  # the line that takes the _meta padding: the first after init (an assistant line in every golden)
 
 
 @dataclass(frozen=True)
@@ -68,14 +67,16 @@ class Delivery:
     linger: float = 0.0
 
 
-def padded(data: bytes, size: int, line: int = PADDED_LINE) -> bytes:
-    """``data`` with an ``_meta`` member of about ``size`` bytes on line ``line`` (0-based): still conformant."""
+def padded(data: bytes, size: int, wire: Wire | str | None = None) -> bytes:
+    """``data`` with a padding member of about ``size`` bytes (in the wire's ``Feeds.padding``, on its
+    ``Feeds.padded_line``): still conformant."""
+    feeds = feeds_of(wire)[1]
     lines = data.split(b"\n")
-    target = orjson.loads(lines[line])
-    meta = dict(target.get("_meta") or {})
+    target = orjson.loads(lines[feeds.padded_line])
+    meta = dict(target.get(feeds.padding) or {})
     meta["x_milk_contract_padding"] = "p" * size
-    target["_meta"] = meta
-    lines[line] = orjson.dumps(target)
+    target[feeds.padding] = meta
+    lines[feeds.padded_line] = orjson.dumps(target)
     return b"\n".join(lines)
 
 
@@ -98,7 +99,7 @@ def _lines(data: bytes) -> tuple[tuple[bytes, float], ...]:
     return tuple((line + b"\n", 0.0) for line in data.split(b"\n")[:-1])
 
 
-def _mid_line(data: bytes, line: int = PADDED_LINE) -> tuple[tuple[bytes, float], ...]:
+def _mid_line(data: bytes, line: int) -> tuple[tuple[bytes, float], ...]:
     lines = [piece for piece, _ in _lines(data)]
     half = len(lines[line]) // 2
     return (*((piece, 0.0) for piece in lines[:line]), (lines[line][:half], PAUSE_SECONDS),
@@ -107,10 +108,11 @@ def _mid_line(data: bytes, line: int = PADDED_LINE) -> tuple[tuple[bytes, float]
 
 def deliveries(golden: Any, seed: int = 0, huge: bool = True) -> list[Delivery]:
     """Every hostile delivery of ``golden`` (``huge``: with the line over 16 MiB)."""
-    data = golden.data()
-    one, split = padded(data, MIB + MIB // 4), padded(data, 5 * PIECE)
+    data, wire = golden.data(), golden.wire
+    feeds = feeds_of(wire)[1]
+    one, split = padded(data, MIB + MIB // 4, wire), padded(data, 5 * PIECE, wire)
     cases = [
-        Delivery("line-over-1mib", "a line of more than 1 MiB (an _meta member)",
+        Delivery("line-over-1mib", f"a line of more than 1 MiB (an {feeds.padding} member)",
                  "ClickHouse/nerve#424; anthropics/claude-agent-sdk-python#98", one, _lines(one)),
         Delivery("split-64k", "a 320 KiB line written in 64 KiB pieces, so reads end mid-line",
                  "oven-sh/bun#21516", split, _cut(split, PIECE)),
@@ -119,15 +121,15 @@ def deliveries(golden: Any, seed: int = 0, huge: bool = True) -> list[Delivery]:
         Delivery("slow-drip", f"the run {DRIP_BYTES} bytes at a time, a pause after each", "a slow pipe", data,
                  tuple((piece, DRIP_SECONDS) for piece, _ in _cut(data, DRIP_BYTES))),
         Delivery("pause-mid-line", f"a line in two halves, {PAUSE_SECONDS}s apart", "a producer flushing mid-line",
-                 data, _mid_line(data)),
+                 data, _mid_line(data, feeds.padded_line)),
         Delivery("one-write", "the whole run in one write", "a producer that buffers its output", data,
                  ((data, 0.0),)),
         Delivery("held-open", f"stdin held open {PAUSE_SECONDS}s after the result line",
                  "anthropics/claude-code#25629", data, _lines(data), linger=PAUSE_SECONDS),
     ]
     if huge:
-        big = padded(data, 16 * MIB + MIB // 2)
-        cases.insert(1, Delivery("line-over-16mib", "a line of more than 16 MiB (an _meta member)",
+        big = padded(data, 16 * MIB + MIB // 2, wire)
+        cases.insert(1, Delivery("line-over-16mib", f"a line of more than 16 MiB (an {feeds.padding} member)",
                                  "ClickHouse/nerve#424 (past every 16 MiB default)", big, _lines(big)))
     return cases
 
@@ -141,10 +143,11 @@ def feed_transport(
     timeout: float = DEFAULT_TIMEOUT,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     huge: bool = True,
+    wire: Wire | str | None = None,
 ) -> FeedResult:
-    """Feed the consumer every hostile delivery of each golden; the verdict."""
+    """Feed the consumer every hostile delivery of each golden of ``wire``; the verdict."""
     expect = expect if expect is not None else Expectation()
-    feed = Feed(list(argv), seed, WIRE)
+    feed = Feed(list(argv), seed, feeds_of(wire)[0])
     for golden in goldens:
         with feed.guarded("consumer", "transport feeder"):
             # the control: the golden as recorded, line by line, before its hostile deliveries
@@ -160,12 +163,13 @@ def feed_transport(
                 if stopped is not None:
                     return stopped
                 label = f"{textsafe.text(golden.name)} delivered {case.name} ({case.description})"
+                findings = judge(outcome, case.data, expect, label, wire=golden.wire)
                 record(feed.result, feed.out, Failure(golden.name, f"{golden.name}~{case.name}",
                                                       f"{case.description}; from {case.source}", case.data,
-                                                      outcome, judge(outcome, case.data, expect, label)))
+                                                      outcome, findings))
         if feed.faulted:
             break
     return feed.end(*(("consumer.output",) if expect.given else ()), "consumer.early-exit")
 
 
-__all__ = ["DEFAULT_GOLDEN", "WIRE", "Delivery", "deliveries", "feed_transport", "padded"]
+__all__ = ["Delivery", "deliveries", "feed_transport", "padded"]

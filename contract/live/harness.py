@@ -47,6 +47,7 @@ from contract.live.timeline import DEFAULT_LIVENESS, Clock, Liveness
 from contract.rules.report import Collector, Report
 from contract.rules.requirements import Scope
 from contract.wires import DEFAULT, WIRES, ansi_for
+from contract.wires.base import Hints
 
 # The catalog rules a live stream run emits beside the reader's, the schema's and the machines'.
 RULES = frozenset({"run.start", "run.timeout", "run.exit-status", "run.output-limit", "run.interrupted",
@@ -274,7 +275,9 @@ class _Run:
         if self.stopped is None and self.judged_to_the_end:
             if self.clock.result_line is not None:
                 self.out.exercised("run.exit-after-result")
-            timeline.judge(self.clock, line_timeline, self.options.liveness, self.out, self.exited_at, self._twin)
+            descriptor = WIRES.get(self.options.wire)
+            timeline.judge(self.clock, line_timeline, self.options.liveness, self.out, self.exited_at, self._twin,
+                           descriptor.hints if descriptor is not None else Hints())
 
     def _twin(self) -> timeline.Timeline | None:
         """The emitter run again with stdout a pseudo-terminal, timed only (run.buffered's proof)."""

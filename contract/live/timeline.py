@@ -31,6 +31,7 @@ from typing import Any
 
 from contract.core.sink import Sink
 from contract.core.textsafe import counted
+from contract.wires.base import Hints
 
 # One read takes all a pipe holds (64 KiB by default on Linux, up to 1 MiB), so a read's size is
 # the emitter's write, never our buffer's: a read cut at 8 KiB mid-line is the emitter's doing.
@@ -296,7 +297,7 @@ def _arrivals(clock: Clock, limit: int) -> Iterator[tuple[float, int]]:
 
 
 def judge(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None,
-          twin: Callable[[], Timeline | None] | None = None) -> None:
+          twin: Callable[[], Timeline | None] | None = None, hints: Hints | None = None) -> None:
     """The liveness rules on a stream run that reached its end (``alive_until``: the emitter's exit,
     or when the harness killed it at a stall).
 
@@ -304,16 +305,18 @@ def judge(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, alive
     it did not end, and a stall past ``--timeout`` stays ``run.timeout``. ``twin`` runs the
     emitter again with stdout a pseudo-terminal and returns that run's timeline (None when it
     could not run): it is called only when the run's one sign of buffering is a burst
-    (:func:`burst`), to confirm it; without it, such a run is not judged for run.buffered.
+    (:func:`burst`), to confirm it; without it, such a run is not judged for run.buffered. ``hints``:
+    the wire's lines the hints name (``Wire.hints``).
     """
     for rule in ("run.first-line", "run.stall"):
         out.exercised(rule)
-    _first_line(timeline, liveness, out, alive_until)
-    _stall(clock, timeline, liveness, out, alive_until)
+    hints = hints if hints is not None else Hints()
+    _first_line(timeline, liveness, out, alive_until, hints)
+    _stall(clock, timeline, liveness, out, alive_until, hints)
     _buffered(clock, timeline, out, twin)
 
 
-def _first_line(timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None) -> None:
+def _first_line(timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None, hints: Hints) -> None:
     within = liveness.first_line_within
     first = timeline.first_line
     alive = alive_until is None or alive_until > within
@@ -322,11 +325,12 @@ def _first_line(timeline: Timeline, liveness: Liveness, out: Sink, alive_until: 
         out.emit("run.first-line", 1 if first is not None else None, None,
                  f"expected a line within {within:g}s of the start while the emitter ran, found {found} "
                  f"(it exited at {_s(alive_until)})",
-                 "write system/init as soon as the run starts, and flush stdout after each line "
+                 f"write {hints.opening} as soon as the run starts, and flush stdout after each line "
                  "(raise --first-line-within if a slow start is legitimate)")
 
 
-def _stall(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None) -> None:
+def _stall(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, alive_until: float | None,
+           hints: Hints) -> None:
     result = timeline.result_line
     gaps = [(gap, line) for gap, line in clock.gaps
             if gap > liveness.max_gap and (result is None or line <= result)]
@@ -346,7 +350,7 @@ def _stall(clock: Clock, timeline: Timeline, liveness: Liveness, out: Sink, aliv
     out.emit("run.stall", line if line <= clock.lines else None, None,
              f"expected no gap over {liveness.max_gap:g}s between lines (the start counts as one) while the emitter "
              f"ran with no result written, found {_s(gap)} {where}{more}",
-             "flush stdout after each line, and write progress (stream_event) lines during long work "
+             f"flush stdout after each line, and write {hints.progress} during long work "
              "(raise --max-gap if the silence is legitimate)")
 
 

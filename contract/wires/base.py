@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum, StrEnum
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from contract.core.reader import Record
 from contract.core.resources import data_dir
@@ -28,6 +28,7 @@ from contract.core.rule import Basis, Rule
 from contract.core.sink import Sink
 
 Line = dict[str, Any]
+_T = TypeVar("_T")
 Edge = Callable[[list[Line]], bool]  # a coverage edge: does this transcript show the shape?
 Segment = str | int  # one step of a path into a line: a member name or an array index
 
@@ -260,6 +261,41 @@ class Capabilities:
 
 
 @dataclass(frozen=True)
+class Hints:
+    """The wire's lines as the hints of the generic live rules name them (``contract.live.timeline``):
+    ``opening``, the line a run starts with (run.first-line); ``progress``, the line a producer writes
+    to show it is alive during long work (run.stall). The defaults name no line type."""
+
+    opening: str = "the first line"
+    progress: str = "progress lines"
+
+
+@dataclass(frozen=True)
+class Feeds:
+    """What ``feed --broken`` and ``feed --transport`` make of a stream wire's goldens (built by the
+    module ``Wire.feeds`` names, in the wire's kit).
+
+    ``--broken`` (``contract.consumers.broken_feed``): ``kinds`` maps each broken kind to (what it is,
+    the public thread it comes from, the producer's exit status); ``streams(lines)`` cuts a golden's
+    object lines (at least ``min_lines``) into one stream per kind, in ``kinds``' order; ``failed`` is
+    the pointer into the terminal line that says the run failed, the member a consumer's report must
+    map (``--expect-json``), and ``honest`` the hint of ``consumer.dishonest``. ``--transport``
+    (``contract.consumers.transport``): ``padding`` is the member a conformant line may carry
+    provider detail in, added to the line ``padded_line`` (0-based) to make long lines. ``golden``:
+    the one fed when no ``--scenario`` is given.
+    """
+
+    golden: str
+    min_lines: int
+    kinds: Mapping[str, tuple[str, str, int]]
+    streams: Callable[[list[bytes]], dict[str, bytes]]
+    failed: str
+    honest: str
+    padding: str
+    padded_line: int
+
+
+@dataclass(frozen=True)
 class Wire:
     """One wire, completely: everything milk-contract needs to check, run, record and generate it."""
 
@@ -324,6 +360,11 @@ class Wire:
     # What a run declares it can do (its init line's capabilities) and the rules each one gates
     # (``contract.rules.requirements``: not applicable when undeclared), or None when the wire has none.
     capabilities: Capabilities | None = None
+    # The wire's lines named in the hints of the generic live rules (run.first-line, run.stall).
+    hints: Hints = Hints()
+    # The module whose ``FEEDS`` says how ``feed --broken`` and ``--transport`` make streams of the
+    # wire's goldens (``Feeds``), if they can: a name, imported only by ``load_feeds``.
+    feeds: str | None = None
 
     @property
     def schema_path(self) -> Path:
@@ -341,16 +382,24 @@ class Wire:
 
     def load_strategies(self) -> Strategies:
         """The wire's hypothesis strategies (imports hypothesis)."""
-        found = importlib.import_module(self.strategies).STRATEGIES
-        if not isinstance(found, Strategies):
-            raise TypeError(f"{self.strategies}.STRATEGIES is not a Strategies")
-        return found
+        return _loaded(self.strategies, "STRATEGIES", Strategies)
+
+    def load_feeds(self) -> Feeds | None:
+        """How ``feed --broken`` and ``--transport`` make the wire's streams, or None when they cannot."""
+        if self.feeds is None:
+            return None
+        return _loaded(self.feeds, "FEEDS", Feeds)
 
     def load_future(self) -> Future | None:
         """The wire's future-compatible variants (imports hypothesis), or None when it has none."""
         if self.future is None:
             return None
-        found = importlib.import_module(self.future).FUTURE
-        if not isinstance(found, Future):
-            raise TypeError(f"{self.future}.FUTURE is not a Future")
-        return found
+        return _loaded(self.future, "FUTURE", Future)
+
+
+def _loaded(module: str, name: str, kind: type[_T]) -> _T:
+    """``module.name``, imported only now (what a ``Wire`` names lazily), checked to be a ``kind``."""
+    found = getattr(importlib.import_module(module), name)
+    if not isinstance(found, kind):
+        raise TypeError(f"{module}.{name} is not a {kind.__name__}")
+    return found

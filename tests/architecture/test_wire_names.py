@@ -1,7 +1,8 @@
 """No module outside a wire's own package names that wire: they read the descriptor.
 
 The words of a wire are what the registry says of it: its name (and its package's module name),
-its conversation's line types (``Wire.dialogue``) and its rule ids. They are looked for in the
+its line types (its schema's, its conversation's ``Wire.dialogue``, its ``Wire.terminal``), the
+members all its lines carry and no other wire's do, and its rule ids. They are looked for in the
 code of every module under ``contract/`` but the wire's own package, as string constants (not
 docstrings, not comments) and in imports; a module that must name one anyway is in ``ALLOWED``
 with the reason. The synthetic wire of tests/wires/audit_log is among the wires searched for:
@@ -13,6 +14,7 @@ the registry.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from functools import cache
 from pathlib import Path
@@ -31,6 +33,8 @@ ROOT = CHECKOUT / "contract"
 _ALIAS = "a public alias ({where}: python -m contract.reference.{name}) running contract/wires/{wire}/kit/{module}.py"
 ALLOWED: dict[str, str] = {
     "wires/__init__.py": "the registry: one import and one entry per wire",
+    "wires/stream_json/kit/cases/framing.py": "a line.ansi case's description (tests/cases/line/line.ansi.json): "
+                                              "on a stream-json stream a line of the other wire's type is no exception",
     "reference/stream_json_emitter.py": _ALIAS.format(where="README, docs/milk-ci.md; Wire.reference",
                                                       name="stream_json_emitter", wire="stream_json", module="emitter"),
     "reference/stream_json_consumer.py": _ALIAS.format(where="README, docs/consumers.md", name="stream_json_consumer",
@@ -45,10 +49,44 @@ ALLOWED: dict[str, str] = {
 
 
 def _words(wire: Wire) -> set[str]:
-    words = {wire.name, wire.name.replace("-", "_"), *(rule.id for rule in wire.rules)}
+    types, members = _schema_lines(wire.schema_path, wire.type_member)
+    # a member another wire's lines carry too (audit-log numbers its lines by seq) is no wire's own word
+    shared = {member for other in _searched() if other.name != wire.name
+              for member in _schema_lines(other.schema_path, other.type_member)[1]}
+    words = {wire.name, wire.name.replace("-", "_"), *(rule.id for rule in wire.rules), *types, *(members - shared)}
     if wire.dialogue is not None:
         words |= {wire.dialogue.command, wire.dialogue.response, *([wire.dialogue.event] * bool(wire.dialogue.event))}  # type: ignore[arg-type]  # listed only when set
+    if wire.terminal is not None:
+        words.add(wire.terminal)
     return words
+
+
+def _searched() -> list[Wire]:
+    """The wires whose words are looked for: the registry's and the synthetic one."""
+    return [*WIRES.values(), AUDIT_LOG]
+
+
+@cache
+def _schema_lines(schema_path: Path, type_member: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What a generic module would name to pick out or read a wire's lines: its line types (the
+    ``type_member`` consts of the schema's top-level ``oneOf``, a local ``$ref`` followed) and the
+    members every line type requires but ``type_member`` itself (stream-json's ``seq``, ``ts``, ``session_id``)."""
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    defs = schema.get("$defs", {})
+    types: set[str] = set()
+    required: list[set[str]] = []
+    for branch in schema.get("oneOf", []):
+        ref = branch.get("$ref") if isinstance(branch, dict) else None
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            branch = defs.get(ref.removeprefix("#/$defs/"), {})
+        if not isinstance(branch, dict):
+            continue
+        const = branch.get("properties", {}).get(type_member, {}).get("const")
+        if isinstance(const, str):
+            types.add(const)
+        required.append({*branch.get("required", []), *schema.get("required", [])})
+    members = set.intersection(*required) if required else set(schema.get("required", []))
+    return frozenset(types), frozenset(members - {type_member})
 
 
 def _named(text: str, word: str) -> bool:
@@ -99,7 +137,7 @@ def _outside_own_package(wire_package: str | None, path: Path) -> bool:
 
 
 def test_no_module_outside_a_wire_package_names_a_wire() -> None:
-    wires = [*WIRES.values(), AUDIT_LOG]
+    wires = _searched()
     named: dict[str, list[str]] = {}
     for path in sorted(ROOT.rglob("*.py")):
         for wire in wires:
@@ -156,3 +194,25 @@ def test_the_search_finds_a_wire_named_outside_its_package(tmp_path: Path) -> No
 ])
 def test_a_word_of_a_wire_is_found_standing_alone_not_inside_another(text: str, word: str, named: bool) -> None:
     assert _named(text, word) is named
+
+
+@pytest.mark.parametrize(("code", "found"), [
+    # the advice run.stall once gave in contract/live/timeline.py
+    ('HINT = "flush stdout after each line, and write progress (stream_event) lines during long work"',
+     ["1: 'stream_event'"]),
+    # the terminal line picked out by its type (contract/consumers/judging.py once)
+    ('def f(v):\n    return v.get("type") == "result"', ["2: 'result'"]),
+    ('ID = "session_id"', ["1: 'session_id'"]),  # a member every stream-json line carries, and no other wire's
+    ('LINE = "system"', ["1: 'system'"]),
+    # near misses: the words inside prose, the type member itself, and a member another wire carries too
+    ('HINT = "report null when the stream has no result line"', []),
+    ('KEY = "type"', []),
+    ('KEY = "seq"', []),
+    ('"""The result and stream_event lines (a docstring)."""', []),
+])
+def test_a_wire_s_line_types_and_members_are_found_in_a_generic_module(tmp_path: Path, code: str,
+                                                                        found: list[str]) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(code + "\n")
+    wire = next(wire for wire in WIRES.values() if wire.terminal is not None)
+    assert sorted(_found(module, _words(wire))) == sorted(found)

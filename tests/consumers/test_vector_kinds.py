@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from contract.consumers import vectors
-from contract.consumers.broken_feed import KINDS as BROKEN_KINDS
+from contract.wires.stream_json.kit.feeds import KINDS as BROKEN_KINDS
 from contract.wires.stream_json.kit.future import VECTOR_KINDS
 from contract.wires.subagent_stdio.kit.future import VECTOR_KINDS as CLIENT_KINDS
 from tests.faulty_consumers.single_fault import CLIENT_KINDS as CLIENT_FAULTS

@@ -132,6 +132,8 @@ def test_a_late_first_line(runs: dict[str, Any]) -> None:
     report = runs["first-line"]
     assert report.rules() == {"run.first-line"}, report.violations
     assert "within 0.2s" in report.violations[0].message
+    # the hint names the wire's opening line through its descriptor (Wire.hints), not a generic module's words
+    assert "write system/init as soon as the run starts" in (report.violations[0].hint or "")
 
 
 def test_a_stall_before_the_result(runs: dict[str, Any]) -> None:
@@ -141,6 +143,7 @@ def test_a_stall_before_the_result(runs: dict[str, Any]) -> None:
     [finding] = [v for v in report.violations if v.rule == "run.stall"]
     assert finding.line is None
     assert "after line 1, until the end" in finding.message
+    assert "write progress (stream_event) lines during long work" in (finding.hint or "")
 
 
 def test_a_stall_past_the_timeout_is_still_run_timeout(runs: dict[str, Any]) -> None:
@@ -477,3 +480,25 @@ def test_a_twin_that_came_as_the_pipe_run_never_proves_buffering(reads: list[tup
     held = burst(pipe)
     if held is not None:
         assert streamed_on_a_terminal(held, pipe.lines, pipe.timeline(at, tty=True)) is None
+
+
+def test_a_wire_without_hints_gets_hints_that_name_no_line_type(pipe: tuple[Clock, io.BufferedReader, int]) -> None:
+    """The generic hints name no wire's lines: a wire that declares no ``Wire.hints`` gets plain words."""
+    from contract.live import timeline
+    from contract.rules.report import Collector
+    from contract.wires.base import Hints
+
+    clock, reader, write = pipe
+    os.close(write)
+    _drain(reader)
+    report = Report(wire="stream-json")
+    timeline.judge(clock, clock.timeline(5.0), Liveness(first_line_within=1, max_gap=2), Collector(report), 5.0)
+    hints = {v.rule: v.hint or "" for v in report.violations}
+    assert "write the first line as soon as the run starts" in hints["run.first-line"]
+    assert "write progress lines during long work" in hints["run.stall"]
+    named = Report(wire="stream-json")
+    timeline.judge(clock, clock.timeline(5.0), Liveness(first_line_within=1, max_gap=2), Collector(named), 5.0,
+                   hints=Hints(opening="hello", progress="tick lines"))
+    assert {v.rule: v.hint for v in named.violations} == {
+        rule: hint.replace("the first line", "hello").replace("progress lines", "tick lines")
+        for rule, hint in hints.items()}

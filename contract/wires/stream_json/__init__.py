@@ -18,7 +18,7 @@ from typing import Any
 
 from contract.core.jsonline import parse
 from contract.core.resources import data_dir
-from contract.wires.base import Capabilities, Coverage, Evidence, Live, Machine, Wire
+from contract.wires.base import Capabilities, Coverage, Evidence, Hints, Live, Machine, Wire
 from contract.wires.stream_json import coverage
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.stream_json.rules import CITES, RULES
@@ -121,4 +121,6 @@ STREAM_JSON = Wire(
     surface_policy=SURFACE_POLICY,
     terminal="result",  # "exactly one terminal result last"
     capabilities=CAPABILITIES,  # init's capabilities: partial_messages_v1 gates the tool-args rules
+    hints=Hints(opening="system/init", progress="progress (stream_event) lines"),
+    feeds="contract.wires.stream_json.kit.feeds",  # feed --broken and --transport: cut and padded runs
 )
