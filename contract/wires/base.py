@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum, StrEnum
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from contract.core.reader import Record
 from contract.core.resources import data_dir
@@ -324,6 +324,10 @@ class Wire:
     # What a run declares it can do (its init line's capabilities) and the rules each one gates
     # (``contract.rules.requirements``: not applicable when undeclared), or None when the wire has none.
     capabilities: Capabilities | None = None
+    # The module whose ``reading(lines)`` is the wire's one reference reading of a stream (what a
+    # correct consumer makes of it: docs/consumers.md, "The reading protocol"), if the wire has one:
+    # ``milk-contract feed`` judges a consumer's reading against it (``contract.consumers.reading``).
+    reading: str | None = None
 
     @property
     def schema_path(self) -> Path:
@@ -345,6 +349,15 @@ class Wire:
         if not isinstance(found, Strategies):
             raise TypeError(f"{self.strategies}.STRATEGIES is not a Strategies")
         return found
+
+    def load_reading(self) -> Callable[[Iterable[bytes]], dict[str, Any]] | None:
+        """The wire's reference reading (``reading``'s ``reading`` function), or None when it has none."""
+        if self.reading is None:
+            return None
+        found = importlib.import_module(self.reading).reading
+        if not callable(found):
+            raise TypeError(f"{self.reading}.reading is not a function")
+        return cast("Callable[[Iterable[bytes]], dict[str, Any]]", found)
 
     def load_future(self) -> Future | None:
         """The wire's future-compatible variants (imports hypothesis), or None when it has none."""

@@ -121,4 +121,5 @@ STREAM_JSON = Wire(
     surface_policy=SURFACE_POLICY,
     terminal="result",  # "exactly one terminal result last"
     capabilities=CAPABILITIES,  # init's capabilities: partial_messages_v1 gates the tool-args rules
+    reading="contract.wires.stream_json.kit.consumer",  # the reference reading (its reference consumer's)
 )
