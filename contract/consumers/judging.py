@@ -154,8 +154,8 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden
     ``golden`` says it is a golden as recorded (not a future variant), which the crash hint follows;
     ``wire``: the stream wire fed, whose reference reading judges a reading (the registry's first by default)."""
     findings = _judge(outcome, data, expect, label, golden)
-    if outcome.hung or outcome.status != 0:
-        return findings
+    if outcome.hung or outcome.status != 0 or any(f.rule == "consumer.early-exit" for f in findings):
+        return findings  # it did not read the stream to its end: what it made of it is not judged
     return findings + judge_read(outcome, data, label, wire)
 
 
