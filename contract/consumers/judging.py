@@ -271,5 +271,5 @@ def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str)
     return found
 
 
-__all__ = ["Expectation", "ExpectationError", "Finding", "crash_hint", "hang_detail", "judge", "judge_read", "load_members",
-           "members_problem", "said_on_stderr"]
+__all__ = ["Expectation", "ExpectationError", "Finding", "crash_hint", "hang_detail", "judge", "judge_read",
+           "load_members", "members_problem", "said_on_stderr"]

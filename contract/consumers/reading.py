@@ -83,7 +83,8 @@ def parse(raw: bytes, overflowed: bool, lines: int, label: str) -> tuple[dict[st
         return None, [Judged("consumer.reading-schema",
                              f"expected a reading by the protocol (schemas/reading.schema.json) on {label}, "
                              f"found {where}{what}",
-                             f"write one JSON object per line to ${VARIABLE}: line entries, then one view line, the last")]
+                             f"write one JSON object per line to ${VARIABLE}: line entries, then one view line, "
+                             "the last")]
     if overflowed:
         return broken("", f"a reading file of more than {MAX_READING_BYTES} bytes: not judged")
     try:
@@ -112,7 +113,8 @@ def parse(raw: bytes, overflowed: bool, lines: int, label: str) -> tuple[dict[st
             continue
         line = value["line"]
         if line > lines:
-            return broken(f"reading line {number} at /line: ", f"{line}, past the {textsafe.counted(lines, 'line')} fed")
+            return broken(f"reading line {number} at /line: ",
+                          f"{line}, past the {textsafe.counted(lines, 'line')} fed")
         if line in entries:
             return broken(f"reading line {number} at /line: ", f"{line} again (each input line at most once)")
         entries[line] = value["did"]

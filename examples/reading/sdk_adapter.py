@@ -69,7 +69,8 @@ def parse(lines: Iterable[bytes]) -> Iterator[tuple[int, object | None]]:
                                else UserMessage(blocks))
             yield number, message
         elif kind == "result":
-            yield number, ResultMessage(line.get("subtype"), line.get("is_error"), line.get("result"), line.get("usage"))
+            yield number, ResultMessage(line.get("subtype"), line.get("is_error"), line.get("result"),
+                                        line.get("usage"))
         else:
             yield number, None  # a line type the SDK does not read (or does not know): skipped
 

@@ -50,7 +50,7 @@ def main(fault: str) -> int:
             event = line.get("event") or {}
             delta = event.get("delta") or {}
             key = "text" if fault == "empty" else delta.get("type")  # the fault: the wrong key
-            piece = delta.get("text") if key == "text_delta" else delta.get("thinking") if key == "thinking_delta" else ""
+            piece = {"text_delta": delta.get("text"), "thinking_delta": delta.get("thinking")}.get(str(key), "")
             if event.get("type") == "content_block_delta":
                 streamed = True
                 deltas[event.get("index", 0)] = deltas.get(event.get("index", 0), "") + (piece or "")

@@ -100,12 +100,12 @@ def reading(lines: Iterable[bytes | str]) -> dict[str, Any]:
                     if isinstance(ref, str):
                         by_id.setdefault(ref, call)
                 elif btype == "tool_result":
-                    call = by_id.pop(block.get("tool_use_id"), None) if isinstance(block.get("tool_use_id"),
-                                                                                      str) else None
-                    if call is not None:  # the first result naming a call is its result
-                        call["result"] = block.get("content")
+                    ref = block.get("tool_use_id")
+                    named = by_id.pop(ref, None) if isinstance(ref, str) else None
+                    if named is not None:  # the first result naming a call is its result
+                        named["result"] = block.get("content")
                         error = block.get("is_error")
-                        call["is_error"] = error if isinstance(error, bool) else None
+                        named["is_error"] = error if isinstance(error, bool) else None
             if kind == "assistant":
                 message = line.get("message")
                 ref = message.get("id") if isinstance(message, dict) else None
