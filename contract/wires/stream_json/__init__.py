@@ -71,7 +71,8 @@ def _declared(obj: dict[str, Any]) -> frozenset[str] | None:
 # gate no rule of their own: a task line is judged by rules every run is held to.)
 CAPABILITIES = Capabilities(
     declared=_declared,
-    gates={"partial_messages_v1": frozenset({"sj.tool-args-reassembly", "sj.tool-args-duplicate-key"})},
+    gates={"partial_messages_v1": frozenset({"sj.tool-args-reassembly", "sj.tool-args-duplicate-key",
+                                             "sj.delta-reassembly"})},
 )
 
 

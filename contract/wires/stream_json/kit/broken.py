@@ -383,6 +383,36 @@ def capabilities(draw: st.DrawFn) -> list[Line]:
     return insert(draw, lines, {"type": "system", "subtype": "task_started", "task_id": "task_1"})
 
 
+def delta_reassembly(draw: st.DrawFn) -> list[Line]:
+    """Text or thinking deltas that do not concatenate to the block completing them: other text, a
+    piece lost, a block of the other kind at their index, or no assistant line after them."""
+    lines = draw(transcripts())
+    _init_capabilities(lines, add=PARTIAL)
+    kind = draw(st.sampled_from(["text", "thinking"]))
+    said = draw(text(min_size=1, max_size=12))
+    way = draw(st.sampled_from(["other-text", "piece-lost", "other-kind", "never-completed"]))
+    pieces = [said[: len(said) // 2], said[len(said) // 2 :]]
+    if way == "piece-lost":
+        pieces = pieces[:1] if pieces[1] else [said + "!"]
+    completed = said + "?" if way == "other-text" else said
+    block_kind = ("thinking" if kind == "text" else "text") if way == "other-kind" else kind
+    added: list[Line] = [{"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                                                            "delta": {"type": f"{kind}_delta", kind: piece}}}
+                         for piece in pieces]
+    if way != "never-completed":
+        added.append({"type": "assistant", "message": {"role": "assistant",
+                                                      "content": [{"type": block_kind, block_kind: completed}]}})
+        index = draw(st.integers(1, len(lines) - 1))
+    else:  # just before the result, which says the run succeeded
+        index = len(lines) - 1
+        lines[-1] = lines[-1] | {"is_error": False, "subtype": "success"}
+    for offset, line in enumerate(added):
+        before = lines[index + offset - 1]
+        lines.insert(index + offset,
+                     {"type": line["type"], "session_id": before["session_id"], "seq": 0, "ts": before["ts"]} | line)
+    return renumber(lines)
+
+
 def usage_rollup(draw: st.DrawFn) -> list[Line]:
     """model_usage that does not add up to usage."""
     lines = draw(transcripts())

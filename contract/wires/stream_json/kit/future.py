@@ -136,6 +136,19 @@ def _messages(lines: list[Line]) -> Iterator[tuple[int, list[Any]]]:
                 yield number, content
 
 
+def _shift_deltas(lines: list[Line], number: int, index: int) -> None:
+    """A block inserted at ``index`` of the assistant line ``number`` moves the blocks after it one
+    place on: the deltas streamed for them before that line (back to the assistant line before it)
+    name their block by its index (sj.delta-reassembly), so theirs move with them."""
+    for line in reversed(lines[:number]):
+        if line.get("type") == "assistant":
+            return
+        event = line.get("event")
+        if line.get("type") == "stream_event" and isinstance(event, dict) and type(event.get("index")) is int \
+                and event["index"] >= index:
+            event["index"] += 1
+
+
 def _free_objects(lines: list[Line]) -> list[tuple[str, dict[str, Any]]]:
     """Every existing free-form object a member may be added to, with where it is."""
     found: list[tuple[str, dict[str, Any]]] = []
@@ -278,6 +291,8 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str, group: str | None = No
         if draw(st.booleans()):
             block["_meta"] = draw(json_objects())
         content.insert(index, block)
+        if lines[number].get("type") == "assistant":
+            _shift_deltas(lines, number, index)
         return f"an unknown content block {shown(value)} at line {number + 1} block {index}"
     if kind == "payload-member":
         objects = _free_objects(lines)
