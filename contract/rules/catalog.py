@@ -266,6 +266,11 @@ def _consumer_rules() -> tuple[Rule, ...]:
              "it (exit 0 with no --expect-json; with it, a report whose is_error is not true or null) tells its "
              "caller a run succeeded that may not have; real pipes deliver such streams (docs/consumers.md)",
              observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+    )
+
+
+def _reading_rules() -> tuple[Rule, ...]:
+    return (
         # -- the reading protocol (contract.consumers.reading; docs/consumers.md) -----------------
         Rule("consumer.silent", Level.MUST, "consumer",
              "a consumer that exits 0 on a stream that carried a result says something: output, or a reading",
@@ -282,7 +287,7 @@ def _consumer_rules() -> tuple[Rule, ...]:
         Rule("consumer.text-duplicated", Level.MUST, "consumer",
              "a consumer's reading holds each message's text and thinking once",
              _READING + " A block's text is the completed assistant line's block (the partial deltas before it "
-             "concatenate to it: sj.delta-reassembly), so a reading that adds the deltas to the completed "
+             "concatenate to it, a rule of the wire's), so a reading that adds the deltas to the completed "
              "block, or keeps a frame twice, holds more text than the run wrote",
              observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
         Rule("consumer.text-lost", Level.MUST, "consumer",
@@ -315,8 +320,8 @@ def _consumer_rules() -> tuple[Rule, ...]:
 
 
 _READING = ("the reading protocol (docs/consumers.md): the consumer's reading (MILK_CONTRACT_READING) against the "
-            "wire's reference reading of the stream fed (stream-json: its reference consumer's, which reads the "
-            "completed assistant lines, oneOf[2] 'completed assistant message blocks').")
+            "wire's reference reading of the stream fed (Wire.reading: its reference consumer's, which reads the "
+            "completed assistant message blocks).")
 
 
 BASELINE: tuple[Rule, ...] = (
@@ -335,7 +340,7 @@ def _catalog() -> None:
     """The common rules plus each registered wire's, in registry order (rebuilt if the registry changes)."""
     global _RULES
     _RULES = (*_framing_rules(), *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules),
-              *_harness_rules(), *_consumer_rules(), *BASELINE)
+              *_harness_rules(), *_consumer_rules(), *_reading_rules(), *BASELINE)
     CATALOG.clear()  # the same dict: every module that imported it sees the change
     CATALOG.update((rule.id, rule) for rule in _RULES)
 

@@ -84,46 +84,15 @@ def reading(lines: Iterable[bytes | str]) -> dict[str, Any]:
         kind = line.get("type")
         entries.append({"line": number, "did": "event" if kind in READ_TYPES else "ignored"})
         if kind in ("assistant", "user"):
-            blocks: list[dict[str, Any]] = []
-            for block in _blocks(line):
-                if not isinstance(block, dict):
-                    continue
-                btype = block.get("type")
-                if btype in ("text", "thinking") and kind == "assistant" and isinstance(block.get(btype), str):
-                    blocks.append({"type": btype, "text": block[btype]})
-                elif btype == "tool_use":
-                    ref = block.get("id")
-                    call = {"id": ref if isinstance(ref, str) else None,
-                            "name": block.get("name") if isinstance(block.get("name"), str) else None,
-                            "input": block.get("input"), "result": None, "is_error": None}
-                    calls.append(call)
-                    if isinstance(ref, str):
-                        by_id.setdefault(ref, call)
-                elif btype == "tool_result":
-                    ref = block.get("tool_use_id")
-                    named = by_id.pop(ref, None) if isinstance(ref, str) else None
-                    if named is not None:  # the first result naming a call is its result
-                        named["result"] = block.get("content")
-                        error = block.get("is_error")
-                        named["is_error"] = error if isinstance(error, bool) else None
+            blocks = _content(line, kind, calls, by_id)
             if kind == "assistant":
                 message = line.get("message")
                 ref = message.get("id") if isinstance(message, dict) else None
                 messages.append({"id": ref if isinstance(ref, str) else None, "blocks": blocks})
         elif kind == "result":
-            # is_error is the contract; the subtype is an open set and may be one we do not know
             results += 1
-            is_error = line.get("is_error")
-            subtype = line.get("subtype")
-            said = KNOWN_SUBTYPES.get(subtype) if isinstance(subtype, str) else None
-            if said is not None and isinstance(is_error, bool) and said is not is_error:
-                whole = False  # a known subtype and is_error disagree: which one is wrong is not known
-            usage = line.get("usage")
-            result = line.get("result")
-            ending = {"failed": is_error if isinstance(is_error, bool) else None,
-                      "subtype": subtype if isinstance(subtype, str) else None,
-                      "result": result if isinstance(result, str) else None,
-                      "usage": usage if isinstance(usage, dict) else None}
+            ending, agrees = _ending(line)
+            whole = whole and agrees
         # any other type (known or not) is ignored: "consumers must ignore values they don't recognize"
     if results != 1:
         whole = False
@@ -131,6 +100,50 @@ def reading(lines: Iterable[bytes | str]) -> dict[str, Any]:
         ending["failed"] = None
     return {"lines": entries, "view": {"messages": messages, "tool_calls": calls, "ending": ending},
             "whole": whole and number > 0}
+
+
+def _content(line: dict[str, Any], kind: str, calls: list[dict[str, Any]],
+             by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """An assistant or user line's text and thinking blocks (assistant only); its tool_use blocks
+    added to ``calls``, its tool_result blocks given to the calls they name (the first one each)."""
+    blocks: list[dict[str, Any]] = []
+    for block in _blocks(line):
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype in ("text", "thinking") and kind == "assistant" and isinstance(block.get(btype), str):
+            blocks.append({"type": btype, "text": block[btype]})
+        elif btype == "tool_use":
+            ref = block.get("id")
+            call = {"id": ref if isinstance(ref, str) else None,
+                    "name": block.get("name") if isinstance(block.get("name"), str) else None,
+                    "input": block.get("input"), "result": None, "is_error": None}
+            calls.append(call)
+            if isinstance(ref, str):
+                by_id.setdefault(ref, call)
+        elif btype == "tool_result":
+            ref = block.get("tool_use_id")
+            named = by_id.pop(ref, None) if isinstance(ref, str) else None
+            if named is not None:  # the first result naming a call is its result
+                named["result"] = block.get("content")
+                error = block.get("is_error")
+                named["is_error"] = error if isinstance(error, bool) else None
+    return blocks
+
+
+def _ending(line: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A result line's ending, and whether its known subtype agrees with its is_error."""
+    # is_error is the contract; the subtype is an open set and may be one we do not know
+    is_error = line.get("is_error")
+    subtype = line.get("subtype")
+    said = KNOWN_SUBTYPES.get(subtype) if isinstance(subtype, str) else None
+    agrees = said is None or not isinstance(is_error, bool) or said is is_error
+    usage = line.get("usage")
+    result = line.get("result")
+    return {"failed": is_error if isinstance(is_error, bool) else None,
+            "subtype": subtype if isinstance(subtype, str) else None,
+            "result": result if isinstance(result, str) else None,
+            "usage": usage if isinstance(usage, dict) else None}, agrees
 
 
 def read(lines: Iterable[bytes | str]) -> dict[str, Any]:
