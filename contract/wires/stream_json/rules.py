@@ -15,6 +15,7 @@ from typing import Any
 from contract.core.jsonvalue import clip, quoted, shown
 from contract.core.rule import SCHEMA_STEP, Basis, Check, Level, Registry, Rule
 from contract.core.sink import Sink
+from contract.wires.stream_json.seq_stamps import TOO_LONG, integral
 from contract.wires.base import Cites
 
 _W, _D, _P = Basis.WRITTEN, Basis.DERIVED, Basis.POLICY
@@ -271,7 +272,7 @@ class _Pending:
 class DeltaReassembly(Check):
     """sj.delta-reassembly: the text and thinking deltas against the blocks that complete them."""
 
-    kinds = ("stream_event", "assistant", "result")
+    kinds = ("system", "stream_event", "assistant", "result")
     MAX_PENDING = 64 * 1024 * 1024  # characters of deltas kept while awaiting their assistant line
 
     def __init__(self) -> None:
@@ -280,24 +281,32 @@ class DeltaReassembly(Check):
         self.stopped = False  # MAX_PENDING reached: not judged from there on (a checker.limit said so)
         self.ended = False  # a result line was read
         self.failed = False  # ... and it says the run failed (is_error true)
+        # Whether the run's init advertised partial_messages_v1 (True until an init says otherwise):
+        # deltas a run did not declare are sj.capabilities' finding, and this rule not applicable.
+        self.partial = True
 
     def line(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         kind = obj.get("type")
-        if kind == "stream_event":
-            self._delta(obj.get("event"), line, out)
+        if kind == "system":
+            if obj.get("subtype") == "init":
+                caps = obj.get("capabilities")
+                self.partial = type(caps) is list and "partial_messages_v1" in caps
+        elif kind == "stream_event":
+            if self.partial:
+                self._delta(obj.get("event"), line, out)
         elif kind == "assistant":
             self._complete(obj.get("message"), line, out)
-        else:
+        elif not self.ended:  # the first result says how the run ended (a second is sj.result-once's)
             self.ended, self.failed = True, obj.get("is_error") is True
 
     def _delta(self, event: Any, line: int, out: Sink) -> None:
         if self.stopped or type(event) is not dict or event.get("type") != "content_block_delta":
             return
-        delta, index = event.get("delta"), event.get("index")
-        if type(delta) is not dict or type(index) is not int:
+        delta, index = event.get("delta"), integral(event.get("index"))  # 1.0 is the integer 1
+        if type(delta) is not dict or index is None or index is TOO_LONG:
             return
         dtype = delta.get("type")
-        if dtype not in _DELTA_KINDS:  # an unknown delta type: the open set, ignored
+        if type(dtype) is not str or dtype not in _DELTA_KINDS:  # an unknown delta type: the open set, ignored
             return
         piece = delta.get(_DELTA_KINDS[dtype])
         piece = piece if type(piece) is str else ""  # absent, it adds nothing to a concatenation

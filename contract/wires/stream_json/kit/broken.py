@@ -41,7 +41,7 @@ ALSO: dict[str, frozenset[str]] = {
 
 def insert(draw: st.DrawFn, lines: list[Line], line: Line, *, last: bool = False) -> list[Line]:
     """``line`` placed after init and before the result (or at the end), with a valid envelope."""
-    index = len(lines) if last else draw(st.integers(1, len(lines) - 1))
+    index = len(lines) if last else place(draw, lines, completes=line["type"] == "assistant")
     before = lines[index - 1]
     envelope = {
         "type": line["type"],
@@ -50,6 +50,24 @@ def insert(draw: st.DrawFn, lines: list[Line], line: Line, *, last: bool = False
         "ts": before["ts"],
     }
     return renumber([*lines[:index], envelope | line, *lines[index:]])
+
+
+def place(draw: st.DrawFn, lines: list[Line], completes: bool) -> int:
+    """Where to insert after init and before the result; for an assistant line (``completes``), only
+    where no text or thinking delta awaits its assistant line, which the inserted line would complete
+    instead (sj.delta-reassembly would fire beside the rule broken)."""
+    if not completes:
+        return draw(st.integers(1, len(lines) - 1))
+    free, waiting = [], False
+    for index in range(1, len(lines)):
+        line = lines[index - 1]
+        if line.get("type") == "assistant":
+            waiting = False
+        elif line.get("type") == "stream_event" and (line.get("event") or {}).get("type") == "content_block_delta":
+            waiting = True
+        if not waiting:
+            free.append(index)
+    return draw(st.sampled_from(free))
 
 
 def notification(body: str) -> Line:
@@ -358,7 +376,7 @@ def _tool_args(draw: st.DrawFn, way: str) -> list[Line]:
         *fragments,
         {"type": "assistant", "message": {"role": "assistant", "content": [use]}},
     ]
-    index = draw(st.integers(1, len(lines) - 1))
+    index = place(draw, lines, completes=True)
     for offset, line in enumerate(added):
         before = lines[index + offset - 1]
         lines.insert(
@@ -402,7 +420,7 @@ def delta_reassembly(draw: st.DrawFn) -> list[Line]:
     if way != "never-completed":
         added.append({"type": "assistant", "message": {"role": "assistant",
                                                       "content": [{"type": block_kind, block_kind: completed}]}})
-        index = draw(st.integers(1, len(lines) - 1))
+        index = place(draw, lines, completes=True)
     else:  # just before the result, which says the run succeeded
         index = len(lines) - 1
         lines[-1] = lines[-1] | {"is_error": False, "subtype": "success"}
