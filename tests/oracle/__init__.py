@@ -641,12 +641,14 @@ def _deltas(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict, e
             capabilities = obj.get("capabilities")
             partial = isinstance(capabilities, list) and "partial_messages_v1" in capabilities
         event = obj.get("event")
-        if kind == "stream_event" and partial and isinstance(event, dict) and event.get("type") == "content_block_delta":
+        payload = event.get("type") if isinstance(event, dict) else None
+        if kind == "stream_event" and partial and isinstance(event, dict) and payload == "content_block_delta":
             delta, number_index = event.get("delta"), _integral(event.get("index"))
             index = int(number_index) if number_index is not None and number_index.adjusted() < 4000 else None
             if isinstance(delta, dict) and index is not None:
                 dtype = delta.get("type")
-                field = {"text_delta": "text", "thinking_delta": "thinking"}.get(dtype) if isinstance(dtype, str) else None
+                known = {"text_delta": "text", "thinking_delta": "thinking"}
+                field = known.get(dtype) if isinstance(dtype, str) else None
                 if field is not None:
                     piece = delta.get(field)
                     streamed.setdefault(index, []).append((field, piece if isinstance(piece, str) else "", number))

@@ -15,8 +15,8 @@ from typing import Any
 from contract.core.jsonvalue import clip, quoted, shown
 from contract.core.rule import SCHEMA_STEP, Basis, Check, Level, Registry, Rule
 from contract.core.sink import Sink
-from contract.wires.stream_json.seq_stamps import TOO_LONG, integral
 from contract.wires.base import Cites
+from contract.wires.stream_json.seq_stamps import TOO_LONG, integral
 
 _W, _D, _P = Basis.WRITTEN, Basis.DERIVED, Basis.POLICY
 _SJ = "stream-json schema"  # how a rule's source cites the seed
