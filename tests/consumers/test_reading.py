@@ -270,3 +270,13 @@ def test_a_hostile_reading_is_bounded_and_escaped() -> None:
     (violation,) = result.report.violations
     assert "\x1b" not in violation.message
     assert len(violation.message) < 1000
+
+
+def test_repeated_line_less_findings_are_counted_without_an_empty_line_list(capsys: pytest.CaptureFixture[str]) -> None:
+    """A consumer's findings name no line: grouped, the text report says how many, not "on lines , …"."""
+    from contract.cli import run
+
+    assert run(["feed", "--", PY, str(MISREADS), "empty"]) == 1
+    out = capsys.readouterr().out
+    assert "    ×2\n" in out
+    assert "on lines ," not in out
