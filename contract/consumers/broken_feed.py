@@ -47,6 +47,7 @@ from contract.consumers.feed import (
     hold,
     record,
 )
+from contract.consumers.judging import judge_read
 from contract.core import textsafe
 from contract.core.jsonvalue import clip
 from contract.live.harness import describe_status
@@ -206,6 +207,8 @@ def feed_broken(
                 return stopped
             label = f"the broken stream {textsafe.text(broken.name)} ({textsafe.text(broken.kind)})"
             findings = judge_broken(outcome, member, label, name)
+            if not findings and not outcome.hung:  # a reading that says the run succeeded is a report too
+                findings = judge_read(outcome, broken.data, label, name, broken=True)
             record(feed.result, feed.out, Failure(broken.name, broken.name,
                                                   f"{broken.description}; from {broken.source}", broken.data,
                                                   outcome, findings))

@@ -63,6 +63,8 @@ from contract.consumers.judging import (
     members_problem,
     said_on_stderr,
 )
+from contract.consumers.reading import NO_READING, READING_RULES
+from contract.consumers.reading import RULES as READING_RULES_ALL
 from contract.core import textsafe
 from contract.core.interrupts import signal_of
 from contract.core.jsonvalue import clip
@@ -72,7 +74,7 @@ from contract.rules.requirements import CHECKER_RULES, Scope
 from contract.wires import Live, Wire, first, get, resolve
 
 RULES = frozenset({"consumer.crash", "consumer.hang", "consumer.early-exit", "consumer.output", "run.start",
-                   "run.interrupted", "checker.internal"})
+                   "run.interrupted", "checker.internal"}) | READING_RULES_ALL
 # The bundled default stream wire, for the loops that do not take a wire yet (contract.consumers.broken_feed,
 # contract.consumers.transport); feed_stream takes its wire from the caller (fed_wire).
 WIRE = first(Live.STREAM).name
@@ -110,6 +112,7 @@ class FeedResult:
     failures: list[Failure] = field(default_factory=list)
     streams: int = 0  # consumer runs in all
     broken: bool = False  # the streams fed are broken on purpose (feed --broken): none is conformant
+    readings: int = 0  # runs whose consumer wrote a reading (the reading protocol): its rules judged them
 
 
 BROKEN_ONLY = "judged only when the consumer is fed broken streams (feed --broken)"
@@ -166,6 +169,12 @@ class Feed:
 
     def end(self, *judged: str) -> FeedResult:
         """The result; a loop that ran to its end judged these rules, and ``judged`` too."""
+        if get(self.report.wire).live is Live.STREAM:  # a stream consumer's loop (a client speaks no reading)
+            # the silent misparse is judged on every run without a reading; a reading's rules on one with it
+            judged = (*judged, "consumer.silent", *(READING_RULES if self.result.readings else ()))
+            if not self.result.readings:
+                for rule in READING_RULES:
+                    self.report.unasked.setdefault(rule, NO_READING)
         if self.started and not self.faulted:
             for rule in ("consumer.crash", "consumer.hang", "run.interrupted", *judged):
                 self.out.exercised(rule)
@@ -333,6 +342,8 @@ def feed_stream(
 
 
 def _record(result: FeedResult, out: Collector, failure: Failure) -> None:
+    if failure.outcome.reading is not None:
+        result.readings += 1
     for finding in failure.findings:
         out.emit(finding.rule, None, None, finding.message, finding.hint)
     if failure.findings:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
+import tempfile
 import termios
 import threading
 import time
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from contract.consumers.pacing import PTY_SETTLE_SECONDS, drained, pending
+from contract.consumers.reading import MAX_READING_BYTES, VARIABLE
 from contract.live.harness import GRACE_SECONDS, Process, StartError
 
 DEFAULT_TIMEOUT = 10.0
@@ -58,6 +61,10 @@ class Outcome:
     left: int | None = None
     never: int = 0  # of ``left``: the bytes never written (it stopped asking for them: the feed is paced)
     host_lines: frozenset[int] = frozenset()  # of a conversation (feed_client): the transcript's host lines (1-based)
+    # What the consumer wrote to its reading file (the reading protocol, ``contract.consumers.reading``),
+    # up to ``MAX_READING_BYTES``; None when it wrote none (it does not speak the protocol).
+    reading: bytes | None = None
+    reading_overflowed: bool = False
 
     @property
     def overflowed(self) -> bool:
@@ -329,6 +336,30 @@ def hold(
         notes.append(f"a line longer than {PTY_LINE_BYTES} bytes cannot pass a terminal's line discipline: "
                      "this stream was fed through a pipe")
         pty = False
+    folder = tempfile.mkdtemp(prefix="milk-reading-")
+    try:
+        outcome = _hold(argv, lines, pieces, timeout, pty, max_output_bytes,
+                        {**(env if env is not None else os.environ), VARIABLE: os.path.join(folder, "reading.jsonl")},
+                        linger, notes)
+        outcome.reading, outcome.reading_overflowed = _reading(os.path.join(folder, "reading.jsonl"))
+        return outcome
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _reading(path: str) -> tuple[bytes | None, bool]:
+    """The reading file a consumer wrote (bounded), and whether it was longer than the bound; None: no file."""
+    try:
+        with open(path, "rb") as file:
+            kept = file.read(MAX_READING_BYTES + 1)
+    except OSError:  # none written (or not a file it can be read from: as good as none)
+        return None, False
+    return kept[:MAX_READING_BYTES], len(kept) > MAX_READING_BYTES
+
+
+def _hold(argv: Sequence[str], lines: list[bytes], pieces: list[tuple[bytes, float]], timeout: float, pty: bool,
+          max_output_bytes: int, env: Mapping[str, str], linger: float, notes: list[str]) -> Outcome:
+    """``hold``'s run, its reading file named in ``env``."""
     ends = _Ends.open(pty)
     began = time.monotonic()
     try:

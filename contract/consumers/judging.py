@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from contract.consumers import reading
 from contract.consumers.holding import Outcome
 from contract.core import textsafe
 from contract.core.jsonvalue import clip, quoted, shown
@@ -157,7 +158,40 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden
           wire: Wire | str | None = None) -> list[Finding]:
     """The consumer findings for one run on ``data`` of ``wire`` (by default the registry's first stream
     wire: its terminal line is what ``expect.members`` point into); ``label`` names the stream (already
-    escaped), ``golden`` says it is a golden as recorded (not a future variant), which the crash hint follows."""
+    escaped), ``golden`` says it is a golden as recorded (not a future variant), which the crash hint
+    follows. A run that read the stream to its end and exited 0 is judged by what it said it made of
+    it too (``judge_read``)."""
+    findings = _judge(outcome, data, expect, label, golden, wire)
+    if outcome.hung or outcome.status != 0 or any(f.rule == "consumer.early-exit" for f in findings):
+        return findings  # it did not read the stream to its end: what it made of it is not judged
+    return findings + judge_read(outcome, data, label, wire)
+
+
+def judge_read(outcome: Outcome, data: bytes, label: str, wire: Wire | str | None = None,
+               broken: bool = False) -> list[Finding]:
+    """The reading protocol's findings on a run that exited 0 (``contract.consumers.reading``): its
+    reading against the wire's reference reading, or, with none, the silent misparse."""
+    descriptor = resolve(wire) if wire is not None else first(Live.STREAM)
+    if outcome.reading is None:
+        if broken:
+            return []
+        return [Finding(f.rule, f.message, f.hint) for f in reading.silent(
+            outcome.status, outcome.hung, None, outcome.stdout_bytes, outcome.stdout,
+            _result_line(data, descriptor) is not None, label)]
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    found, faults = reading.parse(outcome.reading, outcome.reading_overflowed, lines, label)
+    if found is None:
+        return [Finding(f.rule, f.message, f.hint) for f in faults]
+    reference = descriptor.load_reading()
+    if reference is None:
+        return [Finding("consumer.reading-schema", f"expected no reading on {label}: the {descriptor.name} wire has no "
+                        "reference reading to judge one against, found one (not judged)")]
+    expected = reading.expected_reading(reference, data)
+    return [Finding(f.rule, f.message, f.hint) for f in reading.judge_reading(found, expected, label, broken)]
+
+
+def _judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden: bool,
+           wire: Wire | str | None) -> list[Finding]:
     findings: list[Finding] = []
     said = said_on_stderr(outcome.stderr)
     if outcome.hung:
@@ -245,5 +279,5 @@ def _members(stdout: bytes, data: bytes, members: Mapping[str, str], label: str,
     return found
 
 
-__all__ = ["Expectation", "ExpectationError", "Finding", "crash_hint", "hang_detail", "judge", "load_members",
-           "members_problem", "said_on_stderr"]
+__all__ = ["Expectation", "ExpectationError", "Finding", "crash_hint", "hang_detail", "judge", "judge_read",
+           "load_members", "members_problem", "said_on_stderr"]

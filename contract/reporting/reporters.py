@@ -213,7 +213,8 @@ def _text_group(source: str, entry: Group, hints: set[str], basis: str = "", sty
     if entry.count > 1:
         shown = ", ".join(str(n) for n in entry.lines)
         more = ", …" if entry.count > len(entry.lines) else ""
-        lines.append(f"    ×{entry.count} on lines {shown}{more}")
+        # a finding of no line (a consumer's, say) has none to show: only how many
+        lines.append(f"    ×{entry.count} on lines {shown}{more}" if shown else f"    ×{entry.count}")
     if v.hint and v.hint not in hints:
         hints.add(v.hint)
         lines.append(f"    hint: {safe(v.hint)}")

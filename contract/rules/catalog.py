@@ -269,6 +269,61 @@ def _consumer_rules() -> tuple[Rule, ...]:
     )
 
 
+def _reading_rules() -> tuple[Rule, ...]:
+    return (
+        # -- the reading protocol (contract.consumers.reading; docs/consumers.md) -----------------
+        Rule("consumer.silent", Level.MUST, "consumer",
+             "a consumer that exits 0 on a stream that carried a result says something: output, or a reading",
+             "policy (issue 49, 'Breaking futures'): a parser that silently falls through on a line kind it does "
+             "not know and prints nothing exits 0 and is wrong; a run that carried a result has something to "
+             "report. Judged on every run that exited 0 without a reading (MILK_CONTRACT_READING), on the "
+             "stream consumer's stdout (stderr is not output to a caller)",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+        Rule("consumer.reading-schema", Level.MUST, "consumer",
+             "a reading a consumer writes follows the protocol (schemas/reading.schema.json)",
+             "the reading protocol: JSON Lines, line entries (each input line at most once, within the stream) "
+             "then one view line, the last; a reading that cannot be read is never judged a pass",
+             observed=Observed.CONSUMER, basis=Basis.POLICY, filterable=False),
+        Rule("consumer.text-duplicated", Level.MUST, "consumer",
+             "a consumer's reading holds each message's text and thinking once",
+             _READING + " A block's text is the completed assistant line's block (the partial deltas before it "
+             "concatenate to it, a rule of the wire's), so a reading that adds the deltas to the completed "
+             "block, or keeps a frame twice, holds more text than the run wrote",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.text-lost", Level.MUST, "consumer",
+             "a consumer's reading holds every text and thinking block of the completed assistant messages",
+             _READING + " A block overwritten by the next one, a field left empty though its deltas streamed, "
+             "a message dropped: text the run wrote that the consumer does not hold",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.tool-call-lost", Level.MUST, "consumer",
+             "a consumer's reading holds each tool call with its name, parsed input and result",
+             _READING + " Tool calls in the order of their tool_use blocks, each with the first tool_result "
+             "naming it (content and is_error as written, null when none came)",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.ending-misread", Level.MUST, "consumer",
+             "a consumer's reading of the run's ending is the result line's is_error, subtype, result and usage",
+             _READING + " is_error is the boolean contract (properties.is_error: 'true when the run failed'), "
+             "whatever the subtype (an open set); a result with no result text (an interrupt) has none to read; "
+             "a stream that is not a whole run never reads as a success",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.usage-summed", Level.MUST, "consumer",
+             "a consumer's reading does not count the run's cumulative usage again",
+             _READING + " The result's usage is the run's total as written; a reading whose counts exceed it "
+             "added it to itself or to other counts (usage summed again)",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+        Rule("consumer.line-misread", Level.MUST, "consumer",
+             "a consumer's reading calls no line of a conformant stream an error",
+             _READING + " Every line of a golden, a future variant or a hostile delivery is a JSON object a "
+             "conformant milk may write; consumers must ignore values they don't recognize, never fail on them",
+             observed=Observed.CONSUMER, basis=Basis.DERIVED, filterable=False),
+    )
+
+
+_READING = ("the reading protocol (docs/consumers.md): the consumer's reading (MILK_CONTRACT_READING) against the "
+            "wire's reference reading of the stream fed (Wire.reading: its reference consumer's, which reads the "
+            "completed assistant message blocks).")
+
+
 BASELINE: tuple[Rule, ...] = (
     Rule("baseline.stale", Level.MUST, "line",
          "every finding listed in --baseline still occurs",
@@ -285,7 +340,7 @@ def _catalog() -> None:
     """The common rules plus each registered wire's, in registry order (rebuilt if the registry changes)."""
     global _RULES
     _RULES = (*_framing_rules(), *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules),
-              *_harness_rules(), *_consumer_rules(), *BASELINE)
+              *_harness_rules(), *_consumer_rules(), *_reading_rules(), *BASELINE)
     CATALOG.clear()  # the same dict: every module that imported it sees the change
     CATALOG.update((rule.id, rule) for rule in _RULES)
 

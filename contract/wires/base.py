@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum, StrEnum
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from contract.core.reader import Record
 from contract.core.resources import data_dir
@@ -365,6 +365,10 @@ class Wire:
     # The module whose ``FEEDS`` says how ``feed --broken`` and ``--transport`` make streams of the
     # wire's goldens (``Feeds``), if they can: a name, imported only by ``load_feeds``.
     feeds: str | None = None
+    # The module whose ``reading(lines)`` is the wire's one reference reading of a stream (what a
+    # correct consumer makes of it: docs/consumers.md, "The reading protocol"), if the wire has one:
+    # ``milk-contract feed`` judges a consumer's reading against it (``contract.consumers.reading``).
+    reading: str | None = None
 
     @property
     def schema_path(self) -> Path:
@@ -389,6 +393,15 @@ class Wire:
         if self.feeds is None:
             return None
         return _loaded(self.feeds, "FEEDS", Feeds)
+
+    def load_reading(self) -> Callable[[Iterable[bytes]], dict[str, Any]] | None:
+        """The wire's reference reading (``reading``'s ``reading`` function), or None when it has none."""
+        if self.reading is None:
+            return None
+        found = importlib.import_module(self.reading).reading
+        if not callable(found):
+            raise TypeError(f"{self.reading}.reading is not a function")
+        return cast("Callable[[Iterable[bytes]], dict[str, Any]]", found)
 
     def load_future(self) -> Future | None:
         """The wire's future-compatible variants (imports hypothesis), or None when it has none."""

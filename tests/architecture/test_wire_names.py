@@ -32,6 +32,8 @@ ROOT = CHECKOUT / "contract"
 # running a wire's own program (its logic stays in the wire's package).
 _ALIAS = "a public alias ({where}: python -m contract.reference.{name}) running contract/wires/{wire}/kit/{module}.py"
 ALLOWED: dict[str, str] = {
+    "consumers/reading.py": "the reading protocol's own member names (schemas/reading.schema.json: an ending's "
+                            "subtype and result), one of which shares its word with stream-json's terminal line",
     "wires/__init__.py": "the registry: one import and one entry per wire",
     "wires/stream_json/kit/cases/framing.py": "a line.ansi case's description (tests/cases/line/line.ansi.json): "
                                               "on a stream-json stream a line of the other wire's type is no exception",

@@ -10,5 +10,6 @@ int main(void) {
         }
     }
     fprintf(stderr, "%lu bytes\n", bytes);
+    printf("read\n"); /* a consumer that says nothing is consumer.silent */
     return 0;
 }

@@ -8,3 +8,4 @@ KNOWN = {"system", "assistant", "user", "stream_event", "result"}
 for raw in sys.stdin:
     if json.loads(raw).get("type") not in KNOWN:
         sys.exit(0)
+print("read")  # a consumer that says nothing is consumer.silent

@@ -392,7 +392,7 @@ def test_through_a_terminal_a_consumer_that_reads_it_all_passes() -> None:
     whole = feed.feed_stream(REFERENCE, [load("stream-json", "tool_calls")], pty=True)
     assert whole.report.conformant, [v.message for v in whole.report.violations]
     assert "consumer.early-exit" in whole.report.exercised  # judged through a terminal as through a pipe
-    cat = feed.feed_stream(["sh", "-c", "cat >/dev/null"], [load("stream-json", "tool_calls")], pty=True)
+    cat = feed.feed_stream(["sh", "-c", "cat >/dev/null; echo read"], [load("stream-json", "tool_calls")], pty=True)
     assert cat.report.conformant, [v.message for v in cat.report.violations]
 
 

@@ -78,12 +78,12 @@ def test_a_consumer_stopping_at_the_first_unknown_type_fails_feed_future() -> No
 
 def _reads_all(tmp_path: Path, reader: str) -> list[str]:
     if reader == "python":
-        return [sys.executable, "-c", "import sys; sys.stdin.buffer.read()"]
+        return [sys.executable, "-c", "import sys; sys.stdin.buffer.read(); print('read')"]
     if reader == "node":
         node = shutil.which("node")
         if node is None:
             pytest.skip("node is not on PATH (Debian: apt-get install nodejs)")
-        return [node, "-e", "process.stdin.on('data', () => {}); process.stdin.on('end', () => process.exit(0))"]
+        return [node, "-e", "process.stdin.on('data', () => {}); process.stdin.on('end', () => console.log('read'))"]
     return _compiled(tmp_path, "reads_all")
 
 

@@ -56,7 +56,7 @@ def test_a_fixed_64k_buffer_without_reassembly_fails() -> None:
 
 def test_a_consumer_ending_at_the_result_while_stdin_is_held_open_passes() -> None:
     at_result = [sys.executable, "-c", "import json, sys\nfor raw in sys.stdin.buffer:\n"
-                                       "    if json.loads(raw).get('type') == 'result': break"]
+                                       "    if json.loads(raw).get('type') == 'result': break\nprint('read')"]
     result = transport.feed_transport(at_result, [load("stream-json", "hello")], seed=1, huge=False)
     assert result.report.conformant, [v.message for v in result.report.violations]
 

@@ -14,3 +14,4 @@ while chunk := os.read(0, 65536):
     for line in chunk.split(b"\n"):
         if line.strip():
             json.loads(line)
+print("read")  # a consumer that says nothing is consumer.silent

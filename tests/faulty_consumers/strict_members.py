@@ -82,6 +82,8 @@ def main(argv: list[str]) -> int:
     if found is not None:
         sys.stderr.write(f"strict_members: unknown member at {found}\n")
         return 3
+    if not client:  # a stream consumer says what it read (a silent one is consumer.silent)
+        sys.stdout.write("{}\n")
     return 0
 
 

@@ -72,7 +72,7 @@ BASIS: dict[str, str] = {
     "sj.message-form": "written",
     "sj.message-present": "derived",
     "sj.tool-result-ref": "derived", "sj.parent-ref": "derived", "sj.tool-args-reassembly": "derived",
-    "sj.tool-args-duplicate-key": "policy",
+    "sj.tool-args-duplicate-key": "policy", "sj.delta-reassembly": "derived",
     "sa.schema": "written", "sa.response-correlation": "derived", "sa.event-envelope": "derived",
     "sa.revision-order": "derived", "sa.events-capability": "derived", "sa.unique-keys": "derived",
 }
@@ -525,6 +525,7 @@ def _stream_json(positions: list[Position], verdict: Verdict,
     opaque = [number for number, obj in positions if obj is None]
     failed = bool(results) and dict(objects).get(results[0], {}).get("is_error") is True
     _stream_json_structural(objects, verdict, opaque, bool(results), failed)
+    _deltas(objects, verdict, bool(results), failed)
 
 
 def _seq(positions: list[Position], verdict: Verdict) -> None:
@@ -625,6 +626,51 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
         for tid, pieces in fragments.items():
             if "".join(pieces) and not any(number > first[tid] for number in opaque):
                 verdict.fire("sj.tool-args-reassembly", first[tid], f"fragments of {tid!r} never meet a tool_use")
+
+
+def _deltas(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict, ended: bool, failed: bool) -> None:
+    """Issue 49 (the lead's brief): "partial deltas" (oneOf[1]) are parts of the "completed assistant
+    message blocks" (oneOf[2]); a text_delta's pieces at ``index`` spell the text block at that index of
+    the next assistant line (thinking_delta: a thinking block). Other delta types: the open set. Only
+    where init advertised partial_messages_v1 (else the deltas are sj.capabilities' finding)."""
+    streamed: dict[int, list[tuple[str, str, int]]] = {}  # index -> (delta type, piece, line)
+    partial = True
+    for number, obj in objects:
+        kind = obj.get("type")
+        if kind == "system" and obj.get("subtype") == "init":
+            capabilities = obj.get("capabilities")
+            partial = isinstance(capabilities, list) and "partial_messages_v1" in capabilities
+        event = obj.get("event")
+        payload = event.get("type") if isinstance(event, dict) else None
+        if kind == "stream_event" and partial and isinstance(event, dict) and payload == "content_block_delta":
+            delta, number_index = event.get("delta"), _integral(event.get("index"))
+            index = int(number_index) if number_index is not None and number_index.adjusted() < 4000 else None
+            if isinstance(delta, dict) and index is not None:
+                dtype = delta.get("type")
+                known = {"text_delta": "text", "thinking_delta": "thinking"}
+                field = known.get(dtype) if isinstance(dtype, str) else None
+                if field is not None:
+                    piece = delta.get(field)
+                    streamed.setdefault(index, []).append((field, piece if isinstance(piece, str) else "", number))
+        if kind != "assistant" or not streamed:
+            continue
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        content = content if isinstance(content, list) else []
+        for index, pieces in streamed.items():
+            fields = {field for field, _, _ in pieces}
+            block = content[index] if 0 <= index < len(content) else None
+            field = next(iter(fields))
+            if len(fields) > 1:
+                verdict.fire("sj.delta-reassembly", number, f"text and thinking deltas at index {index}")
+            elif not isinstance(block, dict) or block.get("type") != field:
+                verdict.fire("sj.delta-reassembly", number, f"no {field} block at index {index}")
+            elif isinstance(block.get(field), str) and block[field] != "".join(p for _, p, _ in pieces):
+                verdict.fire("sj.delta-reassembly", number, f"deltas at index {index} differ from the block")
+        streamed = {}
+    if streamed and ended and not failed:
+        first = min(number for pieces in streamed.values() for _, _, number in pieces)
+        verdict.fire("sj.delta-reassembly", first, "deltas no assistant line completes")
 
 
 def _reassembly(tid: str, joined: str, given: JSONValue, number: int, verdict: Verdict) -> None:

@@ -181,7 +181,7 @@ def test_the_json_report_is_written_one_violation_at_a_time() -> None:
     assert sink.written > 900_000
     assert peak < sink.written / 4, f"{peak} bytes allocated to write {sink.written}"
     # the header: one requirement verdict (with its basis) per catalogued rule, about 600 bytes each
-    assert sink.largest < 40_000
+    assert sink.largest < 48_000  # 80 rules or so
     assert json.loads(render_json(report))["counts"]["sj.schema"] == 5_000
 
 

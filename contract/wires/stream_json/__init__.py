@@ -71,7 +71,8 @@ def _declared(obj: dict[str, Any]) -> frozenset[str] | None:
 # gate no rule of their own: a task line is judged by rules every run is held to.)
 CAPABILITIES = Capabilities(
     declared=_declared,
-    gates={"partial_messages_v1": frozenset({"sj.tool-args-reassembly", "sj.tool-args-duplicate-key"})},
+    gates={"partial_messages_v1": frozenset({"sj.tool-args-reassembly", "sj.tool-args-duplicate-key",
+                                             "sj.delta-reassembly"})},
 )
 
 
@@ -123,4 +124,5 @@ STREAM_JSON = Wire(
     capabilities=CAPABILITIES,  # init's capabilities: partial_messages_v1 gates the tool-args rules
     hints=Hints(opening="system/init", progress="progress (stream_event) lines"),
     feeds="contract.wires.stream_json.kit.feeds",  # feed --broken and --transport: cut and padded runs
+    reading="contract.wires.stream_json.kit.consumer",  # the reference reading (its reference consumer's)
 )

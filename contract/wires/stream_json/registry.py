@@ -1,7 +1,8 @@
 """The stream-json registry: where each rule of the wire is declared, beside its logic.
 
 ``REGISTRY`` is filled by the rule families that hold the rules' logic (``Registry.family`` on
-``ends.RunEnds``, ``seq_stamps.SeqStamps``, ``actors.Actors``, ``tool_calls.ToolCalls``) and by
+``ends.RunEnds``, ``seq_stamps.SeqStamps``, ``actors.Actors``, ``tool_calls.ToolCalls``, the check
+``deltas.DeltaReassembly``) and by
 ``rules.py`` (the schema step's ``sj.schema``). ``ORDER`` is the catalog order, what reports and
 verdict tables list; ``rules.py`` gathers the families so that the registry is whole when read.
 """
@@ -20,7 +21,8 @@ ORDER = (
     "sj.result-last", "sj.subtype", "sj.seq", "sj.seq-contiguous", "sj.session", "sj.session-suffix",
     "sj.session-constant", "sj.result-is-error", "sj.result-success", "sj.agent-form", "sj.message-form",
     "sj.message-present", "sj.tool-result-ref", "sj.parent-ref", "sj.tool-args-reassembly",
-    "sj.tool-args-duplicate-key", "sj.capabilities", "sj.usage-rollup", "sj.ts-order", "sj.role-form",
+    "sj.tool-args-duplicate-key", "sj.delta-reassembly", "sj.capabilities", "sj.usage-rollup", "sj.ts-order",
+    "sj.role-form",
 )
 
 REGISTRY = Registry("stream-json", ORDER)

@@ -47,7 +47,7 @@ REGISTRY.add(
 )
 
 # The families holding the other rules, each declared beside its logic: importing them declares them.
-from contract.wires.stream_json import actors, ends, seq_stamps, tool_calls  # noqa: E402, F401
+from contract.wires.stream_json import actors, deltas, ends, seq_stamps, tool_calls  # noqa: E402, F401
 
 # The wire's catalog rules, in catalog order (registry.ORDER; contract.rules.catalog).
 RULES: tuple[Rule, ...] = REGISTRY.rules

@@ -42,7 +42,7 @@ ALSO: dict[str, frozenset[str]] = {
 
 def insert(draw: st.DrawFn, lines: list[Line], line: Line, *, last: bool = False) -> list[Line]:
     """``line`` placed after init and before the result (or at the end), with a valid envelope."""
-    index = len(lines) if last else draw(st.integers(1, len(lines) - 1))
+    index = len(lines) if last else place(draw, lines, completes=line["type"] == "assistant")
     before = lines[index - 1]
     envelope = {
         "type": line["type"],
@@ -51,6 +51,24 @@ def insert(draw: st.DrawFn, lines: list[Line], line: Line, *, last: bool = False
         "ts": before["ts"],
     }
     return renumber([*lines[:index], envelope | line, *lines[index:]])
+
+
+def place(draw: st.DrawFn, lines: list[Line], completes: bool) -> int:
+    """Where to insert after init and before the result; for an assistant line (``completes``), only
+    where no text or thinking delta awaits its assistant line, which the inserted line would complete
+    instead (sj.delta-reassembly would fire beside the rule broken)."""
+    if not completes:
+        return draw(st.integers(1, len(lines) - 1))
+    free, waiting = [], False
+    for index in range(1, len(lines)):
+        line = lines[index - 1]
+        if line.get("type") == "assistant":
+            waiting = False
+        elif line.get("type") == "stream_event" and (line.get("event") or {}).get("type") == "content_block_delta":
+            waiting = True
+        if not waiting:
+            free.append(index)
+    return draw(st.sampled_from(free))
 
 
 def notification(body: str) -> Line:
@@ -359,7 +377,7 @@ def _tool_args(draw: st.DrawFn, way: str) -> list[Line]:
         *fragments,
         {"type": "assistant", "message": {"role": "assistant", "content": [use]}},
     ]
-    index = draw(st.integers(1, len(lines) - 1))
+    index = place(draw, lines, completes=True)
     for offset, line in enumerate(added):
         before = lines[index + offset - 1]
         lines.insert(
@@ -382,6 +400,36 @@ def capabilities(draw: st.DrawFn) -> list[Line]:
         return insert(draw, lines, {"type": "stream_event", "event": event})
     _init_capabilities(lines, remove=TASKS)
     return insert(draw, lines, {"type": "system", "subtype": "task_started", "task_id": "task_1"})
+
+
+def delta_reassembly(draw: st.DrawFn) -> list[Line]:
+    """Text or thinking deltas that do not concatenate to the block completing them: other text, a
+    piece lost, a block of the other kind at their index, or no assistant line after them."""
+    lines = draw(transcripts())
+    _init_capabilities(lines, add=PARTIAL)
+    kind = draw(st.sampled_from(["text", "thinking"]))
+    said = draw(text(min_size=1, max_size=12))
+    way = draw(st.sampled_from(["other-text", "piece-lost", "other-kind", "never-completed"]))
+    pieces = [said[: len(said) // 2], said[len(said) // 2 :]]
+    if way == "piece-lost":
+        pieces = pieces[:1] if pieces[1] else [said + "!"]
+    completed = said + "?" if way == "other-text" else said
+    block_kind = ("thinking" if kind == "text" else "text") if way == "other-kind" else kind
+    added: list[Line] = [{"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                                                            "delta": {"type": f"{kind}_delta", kind: piece}}}
+                         for piece in pieces]
+    if way != "never-completed":
+        added.append({"type": "assistant", "message": {"role": "assistant",
+                                                      "content": [{"type": block_kind, block_kind: completed}]}})
+        index = place(draw, lines, completes=True)
+    else:  # just before the result, which says the run succeeded
+        index = len(lines) - 1
+        lines[-1] = lines[-1] | {"is_error": False, "subtype": "success"}
+    for offset, line in enumerate(added):
+        before = lines[index + offset - 1]
+        lines.insert(index + offset,
+                     {"type": line["type"], "session_id": before["session_id"], "seq": 0, "ts": before["ts"]} | line)
+    return renumber(lines)
 
 
 def usage_rollup(draw: st.DrawFn) -> list[Line]:

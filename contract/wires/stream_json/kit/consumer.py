@@ -15,66 +15,164 @@ line cut short), or a result whose known subtype contradicts its is_error (``suc
 ``true``, ``error_during_execution`` with ``false``); an unknown subtype is the open set, and
 is_error is then believed.
 
+**The reference reading.** ``reading`` is the wire's one documented reading of a stream (the
+stream-json descriptor's ``Wire.reading`` names it; docs/consumers.md, "The reading protocol"):
+what a correct consumer makes of any stream, the expected view ``milk-contract feed`` judges a
+consumer's reading against. Messages are the completed assistant lines' text and thinking blocks
+(``oneOf[2]``: "completed assistant message blocks"; the ``stream_event`` deltas before them are
+"partial deltas", previews of those blocks, which ``sj.delta-reassembly`` holds equal to them, so
+the completed block is the text, never the deltas added to it); tool calls are the tool_use blocks
+with the first tool_result naming each; the ending is the terminal result line's ``is_error``,
+``subtype``, ``result`` and ``usage`` as written (the usage is the run's, cumulative: never summed).
+With ``MILK_CONTRACT_READING`` set this consumer writes that reading there (the protocol, its
+schema ``schemas/reading.schema.json``).
+
 Only the standard library: the point is the reading, not a dependency.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 NO_RESULT = 3  # exit status for a run that never said how it ended
+READING_VARIABLE = "MILK_CONTRACT_READING"  # the reading protocol's side channel: a file path
 # What the seed says is_error is for each known result subtype ("true when the run failed
 # (execution error, max turns, interruption)"; "a refusal … reports is_error false"). Unknown
 # subtypes are not here: is_error, "the boolean contract", says how they ended.
 KNOWN_SUBTYPES = {"success": False, "refused": False, "error_during_execution": True, "error_max_turns": True,
                   "interrupted": True}
+READ_TYPES = frozenset({"assistant", "user", "result"})  # the line types the reading takes anything from
 
 
-def read(lines: Any) -> dict[str, Any]:
-    """What a run says: the result's is_error and text, and the assistant's text blocks."""
-    seen: dict[str, Any] = {"is_error": None, "result": None, "text": ""}
-    parts: list[str] = []
-    whole = True  # every line a JSON object, nothing after the result: else the ending is not known
-    ended = False
-    for raw in lines:
+def _blocks(line: dict[str, Any]) -> list[Any]:
+    message = line.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def reading(lines: Iterable[bytes | str]) -> dict[str, Any]:
+    """The reference reading of a stream: ``{"lines": [...], "view": {...}, "whole": bool}``.
+
+    ``lines``: one entry per input line (``{"line": N, "did": "event" | "ignored" | "error"}``);
+    ``view``: the assembled view of the protocol (messages, tool_calls, ending); ``whole``: the
+    stream is a whole run (every line a JSON object, one result line, the last, its known subtype
+    agreeing with is_error). The ending's ``failed`` is null when the run is not whole.
+    """
+    entries: list[dict[str, Any]] = []
+    messages: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    ending: dict[str, Any] | None = None
+    whole = True
+    results = 0
+    number = 0
+    for number, raw in enumerate(lines, 1):
         try:
             line = json.loads(raw)
         except ValueError:
             line = None  # a banner or a line cut short: skipped, but the run is then not known whole
         if not isinstance(line, dict):
             whole = False
+            entries.append({"line": number, "did": "error"})
             continue
-        if ended:
+        if results:
             whole = False  # the result was not the last line
         kind = line.get("type")
-        if kind == "assistant":
-            message = line.get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-                    parts.append(block["text"])
+        entries.append({"line": number, "did": "event" if kind in READ_TYPES else "ignored"})
+        if kind in ("assistant", "user"):
+            blocks = _content(line, kind, calls, by_id)
+            if kind == "assistant":
+                message = line.get("message")
+                ref = message.get("id") if isinstance(message, dict) else None
+                messages.append({"id": ref if isinstance(ref, str) else None, "blocks": blocks})
         elif kind == "result":
-            # is_error is the contract; the subtype is an open set and may be one we do not know
-            is_error = line.get("is_error")
-            seen["is_error"] = is_error if isinstance(is_error, bool) else None
-            result = line.get("result")
-            seen["result"] = result if isinstance(result, str) else None
-            subtype = line.get("subtype")
-            said = KNOWN_SUBTYPES.get(subtype) if isinstance(subtype, str) else None
-            if said is not None and seen["is_error"] is not None and said is not seen["is_error"]:
-                whole = False  # a known subtype and is_error disagree: which one is wrong is not known
-            ended = True
+            results += 1
+            ending, agrees = _ending(line)
+            whole = whole and agrees
         # any other type (known or not) is ignored: "consumers must ignore values they don't recognize"
-    seen["text"] = "\n".join(parts)
-    if not whole:
-        seen["is_error"] = None
-    return seen
+    if results != 1:
+        whole = False
+    if ending is not None and not whole:
+        ending["failed"] = None
+    return {"lines": entries, "view": {"messages": messages, "tool_calls": calls, "ending": ending},
+            "whole": whole and number > 0}
+
+
+def _content(line: dict[str, Any], kind: str, calls: list[dict[str, Any]],
+             by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """An assistant or user line's text and thinking blocks (assistant only); its tool_use blocks
+    added to ``calls``, its tool_result blocks given to the calls they name (the first one each)."""
+    blocks: list[dict[str, Any]] = []
+    for block in _blocks(line):
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype in ("text", "thinking") and kind == "assistant" and isinstance(block.get(btype), str):
+            blocks.append({"type": btype, "text": block[btype]})
+        elif btype == "tool_use":
+            ref = block.get("id")
+            call = {"id": ref if isinstance(ref, str) else None,
+                    "name": block.get("name") if isinstance(block.get("name"), str) else None,
+                    "input": block.get("input"), "result": None, "is_error": None}
+            calls.append(call)
+            if isinstance(ref, str):
+                by_id.setdefault(ref, call)
+        elif btype == "tool_result":
+            ref = block.get("tool_use_id")
+            named = by_id.pop(ref, None) if isinstance(ref, str) else None
+            if named is not None:  # the first result naming a call is its result
+                named["result"] = block.get("content")
+                error = block.get("is_error")
+                named["is_error"] = error if isinstance(error, bool) else None
+    return blocks
+
+
+def _ending(line: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A result line's ending, and whether its known subtype agrees with its is_error."""
+    # is_error is the contract; the subtype is an open set and may be one we do not know
+    is_error = line.get("is_error")
+    subtype = line.get("subtype")
+    said = KNOWN_SUBTYPES.get(subtype) if isinstance(subtype, str) else None
+    agrees = said is None or not isinstance(is_error, bool) or said is is_error
+    usage = line.get("usage")
+    result = line.get("result")
+    return {"failed": is_error if isinstance(is_error, bool) else None,
+            "subtype": subtype if isinstance(subtype, str) else None,
+            "result": result if isinstance(result, str) else None,
+            "usage": usage if isinstance(usage, dict) else None}, agrees
+
+
+def read(lines: Iterable[bytes | str]) -> dict[str, Any]:
+    """What a run says: the result's is_error and text, and the assistant's text blocks (from its reading)."""
+    return report(reading(lines))
+
+
+def report(found: dict[str, Any]) -> dict[str, Any]:
+    """The stdout report of a reading: ``{"is_error", "result", "text"}``."""
+    ending = found["view"]["ending"] or {"failed": None, "result": None}
+    text = [block["text"] for message in found["view"]["messages"] for block in message["blocks"]
+            if block["type"] == "text"]
+    return {"is_error": ending["failed"], "result": ending["result"], "text": "\n".join(text)}
+
+
+def write_reading(found: dict[str, Any], path: str) -> None:
+    """The reading protocol: one line per input line, then the view (docs/consumers.md)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for entry in found["lines"]:
+            out.write(json.dumps(entry) + "\n")
+        out.write(json.dumps({"view": found["view"]}, ensure_ascii=False) + "\n")
 
 
 def main() -> int:
-    seen = read(sys.stdin.buffer)
+    found = reading(sys.stdin.buffer)
+    path = os.environ.get(READING_VARIABLE)
+    if path:
+        write_reading(found, path)
+    seen = report(found)
     sys.stdout.write(json.dumps(seen, ensure_ascii=False) + "\n")
     return 0 if seen["is_error"] is not None else NO_RESULT
 

@@ -136,6 +136,34 @@ def _messages(lines: list[Line]) -> Iterator[tuple[int, list[Any]]]:
                 yield number, content
 
 
+def _unknown_block(draw: st.DrawFn, lines: list[Line]) -> str:
+    """A ``block-type`` change: an unknown content block in a message (its deltas' indexes moved)."""
+    messages = list(_messages(lines))
+    number, content = messages[draw(ints(0, len(messages) - 1))]
+    index = draw(ints(0, len(content)))
+    value = draw(unknown("content block type"))
+    block: Line = {"type": value}
+    if draw(st.booleans()):
+        block["_meta"] = draw(json_objects())
+    content.insert(index, block)
+    if lines[number].get("type") == "assistant":
+        _shift_deltas(lines, number, index)
+    return f"an unknown content block {shown(value)} at line {number + 1} block {index}"
+
+
+def _shift_deltas(lines: list[Line], number: int, index: int) -> None:
+    """A block inserted at ``index`` of the assistant line ``number`` moves the blocks after it one
+    place on: the deltas streamed for them before that line (back to the assistant line before it)
+    name their block by its index (sj.delta-reassembly), so theirs move with them."""
+    for line in reversed(lines[:number]):
+        if line.get("type") == "assistant":
+            return
+        event = line.get("event")
+        if line.get("type") == "stream_event" and isinstance(event, dict) and type(event.get("index")) is int \
+                and event["index"] >= index:
+            event["index"] += 1
+
+
 def _free_objects(lines: list[Line]) -> list[tuple[str, dict[str, Any]]]:
     """Every existing free-form object a member may be added to, with where it is."""
     found: list[tuple[str, dict[str, Any]]] = []
@@ -270,15 +298,7 @@ def _apply(draw: st.DrawFn, lines: list[Line], kind: str, group: str | None = No
         lines.insert(at, line)
         return f"a stream_event of unknown {kind.split('-')[0]} type {shown(value)} before line {at + 1}"
     if kind == "block-type":
-        messages = list(_messages(lines))
-        number, content = messages[draw(ints(0, len(messages) - 1))]
-        index = draw(ints(0, len(content)))
-        value = draw(unknown("content block type"))
-        block: Line = {"type": value}
-        if draw(st.booleans()):
-            block["_meta"] = draw(json_objects())
-        content.insert(index, block)
-        return f"an unknown content block {shown(value)} at line {number + 1} block {index}"
+        return _unknown_block(draw, lines)
     if kind == "payload-member":
         objects = _free_objects(lines)
         where, target = objects[draw(ints(0, len(objects) - 1))]
