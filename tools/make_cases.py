@@ -1468,7 +1468,7 @@ def idle() -> None:
 
     The rule must stay quiet and its requirement verdict must be not-exercised (never passed).
     sj.init-first and sj.result-last have none: they judge the end of every stream, an empty
-    one included (contract.rules.requirements.ALWAYS_JUDGED).
+    one included (contract.rules.requirements.always_judged_rules()).
     """
     empty = case("an empty stream: no line to judge", False, raw_text="", exercised=False)
     for rule in ("line.utf8", "line.newline", "line.blank", "line.json", "line.object",

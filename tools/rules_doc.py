@@ -25,9 +25,9 @@ END = "<!-- rules-table: end -->\n"
 def generated() -> str:
     from contract.reporting.reporters import rules_table
     from contract.rules.catalog import CATALOG
-    from contract.wires import bundled_only
+    from contract.wires import BUNDLED_REGISTRY, using
 
-    with bundled_only():  # the shipped catalog, whatever wire a caller (a test) registered
+    with using(BUNDLED_REGISTRY):  # the shipped catalog, whatever registry a caller (a test) made current
         return "\n" + rules_table(list(CATALOG.values())) + "\n"  # blank lines: the markers stay out of it
 
 

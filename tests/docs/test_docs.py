@@ -8,8 +8,9 @@ import pytest
 
 from contract.cli import run
 from contract.rules.catalog import CATALOG
-from contract.wires import WIRES, bundled_only
+from contract.wires import WIRES
 from tests.support.paths import ROOT
+from tests.support.wires import bundled_only
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SOURCES = sorted((ROOT / "contract").rglob("*.py"))

@@ -22,8 +22,8 @@ from contract import cli
 from contract.rules import requirements
 from contract.rules.catalog import rules_for
 from contract.strategies import also_fires, breakable, broken_streams, streams
-from contract.wires import AUTO, NAMES, WIRES, DetectFailed, Evidence, Wire, candidates, detect, evidence, unregistered
-from tests.support.wires import registered
+from contract.wires import AUTO, NAMES, WIRES, DetectFailed, Evidence, Wire, candidates, detect, evidence
+from tests.support.wires import registered, unregistered
 from tests.wires.audit_log import AUDIT_LOG, GOLDEN
 
 _FIXTURE = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # the wire stays registered
