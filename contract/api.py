@@ -2,7 +2,7 @@
 (``contract.check`` is the checker's own, ``contract.checking.checker.check``).
 
 Each takes what its verb's options take, as keyword arguments with the CLI's defaults, and
-returns the objects the CLI renders (``registry``: the wires it knows, a ``contract.wires.Registry``;
+returns the objects the CLI renders (``registry``: the wires it knows, a ``contract.wires.WireRegistry``;
 the bundled ones by default): a :class:`~contract.rules.report.Report` (``run``), a
 result carrying one (``feed``, ``fuzz``: ``.report``, the seed, the failing streams) or one
 :class:`Recorded` per scenario (``record``). Render any report with
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
-from contract.wires import DEFAULT, WIRES, Live, Registry, Wire, entry, get, named
+from contract.wires import DEFAULT, WIRES, Live, Wire, WireRegistry, entry, get, named
 
 if TYPE_CHECKING:
     from contract.consumers.feed import FeedResult
@@ -45,7 +45,7 @@ def run(command: Sequence[str] | None = None, *, wire: str = DEFAULT.name, timeo
         expect_exit: int = 0, strict: bool = False, ignore: Iterable[str] = (), basis: Sequence[str] | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, max_output_bytes: int | None = None,
         late_grace: float = LATE_GRACE, provoke: bool = False, liveness: Liveness | None = None,
-        registry: Registry | None = None) -> Report:
+        registry: WireRegistry | None = None) -> Report:
     """``milk-contract run``: the emitter ``command`` (None: the wire's bundled reference) run live
     and checked as it runs; with ``provoke``, again under terminals, forced colour and a slow reader.
     ``liveness``: the thresholds of the liveness rules (``contract.live.timeline.Liveness``; None:
@@ -86,7 +86,7 @@ def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterabl
          pace: float | None = None, pty: bool = False, expect_stdout: bytes | None = None,
          expect_json: Mapping[str, str] | None = None, max_output_bytes: int | None = None,
          shrink_seconds: float | None = None,
-         registry: Registry | None = None) -> FeedResult:
+         registry: WireRegistry | None = None) -> FeedResult:
     """``milk-contract feed``: the consumer ``command`` fed the wire's goldens (``scenarios``: only
     these) and, with ``future``, their future variants; on a conversation wire it is a client
     and the suite plays the host. ``expect_json`` maps member names to pointers into the result
@@ -131,7 +131,7 @@ def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterabl
 def fuzz(command: Sequence[str] | None = None, *, wire: str | None = None, examples: int | None = None,
          seed: int | None = None, timeout: float | None = None, shrink_seconds: float | None = None,
          strict: bool = False, ignore: Iterable[str] = (), max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-         registry: Registry | None = None) -> FuzzResult:
+         registry: WireRegistry | None = None) -> FuzzResult:
     """``milk-contract fuzz``: generated conversations held with the host ``command`` (None: the
     bundled reference host), the first failure shrunk. ``.report`` is the verdict, ``.plan`` and
     ``.transcript`` the shrunk failing conversation, ``.seed`` what finds it again."""
@@ -193,7 +193,7 @@ class Recorded:
 def record(command: Sequence[str] | None = None, *, wire: str = "all", scenarios: Iterable[str] = (),
            timeout: float = 60.0, late_grace: float = LATE_GRACE, dry_run: bool = False,
            goldens: str | Path | None = None,
-           registry: Registry | None = None) -> list[Recorded]:
+           registry: WireRegistry | None = None) -> list[Recorded]:
     """``milk-contract record``: each golden scenario run through the emitter ``command`` (None: the
     bundled references) and, from a complete conformant run unless ``dry_run``, rewritten.
 
@@ -239,7 +239,7 @@ def _wire(name: str) -> Wire:
 def conformance_statement(command: Sequence[str] | None = None, *, timeout: float = 60.0, provoke: bool = False,
                           shard: tuple[int, int] | None = None, captures: str | Path | None = None,
                           generated: str | None = None,
-                          registry: Registry | None = None) -> dict[str, Any]:
+                          registry: WireRegistry | None = None) -> dict[str, Any]:
     """A build's conformance statement (docs/statements.md), as ``milk-contract statement`` makes it.
 
     ``command``: the build to run every scenario against (None: the bundled reference emitters);

@@ -25,7 +25,19 @@ from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks
 from contract.core.sink import Sink
 from contract.rules import requirements
 from contract.rules.report import Collector, Report
-from contract.wires import DEFAULT, WIRES, Registry, Wire, candidates, derived, detect, evidence, get, is_auto, resolve
+from contract.wires import (
+    DEFAULT,
+    WIRES,
+    Wire,
+    WireRegistry,
+    candidates,
+    derived,
+    detect,
+    evidence,
+    get,
+    is_auto,
+    resolve,
+)
 
 
 def check_stream(data: Source, wire: Wire | str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
@@ -454,7 +466,7 @@ class SchemaStep:
 
 
 @derived
-def schema_rules(registry: Registry) -> frozenset[str]:
+def schema_rules(registry: WireRegistry) -> frozenset[str]:
     """What a ``SchemaStep`` emits: each wire's schema rule, and checker.internal for a step that raised."""
     return frozenset({*(w.schema_rule for w in registry), *failsafe.RULES})
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 
 from contract.core.jsonline import ANSI_RULES
 from contract.core.rule import Basis, Level, Observed, Rule, Unjudged
-from contract.wires import WIRES, Live, Registry, derived, named
+from contract.wires import WIRES, Live, WireRegistry, derived, named
 
 # The common rules' sources cite each registered wire's seed through its descriptor (``Wire.cites``),
 # in registry order; a wire whose seed has nothing to add to a rule adds nothing to its source.
@@ -277,14 +277,14 @@ BASELINE: tuple[Rule, ...] = (
 )
 
 @derived
-def _rules(registry: Registry) -> tuple[Rule, ...]:
+def _rules(registry: WireRegistry) -> tuple[Rule, ...]:
     """The common rules plus each of ``registry``'s wires', in registry order (built once per registry)."""
     return (*_framing_rules(), *CHECKER, *(rule for wire in registry for rule in wire.rules),
             *_harness_rules(), *_consumer_rules(), *BASELINE)
 
 
 @derived
-def _by_id(registry: Registry) -> dict[str, Rule]:
+def _by_id(registry: WireRegistry) -> dict[str, Rule]:
     return {rule.id: rule for rule in _rules()}
 
 

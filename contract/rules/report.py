@@ -17,7 +17,7 @@ from contract.core.jsonvalue import shown
 from contract.core.rule import BASES, Basis
 from contract.rules import requirements, revisions
 from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
-from contract.wires import WIRES, Registry, derived
+from contract.wires import WIRES, WireRegistry, derived
 
 
 class Coverage(Protocol):
@@ -49,7 +49,7 @@ FIRST_PER_RULE = 10
 VITAL_PER_RULE = 10_000
 VITAL_PREFIXES = ("run.", "line.", "checker.")
 @derived
-def _vital(registry: Registry) -> frozenset[str]:
+def _vital(registry: WireRegistry) -> frozenset[str]:
     return frozenset(rule for wire in registry for rule in wire.vital)  # each wire's (Wire.vital)
 
 

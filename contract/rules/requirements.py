@@ -46,7 +46,7 @@ from typing import Protocol
 from contract.core.rule import BASES, Basis, Observed
 from contract.core.textsafe import counted
 from contract.rules.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
-from contract.wires import DEFAULT, NAMES, WIRES, Registry, derived
+from contract.wires import DEFAULT, NAMES, WIRES, WireRegistry, derived
 
 
 class Scope(StrEnum):
@@ -93,7 +93,7 @@ CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
 # Judged by a wire's machines' finish on every stream, an empty one included, so no capture
 # leaves them not exercised: each wire declares its own (Wire.always_judged).
 @derived
-def always_judged_rules(registry: Registry) -> frozenset[str]:
+def always_judged_rules(registry: WireRegistry) -> frozenset[str]:
     """The rules the current registry's wires' machines judge on every stream (each ``Wire.always_judged``)."""
     return frozenset(rule for wire in registry for rule in wire.always_judged)
 

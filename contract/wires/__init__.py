@@ -1,7 +1,7 @@
 """The wires milk-contract knows: ``BUNDLED_REGISTRY`` (adding a wire is one line here) and the current registry.
 
 Each wire is one package under ``contract/wires/`` declaring one ``Wire`` descriptor
-(``contract.wires.base``). A ``Registry`` (``contract.wires.registry``) holds wires and the tables
+(``contract.wires.base``). A ``WireRegistry`` (``contract.wires.registry``) holds wires and the tables
 derived from them; the bundled one is the default. An entry point given another registry
 (``contract.check(..., registry=...)``) makes it current for the call with ``using``; every layer
 below reads the current one through the lookups here (``get``, ``WIRES``, ``NAMES``...).
@@ -28,13 +28,13 @@ from contract.wires.base import (
     Strategies,
     Wire,
 )
-from contract.wires.registry import AUTO, DetectFailed, Registry, evidence
+from contract.wires.registry import AUTO, DetectFailed, WireRegistry, evidence
 from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
 # The wires the package ships: their schemas are under schemas/ (pinned), their goldens bundled, their
 # surfaces snapshotted, their rules in docs/rules.md. A new wire is one more name in this line.
-BUNDLED_REGISTRY = Registry((STREAM_JSON, SUBAGENT_STDIO), bundled=(STREAM_JSON.name, SUBAGENT_STDIO.name))
+BUNDLED_REGISTRY = WireRegistry((STREAM_JSON, SUBAGENT_STDIO), bundled=(STREAM_JSON.name, SUBAGENT_STDIO.name))
 BUNDLED: tuple[str, ...] = BUNDLED_REGISTRY.bundled
 # What --wire defaults to, and what auto falls back to when no line decides: the registry's first.
 DEFAULT = BUNDLED_REGISTRY.default
@@ -42,25 +42,25 @@ T = TypeVar("T")
 P = ParamSpec("P")
 T_co = TypeVar("T_co", covariant=True)
 
-_CURRENT: contextvars.ContextVar[Registry] = contextvars.ContextVar("contract.wires.current",
+_CURRENT: contextvars.ContextVar[WireRegistry] = contextvars.ContextVar("contract.wires.current",
                                                                      default=BUNDLED_REGISTRY)
 
 
-def current() -> Registry:
+def current() -> WireRegistry:
     """The registry of the running call: the one an entry point was given, else the bundled one."""
     return _CURRENT.get()
 
 
 @contextlib.contextmanager
-def using(registry: Registry | None) -> Iterator[Registry]:
+def using(registry: WireRegistry | None) -> Iterator[WireRegistry]:
     """``registry`` current for the duration (in this context only: another thread or call keeps
     its own; a thread the checker starts copies its starter's). None keeps the current one: how an
     entry point takes an optional ``registry`` argument."""
     if registry is None:
         yield _CURRENT.get()
         return
-    if not isinstance(registry, Registry):
-        raise TypeError(f"registry must be a contract.wires.Registry, not {type(registry).__name__}")
+    if not isinstance(registry, WireRegistry):
+        raise TypeError(f"registry must be a contract.wires.WireRegistry, not {type(registry).__name__}")
     token = _CURRENT.set(registry)
     try:
         yield registry
@@ -69,7 +69,7 @@ def using(registry: Registry | None) -> Iterator[Registry]:
 
 
 def entry(function: Callable[P, T]) -> Callable[P, T]:
-    """An entry point taking a ``registry`` keyword (``Registry | None``): the call runs with that
+    """An entry point taking a ``registry`` keyword (``WireRegistry | None``): the call runs with that
     registry current (``using``; None keeps the current one, the bundled one by default)."""
 
     @functools.wraps(function)
@@ -138,9 +138,9 @@ def resolve(wire: Wire | str) -> Wire:
     return wire if isinstance(wire, Wire) else _CURRENT.get().get(wire)
 
 
-def derived(build: Callable[[Registry], T]) -> Callable[[], T]:
+def derived(build: Callable[[WireRegistry], T]) -> Callable[[], T]:
     """A table derived from the wires (the catalog, the vital rules...): ``build`` of the current
-    registry, built once per registry (``Registry.table``). A decorator: call the result for the table."""
+    registry, built once per registry (``WireRegistry.table``). A decorator: call the result for the table."""
 
     def table() -> T:
         return _CURRENT.get().table(build)
@@ -187,12 +187,12 @@ def is_auto(name: str) -> bool:
 
 
 def ansi_for(name: str) -> bool:
-    """The reader's ``ansi`` setting for a --wire value (``Registry.ansi_for``)."""
+    """The reader's ``ansi`` setting for a --wire value (``WireRegistry.ansi_for``)."""
     return _CURRENT.get().ansi_for(name)
 
 
 def candidates(obj: dict[str, Any]) -> list[Wire]:
-    """The wires ``obj`` (a first object line) looks like, surest first (``Registry.candidates``)."""
+    """The wires ``obj`` (a first object line) looks like, surest first (``WireRegistry.candidates``)."""
     return _CURRENT.get().candidates(obj)
 
 
@@ -218,8 +218,38 @@ def conversation() -> Wire:
 
 
 __all__ = [
-    "AUTO", "BUNDLED", "BUNDLED_REGISTRY", "DEFAULT", "NAMES", "WIRES", "BatchMachine", "Capabilities", "Cites",
-    "Coverage", "DetectFailed", "Dialogue", "Evidence", "Future", "Live", "Machine", "Registry", "Strategies", "Wire",
-    "ansi_for", "by_wire", "candidates", "conversation", "current", "derived", "detect", "entry", "evidence", "first",
-    "get", "is_auto", "named", "resolve", "using",
+    "AUTO",
+    "BUNDLED",
+    "BUNDLED_REGISTRY",
+    "DEFAULT",
+    "NAMES",
+    "WIRES",
+    "BatchMachine",
+    "Capabilities",
+    "Cites",
+    "Coverage",
+    "DetectFailed",
+    "Dialogue",
+    "Evidence",
+    "Future",
+    "Live",
+    "Machine",
+    "Strategies",
+    "Wire",
+    "WireRegistry",
+    "ansi_for",
+    "by_wire",
+    "candidates",
+    "conversation",
+    "current",
+    "derived",
+    "detect",
+    "entry",
+    "evidence",
+    "first",
+    "get",
+    "is_auto",
+    "named",
+    "resolve",
+    "using",
 ]

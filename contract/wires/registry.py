@@ -36,7 +36,7 @@ def evidence(wire: Wire, obj: dict[str, Any]) -> Evidence:
                            f"detect must take any JSON object: docs/architecture.md)") from exc
 
 
-class Registry:
+class WireRegistry:
     """The wires known to a run, in order (the first is the default of its live mode), and the
     tables derived from them (``table``), each built once per registry."""
 
@@ -53,7 +53,7 @@ class Registry:
         self._wires: Mapping[str, Wire] = MappingProxyType(by_name)
         # The wires the package ships (their schemas pinned, goldens bundled, rules in docs/rules.md).
         self.bundled: tuple[str, ...] = tuple(name for name in bundled if name in by_name)
-        self._tables: dict[Callable[[Registry], Any], Any] = {}
+        self._tables: dict[Callable[[WireRegistry], Any], Any] = {}
 
     # -- the wires -------------------------------------------------------------------------
 
@@ -81,7 +81,7 @@ class Registry:
         return isinstance(name, str) and name in self._wires
 
     def __repr__(self) -> str:
-        return f"Registry({', '.join(self._wires)})"
+        return f"WireRegistry({', '.join(self._wires)})"
 
     def get(self, name: str) -> Wire:
         """The wire named ``name``; ValueError (naming the known wires) for any other name."""
@@ -96,30 +96,30 @@ class Registry:
 
     # -- variants (new registries; this one is unchanged) -------------------------------------
 
-    def plus(self, wire: Wire) -> Registry:
+    def plus(self, wire: Wire) -> WireRegistry:
         """This registry and ``wire`` after its wires (ValueError if its name is taken)."""
-        return Registry((*self._wires.values(), wire), bundled=self.bundled)
+        return WireRegistry((*self._wires.values(), wire), bundled=self.bundled)
 
-    def without(self, name: str) -> Registry:
+    def without(self, name: str) -> WireRegistry:
         """This registry without the wire ``name`` (ValueError if it holds no such wire)."""
         self.get(name)
-        return Registry((w for w in self._wires.values() if w.name != name), bundled=self.bundled)
+        return WireRegistry((w for w in self._wires.values() if w.name != name), bundled=self.bundled)
 
-    def replacing(self, wire: Wire) -> Registry:
+    def replacing(self, wire: Wire) -> WireRegistry:
         """This registry with ``wire`` in the place of the wire of its name (added last if none)."""
         if wire.name not in self._wires:
             return self.plus(wire)
-        return Registry((wire if w.name == wire.name else w for w in self._wires.values()), bundled=self.bundled)
+        return WireRegistry((wire if w.name == wire.name else w for w in self._wires.values()), bundled=self.bundled)
 
-    def shipped(self) -> Registry:
+    def shipped(self) -> WireRegistry:
         """Only the wires the package ships: what describes the product (docs/rules.md's table)."""
         if len(self.bundled) == len(self._wires):
             return self
-        return Registry((self._wires[name] for name in self.bundled), bundled=self.bundled)
+        return WireRegistry((self._wires[name] for name in self.bundled), bundled=self.bundled)
 
     # -- derived tables ---------------------------------------------------------------------
 
-    def table(self, build: Callable[[Registry], T]) -> T:
+    def table(self, build: Callable[[WireRegistry], T]) -> T:
         """``build(self)``, built once per registry: the catalog, the vital rules, the schema step's rules."""
         try:
             found: T = self._tables[build]
@@ -163,4 +163,4 @@ class Registry:
                     if wire.live is Live.CONVERSATION and wire.dialogue is not None)
 
 
-__all__ = ["AUTO", "DetectFailed", "Registry", "evidence"]
+__all__ = ["AUTO", "DetectFailed", "WireRegistry", "evidence"]

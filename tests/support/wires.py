@@ -14,10 +14,10 @@ import contextlib
 from collections.abc import Iterator
 
 from contract import wires
-from contract.wires import BUNDLED_REGISTRY, Registry, Wire
+from contract.wires import BUNDLED_REGISTRY, Wire, WireRegistry
 from tests.wires.audit_log import AUDIT_LOG
 
-SESSION: Registry = BUNDLED_REGISTRY.plus(AUDIT_LOG)
+SESSION: WireRegistry = BUNDLED_REGISTRY.plus(AUDIT_LOG)
 
 
 @contextlib.contextmanager
@@ -37,7 +37,7 @@ def unregistered(name: str) -> Iterator[Wire]:
 
 
 @contextlib.contextmanager
-def bundled_only() -> Iterator[Registry]:
+def bundled_only() -> Iterator[WireRegistry]:
     """Only the wires the package ships, current for the duration: what describes the product
     (docs/rules.md's table, the shipped catalog) is made under it."""
     with wires.using(wires.current().shipped()) as registry:
