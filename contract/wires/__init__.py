@@ -33,8 +33,9 @@ from contract.wires.stream_json import STREAM_JSON
 from contract.wires.subagent_stdio import SUBAGENT_STDIO
 
 # The wires the package ships: their schemas are under schemas/ (pinned), their goldens bundled, their
-# surfaces snapshotted, their rules in docs/rules.md. A new wire is one more name in this line.
-BUNDLED_REGISTRY = WireRegistry((STREAM_JSON, SUBAGENT_STDIO), bundled=(STREAM_JSON.name, SUBAGENT_STDIO.name))
+# surfaces snapshotted, their rules in docs/rules.md. A new wire is its import above and its name here.
+SHIPPED = (STREAM_JSON, SUBAGENT_STDIO)
+BUNDLED_REGISTRY = WireRegistry(SHIPPED, bundled=[wire.name for wire in SHIPPED])
 BUNDLED: tuple[str, ...] = BUNDLED_REGISTRY.bundled
 # What --wire defaults to, and what auto falls back to when no line decides: the registry's first.
 DEFAULT = BUNDLED_REGISTRY.default

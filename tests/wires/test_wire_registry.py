@@ -1,7 +1,7 @@
 """The registry holds the claim that a wire is its package plus one registry line.
 
 Every test here takes ``any_wire`` (tests/conftest.py): each bundled wire, and the synthetic
-audit-log wire of tests/wires/audit_log, registered for the test's duration. None names a wire or
+audit-log wire of tests/wires/audit_log, in the session's registry (tests/support/wires.py). None names a wire or
 counts them; what differs between wires is read from the descriptor.
 """
 
