@@ -162,3 +162,17 @@ def test_any_registry_is_what_its_wires_declare(order: list[int], size: int) -> 
         found = [w.name for w in wires.candidates({"type": "audit", "seq": 1})]
         assert set(found) <= set(registry.names)  # auto picks among them only
         assert (AUDIT_LOG.name in found) is (AUDIT_LOG.name in registry.names)
+
+
+@pytest.mark.process
+def test_a_live_run_judges_by_its_registry_in_its_threads() -> None:
+    """The harness judges a live run in a thread it starts: that thread keeps the caller's registry
+    (``contextvars.copy_context``), so a wire known only to the registry passed is judged as itself."""
+    with using(BUNDLED_REGISTRY):  # the caller's own context knows only the bundled wires
+        live = contract.run(None, wire=AUDIT_LOG.name, timeout=20, registry=SESSION)
+        assert current() is BUNDLED_REGISTRY
+        with pytest.raises(ValueError, match="no wire named 'audit-log'"):
+            contract.run(None, wire=AUDIT_LOG.name, timeout=20)
+    assert live.wire == AUDIT_LOG.name
+    assert live.conformant, live.violations
+    assert "al.seq" in live.exercised
