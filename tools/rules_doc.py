@@ -41,14 +41,14 @@ def rewritten(page: str) -> str:
     return page[:start] + generated() + page[end:]
 
 
-def first_pins(argv: list[str]) -> int:
-    """Pin each shipped wire that has no pin yet (1 under ``--check``, naming it, writing nothing)."""
+def first_pins(argv: list[str], schemas: Path = PAGE.parent.parent / "schemas") -> int:
+    """Pin each shipped wire that has no pin yet in ``schemas``/pins.json (1 under ``--check``,
+    naming it, writing nothing); a pin there is kept, whatever the schema's bytes are now."""
     import hashlib
 
     from contract.evolution.takein import read_pins, write_pins
     from contract.wires import BUNDLED_REGISTRY
 
-    schemas = PAGE.parent.parent / "schemas"
     pins = read_pins(schemas)
     new = [wire for wire in BUNDLED_REGISTRY if wire.name not in pins.get("sha256", {})]
     if not new:
