@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from contract.checking.checker import check
     from contract.rules.catalog import CATALOG, Level, Rule
     from contract.rules.report import Report, Violation
+    from contract.wires import BUNDLED_REGISTRY, WireRegistry
 
 __version__ = "0.1.0"
 
@@ -34,6 +35,7 @@ _LAZY = {
     # every other verb (contract.api), the conformance statement among them
     "run": "contract.api", "feed": "contract.api", "fuzz": "contract.api", "record": "contract.api",
     "Recorded": "contract.api", "conformance_statement": "contract.api",
+    "WireRegistry": "contract.wires", "BUNDLED_REGISTRY": "contract.wires",  # the wires a call knows
 }
 
 
@@ -46,5 +48,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["CATALOG", "Level", "Recorded", "Report", "Rule", "Violation", "__version__", "check",
-           "conformance_statement", "feed", "fuzz", "record", "run"]
+__all__ = ["BUNDLED_REGISTRY", "CATALOG", "Level", "Recorded", "Report", "Rule", "Violation", "WireRegistry",
+           "__version__", "check", "conformance_statement", "feed", "fuzz", "record", "run"]

@@ -2,7 +2,8 @@
 (``contract.check`` is the checker's own, ``contract.checking.checker.check``).
 
 Each takes what its verb's options take, as keyword arguments with the CLI's defaults, and
-returns the objects the CLI renders: a :class:`~contract.rules.report.Report` (``run``), a
+returns the objects the CLI renders (``registry``: the wires it knows, a ``contract.wires.WireRegistry``;
+the bundled ones by default): a :class:`~contract.rules.report.Report` (``run``), a
 result carrying one (``feed``, ``fuzz``: ``.report``, the seed, the failing streams) or one
 :class:`Recorded` per scenario (``record``). Render any report with
 ``contract.reporting.formats.REPORTERS[fmt].one(report)`` (any ``--format``, by name) as the CLI does.
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
-from contract.wires import DEFAULT, WIRES, Live, Wire, get, named
+from contract.wires import DEFAULT, WIRES, Live, Wire, WireRegistry, entry, get, named
 
 if TYPE_CHECKING:
     from contract.consumers.feed import FeedResult
@@ -39,10 +40,12 @@ if TYPE_CHECKING:
 LATE_GRACE = 2.0  # contract.live.harness.DEFAULT_LATE_GRACE (the CLI's default; tests hold them equal)
 
 
+@entry
 def run(command: Sequence[str] | None = None, *, wire: str = DEFAULT.name, timeout: float = 60.0,
         expect_exit: int = 0, strict: bool = False, ignore: Iterable[str] = (), basis: Sequence[str] | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, max_output_bytes: int | None = None,
-        late_grace: float = LATE_GRACE, provoke: bool = False, liveness: Liveness | None = None) -> Report:
+        late_grace: float = LATE_GRACE, provoke: bool = False, liveness: Liveness | None = None,
+        registry: WireRegistry | None = None) -> Report:
     """``milk-contract run``: the emitter ``command`` (None: the wire's bundled reference) run live
     and checked as it runs; with ``provoke``, again under terminals, forced colour and a slow reader.
     ``liveness``: the thresholds of the liveness rules (``contract.live.timeline.Liveness``; None:
@@ -77,11 +80,13 @@ def run(command: Sequence[str] | None = None, *, wire: str = DEFAULT.name, timeo
                    basis)
 
 
+@entry
 def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterable[str] = (), future: bool = False,
          examples: int | None = None, seed: int | None = None, timeout: float | None = None,
          pace: float | None = None, pty: bool = False, expect_stdout: bytes | None = None,
          expect_json: Mapping[str, str] | None = None, max_output_bytes: int | None = None,
-         shrink_seconds: float | None = None) -> FeedResult:
+         shrink_seconds: float | None = None,
+         registry: WireRegistry | None = None) -> FeedResult:
     """``milk-contract feed``: the consumer ``command`` fed the wire's goldens (``scenarios``: only
     these) and, with ``future``, their future variants; on a conversation wire it is a client
     and the suite plays the host. ``expect_json`` maps member names to pointers into the result
@@ -122,9 +127,11 @@ def feed(command: Sequence[str], *, wire: str = DEFAULT.name, scenarios: Iterabl
     return feeding.feed_stream(list(command), goldens, pty=pty, expect=expect, wire=descriptor, **options)
 
 
+@entry
 def fuzz(command: Sequence[str] | None = None, *, wire: str | None = None, examples: int | None = None,
          seed: int | None = None, timeout: float | None = None, shrink_seconds: float | None = None,
-         strict: bool = False, ignore: Iterable[str] = (), max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> FuzzResult:
+         strict: bool = False, ignore: Iterable[str] = (), max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+         registry: WireRegistry | None = None) -> FuzzResult:
     """``milk-contract fuzz``: generated conversations held with the host ``command`` (None: the
     bundled reference host), the first failure shrunk. ``.report`` is the verdict, ``.plan`` and
     ``.transcript`` the shrunk failing conversation, ``.seed`` what finds it again."""
@@ -182,9 +189,11 @@ class Recorded:
         return self.comparison is None or bool(self.comparison.breaking)
 
 
+@entry
 def record(command: Sequence[str] | None = None, *, wire: str = "all", scenarios: Iterable[str] = (),
            timeout: float = 60.0, late_grace: float = LATE_GRACE, dry_run: bool = False,
-           goldens: str | Path | None = None) -> list[Recorded]:
+           goldens: str | Path | None = None,
+           registry: WireRegistry | None = None) -> list[Recorded]:
     """``milk-contract record``: each golden scenario run through the emitter ``command`` (None: the
     bundled references) and, from a complete conformant run unless ``dry_run``, rewritten.
 
@@ -226,9 +235,11 @@ def _wire(name: str) -> Wire:
     return get(name)
 
 
+@entry
 def conformance_statement(command: Sequence[str] | None = None, *, timeout: float = 60.0, provoke: bool = False,
                           shard: tuple[int, int] | None = None, captures: str | Path | None = None,
-                          generated: str | None = None) -> dict[str, Any]:
+                          generated: str | None = None,
+                          registry: WireRegistry | None = None) -> dict[str, Any]:
     """A build's conformance statement (docs/statements.md), as ``milk-contract statement`` makes it.
 
     ``command``: the build to run every scenario against (None: the bundled reference emitters);

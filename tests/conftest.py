@@ -20,21 +20,21 @@ import os
 import pytest
 from hypothesis import settings
 
-from contract.wires import NAMES, Wire, get, registered
+from contract.wires import NAMES, Wire, get, using
 from tests.support.depth import deep
-from tests.wires.audit_log import AUDIT_LOG
+from tests.support.wires import SESSION
 
-# The synthetic wire is registered for the whole session, before any test module is collected: every
-# module-level table (parametrizations over NAMES, the catalog, the schema step's rules) sees three
-# wires, so a test or a module that assumes the two bundled ones fails at once (issue 29). It stays
-# registered until the process ends; tests/support/wires.py lets a test put a variant in its place.
-_SESSION_WIRE = registered(AUDIT_LOG)
-_SESSION_WIRE.__enter__()
+# The session's registry (the bundled wires and the synthetic one) is current for the whole run, before
+# any test module is collected: every module-level table (parametrizations over NAMES, the catalog, the
+# schema step's rules) sees three wires, so a test or a module that assumes the two bundled ones fails
+# at once (issue 29). tests/support/wires.py lets a test make a variant of it current for its duration.
+_SESSION_REGISTRY = using(SESSION)
+_SESSION_REGISTRY.__enter__()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Out of the registry again as the session ends (not left to the interpreter's shutdown)."""
-    _SESSION_WIRE.__exit__(None, None, None)
+    """The bundled registry current again as the session ends."""
+    _SESSION_REGISTRY.__exit__(None, None, None)
 
 settings.register_profile("dev", max_examples=10, deadline=None, print_blob=True)
 settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True)

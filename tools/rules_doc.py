@@ -7,6 +7,8 @@ adding a rule to its wire's ``rules.py`` adds its row here by running this, neve
 set (``tools/requirement_sets.py``, which reads the same declarations) and records in the surface
 snapshots the seed words a new rule quotes (``tools/surface_snapshots.py``: the checker's changes
 only, never the wire's), so adding a rule is one command whatever is generated from the catalog.
+A shipped wire with no pin yet (a new wire) gets its first one in schemas/pins.json (its schema's
+sha256, ``evolved`` null); a pin there is never rewritten here (``milk-contract evolve`` does).
 ``--check`` writes nothing and exits 1 when the page's block, a set or a snapshot is not the
 generated one (tests/docs/test_docs.py, tests/rules/test_revisions.py and the surface test ask
 the same).
@@ -25,9 +27,9 @@ END = "<!-- rules-table: end -->\n"
 def generated() -> str:
     from contract.reporting.reporters import rules_table
     from contract.rules.catalog import CATALOG
-    from contract.wires import bundled_only
+    from contract.wires import BUNDLED_REGISTRY, using
 
-    with bundled_only():  # the shipped catalog, whatever wire a caller (a test) registered
+    with using(BUNDLED_REGISTRY):  # the shipped catalog, whatever registry a caller (a test) made current
         return "\n" + rules_table(list(CATALOG.values())) + "\n"  # blank lines: the markers stay out of it
 
 
@@ -39,14 +41,38 @@ def rewritten(page: str) -> str:
     return page[:start] + generated() + page[end:]
 
 
+def first_pins(argv: list[str], schemas: Path = PAGE.parent.parent / "schemas") -> int:
+    """Pin each shipped wire that has no pin yet in ``schemas``/pins.json (1 under ``--check``,
+    naming it, writing nothing); a pin there is kept, whatever the schema's bytes are now."""
+    import hashlib
+
+    from contract.evolution.takein import read_pins, write_pins
+    from contract.wires import BUNDLED_REGISTRY
+
+    pins = read_pins(schemas)
+    new = [wire for wire in BUNDLED_REGISTRY if wire.name not in pins.get("sha256", {})]
+    if not new:
+        return 0
+    if "--check" in argv:
+        names = ", ".join(wire.name for wire in new)
+        sys.stderr.write(f"schemas/pins.json: no pin for {names}: run python tools/rules_doc.py\n")
+        return 1
+    for wire in new:
+        pins.setdefault("sha256", {})[wire.name] = hashlib.sha256(wire.schema_path.read_bytes()).hexdigest()
+        pins.setdefault("evolved", {})[wire.name] = None
+    write_pins(schemas, pins)
+    print("wrote schemas/pins.json")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     import requirement_sets  # beside this file (sys.path[0] when run as a script)
     import surface_snapshots
 
     page = PAGE.read_text(encoding="utf-8")
     new = rewritten(page)
-    # the sets and snapshots first: with --check, everything stale is reported
-    derived = max(requirement_sets.main(argv), surface_snapshots.main(argv))
+    # the pins, sets and snapshots first: with --check, everything stale is reported
+    derived = max(first_pins(argv), requirement_sets.main(argv), surface_snapshots.main(argv))
     if "--check" in argv:
         if new != page:
             sys.stderr.write(f"{PAGE}: the rules table is stale: run python tools/rules_doc.py\n")

@@ -81,10 +81,10 @@ def unresolved(wire: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    from contract.wires import BUNDLED, bundled_only
+    from contract.wires import BUNDLED, BUNDLED_REGISTRY, using
 
     status = 0
-    with bundled_only():  # the shipped wires' snapshots, whatever wire a caller registered
+    with using(BUNDLED_REGISTRY):  # the shipped wires' snapshots, whatever registry a caller made current
         for wire in BUNDLED:
             missing = unresolved(wire)
             if missing:

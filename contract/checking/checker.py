@@ -18,7 +18,7 @@ from contract.core.reader import DEFAULT_MAX_LINE_BYTES, Source
 from contract.core.rule import Basis, bases
 from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector, Report, ignore_problem
-from contract.wires import AUTO, DEFAULT, NAMES, Wire, get, is_auto
+from contract.wires import AUTO, DEFAULT, NAMES, Wire, WireRegistry, entry, get, is_auto
 
 __all__ = ["AUTO", "SchemaStep", "check", "no_cycle_collection", "pick_wire", "run_rules"]
 
@@ -26,6 +26,7 @@ INPUT_CHANGED = "checker.input-changed"
 RULES = frozenset({INPUT_CHANGED})  # what this module emits (tests/rules/test_rule_emitters.py)
 
 
+@entry
 def check(
     data: Source | os.PathLike[str],
     wire: Wire | str = DEFAULT.name,
@@ -37,6 +38,7 @@ def check(
     jobs: int | None = None,
     coverage: bool = False,
     basis: Iterable[str] | None = None,
+    registry: WireRegistry | None = None,
 ) -> Report:
     """Check a whole stream (bytes, a binary file, a ``pathlib.Path``, or an iterable of byte chunks).
 
@@ -60,6 +62,9 @@ def check(
     checker's, harness' and baseline rules, an unreadable line, ``line.limit`` and a run that is
     not whole (the rules that are not filterable: ``catalog.always_judged``) always fail. An
     unknown name raises ``ValueError``.
+
+    ``registry``: the wires the check knows (``contract.wires.WireRegistry``; None: the current one, the
+    bundled wires by default): a wire named, and ``auto``'s candidates, are looked up there.
     """
     descriptor, ignore, judged = _arguments(data, wire, strict, ignore, max_line_bytes, source, jobs, coverage,
                                             basis)

@@ -12,7 +12,7 @@ import contextlib
 import gc
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import orjson
 
@@ -25,7 +25,19 @@ from contract.core.reader import Block, Piece, Record, Source, as_stream, blocks
 from contract.core.sink import Sink
 from contract.rules import requirements
 from contract.rules.report import Collector, Report
-from contract.wires import DEFAULT, WIRES, Wire, candidates, derived, detect, evidence, get, is_auto, resolve
+from contract.wires import (
+    DEFAULT,
+    WIRES,
+    Wire,
+    WireRegistry,
+    candidates,
+    derived,
+    detect,
+    evidence,
+    get,
+    is_auto,
+    resolve,
+)
 
 
 def check_stream(data: Source, wire: Wire | str, *, strict: bool, ignore: Iterable[str], max_line_bytes: int,
@@ -366,9 +378,6 @@ class Judge:
 class SchemaStep:
     """The schema check of one record: the fast engine's verdict, the explainer's detail."""
 
-    # each wire's schema rule, and checker.internal for a step that raised (set by _schema_rules)
-    rules: ClassVar[frozenset[str]] = frozenset()
-
     def __init__(self, wire: Wire | str, out: Sink) -> None:
         wire = resolve(wire)
         self._engine = eng = engine(wire.name)
@@ -457,8 +466,9 @@ class SchemaStep:
 
 
 @derived
-def _schema_rules() -> None:
-    SchemaStep.rules = frozenset({*(w.schema_rule for w in WIRES.values()), *failsafe.RULES})
+def schema_rules(registry: WireRegistry) -> frozenset[str]:
+    """What a ``SchemaStep`` emits: each wire's schema rule, and checker.internal for a step that raised."""
+    return frozenset({*(w.schema_rule for w in registry), *failsafe.RULES})
 
 
 class _Explainer:

@@ -28,7 +28,7 @@ from contract.cli.output import Output, closed_standard_descriptors, output_fail
 from contract.core import textsafe
 from contract.core.exitcodes import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # re-exported: tests name it cli's
 from contract.core.exitcodes import EXIT_USAGE, exit_interrupted
-from contract.wires import NAMES
+from contract.wires import NAMES, WireRegistry, entry
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run the verb; returns the exit code.
+@entry
+def run(argv: Sequence[str] | None = None, *, registry: WireRegistry | None = None) -> int:
+    """Parse ``argv`` and run the verb; returns the exit code. ``registry``: the wires the verb knows
+    (``--wire``'s choices among them; a ``contract.wires.WireRegistry``, the bundled ones by default).
 
     SIGINT, SIGTERM and SIGHUP take the interruption's path while it runs (``contract.core.interrupts``):
     the first one is reported, a later one only noted; the handlers found are put back after.

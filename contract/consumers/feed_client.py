@@ -33,6 +33,7 @@ whose dialogue (``Wire.dialogue``) says which lines are commands, responses and 
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import queue
 import threading
@@ -320,7 +321,8 @@ def converse(
         return Outcome(None, False, b"", 0, "", 0, 0, 0.0, start_error=str(exc)), b""
     host = _Host(proc, script, types, began + timeout, pace)
     stream = LimitedStream(proc.stdout, max_output_bytes)
-    reader = threading.Thread(target=_read_client, args=(stream, max_line_bytes, host.inbox), daemon=True)
+    reader = threading.Thread(target=contextvars.copy_context().run,  # the caller's registry (contract.wires)
+                              args=(_read_client, stream, max_line_bytes, host.inbox), daemon=True)
     with proc:
         try:
             reader.start()

@@ -10,6 +10,7 @@ outcome into findings. Every wait is bounded (``timeout`` per run) and every buf
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import select
 import shutil
@@ -149,7 +150,7 @@ class _Drain:
         self.total = 0
         self._stream = stream
         self._limit = limit
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._run,), daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
@@ -230,7 +231,7 @@ class _Writer:
         self.line_ends: list[int] = []  # the byte count at the end of each line written
         self.ended = False  # the end of input was written
         self.stop = threading.Event()  # set before the pty is closed: the writer must not touch a reused fd
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._run,), daemon=True)
 
     def join(self) -> None:
         """Stop the writer and wait for it, bounded (``done`` says whether it ended)."""

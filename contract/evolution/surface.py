@@ -80,7 +80,7 @@ def policy(wire: str | None = None) -> dict[str, str]:
     sets and the words rules stand on. One wire's notes are not another's: stream-json's on its
     shared kinds once stood in subagent-stdio's surface, saying a new kind was additive there."""
     notes = dict(_SCHEMAS)
-    if wire in WIRES_BY_NAME:
+    if wire is not None and wire in WIRES_BY_NAME:
         notes.update(WIRES_BY_NAME[wire].surface_policy)
     notes.update(_RULES_AND_SETS)
     return notes

@@ -27,15 +27,28 @@ segments.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from contract.wires import WIRES, Wire, resolve
 from contract.wires.base import Segment, Treatment, Volatile
 
 # The volatile fields themselves are part of each wire's descriptor (``Wire.volatile``);
-# ``VOLATILE`` is the view by wire name.
-VOLATILE: dict[str, tuple[Volatile, ...]] = {name: wire.volatile for name, wire in WIRES.items()}
+# ``VOLATILE`` is the view by wire name, of the current registry's wires (read live).
+
+
+class _ByName(Mapping[str, tuple[Volatile, ...]]):
+    def __getitem__(self, name: str) -> tuple[Volatile, ...]:
+        return WIRES[name].volatile
+
+    def __len__(self) -> int:
+        return len(WIRES)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(WIRES)
+
+
+VOLATILE: Mapping[str, tuple[Volatile, ...]] = _ByName()
 
 
 def _has_type(value: Any, json_type: str) -> bool:

@@ -19,6 +19,7 @@ far; neither can ever leave an empty, passing report. docs/live-runs.md tells th
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import shlex
 import signal
@@ -135,7 +136,7 @@ class _Judge:
         self.clock = clock
         self.line = 0  # the line being judged
         self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._run,), daemon=True)
 
     def _records(self) -> Iterator[Record]:
         clock, terminal = self.clock, _terminal(self.wire)

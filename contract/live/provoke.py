@@ -40,6 +40,7 @@ waited for as ``run`` waits), then the live rules.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import shlex
 import threading
@@ -248,7 +249,7 @@ class _Judge:
         self.max_line_bytes, self.source = max_line_bytes, source
         self.result: Report | None = None
         self.failure: BaseException | None = None
-        self.thread = threading.Thread(target=self._judge, daemon=True)
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._judge,), daemon=True)
 
     def _judge(self) -> None:
         try:
@@ -340,7 +341,7 @@ class _Tail:
         self.fd = fd
         self.chunks: deque[bytes] = deque()
         self.size = 0
-        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._drain,), daemon=True)
         self.thread.start()
 
     def _drain(self) -> None:

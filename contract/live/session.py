@@ -15,6 +15,7 @@ Nothing waits unbounded: every wait has a deadline, and a flood ends at ``max_ou
 
 from __future__ import annotations
 
+import contextvars
 import fcntl
 import queue
 import sys
@@ -146,7 +147,7 @@ class Session:
     def start_reader(self) -> threading.Thread:
         self.clock, pipe = timeline.timed(self.proc.stdout.fileno(), self.started)
         self.stream = LimitedStream(pipe, self.max_output_bytes)
-        reader = threading.Thread(target=self._read, args=(self.stream,), daemon=True)
+        reader = threading.Thread(target=contextvars.copy_context().run, args=(self._read, self.stream), daemon=True)
         reader.start()
         return reader
 

@@ -16,11 +16,11 @@ emits, and a test checks that their union is exactly the catalog.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from contract.core.jsonline import ANSI_RULES
 from contract.core.rule import Basis, Level, Observed, Rule, Unjudged
-from contract.wires import WIRES, Live, derived, named
+from contract.wires import WIRES, Live, WireRegistry, derived, named
 
 # The common rules' sources cite each registered wire's seed through its descriptor (``Wire.cites``),
 # in registry order; a wire whose seed has nothing to add to a rule adds nothing to its source.
@@ -331,25 +331,48 @@ BASELINE: tuple[Rule, ...] = (
          observed=Observed.BASELINE, basis=Basis.POLICY, filterable=False),
 )
 
-_RULES: tuple[Rule, ...] = ()
-CATALOG: dict[str, Rule] = {}
+@derived
+def _rules(registry: WireRegistry) -> tuple[Rule, ...]:
+    """The common rules plus each of ``registry``'s wires', in registry order (built once per registry)."""
+    return (*_framing_rules(), *CHECKER, *(rule for wire in registry for rule in wire.rules),
+            *_harness_rules(), *_consumer_rules(), *_reading_rules(), *BASELINE)
 
 
 @derived
-def _catalog() -> None:
-    """The common rules plus each registered wire's, in registry order (rebuilt if the registry changes)."""
-    global _RULES
-    _RULES = (*_framing_rules(), *CHECKER, *(rule for wire in WIRES.values() for rule in wire.rules),
-              *_harness_rules(), *_consumer_rules(), *_reading_rules(), *BASELINE)
-    CATALOG.clear()  # the same dict: every module that imported it sees the change
-    CATALOG.update((rule.id, rule) for rule in _RULES)
+def _by_id(registry: WireRegistry) -> dict[str, Rule]:
+    return {rule.id: rule for rule in _rules()}
+
+
+class _Catalog(Mapping[str, Rule]):
+    """Every rule by id: the current registry's catalog (``contract.wires.current``), read live."""
+
+    def __getitem__(self, rule: str) -> Rule:
+        return _by_id()[rule]
+
+    def __len__(self) -> int:
+        return len(_by_id())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_by_id())
+
+    def __contains__(self, rule: object) -> bool:
+        return rule in _by_id()
+
+    def get(self, rule: str, default: Rule | None = None) -> Rule | None:  # type: ignore[override]
+        return _by_id().get(rule, default)
+
+    def __repr__(self) -> str:
+        return f"CATALOG({', '.join(_by_id())})"
+
+
+CATALOG: Mapping[str, Rule] = _Catalog()
 
 
 # The rule of the house (docs/unjudged.md), in one place: a finding that says the stream or run
 # was not judged to the end can be neither ignored nor baselined, by any path (CLI --ignore,
 # --baseline, --baseline-write, contract.check and every live API, a baseline file, the plugin),
 # and no requirement says "passed" beside it. Every path asks one of the two names below.
-UNJUDGED: frozenset[str] = frozenset(rule.id for rule in _RULES if rule.unjudged is Unjudged.ALWAYS)
+UNJUDGED: frozenset[str] = frozenset(rule.id for rule in _rules() if rule.unjudged is Unjudged.ALWAYS)
 
 
 def not_judged_to_the_end(rule: str, exit_status: int | None = None) -> bool:
@@ -399,7 +422,7 @@ def always_judged(wire: str | None = None, *, verb: str = "always judged") -> st
     """What --basis never leaves out, in words, from the catalog (on ``wire``; every wire for None):
     the checker's, the harness', the consumers' and the baselines' findings, and the stream rules
     that are not filterable (a line that could not be read, a run that is not whole, line.limit)."""
-    rules = _RULES if wire is None else tuple(rules_for(wire))
+    rules = _rules() if wire is None else tuple(rules_for(wire))
     named = [rule.id for rule in rules if not rule.filterable and rule.observed is Observed.STREAM]
     return f"checker, run, consumer and baseline findings and {', '.join(named)} {verb}"
 
@@ -412,7 +435,7 @@ def rules_for(wire: str) -> Iterator[Rule]:
     """
     descriptor = WIRES.get(wire)
     ansi = descriptor is not None and descriptor.ansi
-    for rule in _RULES:
+    for rule in _rules():
         if rule.wire in ("line", "run", "checker", "consumer", wire) or (ansi and rule.id in ANSI_RULES):
             yield rule
 

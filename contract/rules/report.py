@@ -17,7 +17,7 @@ from contract.core.jsonvalue import shown
 from contract.core.rule import BASES, Basis
 from contract.rules import requirements, revisions
 from contract.rules.catalog import CATALOG, Level, never_silenced, silence_refusal, unsilenceable
-from contract.wires import WIRES, derived
+from contract.wires import WIRES, WireRegistry, derived
 
 
 class Coverage(Protocol):
@@ -48,18 +48,14 @@ MAX_KEPT_VIOLATIONS = 100_000
 FIRST_PER_RULE = 10
 VITAL_PER_RULE = 10_000
 VITAL_PREFIXES = ("run.", "line.", "checker.")
-VITAL_RULES: frozenset[str] = frozenset()
-
-
 @derived
-def _vital() -> None:
-    global VITAL_RULES
-    VITAL_RULES = frozenset(rule for wire in WIRES.values() for rule in wire.vital)  # each wire's (Wire.vital)
+def _vital(registry: WireRegistry) -> frozenset[str]:
+    return frozenset(rule for wire in registry for rule in wire.vital)  # each wire's (Wire.vital)
 
 
 def is_vital(rule: str) -> bool:
     """A rule whose findings are kept past the general cap (up to ``VITAL_PER_RULE``)."""
-    return rule in VITAL_RULES or rule.startswith(VITAL_PREFIXES)
+    return rule in _vital() or rule.startswith(VITAL_PREFIXES)
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,7 @@ from typing import Protocol
 from contract.core.rule import BASES, Basis, Observed
 from contract.core.textsafe import counted
 from contract.rules.catalog import CATALOG, Rule, not_judged_to_the_end, rules_for
-from contract.wires import DEFAULT, NAMES, WIRES, derived
+from contract.wires import DEFAULT, NAMES, WIRES, WireRegistry, derived
 
 
 class Scope(StrEnum):
@@ -92,13 +92,10 @@ EXIT_AFTER_TERMINAL = "run.exit-after-result"  # judged only on a wire whose run
 CHECKER_RULES = frozenset({"checker.internal", "checker.limit"})
 # Judged by a wire's machines' finish on every stream, an empty one included, so no capture
 # leaves them not exercised: each wire declares its own (Wire.always_judged).
-ALWAYS_JUDGED: frozenset[str] = frozenset()
-
-
 @derived
-def _always_judged() -> None:
-    global ALWAYS_JUDGED
-    ALWAYS_JUDGED = frozenset(rule for wire in WIRES.values() for rule in wire.always_judged)
+def always_judged_rules(registry: WireRegistry) -> frozenset[str]:
+    """The rules the current registry's wires' machines judge on every stream (each ``Wire.always_judged``)."""
+    return frozenset(rule for wire in registry for rule in wire.always_judged)
 
 
 def framing_rules(wire: str) -> frozenset[str]:

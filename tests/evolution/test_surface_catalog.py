@@ -26,7 +26,8 @@ from contract.core.rule import Basis, Level, Rule
 from contract.evolution.classify import ADDITIVE, BREAKING, classify
 from contract.evolution.gate import evaluate
 from contract.evolution.surface import surface_of
-from contract.wires import Cites, registered, unregistered
+from contract.wires import Cites
+from tests.support.wires import registered, unregistered
 from tests.wires.audit_log import AUDIT_LOG
 
 ROOT = Path(__file__).resolve().parents[2]

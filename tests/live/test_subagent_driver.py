@@ -21,6 +21,7 @@ from contract.live.driver import EXIT_GRACE, Step, command, converse, record, ru
 from contract.live.harness import GRACE_SECONDS, default_command
 from tests.support.paths import ROOT, TESTS
 from tests.support.processes import spy_on_starts
+from tests.support.wires import registered
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
 
@@ -346,7 +347,7 @@ def test_an_unanswered_command_is_named_by_the_held_wire_s_dialogue(started: lis
     line types, the run.no-response hint names that wire's command, not the registry's."""
     import dataclasses
 
-    from contract.wires import Dialogue, conversation, registered
+    from contract.wires import Dialogue, conversation
 
     other = dataclasses.replace(conversation(), name="ping-stdio", dialogue=Dialogue(
         command="ping", response="pong", event=None, build=lambda ident: {"type": "ping", "id": ident}))

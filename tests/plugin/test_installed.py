@@ -154,7 +154,7 @@ def _assert_clean_pass(done: subprocess.CompletedProcess[str], emitter: str) -> 
     assert "warning" not in out.lower(), out  # -W error makes one an error; none is printed either
     summary = [line for line in done.stdout.splitlines() if " passed" in line][-1]
     assert re.fullmatch(r"=* ?\d+ passed, \d+ skipped in [\d.]+s ?=*", summary), summary
-    from contract.wires import bundled_only
+    from tests.support.wires import bundled_only
 
     with bundled_only():  # the installed suite knows the shipped wires, not this session's synthetic one
         shipped = len(all_scenarios())

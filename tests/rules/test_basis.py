@@ -23,9 +23,10 @@ from contract.plugin.session import ContractSession, startup_problem
 from contract.reporting.formats import REPORTERS
 from contract.rules.catalog import CATALOG, UNJUDGED, rules_for
 from contract.rules.report import UNIGNORABLE, Report
-from contract.wires import NAMES, WIRES, bundled_only
+from contract.wires import NAMES, WIRES
 from tests.support.paths import ROOT
 from tests.support.seeds import SEED_DIGESTS
+from tests.support.wires import bundled_only
 from tests.support.wrapped import unwrapped
 
 INIT = '{"type":"system","subtype":"init","session_id":"sess_1","seq":1,"ts":"2025-01-01T00:00:00Z"}'

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from contract.checking import checker, failsafe
-from contract.checking.pipeline import SchemaStep
+from contract.checking.pipeline import schema_rules
 from contract.consumers import broken_feed, feed, feed_client
 from contract.core import reader
 from contract.core.reader import read_records
@@ -25,7 +25,7 @@ from tests.support.casefiles import all_cases
 
 
 def _declared() -> set[str]:
-    ids = set(reader.RULES | SchemaStep.rules | failsafe.RULES | harness.RULES | driver.RULES | baseline.RULES
+    ids = set(reader.RULES | schema_rules() | failsafe.RULES | harness.RULES | driver.RULES | baseline.RULES
               | feed.RULES | feed_client.RULES | broken_feed.RULES | checker.RULES)
     for wire in WIRES.values():
         for machine in wire.machines():

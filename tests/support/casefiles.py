@@ -37,8 +37,14 @@ CASES = TESTS / "cases"  # the rules every wire shares (line.*)
 
 
 def wire_cases(wire: str) -> Path:
-    """A wire's case folder: tests/wires/<its package>/cases (the package name is the wire's, with _)."""
-    return TESTS / "wires" / wire.replace("-", "_") / "cases"
+    """A wire's case folder: ``cases/`` in its own package (contract/wires/<package>/cases) when it has
+    one, so a new wire's cases come with its folder; else tests/wires/<package>/cases (the bundled two
+    wires' and the synthetic one's). The package name is the wire's, with _ for -."""
+    import contract.wires
+
+    package = wire.replace("-", "_")
+    own = Path(contract.wires.__file__).resolve().parent / package / "cases"
+    return own if own.is_dir() else TESTS / "wires" / package / "cases"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The registry holds the claim that a wire is its package plus one registry line.
 
 Every test here takes ``any_wire`` (tests/conftest.py): each bundled wire, and the synthetic
-audit-log wire of tests/wires/audit_log, registered for the test's duration. None names a wire or
+audit-log wire of tests/wires/audit_log, in the session's registry (tests/support/wires.py). None names a wire or
 counts them; what differs between wires is read from the descriptor.
 """
 
@@ -22,8 +22,8 @@ from contract import cli
 from contract.rules import requirements
 from contract.rules.catalog import rules_for
 from contract.strategies import also_fires, breakable, broken_streams, streams
-from contract.wires import AUTO, NAMES, WIRES, DetectFailed, Evidence, Wire, candidates, detect, evidence, unregistered
-from tests.support.wires import registered
+from contract.wires import AUTO, NAMES, WIRES, DetectFailed, Evidence, Wire, candidates, detect, evidence
+from tests.support.wires import registered, unregistered
 from tests.wires.audit_log import AUDIT_LOG, GOLDEN
 
 _FIXTURE = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # the wire stays registered

@@ -3,7 +3,7 @@
 It is what holds the claim that adding a wire is its package plus one registry line
 (docs/architecture.md, "Adding a wire"): nothing outside this package names it, and the suite's
 generic tests (tests/wires/test_wire_registry.py) run over it beside the bundled wires, registered
-for the duration of each test (``contract.wires.registered``; the ``any_wire`` fixture). Its
+for the whole session (the session's registry, ``tests.support.wires.SESSION``; the ``any_wire`` fixture). Its
 schema has no top-level ``oneOf`` and its lines carry ``seq``, as stream-json's do, so a
 detection or a schema step that assumed either of those of every wire fails here.
 """

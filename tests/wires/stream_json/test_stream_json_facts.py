@@ -11,6 +11,8 @@ judge or decline (tests/support/long_runs.py), in random batch sizes, with the f
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import marshal
 import random
@@ -19,12 +21,13 @@ from typing import Any
 import pytest
 
 from contract.core.reader import Record
-from contract.rules.catalog import CATALOG
 from contract.rules.report import Collector, Report
+from contract.wires import Wire, get
 from contract.wires.stream_json import facts as batch
 from contract.wires.stream_json.machines import StreamRules
 from tests.support import long_runs
 from tests.support.depth import sample
+from tests.support.wires import registered
 
 
 class _Recording(Collector):
@@ -165,9 +168,10 @@ def test_a_call_streamed_and_completed_in_a_block_leaves_the_steps() -> None:
     assert not set(uses[2::3]) & set(ops[2::4])
 
 
-def _with_a_declared_check(monkeypatch: pytest.MonkeyPatch) -> None:
+def _with_a_declared_check(monkeypatch: pytest.MonkeyPatch) -> contextlib.AbstractContextManager[Wire]:
     """The wire's registry plus one check (a tool_use id used once per run, as docs/architecture.md's
-    "Adding a rule" declares it), for the duration of a test."""
+    "Adding a rule" declares it), for the duration of a test; the wire with its rule, current while
+    the context returned is entered."""
     from contract.core.rule import Basis, Check, Level, Registry, Rule
     from contract.core.sink import Sink
     from contract.wires.stream_json import machines
@@ -176,7 +180,6 @@ def _with_a_declared_check(monkeypatch: pytest.MonkeyPatch) -> None:
 
     rule = Rule("x.tool-use-unique", Level.SHOULD, "stream-json", "a tool_use id is used once", "test",
                 basis=Basis.DERIVED)
-    monkeypatch.setitem(CATALOG, rule.id, rule)  # the report knows it, as once declared in rules.py
 
     @registry.family(rule)
     class ToolUseUnique(Check):
@@ -199,13 +202,15 @@ def _with_a_declared_check(monkeypatch: pytest.MonkeyPatch) -> None:
                     self.first[ref] = line
 
     monkeypatch.setattr(machines, "REGISTRY", registry)
+    wire = get("stream-json")
+    return registered(dataclasses.replace(wire, rules=(*wire.rules, rule)))  # the catalog knows it
 
 
 def test_a_declared_check_keeps_a_conformant_run_on_the_facts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Registering a check never turns the fast path off (issue 29): a block in which it finds
     nothing is still fed by its facts, and what it judged is marked as on the line path."""
-    _with_a_declared_check(monkeypatch)
-    report, share = _same(long_runs.run(4000), 0)
+    with _with_a_declared_check(monkeypatch):
+        report, share = _same(long_runs.run(4000), 0)
     assert share > 0.8
     assert report.conformant
     assert "x.tool-use-unique" in report.exercised
@@ -214,7 +219,6 @@ def test_a_declared_check_keeps_a_conformant_run_on_the_facts(monkeypatch: pytes
 def test_a_declared_check_that_fires_sends_its_block_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """Near miss: the block where the check finds a repeated id goes line by line (its state put back
     first), so the finding and its order are feed's; the blocks around it stay on the facts."""
-    _with_a_declared_check(monkeypatch)
     objs = long_runs.run(4000)
     uses = [obj for obj in objs if obj.get("type") == "assistant" and any(
         type(b) is dict and b.get("type") == "tool_use" for b in obj["message"]["content"])]
@@ -222,6 +226,7 @@ def test_a_declared_check_that_fires_sends_its_block_line_by_line(monkeypatch: p
     late = next(b for b in uses[-1]["message"]["content"] if b.get("type") == "tool_use")
     early = next(b for b in uses[0]["message"]["content"] if b.get("type") == "tool_use")
     late["id"] = early["id"]  # the last call reuses the first call's id
-    report, share = _same(objs, 1)
+    with _with_a_declared_check(monkeypatch):
+        report, share = _same(objs, 1)
     assert "x.tool-use-unique" in report.rules()
     assert share > 0.6
