@@ -116,7 +116,7 @@ def test_statement_exit_status(statements: Statements, spec: dict[str, Any]) -> 
     assert statements.exits[spec["name"]] == spec["exit"]
 
 
-@pytest.mark.parametrize("case", params(DATA["cases"]))
+@pytest.mark.parametrize("case", params(DATA["cases"], every=3, by="verb"))
 def test_case(statements: Statements, case: dict[str, Any], tmp_path: Path) -> None:
     paths = [str(statements.path(name)) for name in case["inputs"]]
     verb = case["verb"]
