@@ -1,9 +1,8 @@
-"""The consumer tests' shared vectors: drawn once per run, exported once per test process.
+"""The consumer tests' shared vectors: drawn and exported once per test process, not once per module.
 
 Drawing and checking every vector takes seconds (about a hundred streams, each checked); three
 modules read them (test_vectors, test_vector_kinds, test_node_vectors), and a module-scoped draw
-paid that in each. The draw is deterministic (seeded), so one per run is the same vectors: the
-first xdist worker that asks draws them and the other reads its copy (tests/support/once.py).
+paid that in each. The draw is deterministic (seeded), so one per process is the same vectors.
 """
 
 from __future__ import annotations
@@ -15,14 +14,12 @@ import pytest
 
 from contract import cli
 from contract.consumers import vectors
-from tests.support.once import once
 
 
 @pytest.fixture(scope="session")
-def drawn_vectors(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[vectors.Vector, dict[str, Any]]]:
-    """Every vector with its document, as ``vectors.vectors()`` yields them (drawn once per run:
-    tests/support/once.py)."""
-    return once(tmp_path_factory, "consumer-vectors", lambda: list(vectors.vectors()))
+def drawn_vectors() -> list[tuple[vectors.Vector, dict[str, Any]]]:
+    """Every vector with its document, as ``vectors.vectors()`` yields them."""
+    return list(vectors.vectors())
 
 
 @pytest.fixture(scope="session")
