@@ -50,6 +50,7 @@ from contract.wires import WIRES, Live
 from contract.wires.base import NO_SCHEMA_CHANGE
 from contract.wires.stream_json.kit import future
 from tests.faulty_consumers.strict_members import unknown_member
+from tests.support.depth import sample
 from tests.support.paths import TESTS
 
 PY = sys.executable
@@ -214,7 +215,8 @@ def _golden_with(level: str) -> tuple[str, list[dict[str, Any]]]:
                 if any(place.level == level for _, place in future.places(lines)))
 
 
-@pytest.mark.parametrize("level", sorted(object_levels("stream-json")), ids=lambda level: level or "top")
+# a sweep: every third level in the default run, every level in the deep run (tests/support/depth.py)
+@pytest.mark.parametrize("level", sample(sorted(object_levels("stream-json")), 3), ids=lambda level: level or "top")
 def test_a_consumer_strict_at_a_level_fails_a_future_variant(level: str) -> None:
     """The variants reach every level (hypothesis finds one there, shrunk to that one change) and the
     strict consumer, strict at that level only, fails the variant fed (consumer.crash), having passed

@@ -8,8 +8,8 @@ transcript) and the steps, read from the doc after their markers and run with ba
 copy of the checkout, ``milk-contract`` and ``python`` being the copy's own (tests/evolution/test_adr_walk.py
 has the machinery).
 
-The default run walks the line type and the rename with an ADR of this test's own making (the
-deep run the open-set value too): the doc's words with other names in place of the doc's
+The default run walks the rename with an ADR of this test's own making (the deep run the line
+type and the open-set value too): the doc's words with other names in place of the doc's
 (another line type inserted elsewhere, another value, another member renamed), so the walk does
 not pass only for the example it was written with; the last step, the whole suite, is replaced by
 the parts of the suite the walk moves. With ``MILK_CONTRACT_WHOLE_COPIES=1`` the deep run walks
@@ -82,6 +82,8 @@ RENAME = {"ttft_ms": "output_tokens_per_second", "time_to_first_token_ms": "toke
           "ADR-0106": "ADR-0206", "adr-0106": "adr-0206"}
 
 
+# an additive walk, as test_adr_walk.py's walk through (the README's added member) in the default run
+@pytest.mark.deep
 def test_a_new_line_type_inserted_mid_oneof_walks_to_green(copy: Path) -> None:
     evolved, added, suite = walk(copy, "adr-walk-line-type", LINE_TYPE, "quota_noticed", whole_suite=False)
     assert "additive  kind:quota_notice: line kind 'quota_notice' added" in evolved

@@ -20,6 +20,7 @@ import pytest
 from contract import cli
 from contract.evolution import evolve
 from contract.goldens.store import goldens_dir, scenarios
+from tests.support.depth import sample
 from tests.support.paths import ROOT
 
 
@@ -54,7 +55,8 @@ def _written(root: Path, lines: list[dict[str, Any]]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("made_from", [golden.name for golden in scenarios("stream-json")])
+# every third golden in the default run, every one deep
+@pytest.mark.parametrize("made_from", sample([golden.name for golden in scenarios("stream-json")], 3))
 def test_a_copy_of_a_golden_takes_that_goldens_arguments(made_from: str, root: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """Whatever ``--like`` names: the transcript shows the run of the golden it was made from."""

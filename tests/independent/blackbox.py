@@ -30,6 +30,8 @@ from typing import Any, cast
 
 import pytest
 
+from tests.support.depth import sample
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CASES = HERE / "cases"
@@ -57,14 +59,28 @@ def load_cases(name: str) -> dict[str, Any]:
         return cast(dict[str, Any], json.load(handle))
 
 
-def params(cases: Sequence[Mapping[str, Any]], raises: Mapping[str, type[BaseException]] | None = None) -> list[Any]:
+def params(
+    cases: Sequence[Mapping[str, Any]],
+    raises: Mapping[str, type[BaseException]] | None = None,
+    every: int = 1,
+    by: str | None = None,
+) -> list[Any]:
     """One pytest parameter per case, named by its id, strict-xfailed or deep as the case says.
 
     ``raises`` maps an ``xfail_reason`` to the one exception that xfail expects: a case failing
     in any other way then fails the run (the reason no longer holds, and something else is wrong).
+    ``every`` samples the cases by depth (:func:`tests.support.depth.sample`: every case in the
+    deep run, every ``every``-th in the default run, always the first and last), within each group
+    of cases that share the member ``by`` (each verdict or verb keeps a case in the default run).
     """
+    groups: dict[str, list[int]] = {}
+    for at, case in enumerate(cases):
+        groups.setdefault(str(case.get(by)) if by else "", []).append(at)
+    kept = {at for members in groups.values() for at in sample(members, every)}
     out: list[Any] = []
-    for case in cases:
+    for at, case in enumerate(cases):
+        if at not in kept:
+            continue
         marks: list[Any] = []
         if case.get("xfail_reason"):
             reason = str(case["xfail_reason"])

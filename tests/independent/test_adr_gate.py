@@ -39,7 +39,7 @@ def diff(wire: str, edits: list[dict[str, Any]], folder: Path) -> tuple[int, dic
     return done.returncode, report, shown
 
 
-@pytest.mark.parametrize("case", params(DATA["cases"]))
+@pytest.mark.parametrize("case", params(DATA["cases"], every=3, by="expect"))
 def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     status, report, shown = diff(case["wire"], case["edits"], tmp_path)
     expect = case["expect"]

@@ -50,7 +50,7 @@ def _is(rule: str, prefix: str) -> bool:
     return rule.startswith(prefix)
 
 
-@pytest.mark.parametrize("case", params(DATA["cases"], raises={NO_RULE: RuleUnknown}))
+@pytest.mark.parametrize("case", params(DATA["cases"], raises={NO_RULE: RuleUnknown}, every=3, by="fires"))
 def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "stream.jsonl"
     path.write_bytes(transcript(case))

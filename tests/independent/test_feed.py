@@ -29,7 +29,7 @@ def _fill(arg: str, words: dict[str, str]) -> str:
     return arg
 
 
-@pytest.mark.parametrize("case", params(DATA["cases"]))
+@pytest.mark.parametrize("case", params(DATA["cases"], every=3, by="exit"))
 def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     expect = write_json(tmp_path / "expect.json", DATA["expect_json"])
     words = {"{python}": sys.executable, "{root}": str(ROOT), "{expect}": str(expect)}

@@ -18,6 +18,7 @@ import pytest
 
 from contract import plugin
 from contract.plugin.session import startup_problem
+from tests.support.depth import sample
 from tests.support.paths import TESTS
 
 pytestmark = pytest.mark.process  # starts processes (pyproject.toml: markers)
@@ -82,10 +83,12 @@ def test_the_header_shows_only_in_a_contract_run(tmp_path: Path) -> None:
     assert HEADER not in other
     assert "milk-contract:" not in other
     suite = Path(plugin.__file__).parents[1] / "tests"
-    for args, extra in [(("--contract-timeout", "30"), {}), (("--contract-provoke", "--co"), {}),
-                        ((), {"MILK_CONTRACT_EMITTER": f"{sys.executable} -V"}),
-                        (("--co", "--pyargs", "contract.tests.test_goldens"), {}),
-                        (("--co", f"{suite / 'test_goldens.py'}::test_nothing_here"), {})]:
+    # each way of making a contract run in the deep run; in the default run an option, the emitter's
+    # variable and a path naming the suite (tests/support/depth.py)
+    for args, extra in sample([(("--contract-timeout", "30"), {}), (("--contract-provoke", "--co"), {}),
+                               ((), {"MILK_CONTRACT_EMITTER": f"{sys.executable} -V"}),
+                               (("--co", "--pyargs", "contract.tests.test_goldens"), {}),
+                               (("--co", f"{suite / 'test_goldens.py'}::test_nothing_here"), {})], 2):
         shown = _pytest_in(tmp_path, *args, env={**env, **extra})
         assert HEADER in shown, (args, extra, shown)
 
