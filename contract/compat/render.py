@@ -1,0 +1,98 @@
+"""The matrix for people: markdown (a CI step summary) and one self-contained HTML page.
+
+Rows are registered consumers (name and version), columns wire revisions (``r1``, ``r2``, an
+``adr:NAME``), each cell its verdict; the first finding of every cell that did not pass is listed
+below the table. The page is the statement pages' (contract/statement/render.py: inline style, no
+script, nothing fetched; verdicts coloured as theirs). Every string from the consumers file or a
+consumer's output is escaped for its format.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contract.compat.matrix import ERROR, FAIL, PASS
+from contract.reporting.ci_reports import markdown_cell
+from contract.statement.render import VERDICT_HEX, esc, page
+
+SHOWN = {PASS: "pass", FAIL: "FAIL", ERROR: "ERROR"}
+HEX = {PASS: VERDICT_HEX["passed"], FAIL: VERDICT_HEX["failed"], ERROR: VERDICT_HEX["not-exercised"]}
+
+
+def _grid(matrix: dict[str, Any]) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]], dict[Any, Any]]:
+    """(columns as (wire, revision)), (rows as (wire, consumer, version)), cells by (row, column)."""
+    columns = [(col["wire"], col["revision"]) for col in matrix["basis"]["columns"]]
+    rows = [(con["wire"], con["name"], con["version"]) for con in matrix["basis"]["consumers"]]
+    cells = {((c["wire"], c["consumer"], c["version"]), (c["wire"], c["revision"])): c for c in matrix["cells"]}
+    return columns, rows, cells
+
+
+def _findings(matrix: dict[str, Any]) -> list[dict[str, Any]]:
+    return [cell for cell in matrix["cells"] if cell["verdict"] != PASS]
+
+
+def _said(finding: dict[str, Any]) -> str:
+    stream = f" on {finding['stream']}" if finding.get("stream") else ""
+    return f"{finding['rule']}{stream}: {finding['message']}"
+
+
+def markdown(matrix: dict[str, Any]) -> str:
+    """The matrix as a markdown table, then each cell's first finding."""
+    columns, rows, cells = _grid(matrix)
+    summary = matrix["summary"]
+    out = [f"## Consumer compatibility{' (shard ' + matrix['shard'] + ')' if matrix.get('shard') else ''}", "",
+           f"{summary[PASS]} pass, {summary[FAIL]} fail, {summary[ERROR]} error", "",
+           "| consumer | " + " | ".join(markdown_cell(f"{wire} {rev}") for wire, rev in columns) + " |",
+           "| --- |" + " --- |" * len(columns)]
+    for row in rows:
+        shown = []
+        for column in columns:
+            cell = cells.get((row, column))
+            shown.append("" if cell is None else SHOWN[cell["verdict"]] + (
+                f" `{markdown_cell(cell['finding']['rule'])}`" if cell.get("finding") else ""))
+        out.append(f"| {markdown_cell(row[1] + ' ' + row[2])} | " + " | ".join(shown) + " |")
+    failing = _findings(matrix)
+    if failing:
+        out += ["", "First findings:", ""]
+        out += [f"- {markdown_cell(c['consumer'] + ' ' + c['version'])} × {markdown_cell(c['wire'] + ' ' + c['revision'])}"
+                f": {markdown_cell(_said(c['finding']))}" for c in failing]
+    derived = [col for col in matrix["basis"]["columns"] if col["derived"] or col["error"]]
+    if derived:
+        out += ["", "Columns not recorded:", ""]
+        out += [f"- {markdown_cell(col['wire'] + ' ' + col['revision'])}: "
+                + markdown_cell(col["error"] or "the goldens migrated to its schema: " + "; ".join(col["changes"]))
+                for col in derived]
+    return "\n".join(out) + "\n"
+
+
+def html_page(matrix: dict[str, Any]) -> str:
+    """The matrix as one self-contained HTML page."""
+    columns, rows, cells = _grid(matrix)
+    summary = matrix["summary"]
+    body = [f"<h1>Consumer compatibility{' (shard ' + esc(matrix['shard']) + ')' if matrix.get('shard') else ''}</h1>",
+            f'<p id="summary">{summary[PASS]} pass, {summary[FAIL]} fail, {summary[ERROR]} error</p>',
+            '<table class="compat"><thead><tr><th>consumer</th>'
+            + "".join(f'<th class="revision" data-wire="{esc(w)}">{esc(w)} {esc(r)}</th>' for w, r in columns)
+            + "</tr></thead><tbody>"]
+    for row in rows:
+        tds = []
+        for column in columns:
+            cell = cells.get((row, column))
+            if cell is None:
+                tds.append('<td class="empty"></td>')
+                continue
+            verdict = cell["verdict"]
+            title = f' title="{esc(_said(cell["finding"]))}"' if cell.get("finding") else ""
+            rule = f" <code>{esc(cell['finding']['rule'])}</code>" if cell.get("finding") else ""
+            tds.append(f'<td class="verdict" data-verdict="{verdict}" style="background:{HEX[verdict]}"{title}>'
+                       f"{SHOWN[verdict]}{rule}</td>")
+        body.append(f'<tr data-consumer="{esc(row[1])}"><th class="consumer">{esc(row[1])} {esc(row[2])}</th>'
+                    + "".join(tds) + "</tr>")
+    body.append("</tbody></table>")
+    failing = _findings(matrix)
+    if failing:
+        body.append('<h2>First findings</h2><ul class="findings">')
+        body += [f"<li>{esc(c['consumer'])} {esc(c['version'])} × {esc(c['wire'])} {esc(c['revision'])}: "
+                 f"<code>{esc(_said(c['finding']))}</code></li>" for c in failing]
+        body.append("</ul>")
+    return page("milk-contract: consumer compatibility", body)

@@ -1,0 +1,213 @@
+"""The streams a proposed schema lets milk write, made from the goldens: what ``feed --adr``, ``compat``
+and ``evolve`` feed a consumer before the schema is taken in.
+
+A golden is written under the schema in force. Under another schema (an ADR's, or a requirement-set
+revision's) the same run is written as:
+
+- the golden with the mechanical migration steps applied (``milk-contract migrate``'s steps,
+  contract/evolution/migration.py: rename, remove, set), when any are given;
+- one line of each line kind the other schema adds (``line-kind-added`` in the ADR gate's
+  classification, contract/evolution/classify.py) inserted before the run's terminal line: the run's
+  session, the ``ts`` of the line before, its ``seq`` renumbered; each member the new kind requires
+  filled with the simplest value its schema allows (drawn by the project's compiler, or
+  hypothesis-jsonschema where it cannot). That is the line a consumer meets first on the new revision,
+  and the one that crashed SDKs when a producer added a kind (anthropics/claude-agent-sdk-python#599).
+
+Fail closed: every stream made is checked line by line under the other schema (its own validator, as
+``migrate`` checks, :func:`contract.evolution.migration.first_finding`); a golden that does not migrate,
+a new kind no line can be made of, or a schema that cannot be read is :class:`AdrError` (one line, exit 2
+at the command line), never a stream fed as if it were the new revision's.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contract.core import textsafe
+from contract.core.userfiles import read_whole
+from contract.evolution.migration import Step, first_finding, migrate_bytes
+
+FILLS = 12  # rounds of filling a new kind's missing members, at most
+LINE_KIND_ADDED = "line-kind-added"
+
+
+class AdrError(Exception):
+    """A schema that cannot be read, or goldens that do not migrate to it: one line, exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """One golden as the other schema's milk writes it: fed as a golden is (``name``, ``data()``)."""
+
+    name: str
+    payload: bytes
+    changes: str  # what differs from the golden, for a person ("" when nothing)
+    path: Path | None = None  # no recorded pace of its own (feed --pace recorded feeds it at once)
+
+    def data(self) -> bytes:
+        return self.payload
+
+
+def read_schema(path: str | Path) -> tuple[dict[str, Any], str]:
+    """A proposed schema and its sha256 (:class:`AdrError` when it cannot be read or is not a JSON Schema)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        raw = read_whole(path)
+    except OSError as exc:
+        raise AdrError(f"cannot read the schema {textsafe.text(str(path))}: {exc.strerror or exc}") from None
+    try:
+        document = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise AdrError(f"the schema {textsafe.text(str(path))} is not JSON: {textsafe.text(str(exc), 200)}") from None
+    if not isinstance(document, dict):
+        raise AdrError(f"the schema {textsafe.text(str(path))} is not a JSON Schema (not an object)")
+    try:
+        Draft202012Validator.check_schema(document)
+    except SchemaError as exc:
+        raise AdrError(f"the schema {textsafe.text(str(path))} is not a valid JSON Schema: "
+                       f"{textsafe.text(exc.message, 200)}") from None
+    except RecursionError:
+        raise AdrError(f"the schema {textsafe.text(str(path))} is nested too deeply to be read") from None
+    return document, hashlib.sha256(raw).hexdigest()
+
+
+def added_kinds(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The line kinds ``new`` adds to ``old``, as the ADR gate names them (in its order)."""
+    from contract.evolution.classify import classify
+
+    kinds = []
+    for change in classify(dict(old), dict(new)):
+        if change.code == LINE_KIND_ADDED and change.path.startswith("kind:"):
+            kinds.append(change.path[len("kind:"):])
+    return kinds
+
+
+def _branch(schema: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """The ``oneOf`` branch of ``kind`` (its ``$ref`` followed once), or an empty object."""
+    for branch in schema.get("oneOf") or ():
+        if isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
+            branch = _resolve(schema, branch["$ref"])
+        props = branch.get("properties") if isinstance(branch, dict) else None
+        if isinstance(props, dict) and isinstance(props.get("type"), dict) and props["type"].get("const") == kind:
+            return branch
+    return {}
+
+
+def _resolve(schema: Mapping[str, Any], ref: str) -> dict[str, Any]:
+    node: Any = schema
+    for part in ref.removeprefix("#/").split("/") if ref.startswith("#/") else ["?"]:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else {}
+
+
+def _simplest(schema: Mapping[str, Any], member: Any) -> Any:
+    """The simplest value ``member`` (a property schema) allows, with the root's ``$defs`` in reach."""
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis_jsonschema import from_schema
+
+    from contract.strategies._compose import Compiler
+
+    whole = {"$defs": schema.get("$defs", {}), **(member if isinstance(member, dict) else {})}
+    shape = settings(max_examples=50, database=None, deadline=None, suppress_health_check=list(HealthCheck),
+                     phases=(Phase.generate, Phase.shrink))
+    try:
+        strategy = Compiler(whole, ansi=False, depth=1).whole()
+    except Exception:  # a keyword the compiler cannot honour: hypothesis-jsonschema draws it
+        strategy = from_schema(whole)
+    return find(strategy, lambda _value: True, settings=shape)
+
+
+def kind_line(schema: Mapping[str, Any], kind: str, envelope: Mapping[str, Any]) -> dict[str, Any]:
+    """A line of ``kind`` valid under ``schema``: ``envelope``'s members, every required one filled."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(dict(schema))
+    branch = _branch(schema, kind)
+    shared = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    own = branch.get("properties") if isinstance(branch.get("properties"), dict) else {}
+    line = {"type": kind, **{key: value for key, value in envelope.items() if key != "type"}}
+    required = [*(schema.get("required") or ()), *(branch.get("required") or ())]
+    for _ in range(FILLS):
+        if validator.is_valid(line):
+            return line
+        missing = [name for name in required if isinstance(name, str) and name not in line]
+        if not missing:
+            break
+        name = missing[0]
+        try:
+            line[name] = _simplest(schema, own.get(name, shared.get(name, {})))
+        except Exception:  # nothing drawn: said below, never a line the schema does not accept
+            break
+    error = first_finding(json.dumps(line).encode() + b"\n", dict(schema))
+    raise AdrError(f"no line of the new kind {textsafe.text(kind)!r} valid under the schema could be made "
+                   f"({textsafe.text(error or 'its members could not be filled', 300)})")
+
+
+def _lines(data: bytes, name: str) -> list[dict[str, Any]]:
+    out = []
+    for number, raw in enumerate(data.splitlines(), 1):
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise AdrError(f"the golden {textsafe.text(name)} line {number} is not JSON") from None
+        if not isinstance(value, dict):
+            raise AdrError(f"the golden {textsafe.text(name)} line {number} is not a JSON object")
+        out.append(value)
+    return out
+
+
+def _with_kinds(lines: list[dict[str, Any]], made: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``lines`` with ``made`` before the last line; each new line's ``ts`` the line before's, ``seq`` renumbered."""
+    if len(lines) < 2 or not made:
+        return lines
+    out = lines[:-1]
+    for line in made:
+        out.append({**line, **({"ts": out[-1]["ts"]} if "ts" in out[-1] and "ts" in line else {}),
+                    **({"session_id": lines[0]["session_id"]} if "session_id" in lines[0] and "session_id" in line
+                       else {})})
+    out.append(lines[-1])
+    first = out[0].get("seq")
+    if type(first) is int and all("seq" in line for line in out):
+        out = [{**line, "seq": first + offset} for offset, line in enumerate(out)]
+    return out
+
+
+def _render(lines: Sequence[dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+                    for line in lines)
+
+
+def streams_under(goldens: Sequence[Any], old: Mapping[str, Any], new: Mapping[str, Any],
+                  steps: Sequence[Step] = (), on: str | None = None, label: str = "the ADR's schema") -> list[Stream]:
+    """Each golden (``name``, ``data()``, written under ``old``) as milk writes it under ``new``.
+
+    :class:`AdrError` when one does not migrate (a line ``new`` does not accept, said with the golden,
+    the line and why) or a new kind's line cannot be made.
+    """
+    kinds = added_kinds(old, new)
+    out = []
+    for golden in goldens:
+        data = golden.data()
+        migrated = migrate_bytes(data, steps, on) if steps else data
+        lines = _lines(migrated, golden.name)
+        said = [f"migrated ({', '.join(str(step) for step in steps)})"] if migrated != data else []
+        if kinds and len(lines) >= 2:
+            template = {key: copy.deepcopy(lines[-2][key]) for key in ("session_id", "seq", "ts") if key in lines[-2]}
+            made = [kind_line(new, kind, template) for kind in kinds]
+            lines = _with_kinds(lines, made)
+            said.append("a line of each new kind before the last (" + ", ".join(kinds) + ")")
+        payload = _render(lines) if kinds else migrated
+        finding = first_finding(payload, dict(new))
+        if finding is not None:
+            raise AdrError(f"the golden {textsafe.text(golden.name)} does not migrate to {label}: "
+                           f"{textsafe.text(finding, 300)} (give the migration steps, or re-record it)")
+        out.append(Stream(golden.name, payload, "; ".join(said)))
+    return out
