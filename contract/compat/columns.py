@@ -27,7 +27,7 @@ from typing import Any
 
 from contract.core import textsafe
 from contract.core.userfiles import read_whole
-from contract.evolution.adr_streams import AdrError, Stream, read_schema, streams_under
+from contract.evolution.adr_streams import AdrError, Stream, goldens, read_schema, streams_under
 from contract.rules import revisions
 from contract.wires import get
 
@@ -55,22 +55,6 @@ class Column:
         return {"wire": self.wire, "revision": self.label, "schema_sha256": self.schema_sha256,
                 "streams": len(self.streams), "derived": self.derived, "changes": list(self.changes),
                 "error": self.error}
-
-
-def goldens(root: Path, wire: str) -> list[tuple[Stream, str | None]]:
-    """The checkout's goldens of ``wire`` as streams, by name, each with the digest of the schema its meta
-    says it was written under (None: the wire's first revision's)."""
-    folder = root / "goldens" / wire
-    out: list[tuple[Stream, str | None]] = []
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        name = path.name[: -len(".jsonl")]
-        try:
-            meta = json.loads(read_whole(path.with_name(name + ".meta.json")))
-        except (OSError, ValueError, RecursionError):
-            meta = None
-        written = meta.get("schema_sha256") if isinstance(meta, dict) else None
-        out.append((Stream(name, read_whole(path), ""), written if isinstance(written, str) else None))
-    return out
 
 
 class Schemas:

@@ -211,3 +211,19 @@ def streams_under(goldens: Sequence[Any], old: Mapping[str, Any], new: Mapping[s
                            f"{textsafe.text(finding, 300)} (give the migration steps, or re-record it)")
         out.append(Stream(golden.name, payload, "; ".join(said)))
     return out
+
+
+def goldens(root: Path, wire: str) -> list[tuple[Stream, str | None]]:
+    """The checkout's goldens of ``wire`` as streams, by name, each with the digest of the schema its meta
+    says it was written under (None: the wire's first revision's)."""
+    folder = root / "goldens" / wire
+    out: list[tuple[Stream, str | None]] = []
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        name = path.name[: -len(".jsonl")]
+        try:
+            meta = json.loads(read_whole(path.with_name(name + ".meta.json")))
+        except (OSError, ValueError, RecursionError):
+            meta = None
+        written = meta.get("schema_sha256") if isinstance(meta, dict) else None
+        out.append((Stream(name, read_whole(path), ""), written if isinstance(written, str) else None))
+    return out
