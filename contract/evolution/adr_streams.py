@@ -125,6 +125,22 @@ def _simplest(schema: Mapping[str, Any], member: Any) -> Any:
     return find(strategy, lambda _value: True, settings=shape)
 
 
+def _asked(errors: Any) -> list[str]:
+    """The member names the ``required`` errors among ``errors`` (and their context) ask for, in order."""
+    out: list[str] = []
+    for error in errors:
+        if error.validator == "required" and isinstance(error.validator_value, list):
+            out += [name for name in error.validator_value if isinstance(name, str)]
+        out += _asked(error.context or ())
+    return out
+
+
+def _member_schema(shared: Mapping[str, Any], own: Mapping[str, Any], name: str) -> Any:
+    """What the schema asks of member ``name`` of the new kind: the shared object's and the branch's, both."""
+    both = [found for found in (shared.get(name), own.get(name)) if isinstance(found, dict)]
+    return both[0] if len(both) == 1 else {"allOf": both} if both else {}
+
+
 def kind_line(schema: Mapping[str, Any], kind: str, envelope: Mapping[str, Any]) -> dict[str, Any]:
     """A line of ``kind`` valid under ``schema``: ``envelope``'s members, every required one filled."""
     from jsonschema import Draft202012Validator
@@ -136,14 +152,16 @@ def kind_line(schema: Mapping[str, Any], kind: str, envelope: Mapping[str, Any])
     line = {"type": kind, **{key: value for key, value in envelope.items() if key != "type"}}
     required = [*(schema.get("required") or ()), *(branch.get("required") or ())]
     for _ in range(FILLS):
-        if validator.is_valid(line):
+        errors = list(validator.iter_errors(line))
+        if not errors:
             return line
-        missing = [name for name in required if isinstance(name, str) and name not in line]
+        missing = [name for name in [*required, *_asked(errors)]
+                   if isinstance(name, str) and name not in line and (name in shared or name in own)]
         if not missing:
             break
         name = missing[0]
         try:
-            line[name] = _simplest(schema, own.get(name, shared.get(name, {})))
+            line[name] = _simplest(schema, _member_schema(shared, own, name))
         except Exception:  # nothing drawn: said below, never a line the schema does not accept
             break
     error = first_finding(json.dumps(line).encode() + b"\n", dict(schema))
