@@ -28,7 +28,7 @@ from contract.statement.collect import in_shard
 KIND = "milk-contract compat matrix"
 VERSION = 1
 PASS, FAIL, ERROR = "pass", "fail", "error"
-MESSAGE_CHARS = 300  # of a first finding's message kept
+MESSAGE_CHARS = 1000  # of a first finding's message kept (a traceback's last line is what names the fault)
 
 
 @dataclass(frozen=True, slots=True)
