@@ -96,17 +96,9 @@ def cmd_feed(args: argparse.Namespace) -> int:
     if not command:
         raise UsageError("feed needs the consumer: milk-contract feed [OPTIONS] -- CONSUMER ARG…")
     from contract.consumers import feed
-    from contract.goldens.store import scenarios
     from contract.live.harness import Interrupted
 
-    goldens = [g for g in scenarios(args.wire) if not args.scenario or g.name in args.scenario]
-    unknown = sorted(set(args.scenario) - {g.name for g in goldens})
-    if unknown:
-        raise UsageError(f"--scenario: no {args.wire} golden named {quoted(unknown[0])} (see goldens/)")
-    if not goldens:
-        raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
-    if args.adr is not None:
-        goldens = under_adr(args, goldens)
+    goldens = fed_goldens(args)
     expect = expectation(args, goldens)
     options: dict[str, Any] = {"future": args.future, "seed": args.seed, "expect": expect}
     for name in ("examples", "timeout", "pace", "max_output_bytes", "shrink_seconds"):
@@ -152,6 +144,19 @@ def cmd_feed(args: argparse.Namespace) -> int:
     if text:  # machine formats keep stdout parseable: the failing streams go to stderr there
         (sys.stdout if args.format == "text" else sys.stderr).write(text)
     return code
+
+
+def fed_goldens(args: argparse.Namespace) -> list[Any]:
+    """The goldens ``--scenario`` names (every one by default); with ``--adr``, as the ADR's milk writes them."""
+    from contract.goldens.store import scenarios
+
+    goldens = [g for g in scenarios(args.wire) if not args.scenario or g.name in args.scenario]
+    unknown = sorted(set(args.scenario) - {g.name for g in goldens})
+    if unknown:
+        raise UsageError(f"--scenario: no {args.wire} golden named {quoted(unknown[0])} (see goldens/)")
+    if not goldens:
+        raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
+    return under_adr(args, goldens) if args.adr is not None else goldens
 
 
 def under_adr(args: argparse.Namespace, goldens: Sequence[Any]) -> list[Any]:

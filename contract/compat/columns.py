@@ -137,14 +137,16 @@ def columns(root: Path, wire: str, adrs: Sequence[str] = (), given: Mapping[str,
         current_raw = read_whole(root / relative)
         schemas = Schemas(root, relative, current_raw)
     except (OSError, ValueError, RecursionError) as exc:
-        raise CompatError(f"cannot read {textsafe.text(str(root / relative))}: {textsafe.text(str(exc), 200)}") from None
+        said = textsafe.text(str(exc), 200)
+        raise CompatError(f"cannot read {textsafe.text(str(root / relative))}: {said}") from None
     current_sha = hashlib.sha256(current_raw).hexdigest()
     sets: dict[str, str] = {}
     for number in revisions.numbers(wire, root):
         try:
             sets[f"r{number}"] = str(revisions.load(wire, f"r{number}", root)["schema_sha256"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CompatError(f"{wire} r{number}'s requirement set cannot be read: {textsafe.text(str(exc), 200)}") from None
+            said = textsafe.text(str(exc), 200)
+            raise CompatError(f"{wire} r{number}'s requirement set cannot be read: {said}") from None
     _given(schemas, wire, sets, given or {})
     first = sets.get("r1", current_sha)
     base = [(stream, written or first) for stream, written in goldens(root, wire)]

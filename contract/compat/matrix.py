@@ -123,6 +123,15 @@ def all_pass(matrix: dict[str, Any]) -> bool:
     return bool(matrix["cells"]) and all(cell["verdict"] == PASS for cell in matrix["cells"])
 
 
+def _key(cell: Any) -> str:
+    """A cell's place in the matrix (:class:`CompatError` for a cell that is not one)."""
+    parts = [cell.get(name) if isinstance(cell, dict) else None for name in ("wire", "consumer", "version", "revision")]
+    if not all(isinstance(part, str) for part in parts) or not isinstance(cell, dict) \
+            or cell.get("verdict") not in (PASS, FAIL, ERROR):
+        raise CompatError("a shard holds a cell that is not one (a shard was edited)")
+    return "\0".join(str(part) for part in parts)
+
+
 def _read(text: str, name: str) -> dict[str, Any]:
     try:
         found = json.loads(text)
@@ -162,7 +171,7 @@ def merge(texts: Sequence[tuple[str, str]]) -> dict[str, Any]:
     missing = [f"{index}/{total}" for index in range(1, total + 1) if f"{index}/{total}" not in seen]
     if missing:
         raise CompatError(f"shard {missing[0]} is missing (merge every shard of the split)")
-    keys = ["\0".join((c.get("wire"), c.get("consumer"), c.get("version"), c.get("revision"))) for c in cells]
+    keys = [_key(cell) for cell in cells]
     if len(set(keys)) != len(keys):
         raise CompatError("two shards hold the same cell")
     expected = {"\0".join((col["wire"], con["name"], con["version"], col["revision"]))

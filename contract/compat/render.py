@@ -54,8 +54,9 @@ def markdown(matrix: dict[str, Any]) -> str:
     failing = _findings(matrix)
     if failing:
         out += ["", "First findings:", ""]
-        out += [f"- {markdown_cell(c['consumer'] + ' ' + c['version'])} × {markdown_cell(c['wire'] + ' ' + c['revision'])}"
-                f": {markdown_cell(_said(c['finding']))}" for c in failing]
+        out += [f"- {markdown_cell(c['consumer'] + ' ' + c['version'])} × "
+                f"{markdown_cell(c['wire'] + ' ' + c['revision'])}: {markdown_cell(_said(c['finding']))}"
+                for c in failing]
     derived = [col for col in matrix["basis"]["columns"] if col["derived"] or col["error"]]
     if derived:
         out += ["", "Columns not recorded:", ""]

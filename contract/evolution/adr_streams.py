@@ -35,6 +35,7 @@ from contract.evolution.migration import Step, first_finding, migrate_bytes
 
 FILLS = 12  # rounds of filling a new kind's missing members, at most
 LINE_KIND_ADDED = "line-kind-added"
+ENVELOPE = ("session_id", "seq", "ts")  # what a new line takes from the line before it
 
 
 class AdrError(Exception):
@@ -97,7 +98,7 @@ def _branch(schema: Mapping[str, Any], kind: str) -> dict[str, Any]:
             branch = _resolve(schema, branch["$ref"])
         props = branch.get("properties") if isinstance(branch, dict) else None
         if isinstance(props, dict) and isinstance(props.get("type"), dict) and props["type"].get("const") == kind:
-            return branch
+            return _object(branch)
     return {}
 
 
@@ -105,7 +106,7 @@ def _resolve(schema: Mapping[str, Any], ref: str) -> dict[str, Any]:
     node: Any = schema
     for part in ref.removeprefix("#/").split("/") if ref.startswith("#/") else ["?"]:
         node = node.get(part) if isinstance(node, dict) else None
-    return node if isinstance(node, dict) else {}
+    return dict(node) if isinstance(node, dict) else {}
 
 
 def _simplest(schema: Mapping[str, Any], member: Any) -> Any:
@@ -141,14 +142,18 @@ def _member_schema(shared: Mapping[str, Any], own: Mapping[str, Any], name: str)
     return both[0] if len(both) == 1 else {"allOf": both} if both else {}
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
 def kind_line(schema: Mapping[str, Any], kind: str, envelope: Mapping[str, Any]) -> dict[str, Any]:
     """A line of ``kind`` valid under ``schema``: ``envelope``'s members, every required one filled."""
     from jsonschema import Draft202012Validator
 
     validator = Draft202012Validator(dict(schema))
     branch = _branch(schema, kind)
-    shared = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    own = branch.get("properties") if isinstance(branch.get("properties"), dict) else {}
+    shared: dict[str, Any] = _object(schema.get("properties"))
+    own: dict[str, Any] = _object(branch.get("properties"))
     line = {"type": kind, **{key: value for key, value in envelope.items() if key != "type"}}
     required = [*(schema.get("required") or ()), *(branch.get("required") or ())]
     for _ in range(FILLS):
@@ -218,7 +223,7 @@ def streams_under(goldens: Sequence[Any], old: Mapping[str, Any], new: Mapping[s
         lines = _lines(migrated, golden.name)
         said = [f"migrated ({', '.join(str(step) for step in steps)})"] if migrated != data else []
         if kinds and len(lines) >= 2:
-            template = {key: copy.deepcopy(lines[-2][key]) for key in ("session_id", "seq", "ts") if key in lines[-2]}
+            template: dict[str, Any] = {key: copy.deepcopy(lines[-2][key]) for key in ENVELOPE if key in lines[-2]}
             made = [kind_line(new, kind, template) for kind in kinds]
             lines = _with_kinds(lines, made)
             said.append("a line of each new kind before the last (" + ", ".join(kinds) + ")")

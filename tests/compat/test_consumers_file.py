@@ -34,7 +34,8 @@ def test_a_bad_file_is_one_line_naming_the_place(case: dict[str, Any], tmp_path:
         load(_written(tmp_path, case["file"]))
     said = str(caught.value)
     assert case["says"] in said
-    assert "\n" not in said and not UNSAFE.search(said)
+    assert "\n" not in said
+    assert not UNSAFE.search(said)
 
 
 @pytest.mark.parametrize("case", CASES["bad"][:4] + CASES["bad"][-6:-3], ids=lambda c: c["id"])
@@ -43,14 +44,17 @@ def test_compat_refuses_a_bad_file_with_exit_2(case: dict[str, Any], tmp_path: P
     path = _written(tmp_path, case["file"])
     assert cli.run(["compat", "--consumers", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and case["says"] in err and "Traceback" not in err
+    assert err.count("\n") == 1
+    assert case["says"] in err
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("case", CASES["good"], ids=[c["id"] for c in CASES["good"]])
 def test_a_good_file_loads(case: dict[str, Any], tmp_path: Path) -> None:
     consumers = load(_written(tmp_path, case["file"]))
     assert len(consumers) == case["count"]
-    assert all(c.command and c.wire for c in consumers)
+    assert all(c.command for c in consumers)
+    assert all(c.wire for c in consumers)
 
 
 def test_a_file_over_the_bound_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,11 +92,16 @@ _ENTRY = st.fixed_dictionaries({}, optional={
 def test_any_document_loads_as_consumers_or_is_one_line(document: Any, tmp_path: Path) -> None:
     path = tmp_path / "drawn.json"
     path.write_text(json.dumps(document), encoding="utf-8")
+    said = ""
     try:
         consumers = load(path)
     except ConsumersError as exc:
-        assert "\n" not in str(exc) and not UNSAFE.search(str(exc))
+        said = str(exc)
+    if said:
+        assert "\n" not in said
+        assert not UNSAFE.search(said)
         return
     assert consumers
     assert len({(c.name, c.version) for c in consumers}) == len(consumers)
-    assert all(c.command and all(part and "\0" not in part for part in c.command) for c in consumers)
+    assert all(c.command for c in consumers)
+    assert all(part and "\0" not in part for c in consumers for part in c.command)
