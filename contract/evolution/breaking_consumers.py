@@ -43,7 +43,12 @@ def first_finding(consumer: Consumer, streams: Sequence[Stream]) -> str | None:
         return None
     if not failing:
         return "its feed was not conformant"
-    return f"{failing[0].rule}: {clip(textsafe.text(failing[0].message), 300)}"
+    return f"{failing[0].rule}: {ends(textsafe.text(failing[0].message))}"
+
+
+def ends(text: str, head: int = 160, tail: int = 240) -> str:
+    """``text`` bounded by its beginning (where and what) and its end (a traceback's last line, the fault)."""
+    return text if len(text) <= head + tail + 1 else f"{text[:head]} … {text[-tail:]}"
 
 
 def broken(root: Path, wire: str, goldens: Sequence[Any], current: Mapping[str, Any], new: Mapping[str, Any],
