@@ -11,8 +11,6 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
-
 from contract import cli
 from tests.compat.test_matrix import EXPECTED, _checkout, _sdk
 from tests.statement.test_statement_browser import CHROMIUM, FLAGS, _console_errors, _render
