@@ -12,8 +12,11 @@ run writes, byte for byte: the document holds no time and no host, and its cells
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import signal
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -78,8 +81,38 @@ def run_cell(consumer: Consumer, column: Column, options: Options) -> dict[str, 
         "message": clip(textsafe.text(first.message) if first else "the feed was not conformant", MESSAGE_CHARS)}}
 
 
+_STOPPED = False  # in a pool worker: an interruption reached it
+
+
 def _run(job: tuple[Consumer, Column, Options]) -> dict[str, Any]:
-    return run_cell(*job)
+    """One cell, in a pool worker: a signal there takes the feed's own interruption path (the consumer's
+    group killed and reaped) rather than ending the worker with the consumer left running."""
+    from contract.core.interrupts import as_interrupts
+
+    global _STOPPED
+    if _STOPPED:  # this worker was interrupted: the cells queued to it are not started
+        raise KeyboardInterrupt
+    with as_interrupts() as watch:
+        try:
+            return run_cell(*job)
+        finally:
+            _STOPPED = _STOPPED or watch.received is not None
+
+
+def _pooled(jobs: list[tuple[Consumer, Column, Options]], workers: int) -> list[dict[str, Any]]:
+    """The cells in a process pool; interrupted, each worker is told (SIGINT: it kills its consumer) and
+    awaited before the interruption goes on up (no consumer outlives the run)."""
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        results = list(pool.map(_run, jobs))
+    except BaseException:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(OSError):
+                os.kill(process.pid, signal.SIGINT)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
 
 
 def basis(consumers: Sequence[Consumer], columns: Sequence[Column], options: Options, suite: str) -> dict[str, Any]:
@@ -100,8 +133,7 @@ def run(consumers: Sequence[Consumer], columns: Sequence[Column], options: Optio
     cells = [(c, col) for c, col in plan(consumers, columns) if in_shard(cell_key(c, col), shard)]
     jobs_list = [(c, col, options) for c, col in cells]
     if jobs > 1 and len(jobs_list) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_list))) as pool:
-            results = list(pool.map(_run, jobs_list))
+        results = _pooled(jobs_list, min(jobs, len(jobs_list)))
     else:
         results = [_run(job) for job in jobs_list]
     return document(basis(consumers, columns, options, suite), results,
