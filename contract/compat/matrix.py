@@ -29,6 +29,7 @@ from contract.core.jsonvalue import clip
 from contract.statement.collect import in_shard
 
 KIND = "milk-contract compat matrix"
+SCHEMA_NAME = "compat.schema.json"  # the document's shape (schemas/)
 VERSION = 1
 PASS, FAIL, ERROR = "pass", "fail", "error"
 MESSAGE_CHARS = 1000  # of a first finding's message kept (a traceback's last line is what names the fault)
@@ -169,10 +170,27 @@ def _read(text: str, name: str) -> dict[str, Any]:
         found = json.loads(text)
     except (ValueError, RecursionError):
         raise CompatError(f"{textsafe.text(name)} is not JSON") from None
-    if (not isinstance(found, dict) or found.get("kind") != KIND or found.get("version") != VERSION
-            or not isinstance(found.get("cells"), list) or not isinstance(found.get("basis"), dict)):
+    if not isinstance(found, dict) or found.get("kind") != KIND or found.get("version") != VERSION:
         raise CompatError(f"{textsafe.text(name)} is not a compat matrix (version {VERSION})")
+    problem = problem_of(found)
+    if problem is not None:
+        raise CompatError(f"{textsafe.text(name)} is not a compat matrix: {problem}")
     return found
+
+
+def problem_of(document: Any) -> str | None:
+    """What is wrong with ``document`` by schemas/compat.schema.json (None when nothing is)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    from contract.core.resources import data_dir
+
+    schema = json.loads((data_dir("schemas") / SCHEMA_NAME).read_text(encoding="utf-8"))
+    error = best_match(Draft202012Validator(schema).iter_errors(document))
+    if error is None:
+        return None
+    place = "".join(f"/{part}" for part in error.absolute_path) or "/"
+    return f"at {textsafe.text(place, 100)}: {textsafe.text(error.message, 200)}"
 
 
 def merge(texts: Sequence[tuple[str, str]]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from contract import cli
+from contract.compat.matrix import problem_of
 from tests.compat.schemas import WIRE, with_kind, written
 from tests.support.paths import ROOT, TESTS
 from tests.support.project_copy import git
@@ -78,6 +79,7 @@ def test_two_versions_by_two_revisions_give_the_expected_matrix(tmp_path: Path,
     code, matrix, text = _compat(root, capsys, "--jobs", "2")
     assert code == 1  # a cell failed
     assert _cells(matrix) == EXPECTED
+    assert problem_of(matrix) is None  # schemas/compat.schema.json
     columns = {c["revision"]: c for c in matrix["basis"]["columns"]}
     assert not columns["r1"]["derived"]
     assert columns["r2"]["derived"]  # r2's streams are migrated, and said so
