@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.compat import matrix
-from contract.compat.columns import Column
+from contract.compat.columns import Column, CompatError
 from contract.consumers.registered import Consumer
 
 WIRES = ("w1", "w2")
@@ -79,5 +79,5 @@ def test_the_schema_refuses_what_a_matrix_cannot_be(edit: Any) -> None:
     assert matrix.problem_of(document) is None
     edit(document)
     assert matrix.problem_of(document) is not None
-    with pytest.raises(matrix.CompatError, match="is not a compat matrix"):
+    with pytest.raises(CompatError, match="is not a compat matrix"):
         matrix.merge([("edited", json.dumps(document))])
