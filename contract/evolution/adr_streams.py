@@ -32,6 +32,7 @@ from typing import Any
 from contract.core import textsafe
 from contract.core.userfiles import read_whole
 from contract.evolution.migration import Step, first_finding, migrate_bytes
+from contract.wires import Wire, get
 
 FILLS = 12  # rounds of filling a new kind's missing members, at most
 LINE_KIND_ADDED = "line-kind-added"
@@ -49,10 +50,16 @@ class Stream:
     name: str
     payload: bytes
     changes: str  # what differs from the golden, for a person ("" when nothing)
+    wire: str = ""  # the golden's wire (its future variants are that wire's)
     path: Path | None = None  # no recorded pace of its own (feed --pace recorded feeds it at once)
 
     def data(self) -> bytes:
         return self.payload
+
+    @property
+    def descriptor(self) -> Wire:
+        """The wire this stream is of, as its descriptor (as a golden's)."""
+        return get(self.wire)
 
 
 def read_schema(path: str | Path) -> tuple[dict[str, Any], str]:
@@ -232,7 +239,7 @@ def streams_under(goldens: Sequence[Any], old: Mapping[str, Any], new: Mapping[s
         if finding is not None:
             raise AdrError(f"the golden {textsafe.text(golden.name)} does not migrate to {label}: "
                            f"{textsafe.text(finding, 300)} (give the migration steps, or re-record it)")
-        out.append(Stream(golden.name, payload, "; ".join(said)))
+        out.append(Stream(golden.name, payload, "; ".join(said), getattr(golden, "wire", "")))
     return out
 
 
@@ -248,5 +255,5 @@ def goldens(root: Path, wire: str) -> list[tuple[Stream, str | None]]:
         except (OSError, ValueError, RecursionError):
             meta = None
         written = meta.get("schema_sha256") if isinstance(meta, dict) else None
-        out.append((Stream(name, read_whole(path), ""), written if isinstance(written, str) else None))
+        out.append((Stream(name, read_whole(path), "", wire), written if isinstance(written, str) else None))
     return out

@@ -193,3 +193,18 @@ def test_hostile_names_are_escaped_in_every_format(tmp_path: Path, capsys: pytes
         out = capsys.readouterr().out
         assert "<script>" not in out
         assert "\u202e" not in out
+
+
+def test_future_variants_are_fed_in_each_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--future``: each stream's future variants too; a consumer strict on line types fails even r1."""
+    strict = {"name": "strict", "version": "1", "command": [sys.executable, "-m", "contract.reference.strict_consumer"]}
+    root = _checkout(tmp_path, [strict, _sdk("0.2.0")])
+    code, matrix, _ = _compat(root, capsys, "--future", "--examples", "2", "--seed", "1", "--jobs", "1")
+    assert code == 1
+    verdicts = {(c["consumer"], c["revision"]): c["verdict"] for c in matrix["cells"]}
+    assert verdicts[("strict", "r1")] == "fail"
+    assert verdicts[("sdk", "r1")] == "pass"
+    assert matrix["basis"]["options"]["future"] is True
+    # without --future the strict consumer passes the goldens as recorded (the near miss)
+    code, matrix, _ = _compat(root, capsys, "--jobs", "1")
+    assert {(c["consumer"], c["revision"]): c["verdict"] for c in matrix["cells"]}[("strict", "r1")] == "pass"
