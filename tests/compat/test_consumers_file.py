@@ -105,3 +105,17 @@ def test_any_document_loads_as_consumers_or_is_one_line(document: Any, tmp_path:
     assert len({(c.name, c.version) for c in consumers}) == len(consumers)
     assert all(c.command for c in consumers)
     assert all(part and "\0" not in part for c in consumers for part in c.command)
+
+
+def test_compat_without_registered_consumers_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "root"
+    (root / "schemas").mkdir(parents=True)
+    (root / "goldens").mkdir()
+    assert cli.run(["compat", "--root", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "no registered consumers" in err
+    assert err.count("\n") == 1
+    assert cli.run(["compat", "--root", str(tmp_path / "absent")]) == 2
+    assert "no schemas/ and goldens/ there" in capsys.readouterr().err

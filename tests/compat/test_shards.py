@@ -81,3 +81,47 @@ def test_the_schema_refuses_what_a_matrix_cannot_be(edit: Any) -> None:
     assert matrix.problem_of(document) is not None
     with pytest.raises(CompatError, match="is not a compat matrix"):
         matrix.merge([("edited", json.dumps(document))])
+
+
+_HOSTILE = st.text(st.sampled_from(["<", ">", "&", '"', "|", "`", "\\", "\n", "\x1b", "\u202e", "\x00", "a", "é", "*"]),
+                   min_size=1, max_size=12)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(name=_HOSTILE, version=_HOSTILE, message=_HOSTILE)
+def test_hostile_text_is_escaped_in_markdown_and_html(name: str, version: str, message: str) -> None:
+    """Whatever the consumers file and a consumer's output hold: no unsafe character in either page, the
+    markdown table keeps its columns, and the HTML holds no tag the page did not write."""
+    from html.parser import HTMLParser
+
+    from contract.compat import render
+    from contract.core.textsafe import UNSAFE
+
+    def verdict(consumer: Consumer, column: Column, _options: matrix.Options) -> dict[str, Any]:
+        return {**_verdict(consumer, column, _options), "verdict": "fail",
+                "finding": {"rule": "consumer.crash", "stream": message, "message": message}}
+
+    consumers = [Consumer(name, version, ("x",), "w1")]
+    columns = [Column("w1", "r1", "0" * 64, error=message), Column("w1", "r2", "0" * 64, error=None)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matrix, "run_cell", verdict)
+        document = matrix.run(consumers, columns, matrix.Options(), "1.0")
+    markdown = render.markdown(document)
+    page = render.html_page(document)
+    assert not [line for line in markdown.splitlines() if UNSAFE.search(line)]
+    assert not [line for line in page.splitlines() if UNSAFE.search(line)]
+    row = next(line for line in markdown.splitlines() if line.startswith("| ") and "FAIL" in line)
+    assert row.replace("\\|", "").count("|") == len(columns) + 2
+
+    class Tags(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: set[str] = set()
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.seen.add(tag)
+
+    tags = Tags()
+    tags.feed(page)
+    assert tags.seen <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "table", "thead", "tbody",
+                         "tr", "th", "td", "code", "ul", "li", "span"}
