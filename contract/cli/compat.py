@@ -30,6 +30,9 @@ def add_compat(verbs: Any) -> None:
                         help="also a column for this proposed schema (repeatable)")
     compat.add_argument("--revision-schema", action="append", default=[], metavar="rN=FILE",
                         help="the schema revision rN stands on, where neither the checkout nor its git history has it")
+    compat.add_argument("--statement", action="append", default=[], metavar="FILE",
+                        help="a build's conformance statement (repeatable): the matrix also shows consumers by build, "
+                             "through the revision each build was judged by")
     compat.add_argument("--format", choices=FORMATS, default="markdown", help="json, markdown (default) or html")
     compat.add_argument("--output", metavar="FILE", default=None, help="write here (default stdout)")
     compat.add_argument("--shard", type=shard, default=None, metavar="I/N",
@@ -93,6 +96,7 @@ def cmd_compat(args: argparse.Namespace) -> int:
     from contract import __version__
     from contract.compat import columns, matrix
     from contract.consumers.registered import ConsumersError, found, load
+    from contract.statement import combine
 
     try:
         if args.words[:1] == ["merge"]:
@@ -119,8 +123,10 @@ def cmd_compat(args: argparse.Namespace) -> int:
         given = _given(args.revision_schema)
         cols = [col for wire in wires for col in columns.columns(root, wire, args.adr, given)]
         options = matrix.Options(timeout=args.timeout, future=args.future, examples=args.examples, seed=args.seed)
-        result = matrix.run(consumers, cols, options, __version__, args.shard, args.jobs or os.cpu_count() or 1)
-    except (ConsumersError, columns.CompatError) as exc:
+        builds = matrix.builds_of(combine.read_all(args.statement), cols)
+        result = matrix.run(consumers, cols, options, __version__, args.shard, args.jobs or os.cpu_count() or 1,
+                            builds)
+    except (ConsumersError, columns.CompatError, combine.StatementError) as exc:
         raise UsageError(str(exc)) from None
     _write(result, args.format, args.output)
     return _said(result)

@@ -116,10 +116,31 @@ def _pooled(jobs: list[tuple[Consumer, Column, Options]], workers: int) -> list[
     return results
 
 
-def basis(consumers: Sequence[Consumer], columns: Sequence[Column], options: Options, suite: str) -> dict[str, Any]:
+def basis(consumers: Sequence[Consumer], columns: Sequence[Column], options: Options, suite: str,
+          builds: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """What the cells were run on: a merge refuses shards whose bases differ."""
     return {"suite": suite, "consumers": [c.to_json() for c in consumers], "columns": [c.to_json() for c in columns],
-            "options": options.to_json()}
+            "options": options.to_json(), "builds": list(builds)}
+
+
+def builds_of(statements: Sequence[dict[str, Any]], columns: Sequence[Column]) -> list[dict[str, Any]]:
+    """Each build a statement (contract/statement/) names, per wire of the matrix: the revision it was
+    judged by and the column whose schema is the one it stands on (``column`` None: no column has it, so
+    its consumers' verdicts are not known)."""
+    wires = {column.wire for column in columns}
+    out = []
+    for statement in statements:
+        build = statement.get("build") or {}
+        for judged in statement.get("wires") or ():
+            if judged.get("wire") not in wires:
+                continue
+            column = next((c.label for c in columns if c.wire == judged["wire"]
+                           and c.schema_sha256 == judged.get("schema_sha256")), None)
+            out.append({"name": textsafe.text(str(build.get("name") or "")),
+                        "version": textsafe.text(str(build.get("version") or "version unknown"), 200),
+                        "level": str((statement.get("level") or {}).get("achieved")), "wire": judged["wire"],
+                        "revision": str(judged.get("revision")), "column": column})
+    return out
 
 
 def plan(consumers: Sequence[Consumer], columns: Sequence[Column]) -> list[tuple[Consumer, Column]]:
@@ -129,7 +150,7 @@ def plan(consumers: Sequence[Consumer], columns: Sequence[Column]) -> list[tuple
 
 
 def run(consumers: Sequence[Consumer], columns: Sequence[Column], options: Options, suite: str,
-        shard: tuple[int, int] | None = None, jobs: int = 1) -> dict[str, Any]:
+        shard: tuple[int, int] | None = None, jobs: int = 1, builds: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The matrix document (of one shard, with ``shard``), the cells run ``jobs`` at a time."""
     cells = [(c, col) for c, col in plan(consumers, columns) if in_shard(cell_key(c, col), shard)]
     jobs_list = [(c, col, options) for c, col in cells]
@@ -137,7 +158,7 @@ def run(consumers: Sequence[Consumer], columns: Sequence[Column], options: Optio
         results = _pooled(jobs_list, min(jobs, len(jobs_list)))
     else:
         results = [_run(job) for job in jobs_list]
-    return document(basis(consumers, columns, options, suite), results,
+    return document(basis(consumers, columns, options, suite, builds), results,
                     None if shard is None else f"{shard[0]}/{shard[1]}")
 
 

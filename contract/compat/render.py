@@ -36,6 +36,55 @@ def _said(finding: dict[str, Any]) -> str:
     return f"{finding['rule']}{stream}: {finding['message']}"
 
 
+def by_build(matrix: dict[str, Any]) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]], dict[Any, Any]]:
+    """(the builds, the rows, each row's cell for each build: the cell of the column of the build's schema,
+    None where no column has it or the row reads another wire)."""
+    _, rows, cells = _grid(matrix)
+    builds = list(matrix["basis"].get("builds") or ())
+    found = {(row, index): (cells.get((row, (build["wire"], build["column"]))) if build["column"] is not None
+                            and row[0] == build["wire"] else None)
+             for row in rows for index, build in enumerate(builds)}
+    return builds, rows, found
+
+
+def _build_said(build: dict[str, Any]) -> str:
+    return f"{build['name']}, {build['version']} ({build['wire']} {build['revision']}, {build['level']})"
+
+
+def _markdown_builds(matrix: dict[str, Any]) -> list[str]:
+    builds, rows, found = by_build(matrix)
+    if not builds:
+        return []
+    out = ["", "By build (each through the revision its statement was judged by):", "",
+           "| consumer | " + " | ".join(markdown_cell(_build_said(b)) for b in builds) + " |",
+           "| --- |" + " --- |" * len(builds)]
+    for row in rows:
+        shown = [SHOWN[cell["verdict"]] if (cell := found[(row, i)]) is not None
+                 else ("not known" if b["wire"] == row[0] else "") for i, b in enumerate(builds)]
+        out.append(f"| {markdown_cell(row[1] + ' ' + row[2])} | " + " | ".join(shown) + " |")
+    return out
+
+
+def _html_builds(matrix: dict[str, Any]) -> list[str]:
+    builds, rows, found = by_build(matrix)
+    if not builds:
+        return []
+    out = ["<h2>By build</h2>", '<table class="builds"><thead><tr><th>consumer</th>'
+           + "".join(f'<th class="build">{esc(_build_said(b))}</th>' for b in builds) + "</tr></thead><tbody>"]
+    for row in rows:
+        tds = []
+        for index, build in enumerate(builds):
+            cell = found[(row, index)]
+            if cell is None:
+                tds.append(f'<td class="verdict" data-verdict="{ERROR if build["wire"] == row[0] else ""}">'
+                           f'{"not known" if build["wire"] == row[0] else ""}</td>')
+            else:
+                tds.append(f'<td class="verdict" data-verdict="{cell["verdict"]}" style="background:'
+                           f'{HEX[cell["verdict"]]}">{SHOWN[cell["verdict"]]}</td>')
+        out.append(f'<tr><th class="consumer">{esc(row[1])} {esc(row[2])}</th>' + "".join(tds) + "</tr>")
+    return [*out, "</tbody></table>"]
+
+
 def markdown(matrix: dict[str, Any]) -> str:
     """The matrix as a markdown table, then each cell's first finding."""
     columns, rows, cells = _grid(matrix)
@@ -57,6 +106,7 @@ def markdown(matrix: dict[str, Any]) -> str:
         out += [f"- {markdown_cell(c['consumer'] + ' ' + c['version'])} × "
                 f"{markdown_cell(c['wire'] + ' ' + c['revision'])}: {markdown_cell(_said(c['finding']))}"
                 for c in failing]
+    out += _markdown_builds(matrix)
     derived = [col for col in matrix["basis"]["columns"] if col["derived"] or col["error"]]
     if derived:
         out += ["", "Columns not recorded:", ""]
@@ -90,6 +140,7 @@ def html_page(matrix: dict[str, Any]) -> str:
         body.append(f'<tr data-consumer="{esc(row[1])}"><th class="consumer">{esc(row[1])} {esc(row[2])}</th>'
                     + "".join(tds) + "</tr>")
     body.append("</tbody></table>")
+    body += _html_builds(matrix)
     failing = _findings(matrix)
     if failing:
         body.append('<h2>First findings</h2><ul class="findings">')

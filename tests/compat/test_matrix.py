@@ -208,3 +208,41 @@ def test_future_variants_are_fed_in_each_cell(tmp_path: Path, capsys: pytest.Cap
     # without --future the strict consumer passes the goldens as recorded (the near miss)
     code, matrix, _ = _compat(root, capsys, "--jobs", "1")
     assert {(c["consumer"], c["revision"]): c["verdict"] for c in matrix["cells"]}[("strict", "r1")] == "pass"
+
+
+def test_consumers_by_build_through_each_statement_s_revision(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``--statement``: a build judged by r1 (the bundled reference emitters' statement) shows each consumer's
+    r1 verdict; a statement that is not one is misuse."""
+    statement = tmp_path / "reference.json"
+    assert cli.run(["statement", "--output", str(statement)]) == 0
+    root = _checkout(tmp_path / "root", [_sdk("0.1.0"), _sdk("0.2.0")])
+    code, matrix, _ = _compat(root, capsys, "--statement", str(statement))
+    assert code == 1
+    stream_builds = [b for b in matrix["basis"]["builds"] if b["wire"] == WIRE]
+    assert [(b["name"], b["revision"], b["column"], b["level"]) for b in stream_builds] == [
+        ("bundled reference emitters", "r1", "r1", "MUST+SHOULD")]
+    assert problem_of(matrix) is None
+    cli.run(["compat", "--root", str(root), "--consumers", str(root / "milk-consumers.json"), "--format", "markdown",
+             "--statement", str(statement)])
+    markdown = capsys.readouterr().out
+    assert "| bundled reference emitters, milk-contract" in markdown
+    by_build = markdown[markdown.index("By build"):]
+    assert "| sdk 0.1.0 | pass |" in by_build  # its r1 verdict, not its r2 one
+    bogus = tmp_path / "bogus.json"
+    bogus.write_text('{"build": {}}', encoding="utf-8")
+    assert cli.run(["compat", "--root", str(root), "--consumers", str(root / "milk-consumers.json"),
+                    "--statement", str(bogus)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_build_whose_schema_no_column_has_is_not_known() -> None:
+    from contract.compat.columns import Column
+    from contract.compat.matrix import builds_of
+
+    columns = [Column(WIRE, "r1", "a" * 64)]
+    statement = {"build": {"name": "milk", "version": "2.1.45"}, "level": {"achieved": "MUST"},
+                 "wires": [{"wire": WIRE, "revision": "r7", "schema_sha256": "b" * 64},
+                           {"wire": "another-wire", "revision": "r1", "schema_sha256": "a" * 64}]}
+    assert builds_of([statement], columns) == [{"name": "milk", "version": "2.1.45", "level": "MUST", "wire": WIRE,
+                                                "revision": "r7", "column": None}]
