@@ -52,8 +52,8 @@ def test_no_consumer_outlives_an_interrupted_pooled_run(signum: int, group: bool
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 128 + signum
-    assert b"Traceback" not in err
+    assert proc.returncode == 128 + signum, err[-3000:]
+    assert b"Traceback" not in err, err[-3000:]
     started = [int(line) for line in pids.read_text().split()]
     until = time.monotonic() + 10  # the consumers are killed before milk-contract exits; reaping may lag
     while any(_alive(pid) for pid in started) and time.monotonic() < until:
