@@ -5,7 +5,6 @@ their consumers' groups. Before: a worker died by the signal and its consumer (i
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -60,4 +59,16 @@ def test_no_consumer_outlives_an_interrupted_pooled_run(signum: int, group: bool
     until = time.monotonic() + 10  # the consumers are killed before milk-contract exits; reaping may lag
     while any(_alive(pid) for pid in started) and time.monotonic() < until:
         time.sleep(0.05)
-    assert not [pid for pid in started if _alive(pid)], json.dumps(started)
+    left = [pid for pid in started if _alive(pid)]
+    assert not left, [_said(pid) for pid in left]
+
+
+def _said(pid: int) -> str:
+    """A process left running, for the failure message: its state and its parent's command line."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        parent = stat[stat.rindex(")") + 2:].split()[1]
+        command = Path(f"/proc/{parent}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (OSError, IndexError, ValueError):
+        return f"{pid}: gone"
+    return f"{pid}: {stat[stat.rindex(')') + 2:][:1]} parent {parent} {command[:200]}"
