@@ -60,7 +60,7 @@ def test_no_consumer_outlives_an_interrupted_pooled_run(signum: int, group: bool
     while any(_alive(pid) for pid in started) and time.monotonic() < until:
         time.sleep(0.05)
     left = [pid for pid in started if _alive(pid)]
-    assert not left, [_said(pid) for pid in left]
+    assert not left, ([_said(pid) for pid in left], signum, started, err[-1500:])
 
 
 def _said(pid: int) -> str:
