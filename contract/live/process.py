@@ -251,7 +251,17 @@ class Process:
         self._tail: deque[bytes] = deque()
         self._tail_size = 0
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._stderr_thread.start()
+        try:
+            self._stderr_thread.start()  # waits for the thread to run: a Ctrl-C can come here too
+        except BaseException:
+            self._closed = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            _kill_carrying(self.token)
+            with _SPAWN:
+                _STARTED.discard(self.popen.pid)
+            SUBREAPER.__exit__()
+            raise
 
     @staticmethod
     def _start(argv: Sequence[str], environ: dict[str, str], cwd: str | None, stdin: bool, stdin_fd: int | None,
