@@ -33,7 +33,7 @@ from contract.wires import NAMES, WireRegistry, entry
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: each verb's module adds its own parser, in the order --help lists them."""
-    from contract.cli import check, evolution, feed, fuzz, live, record, rules, statement, vectors
+    from contract.cli import check, compat, evolution, feed, fuzz, live, record, rules, statement, vectors
 
     parser = Parser(prog=PROG, description=f"Contract checks for milk's {' and '.join(NAMES)} wires.")
     parser.add_argument("--version", action=VersionAction)
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         add(verbs)
     statement.add_statement(verbs)
     statement.add_matrix(verbs)
+    compat.add_compat(verbs)
     return parser
 
 

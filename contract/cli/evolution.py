@@ -44,6 +44,9 @@ def add_evolve(verbs: Any) -> None:
     evolve.add_argument("--then-record", action="store_true",
                         help="take the schema in although the goldens are not valid under it (re-record them next)")
     evolve.add_argument("--root", default=None, metavar="DIR", help="the checkout (default: found as record finds it)")
+    evolve.add_argument("--consumers", default=None, metavar="FILE",
+                        help="the registered consumers to name when the new schema breaks them (default: "
+                             "milk-consumers.json in the checkout, when there is one)")
     evolve.set_defaults(handler=cmd_evolve)
 
 

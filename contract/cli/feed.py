@@ -70,6 +70,9 @@ def add_feed(verbs: Any) -> None:
     feed.add_argument("--transport", action="store_true",
                       help="feed conformant streams delivered the hostile ways (lines over 1 and 16 MiB, split "
                            "reads, a slow drip, a pause mid-line, one write, stdin held open)")
+    feed.add_argument("--adr", metavar="SCHEMA", default=None,
+                      help="feed the goldens as milk writes them under this proposed schema (migrated, a line of "
+                           "each new line kind inserted; contract.evolution.adr_streams): what breaks before a release")
     feed.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CONSUMER ARG…",
                       help="the consumer command (required)")
     feed.set_defaults(handler=cmd_feed)
@@ -93,15 +96,9 @@ def cmd_feed(args: argparse.Namespace) -> int:
     if not command:
         raise UsageError("feed needs the consumer: milk-contract feed [OPTIONS] -- CONSUMER ARG…")
     from contract.consumers import feed
-    from contract.goldens.store import scenarios
     from contract.live.harness import Interrupted
 
-    goldens = [g for g in scenarios(args.wire) if not args.scenario or g.name in args.scenario]
-    unknown = sorted(set(args.scenario) - {g.name for g in goldens})
-    if unknown:
-        raise UsageError(f"--scenario: no {args.wire} golden named {quoted(unknown[0])} (see goldens/)")
-    if not goldens:
-        raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
+    goldens = fed_goldens(args)
     expect = expectation(args, goldens)
     options: dict[str, Any] = {"future": args.future, "seed": args.seed, "expect": expect}
     for name in ("examples", "timeout", "pace", "max_output_bytes", "shrink_seconds"):
@@ -147,6 +144,35 @@ def cmd_feed(args: argparse.Namespace) -> int:
     if text:  # machine formats keep stdout parseable: the failing streams go to stderr there
         (sys.stdout if args.format == "text" else sys.stderr).write(text)
     return code
+
+
+def fed_goldens(args: argparse.Namespace) -> list[Any]:
+    """The goldens ``--scenario`` names (every one by default); with ``--adr``, as the ADR's milk writes them."""
+    from contract.goldens.store import scenarios
+
+    goldens = [g for g in scenarios(args.wire) if not args.scenario or g.name in args.scenario]
+    unknown = sorted(set(args.scenario) - {g.name for g in goldens})
+    if unknown:
+        raise UsageError(f"--scenario: no {args.wire} golden named {quoted(unknown[0])} (see goldens/)")
+    if not goldens:
+        raise UsageError(f"no {args.wire} goldens to feed (see goldens/)")
+    return under_adr(args, goldens) if args.adr is not None else goldens
+
+
+def under_adr(args: argparse.Namespace, goldens: Sequence[Any]) -> list[Any]:
+    """``--adr SCHEMA``: each golden as milk writes it under the proposed schema (exit 2 when it cannot be
+    read, or a golden does not migrate to it: never a feed of the goldens as if they were the ADR's)."""
+    from contract.evolution.adr_streams import AdrError, read_schema, streams_under
+
+    if wire_live(args.wire) is not Live.STREAM or args.broken or args.transport:
+        raise UsageError(f"--adr feeds a {named(Live.STREAM)} consumer the goldens under a proposed schema (not with "
+                         "--broken or --transport)")
+    try:
+        schema, _ = read_schema(args.adr)
+        current, _ = read_schema(get(args.wire).schema_path)
+        return list(streams_under(goldens, current, schema, label=f"the schema {args.adr}"))
+    except AdrError as exc:
+        raise UsageError(f"--adr: {exc}") from None
 
 
 def wire_live(name: str) -> Live:

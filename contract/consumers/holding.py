@@ -368,10 +368,10 @@ def _hold(argv: Sequence[str], lines: list[bytes], pieces: list[tuple[bytes, flo
     except StartError as exc:
         ends.close_all()
         return Outcome(None, False, b"", 0, "", 0, len(lines), 0.0, start_error=str(exc))
-    ends.started()
-    writer = _Writer(pieces, ends, began + timeout, linger)
-    total = sum(len(line) for line in lines)
-    with proc:
+    with proc:  # from here on, any exception (Ctrl-C as the consumer starts) kills its group on the way out
+        ends.started()
+        writer = _Writer(pieces, ends, began + timeout, linger)
+        total = sum(len(line) for line in lines)
         drain = _Drain(proc.stdout, max_output_bytes)
         end = _run(proc, writer, drain, total)
     if drain.thread.is_alive():

@@ -269,6 +269,18 @@ def _tell(wire: str, told: Any, adr: str | None, schema_arg: str) -> None:
                       "after taking the schema in (evolve --then-record, then milk-contract record -- ./bin/milk)\n")
 
 
+def _name_broken_consumers(root: Path, wire: str, current: dict[str, Any], new: dict[str, Any],
+                           given: str | None) -> None:
+    """The registered consumers the new schema would break, before anything is written
+    (contract/evolution/breaking_consumers.py)."""
+    from contract.evolution.adr_streams import goldens
+    from contract.evolution.breaking_consumers import broken, tell
+
+    streams = [stream for stream, _ in goldens(root, wire)]
+    if streams:
+        tell(sys.stdout, wire, *broken(root, wire, streams, current, new, given))
+
+
 def cmd_evolve(args: argparse.Namespace) -> int:
     from contract.evolution.consequences import consequences
 
@@ -305,6 +317,7 @@ def cmd_evolve(args: argparse.Namespace) -> int:
         raise EvolveError(f"{wire}: the change needs entries no ADR can accept (codes {', '.join(unacceptable)}); "
                           "nothing was written")
     _tell(wire, told, args.adr, args.schema)
+    _name_broken_consumers(root, wire, current, new_schema, getattr(args, "consumers", None))
     if told.needed and not args.accept:
         if refused:
             out.write(_refusal(wire, refused, args.adr))

@@ -202,6 +202,15 @@ def _descendants(token: str, group: int, before: frozenset[int] = frozenset()) -
     return found
 
 
+def _kill_carrying(token: str) -> None:
+    """SIGKILL and reap every process carrying the run ``token`` (a child started as Ctrl-C came)."""
+    for pid in _descendants(token, -1):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)  # ours: reaped at once after SIGKILL; another's: ChildProcessError
+
+
 class Process:
     """One emitter process in its own process group, and every process it starts.
 
@@ -234,10 +243,25 @@ class Process:
             self._closed = True
             SUBREAPER.__exit__()
             raise StartError(f"cannot start {argv[0] if argv else '(empty command)'}: {exc}") from exc
+        except BaseException:  # Ctrl-C inside Popen, after the fork: the child may run, with no Popen to kill it
+            self._closed = True
+            _kill_carrying(self.token)
+            SUBREAPER.__exit__()
+            raise
         self._tail: deque[bytes] = deque()
         self._tail_size = 0
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._stderr_thread.start()
+        try:
+            self._stderr_thread.start()  # waits for the thread to run: a Ctrl-C can come here too
+        except BaseException:
+            self._closed = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            _kill_carrying(self.token)
+            with _SPAWN:
+                _STARTED.discard(self.popen.pid)
+            SUBREAPER.__exit__()
+            raise
 
     @staticmethod
     def _start(argv: Sequence[str], environ: dict[str, str], cwd: str | None, stdin: bool, stdin_fd: int | None,

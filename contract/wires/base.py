@@ -362,6 +362,12 @@ class Wire:
     capabilities: Capabilities | None = None
     # The wire's lines named in the hints of the generic live rules (run.first-line, run.stall).
     hints: Hints = Hints()
+    # The members every line of a run carries with the run's own values (stream-json: session_id,
+    # ts): a line made for a run (``feed --adr``'s line of a new kind) takes them from the line before.
+    envelope: tuple[str, ...] = ()
+    # The member that numbers a run's lines in order (stream-json: seq), if any: renumbered when a
+    # line is inserted into a run.
+    counter: str | None = None
     # The module whose ``FEEDS`` says how ``feed --broken`` and ``--transport`` make streams of the
     # wire's goldens (``Feeds``), if they can: a name, imported only by ``load_feeds``.
     feeds: str | None = None

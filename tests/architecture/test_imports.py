@@ -113,7 +113,7 @@ def test_the_scan_sees_imports() -> None:
 # breakers and future variants) is loaded by path only when run or asked for, and stands above the
 # machinery it uses; the rest of a wire package (descriptor, rules, machines) stands right above core.
 LAYERS = ("core", "wires", "rules", "checking", "strategies", "live", "goldens", "consumers", "evolution",
-          "reporting", "statement", "kits", "api", "cli", "plugin", "reference", "tests")
+          "reporting", "statement", "compat", "kits", "api", "cli", "plugin", "reference", "tests")
 # contract/__init__.py is the public facade (lazy check, Report...): below it only __version__ is taken
 FACADE_NAMES = frozenset({"__version__"})
 

@@ -123,6 +123,8 @@ STREAM_JSON = Wire(
     terminal="result",  # "exactly one terminal result last"
     capabilities=CAPABILITIES,  # init's capabilities: partial_messages_v1 gates the tool-args rules
     hints=Hints(opening="system/init", progress="progress (stream_event) lines"),
+    envelope=("session_id", "ts"),  # every line carries the run's (feed --adr copies them to a line it makes)
+    counter="seq",  # "monotonic seq per run"
     feeds="contract.wires.stream_json.kit.feeds",  # feed --broken and --transport: cut and padded runs
     reading="contract.wires.stream_json.kit.consumer",  # the reference reading (its reference consumer's)
 )

@@ -1,0 +1,1 @@
+"""The compatibility matrix: registered consumers by wire revision (``milk-contract compat``)."""
