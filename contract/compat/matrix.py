@@ -63,10 +63,12 @@ def run_cell(consumer: Consumer, column: Column, options: Options) -> dict[str, 
                                                       "message": clip(column.error, MESSAGE_CHARS)}}
     try:
         from contract.consumers.feed import feed_stream
+        from contract.consumers.judging import Expectation
 
         result = feed_stream(list(consumer.command), list(column.streams), wire=column.wire, future=options.future,
                              examples=options.examples, seed=options.seed, pace=options.pace,
-                             timeout=consumer.timeout or options.timeout)
+                             timeout=consumer.timeout or options.timeout,
+                             expect=Expectation(reading=consumer.reading))
     except Exception as exc:  # fail closed: an internal error is said, never a pass
         return {**base, "verdict": ERROR, "finding": {"rule": "checker.internal", "stream": None, "message": clip(
             f"{type(exc).__name__}: {exc}", MESSAGE_CHARS)}}

@@ -42,6 +42,9 @@ class Expectation:
 
     stdout: bytes | None = None
     members: Mapping[str, str] | None = None
+    # The consumer says it speaks the reading protocol (a registered consumer's ``reading``,
+    # docs/compat.md): a run that wrote no reading is then a finding, not judged as today.
+    reading: bool = False
 
     @property
     def given(self) -> bool:
@@ -164,14 +167,19 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden
     findings = _judge(outcome, data, expect, label, golden, wire)
     if outcome.hung or outcome.status != 0 or any(f.rule == "consumer.early-exit" for f in findings):
         return findings  # it did not read the stream to its end: what it made of it is not judged
-    return findings + judge_read(outcome, data, label, wire)
+    return findings + judge_read(outcome, data, label, wire, required=expect.reading)
 
 
 def judge_read(outcome: Outcome, data: bytes, label: str, wire: Wire | str | None = None,
-               broken: bool = False) -> list[Finding]:
+               broken: bool = False, required: bool = False) -> list[Finding]:
     """The reading protocol's findings on a run that exited 0 (``contract.consumers.reading``): its
-    reading against the wire's reference reading, or, with none, the silent misparse."""
+    reading against the wire's reference reading, or, with none, the silent misparse (or, from a
+    consumer that says it speaks the protocol, ``required``, a reading missing)."""
     descriptor = resolve(wire) if wire is not None else first(Live.STREAM)
+    if outcome.reading is None and required:
+        return [Finding("consumer.reading-schema", f"expected a reading of {label} in MILK_CONTRACT_READING (the "
+                        "consumer is registered as speaking the reading protocol), found none",
+                        "write the reading (schemas/reading.schema.json), or register the consumer without reading")]
     if outcome.reading is None:
         if broken:
             return []

@@ -35,9 +35,10 @@ class Broken:
 def first_finding(consumer: Consumer, streams: Sequence[Stream]) -> str | None:
     """The consumer's first finding on ``streams`` (None: it passed every one)."""
     from contract.consumers.feed import feed_stream
+    from contract.consumers.judging import Expectation
 
     result = feed_stream(list(consumer.command), list(streams), wire=consumer.wire, pace=0.0,
-                         timeout=consumer.timeout or TIMEOUT)
+                         timeout=consumer.timeout or TIMEOUT, expect=Expectation(reading=consumer.reading))
     failing = result.report.failing()
     if result.report.conformant and not failing:
         return None

@@ -125,6 +125,21 @@ def test_a_consumer_that_misbehaves_is_never_a_green_cell(command: list[str], ru
     assert {cell["finding"]["rule"] for cell in matrix["cells"]} == {rule}
 
 
+def test_a_consumer_registered_as_reading_must_write_its_reading(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``reading: true`` is a promise: the SDK that prints but writes no reading fails every cell for it,
+    while the reference consumer, which writes one, passes; the same SDK without the flag passes."""
+    reference = [sys.executable, "-m", "contract.reference.stream_json_consumer"]
+    root = _checkout(tmp_path, [_sdk("0.2.0", reading=True), _sdk("0.3.0"),
+                                {"name": "reference", "version": "1", "command": reference, "reading": True}])
+    code, matrix, _ = _compat(root, capsys, "--jobs", "1")
+    assert code == 1
+    by = {(c["name"] if "name" in c else c["consumer"], c["version"], c["revision"]): c for c in matrix["cells"]}
+    assert {(c["verdict"], c["finding"]["rule"]) for k, c in by.items() if k[1] == "0.2.0"} == {
+        ("fail", "consumer.reading-schema")}
+    assert {c["verdict"] for k, c in by.items() if k[1] != "0.2.0"} == {"pass"}
+
+
 def test_a_revision_whose_schema_is_found_nowhere_is_an_error_column(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     root = _checkout(tmp_path, [_sdk("0.2.0")], history=False)
