@@ -146,6 +146,39 @@ def observe(wire: str) -> dict[str, dict[str, Any]]:
     return seen
 
 
+def unmatched_after_holding(wire: str) -> str | None:
+    """Hold today's checker to ``wire``'s record: every case file's input strictly (AssertionError on a
+    difference); a golden's inputs (named by its bytes) where that golden is as recorded. What cannot be
+    compared (a golden added, changed or removed since: an ADR's) is returned as the reason to skip,
+    after the rest held; None when every input was compared."""
+    recorded = json.loads(record_path(wire).read_text(encoding="utf-8"))
+    seen = observe(wire)
+    cases = sorted(k for k in seen if not k.startswith("golden "))
+    assert cases == sorted(k for k in recorded if not k.startswith("golden ")), \
+        "the case files changed: record again from the code before the change"
+    both = sorted(set(seen) & set(recorded))
+    moved = [name for name in both if seen[name] != recorded[name]]
+    assert not moved, (f"{len(moved)} of {len(both)} inputs judged otherwise, first {moved[0]!r}:\n"
+                       f"recorded {recorded[moved[0]]}\nseen     {seen[moved[0]]}")
+    unmatched = len(set(recorded) - set(seen)) + len(set(seen) - set(recorded))
+    if not unmatched:
+        return None
+    return (f"{len(both)} inputs judged as recorded; {unmatched} belong to goldens added, changed or removed "
+            "since the record: record again from the code before your change to compare them")
+
+
+def fired_on_fewer(wire: str, rules: tuple[str, ...], least: int = 5) -> dict[str, int]:
+    """The rules of ``rules`` that fire on fewer than ``least`` recorded inputs (a record worth comparing
+    has the rules it guards firing), with how many; also asserts the record holds every case input."""
+    recorded = json.loads(record_path(wire).read_text(encoding="utf-8"))
+    fired: dict[str, int] = {}
+    for found in recorded.values():
+        for rule in {finding[0] for finding in found["findings"]}:
+            fired[rule] = fired.get(rule, 0) + 1
+    assert len(recorded) >= len([i for i in inputs(wire) if not i[0].startswith("golden ")])
+    return {rule: fired.get(rule, 0) for rule in rules if fired.get(rule, 0) < least}
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m tests.support.recorded_findings WIRE", file=sys.stderr)
