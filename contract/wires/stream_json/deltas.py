@@ -159,7 +159,7 @@ class DeltaReassembly(Check):
         content = message.get("content") if type(message) is dict else None
         blocks = content if type(content) is list else []
         if mid is None or mid != actor.message:  # another message: the one before has ended
-            self._ended_message(actor, f"at line {line}, an assistant line of another message", out)
+            self._ended_message(actor, f"at line {line} (an assistant line of another message)", out)
             start: int | None = 0
         else:
             start = actor.next
@@ -216,18 +216,18 @@ class DeltaReassembly(Check):
         streamed = _streamed(index, pending, joined)
         at = index - start  # the block's place in this frame
         if len(pending.kinds) > 1:
-            out.emit(self.rule, line, f"/message/content/{max(at, 0)}",
+            out.emit(self.rule, line, f"/message/content/{at}" if 0 <= at < len(blocks) else "/message/content",
                      f"expected the deltas of one block to be of one kind, found {streamed}",
                      "a block is text or thinking: its deltas are text_delta or thinking_delta pieces, not both")
             return
         want = _DELTA_KINDS[next(iter(pending.kinds))]
-        if at < 0:
+        if 0 <= index < start:
             out.emit(self.rule, line, "/message/id",
                      f"expected no delta for index {index} of message {shown(clip(str(mid)))} after an earlier "
                      f"frame completed it, found {streamed}",
                      "a message's frames number its blocks across: index 0 is the first frame's first block")
             return
-        block = blocks[at] if at < len(blocks) else None
+        block = blocks[at] if 0 <= at < len(blocks) else None  # a negative index names no block
         if type(block) is not dict or block.get("type") != want:
             found = ("no such block" if block is None else
                      f"a {quoted(clip(str(block.get('type'))))} block" if type(block) is dict else "no block")
