@@ -18,16 +18,16 @@ is_error is then believed.
 **The reference reading.** ``reading`` is the wire's one documented reading of a stream (the
 stream-json descriptor's ``Wire.reading`` names it; docs/consumers.md, "The reading protocol"):
 what a correct consumer makes of any stream, the expected view ``milk-contract feed`` judges a
-consumer's reading against. Lines of the seed's five types are events, of another type ignored,
-and so is every line after the first result (the run ended there). Messages are the completed
-assistant lines' text and thinking blocks, an actor's (``parent_tool_use_id``'s) lines of one
-``message.id`` in a row joined as one message's frames (``oneOf[2]``: "completed assistant message
-blocks"; the ``stream_event`` deltas before them are "partial deltas", previews of those blocks,
-which ``sj.delta-reassembly`` holds equal to them, so the completed block is the text, never the
-deltas added to it); tool calls are the tool_use blocks with the first tool_result naming each; the ending is the first result line's ``is_error``,
-``subtype``, ``result`` and ``usage`` as written (the usage is the run's, cumulative: never summed).
-With ``MILK_CONTRACT_READING`` set this consumer writes that reading there (the protocol, its
-schema ``schemas/reading.schema.json``).
+consumer's reading against. Lines of the seed's five types are events, of another type ignored, and
+so is every line after the first result (the run ended there). Messages are the completed assistant
+lines' text and thinking blocks, an actor's (``parent_tool_use_id``'s) lines of one ``message.id``
+in a row joined as one message's frames (``oneOf[2]``: "completed assistant message blocks"; the
+``stream_event`` deltas before them are "partial deltas", previews of those blocks, which
+``sj.delta-reassembly`` holds equal to them, so the completed block is the text, never the deltas
+added to it); tool calls are the tool_use blocks with the first tool_result naming each; the ending
+is the first result line's ``is_error``, ``subtype``, ``result`` and ``usage`` as written (the
+usage is the run's, cumulative: never summed). With ``MILK_CONTRACT_READING`` set this consumer
+writes that reading there (the protocol, its schema ``schemas/reading.schema.json``).
 
 Only the standard library: the point is the reading, not a dependency.
 """
