@@ -42,17 +42,9 @@ class _Pending:
         self.blind = False  # an opaque line came after its first delta: not judged (it may hold a piece)
 
 
-class _Actor:
-    """One actor's (one ``parent_tool_use_id``'s) deltas and the message its assistant lines are on."""
-
-    __slots__ = ("carried", "frame_line", "fresh", "message", "next")
-
-    def __init__(self) -> None:
-        self.fresh: dict[int, _Pending] = {}  # since the actor's last assistant line: the next line's
-        self.carried: dict[int, _Pending] = {}  # of ``message``, at indexes past its frames so far
-        self.message: str | None = None  # the id of the actor's current message (None: no id)
-        self.next: int | None = 0  # the index its next frame starts at (None: unknown, an opaque line since)
-        self.frame_line = 0  # the line of its last frame
+# An actor's message: (its id, or None: no id; the index its next frame starts at, or None: not
+# known, an opaque line since; the line of its last frame). A tuple: the state is copied per block.
+_Message = tuple[str | None, int | None, int]
 
 
 def _actor(obj: dict[str, Any]) -> Any:
@@ -85,11 +77,14 @@ class DeltaReassembly(Check):
 
     kinds = ("system", "stream_event", "assistant", "result")
     MAX_PENDING = 64 * 1024 * 1024  # characters of deltas kept while awaiting their assistant line
+    MAX_ACTORS = 4096  # actors whose current message is remembered (each nested actor is one)
 
     def __init__(self) -> None:
-        self.actors: dict[Any, _Actor] = {}
+        self.messages: dict[Any, _Message] = {}  # each actor's current message
+        self.fresh: dict[Any, dict[int, _Pending]] = {}  # deltas since the actor's last assistant line
+        self.carried: dict[Any, dict[int, _Pending]] = {}  # of its current message, past its frames so far
         self.size = 0
-        self.stopped = False  # MAX_PENDING reached: not judged from there on (a checker.limit said so)
+        self.stopped = False  # a bound reached: not judged from there on (a checker.limit said so)
         self.ended = False  # a result line was read
         self.failed = False  # ... and it says the run failed (is_error true)
         # Whether the run's init advertised partial_messages_v1 (True until an init says otherwise):
@@ -106,16 +101,23 @@ class DeltaReassembly(Check):
             if self.partial:
                 self._delta(obj.get("event"), _actor(obj), line, out)
         elif kind == "assistant":
-            self._frame(obj, line, out)
+            if self.partial and not self.stopped:
+                self._frame(obj, line, out)
         elif not self.ended:  # the first result says how the run ended (a second is sj.result-once's)
             self.ended, self.failed = True, obj.get("is_error") is True
 
     def opaque(self, line: int, out: Sink) -> None:
         """An opaque line may be a delta or a frame of any actor: what it may touch is not judged."""
-        for actor in self.actors.values():
-            for pending in (*actor.fresh.values(), *actor.carried.values()):
+        for group in (*self.fresh.values(), *self.carried.values()):
+            for pending in group.values():
                 pending.blind = True
-            actor.next = None
+        self.messages = {key: (mid, None, at) for key, (mid, _, at) in self.messages.items()}
+
+    def _stop(self, line: int, pointer: str, why: str, out: Sink) -> None:
+        self.stopped = True
+        self.messages, self.fresh, self.carried = {}, {}, {}
+        out.emit("checker.limit", line, pointer,
+                 f"sj.delta-reassembly stopped: {why}; no reassembly is judged from line {line} on")
 
     def _delta(self, event: Any, key: Any, line: int, out: Sink) -> None:
         if self.stopped or type(event) is not dict or event.get("type") != "content_block_delta":
@@ -129,18 +131,15 @@ class DeltaReassembly(Check):
         piece = delta.get(_DELTA_KINDS[dtype])
         piece = piece if type(piece) is str else ""  # absent, it adds nothing to a concatenation
         if self.size + len(piece) > self.MAX_PENDING:
-            self.stopped = True
-            self.actors.clear()
-            out.emit("checker.limit", line, "/event/delta",
-                     f"sj.delta-reassembly stopped: pending text and thinking deltas reached {self.MAX_PENDING} "
-                     f"characters; no reassembly is judged from line {line} on")
+            self._stop(line, "/event/delta", f"pending text and thinking deltas reached {self.MAX_PENDING} characters",
+                       out)
             return
-        actor = self.actors.get(key)
-        if actor is None:
-            actor = self.actors[key] = _Actor()
-        pending = actor.fresh.get(index)
+        group = self.fresh.get(key)
+        if group is None:
+            group = self.fresh[key] = {}
+        pending = group.get(index)
         if pending is None:
-            pending = actor.fresh[index] = _Pending(line)
+            pending = group[index] = _Pending(line)
         pending.kinds.add(dtype)
         pending.pieces.append(piece)
         pending.count += 1
@@ -150,62 +149,77 @@ class DeltaReassembly(Check):
     def _frame(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         """An assistant line: a frame of its actor's message, completing the deltas it holds."""
         key = _actor(obj)
-        actor = self.actors.get(key)
-        if actor is None:
-            actor = self.actors[key] = _Actor()
         message = obj.get("message")
-        mid = message.get("id") if type(message) is dict else None
-        mid = mid if type(mid) is str else None
-        content = message.get("content") if type(message) is dict else None
-        blocks = content if type(content) is list else []
-        if mid is None or mid != actor.message:  # another message: the one before has ended
-            self._ended_message(actor, f"at line {line} (an assistant line of another message)", out)
+        if type(message) is dict:
+            mid, content = message.get("id"), message.get("content")
+            mid = mid if type(mid) is str else None
+        else:
+            mid = content = None
+        blocks: list[Any] = content if type(content) is list else []
+        was = self.messages.get(key)
+        if not self.fresh and not self.carried:  # the common path: nothing awaits a block, the place is kept
+            if was is not None and mid is not None and mid == was[0]:
+                self.messages[key] = (mid, None if was[1] is None else was[1] + len(blocks), line)
+            elif was is not None or len(self.messages) < self.MAX_ACTORS:
+                self.messages[key] = (mid, len(blocks), line)
+            else:
+                self._stop(line, "/parent_tool_use_id", f"the messages of {self.MAX_ACTORS} actors are remembered",
+                           out)
+            return
+        if was is None or mid is None or mid != was[0]:  # another message: the one before has ended
+            if was is not None and key in self.carried:
+                self._ended_message(key, was, f"at line {line} (an assistant line of another message)", out)
             start: int | None = 0
         else:
-            start = actor.next
-        pending = actor.carried
-        for index, more in actor.fresh.items():
-            was = pending.get(index)
-            if was is None:
+            start = was[1]
+        if was is None and len(self.messages) >= self.MAX_ACTORS:
+            self._stop(line, "/parent_tool_use_id", f"the messages of {self.MAX_ACTORS} actors are remembered", out)
+            return
+        self.messages[key] = (mid, None if start is None else start + len(blocks), line)
+        pending = self.carried.pop(key, {})
+        for index, more in self.fresh.pop(key, {}).items():
+            before = pending.get(index)
+            if before is None:
                 pending[index] = more
             else:  # the pieces carried came first: one block's deltas, in order
-                was.kinds |= more.kinds
-                was.pieces += more.pieces
-                was.count += more.count
-                was.size += more.size
-                was.blind = was.blind or more.blind
-        actor.fresh, actor.carried = {}, {}
-        actor.message, actor.frame_line = mid, line
-        actor.next = None if start is None else start + len(blocks)
+                before.kinds |= more.kinds
+                before.pieces += more.pieces
+                before.count += more.count
+                before.size += more.size
+                before.blind = before.blind or more.blind
         if not pending:
             return
         judged = False
+        carried: dict[int, _Pending] = {}
         for index in sorted(pending):
             block = pending[index]
             if start is None or block.blind:  # an opaque line may hold a piece or a frame: not judged
                 self.size -= block.size
                 continue
             if mid is not None and start + len(blocks) <= index:  # a later frame of the message may hold it
-                actor.carried[index] = block
+                carried[index] = block
                 continue
             self.size -= block.size
             judged = True
             self._block(index, start, block, blocks, mid, line, out)
+        if carried:
+            self.carried[key] = carried
         if judged:
             out.exercised(self.rule)
 
-    def _ended_message(self, actor: _Actor, how: str, out: Sink) -> None:
+    def _ended_message(self, key: Any, message: _Message, how: str, out: Sink) -> None:
         """The actor's message ended with deltas at indexes none of its frames reached."""
-        carried, actor.carried = actor.carried, {}
+        carried = self.carried.pop(key, {})
         waiting = [(index, block) for index, block in sorted(carried.items()) if not block.blind]
-        for _, block in carried.items():
+        for block in carried.values():
             self.size -= block.size
         if not waiting:
             return
+        mid, _, frame_line = message
         out.exercised(self.rule)
         for index, block in waiting:
-            out.emit(self.rule, actor.frame_line, "/message/content",
-                     f"expected a block at index {index} of message {shown(clip(str(actor.message)))} completing "
+            out.emit(self.rule, frame_line, "/message/content",
+                     f"expected a block at index {index} of message {shown(clip(str(mid)))} completing "
                      f"{_streamed(index, block)}, found the message ending {how} without one",
                      "the index of a content_block_delta is its block's place in the whole message, "
                      "frames numbered across")
@@ -245,19 +259,18 @@ class DeltaReassembly(Check):
     def finish(self, out: Sink) -> None:
         if self.stopped or not self.ended:  # no result: the run was cut short (sj.result-last), its finding
             return
-        fresh = [block for actor in self.actors.values() for block in actor.fresh.values() if not block.blind]
-        carried = [actor for actor in self.actors.values()
-                   if any(not block.blind for block in actor.carried.values())]
+        fresh = [block for group in self.fresh.values() for block in group.values() if not block.blind]
+        carried = [key for key, group in self.carried.items() if any(not block.blind for block in group.values())]
         if not fresh and not carried:
             return
         if self.failed:
-            first = min([block.first_line for block in fresh] + [actor.frame_line for actor in carried])
+            first = min([block.first_line for block in fresh] + [self.messages[key][2] for key in carried])
             out.note(f"sj.delta-reassembly: text or thinking deltas from line {first} never met the block that "
                      "completes them; the result says the run failed (is_error true), which explains an "
                      "unfinished message, so they are not judged")
             return
-        for actor in sorted(carried, key=lambda actor: actor.frame_line):
-            self._ended_message(actor, "at the end of the run", out)
+        for key in sorted(carried, key=lambda key: self.messages[key][2]):
+            self._ended_message(key, self.messages[key], "at the end of the run", out)
         if fresh:
             first = min(block.first_line for block in fresh)
             out.exercised(self.rule)
