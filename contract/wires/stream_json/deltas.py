@@ -31,7 +31,7 @@ _ODD = ("a parent_tool_use_id that is no string",)  # one actor for every mistyp
 class _Pending:
     """The deltas of one block index of one actor, awaiting the frame that completes them."""
 
-    __slots__ = ("blind", "count", "first_line", "kinds", "pieces", "size")
+    __slots__ = ("count", "first_line", "kinds", "pieces", "size")
 
     def __init__(self, first_line: int) -> None:
         self.first_line = first_line
@@ -39,7 +39,6 @@ class _Pending:
         self.pieces: list[str] = []
         self.count = 0
         self.size = 0
-        self.blind = False  # an opaque line came after its first delta: not judged (it may hold a piece)
 
 
 # An actor's message: (its id, or None: no id; the index its next frame starts at, or None: not
@@ -84,6 +83,7 @@ class DeltaReassembly(Check):
         self.fresh: dict[Any, dict[int, _Pending]] = {}  # deltas since the actor's last assistant line
         self.carried: dict[Any, dict[int, _Pending]] = {}  # of its current message, past its frames so far
         self.size = 0
+        self.last_opaque = 0  # the last opaque line: a block whose first delta came before it is not judged
         self.stopped = False  # a bound reached: not judged from there on (a checker.limit said so)
         self.ended = False  # a result line was read
         self.failed = False  # ... and it says the run failed (is_error true)
@@ -107,11 +107,13 @@ class DeltaReassembly(Check):
             self.ended, self.failed = True, obj.get("is_error") is True
 
     def opaque(self, line: int, out: Sink) -> None:
-        """An opaque line may be a delta or a frame of any actor: what it may touch is not judged."""
-        for group in (*self.fresh.values(), *self.carried.values()):
-            for pending in group.values():
-                pending.blind = True
-        self.messages = {key: (mid, None, at) for key, (mid, _, at) in self.messages.items()}
+        """An opaque line may be a delta or a frame of any actor: what it may touch is not judged (the
+        blocks awaiting it, the place of the next frame of each message: ``_blind``, ``_frame``)."""
+        self.last_opaque = line
+
+    def _blind(self, pending: _Pending) -> bool:
+        """Whether an opaque line came after the block's first delta (it may hold a piece of it)."""
+        return pending.first_line < self.last_opaque
 
     def _stop(self, line: int, pointer: str, why: str, out: Sink) -> None:
         self.stopped = True
@@ -159,7 +161,9 @@ class DeltaReassembly(Check):
         was = self.messages.get(key)
         if not self.fresh and not self.carried:  # the common path: nothing awaits a block, the place is kept
             if was is not None and mid is not None and mid == was[0]:
-                self.messages[key] = (mid, None if was[1] is None else was[1] + len(blocks), line)
+                at = was[1]  # None: not known; an opaque line since its last frame: not known either
+                self.messages[key] = (mid, at + len(blocks) if at is not None and self.last_opaque < was[2] else None,
+                                      line)
             elif was is not None or len(self.messages) < self.MAX_ACTORS:
                 self.messages[key] = (mid, len(blocks), line)
             else:
@@ -171,7 +175,7 @@ class DeltaReassembly(Check):
                 self._ended_message(key, was, f"at line {line} (an assistant line of another message)", out)
             start: int | None = 0
         else:
-            start = was[1]
+            start = was[1] if self.last_opaque < was[2] else None  # an opaque line since: may be a frame
         if was is None and len(self.messages) >= self.MAX_ACTORS:
             self._stop(line, "/parent_tool_use_id", f"the messages of {self.MAX_ACTORS} actors are remembered", out)
             return
@@ -186,14 +190,13 @@ class DeltaReassembly(Check):
                 before.pieces += more.pieces
                 before.count += more.count
                 before.size += more.size
-                before.blind = before.blind or more.blind
         if not pending:
             return
         judged = False
         carried: dict[int, _Pending] = {}
         for index in sorted(pending):
             block = pending[index]
-            if start is None or block.blind:  # an opaque line may hold a piece or a frame: not judged
+            if start is None or self._blind(block):  # an opaque line may hold a piece or a frame: not judged
                 self.size -= block.size
                 continue
             if mid is not None and start + len(blocks) <= index:  # a later frame of the message may hold it
@@ -210,7 +213,7 @@ class DeltaReassembly(Check):
     def _ended_message(self, key: Any, message: _Message, how: str, out: Sink) -> None:
         """The actor's message ended with deltas at indexes none of its frames reached."""
         carried = self.carried.pop(key, {})
-        waiting = [(index, block) for index, block in sorted(carried.items()) if not block.blind]
+        waiting = [(index, block) for index, block in sorted(carried.items()) if not self._blind(block)]
         for block in carried.values():
             self.size -= block.size
         if not waiting:
@@ -259,8 +262,9 @@ class DeltaReassembly(Check):
     def finish(self, out: Sink) -> None:
         if self.stopped or not self.ended:  # no result: the run was cut short (sj.result-last), its finding
             return
-        fresh = [block for group in self.fresh.values() for block in group.values() if not block.blind]
-        carried = [key for key, group in self.carried.items() if any(not block.blind for block in group.values())]
+        fresh = [block for group in self.fresh.values() for block in group.values() if not self._blind(block)]
+        carried = [key for key, group in self.carried.items()
+                   if any(not self._blind(block) for block in group.values())]
         if not fresh and not carried:
             return
         if self.failed:
