@@ -180,16 +180,7 @@ class DeltaReassembly(Check):
             self._stop(line, "/parent_tool_use_id", f"the messages of {self.MAX_ACTORS} actors are remembered", out)
             return
         self.messages[key] = (mid, None if start is None else start + len(blocks), line)
-        pending = self.carried.pop(key, {})
-        for index, more in self.fresh.pop(key, {}).items():
-            before = pending.get(index)
-            if before is None:
-                pending[index] = more
-            else:  # the pieces carried came first: one block's deltas, in order
-                before.kinds |= more.kinds
-                before.pieces += more.pieces
-                before.count += more.count
-                before.size += more.size
+        pending = self._awaiting(key)
         if not pending:
             return
         judged = False
@@ -209,6 +200,20 @@ class DeltaReassembly(Check):
             self.carried[key] = carried
         if judged:
             out.exercised(self.rule)
+
+    def _awaiting(self, key: Any) -> dict[int, _Pending]:
+        """The actor's deltas awaiting its line: those carried for its message, then the fresh ones."""
+        pending = self.carried.pop(key, {})
+        for index, more in self.fresh.pop(key, {}).items():
+            before = pending.get(index)
+            if before is None:
+                pending[index] = more
+            else:  # the pieces carried came first: one block's deltas, in order
+                before.kinds |= more.kinds
+                before.pieces += more.pieces
+                before.count += more.count
+                before.size += more.size
+        return pending
 
     def _ended_message(self, key: Any, message: _Message, how: str, out: Sink) -> None:
         """The actor's message ended with deltas at indexes none of its frames reached."""
