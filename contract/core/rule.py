@@ -155,7 +155,8 @@ class Check(Family):
 
     ``kinds`` names the line types (the ``type`` member) it judges; ``line`` is called on each
     parsed object line of those types, in order, valid against the schema or not (so it must
-    tolerate any shape, as a machine does); ``finish`` once at the end. ``rule`` is the id of its
+    tolerate any shape, as a machine does); ``opaque`` on each line no content rule reads (not
+    JSON, too long, a policy fault); ``finish`` once at the end. ``rule`` is the id of its
     first rule, set by ``Registry.family``: emit with ``out.emit(self.rule, ...)``, so the id stays
     written once. A check instance lives for one stream (the wire's machines build a fresh one per
     stream).
@@ -166,6 +167,12 @@ class Check(Family):
 
     def line(self, obj: dict[str, Any], line: int, out: Sink) -> None:
         raise NotImplementedError
+
+    def opaque(self, line: int, out: Sink) -> None:
+        """Line ``line`` is opaque: no content rule reads it, but it keeps its place (nothing, by default).
+
+        A check that judges across lines hears of it here, as the machines' own families do, so
+        that it judges nothing the unread line may have held."""
 
     def finish(self, out: Sink) -> None:
         """Judge what only the end of the stream tells (nothing, by default)."""

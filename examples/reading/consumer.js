@@ -4,7 +4,8 @@
 //
 // It reads a run on stdin, one JSON object per line, ignoring every line type, block type and
 // member it does not know (the seed: "consumers must ignore values they don't recognize"), and
-// builds the view a UI would show: each completed assistant message's text and thinking blocks,
+// builds the view a UI would show: each completed assistant message's text and thinking blocks
+// (the assistant lines of one message.id and actor are its frames, joined),
 // each tool call with its input and the first tool_result naming it, and the ending from the
 // result line (is_error is the boolean contract; `result` may be absent: an interrupt). The
 // partial deltas (stream_event lines) are previews of the completed blocks and are not added to
@@ -18,10 +19,12 @@ const fs = require("fs");
 
 const KNOWN_SUBTYPES = { success: false, refused: false, error_during_execution: true, error_max_turns: true,
   interrupted: true };
-const READ = new Set(["assistant", "user", "result"]);
+// the seed's line types ("open set: ignore unknown values"): a line of one is an event, another is ignored
+const KNOWN = new Set(["system", "stream_event", "assistant", "user", "result"]);
 
 function reading(rows) {
   const lines = [], messages = [], calls = [], byId = new Map();
+  const current = new Map(); // each actor's (parent_tool_use_id's) last message, frames of one id joined
   let ending = null, whole = true, results = 0;
   rows.forEach((raw, i) => {
     let line;
@@ -31,9 +34,14 @@ function reading(rows) {
       lines.push({ line: i + 1, did: "error" });
       return;
     }
-    if (results) whole = false; // the result was not the last line
     const kind = line.type;
-    lines.push({ line: i + 1, did: READ.has(kind) ? "event" : "ignored" });
+    if (results) { // the result was not the last line: the run ended at it, this line is not the run's
+      whole = false;
+      if (kind === "result") results += 1;
+      lines.push({ line: i + 1, did: "ignored" });
+      return;
+    }
+    lines.push({ line: i + 1, did: KNOWN.has(kind) ? "event" : "ignored" });
     if (kind === "assistant" || kind === "user") {
       const message = line.message && typeof line.message === "object" ? line.message : {};
       const content = Array.isArray(message.content) ? message.content : [];
@@ -56,7 +64,19 @@ function reading(rows) {
           call.is_error = typeof block.is_error === "boolean" ? block.is_error : null;
         }
       }
-      if (kind === "assistant") messages.push({ id: typeof message.id === "string" ? message.id : null, blocks });
+      if (kind === "assistant") {
+        const id = typeof message.id === "string" ? message.id : null;
+        const parent = line.parent_tool_use_id;
+        const actor = parent === undefined || parent === null ? null : JSON.stringify(parent);
+        const last = current.get(actor);
+        if (id !== null && last !== undefined && last.id === id) {
+          last.blocks.push(...blocks); // a frame of the actor's message: its blocks follow
+        } else {
+          const entry = { id, blocks };
+          messages.push(entry);
+          current.set(actor, entry);
+        }
+      }
     } else if (kind === "result") {
       results += 1;
       const isError = typeof line.is_error === "boolean" ? line.is_error : null;

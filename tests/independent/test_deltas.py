@@ -4,8 +4,11 @@ Each case of cases/deltas.json is a golden edited as in cases/stream_readings.js
 `milk-contract check --format json` as a black box. The rule's id is data (`rule`, matched as a
 prefix) because this reading was written before the rule existed: while `milk-contract rules`
 does not list it, a case raises :class:`RuleUnknown` and is a strict xfail ("no such rule yet")
-that expects exactly that exception. Once the rule lands, a case that agrees passes (strict: the
-mark must go) and a case that disagrees fails, so a disagreement is never hidden by the mark.
+that expects exactly that exception. Once the rule lands, a case that agrees passes (strict:
+the mark must go) and a case that disagrees fails, so a disagreement is never hidden by the mark.
+A case whose reading the rule did not take carries `resolved` (why) and `independent_expected`
+(this reading's `fires` and `lines`, kept as the record): it asserts the rule's reading, and that
+the record still differs from it.
 Before the rule is looked for, every case asserts the findings the transcript must raise today
 (`others`), so the transcripts are what they say. READINGS.md, "The deltas' contract", gives the
 words each case rests on.
@@ -66,6 +69,10 @@ def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     if not any(_is(rule, prefix) for rule in known_rules()):
         raise RuleUnknown(prefix)
     lines = [line for rule, line in found if _is(rule, prefix)]
+    if case.get("resolved"):  # the other reading was taken (READINGS.md, "Resolved"): still not this one's
+        mine = case["independent_expected"]
+        agrees = bool(lines) is mine["fires"] and all(line in lines for line in mine.get("lines", []))
+        assert not agrees, f"resolved, yet the code now agrees with the independent reading {mine}\n{shown}"
     if not case["fires"]:
         assert not lines, f"{prefix} fired on lines {lines}\n{shown}"
         return

@@ -1,9 +1,9 @@
 """cases/readings.json stays usable: every stream it describes can be built and every reading has the shape.
 
-The expected readings (READINGS.md, "Consumer readings") have no runner here: the lead wires them
-to the reference reading. This only holds the data to what it says: each case's transcript is
-built from a golden (blackbox.transcript), its per-line records name each of its lines once, in
-order, with a known `did`, and its view has the members /work/notes/shape-reading.md gives.
+test_consumer_readings.py holds the expected readings (READINGS.md, "Consumer readings") against the
+reference reading; this holds the data to what it says: each case's transcript is built from a
+golden (blackbox.transcript), its per-line records name each of its lines once, in order, with a
+known `did`, and its view has the members /work/notes/shape-reading.md gives.
 """
 
 from __future__ import annotations

@@ -525,7 +525,7 @@ def _stream_json(positions: list[Position], verdict: Verdict,
     opaque = [number for number, obj in positions if obj is None]
     failed = bool(results) and dict(objects).get(results[0], {}).get("is_error") is True
     _stream_json_structural(objects, verdict, opaque, bool(results), failed)
-    _deltas(objects, verdict, bool(results), failed)
+    _deltas(objects, verdict, bool(results), failed, opaque)
 
 
 def _seq(positions: list[Position], verdict: Verdict) -> None:
@@ -628,49 +628,126 @@ def _stream_json_structural(objects: list[tuple[int, dict[str, JSONValue]]], ver
                 verdict.fire("sj.tool-args-reassembly", first[tid], f"fragments of {tid!r} never meet a tool_use")
 
 
-def _deltas(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict, ended: bool, failed: bool) -> None:
-    """Issue 49 (the lead's brief): "partial deltas" (oneOf[1]) are parts of the "completed assistant
-    message blocks" (oneOf[2]); a text_delta's pieces at ``index`` spell the text block at that index of
-    the next assistant line (thinking_delta: a thinking block). Other delta types: the open set. Only
-    where init advertised partial_messages_v1 (else the deltas are sj.capabilities' finding)."""
-    streamed: dict[int, list[tuple[str, str, int]]] = {}  # index -> (delta type, piece, line)
+def _deltas(objects: list[tuple[int, dict[str, JSONValue]]], verdict: Verdict, ended: bool, failed: bool,
+            opaque: list[int]) -> None:
+    """Issue 49 (the lead's brief, READINGS.md "Resolved" of tests/independent): "partial deltas"
+    (oneOf[1]) are parts of the "completed assistant message blocks" (oneOf[2]). A delta belongs to the
+    next assistant line of its actor (parent_tool_use_id: "present exactly when the actor is nested");
+    the lines of one actor with one message.id in a row are one message, and ``index`` is the block's
+    place in the whole message, frames numbered across. A text_delta's pieces at an index spell the
+    text block there (thinking_delta: a thinking block). Other delta types: the open set. Nothing is
+    judged past an opaque line after a block's first delta, nor a frame after an opaque line within its
+    message (its place is not known). Only where init advertised partial_messages_v1."""
+    actors: dict[str, list[tuple[int, Any]]] = {}  # actor -> its deltas and frames, in line order
     partial = True
     for number, obj in objects:
         kind = obj.get("type")
         if kind == "system" and obj.get("subtype") == "init":
             capabilities = obj.get("capabilities")
             partial = isinstance(capabilities, list) and "partial_messages_v1" in capabilities
+        parent = obj.get("parent_tool_use_id")
+        actor = "" if parent is None else ("nested:" + parent if isinstance(parent, str) else "odd")
         event = obj.get("event")
         payload = event.get("type") if isinstance(event, dict) else None
         if kind == "stream_event" and partial and isinstance(event, dict) and payload == "content_block_delta":
             delta, number_index = event.get("delta"), _integral(event.get("index"))
             index = int(number_index) if number_index is not None and number_index.adjusted() < 4000 else None
-            if isinstance(delta, dict) and index is not None:
-                dtype = delta.get("type")
-                known = {"text_delta": "text", "thinking_delta": "thinking"}
-                field = known.get(dtype) if isinstance(dtype, str) else None
-                if field is not None:
-                    piece = delta.get(field)
-                    streamed.setdefault(index, []).append((field, piece if isinstance(piece, str) else "", number))
-        if kind != "assistant" or not streamed:
+            known = {"text_delta": "text", "thinking_delta": "thinking"}
+            dtype = delta.get("type") if isinstance(delta, dict) else None
+            field = known.get(dtype) if isinstance(dtype, str) else None
+            if isinstance(delta, dict) and index is not None and field is not None:
+                piece = delta.get(field)
+                piece = piece if isinstance(piece, str) else ""
+                actors.setdefault(actor, []).append((number, ("delta", index, field, piece)))
+        elif kind == "assistant":
+            message = obj.get("message")
+            ref = message.get("id") if isinstance(message, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            frame = ("frame", ref if isinstance(ref, str) else None, content if isinstance(content, list) else [])
+            actors.setdefault(actor, []).append((number, frame))
+    for events in actors.values():
+        _actor_deltas(events, verdict, ended, failed, opaque)
+
+
+def _actor_deltas(events: list[tuple[int, Any]], verdict: Verdict, ended: bool, failed: bool,
+                  opaque: list[int]) -> None:
+    """One actor's deltas against its messages (see ``_deltas``)."""
+    def unseen(after: int, before: float) -> bool:  # an opaque line between the two
+        return any(after < number < before for number in opaque)
+
+    # Its frames: (line, message number, the index its first block has, or None when not known; blocks).
+    frames: list[tuple[int, int, int | None, list[JSONValue]]] = []
+    message, ref, first_line = -1, None, 0
+    start: int | None = 0
+    ids: list[str | None] = []  # each message's id
+    for number, (what, *rest) in events:
+        if what != "frame":
             continue
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        content = content if isinstance(content, list) else []
-        for index, pieces in streamed.items():
-            fields = {field for field, _, _ in pieces}
-            block = content[index] if 0 <= index < len(content) else None
-            field = next(iter(fields))
-            if len(fields) > 1:
-                verdict.fire("sj.delta-reassembly", number, f"text and thinking deltas at index {index}")
-            elif not isinstance(block, dict) or block.get("type") != field:
-                verdict.fire("sj.delta-reassembly", number, f"no {field} block at index {index}")
-            elif isinstance(block.get(field), str) and block[field] != "".join(p for _, p, _ in pieces):
-                verdict.fire("sj.delta-reassembly", number, f"deltas at index {index} differ from the block")
-        streamed = {}
-    if streamed and ended and not failed:
-        first = min(number for pieces in streamed.values() for _, _, number in pieces)
-        verdict.fire("sj.delta-reassembly", first, "deltas no assistant line completes")
+        given, content = rest
+        if given is None or given != ref or message < 0:
+            message, start, first_line = message + 1, 0, number
+            ids.append(given)
+            frames.append((number, message, 0, content))
+        else:
+            frames.append((number, message, None if start is None or unseen(first_line, number) else start, content))
+        ref = given
+        base = frames[-1][2]
+        start = None if base is None else base + len(content)
+    last = {m: line for line, m, _, _ in frames}  # each message's last frame
+    # Each delta's frame (the actor's next), grouped by (message, index) in line order.
+    groups: dict[tuple[int, int], list[tuple[int, int, str, str]]] = {}  # -> (line, owner frame, field, piece)
+    orphans: list[int] = []
+    for number, (what, *rest) in events:
+        if what != "delta":
+            continue
+        owner = next((at for at, frame in enumerate(frames) if frame[0] > number), None)
+        if owner is None:
+            orphans.append(number)
+            continue
+        index, field, piece = rest
+        groups.setdefault((frames[owner][1], index), []).append((number, owner, field, piece))
+    for (m, index), pieces in groups.items():
+        mine = [at for at, frame in enumerate(frames) if frame[1] == m]
+        holder = next((at for at in mine if frames[at][2] is not None
+                       and frames[at][2] <= index < frames[at][2] + len(frames[at][3])), None)  # type: ignore[operator]
+        if index < 0:
+            holder = pieces[0][1]  # a negative index names no block: judged at its frame
+        if holder is None:  # no frame of the message holds it
+            if all(frames[at][2] is None for at in {p[1] for p in pieces}):
+                continue  # its frames' places are not known
+            if ids[m] is None:  # a line without an id is a message of its own: it ends there
+                ends: float | None = frames[pieces[0][1]][0]
+            else:
+                ends = next((frame[0] for frame in frames if frame[1] == m + 1), None)
+            if unseen(pieces[0][0], ends if ends is not None else float("inf")):
+                continue
+            if ends is not None or (ended and not failed):
+                verdict.fire("sj.delta-reassembly", last[m], f"no block at index {index} in the message")
+            continue
+        on_time = [p for p in pieces if p[1] <= holder]
+        if on_time and frames[holder][2] is not None and not unseen(on_time[0][0], frames[holder][0]):
+            _judge_block(on_time, frames[holder], index, verdict)
+        for owner in sorted({p[1] for p in pieces if p[1] > holder}):  # after the frame that completed it
+            mine_late = [p for p in pieces if p[1] == owner]
+            if frames[owner][2] is not None and not unseen(mine_late[0][0], frames[owner][0]):
+                verdict.fire("sj.delta-reassembly", frames[owner][0], f"deltas at index {index} after its frame")
+    if orphans and ended and not failed and not unseen(min(orphans), float("inf")):
+        verdict.fire("sj.delta-reassembly", min(orphans), "deltas no assistant line completes")
+
+
+def _judge_block(pieces: list[tuple[int, int, str, str]], frame: tuple[int, int, int | None, list[JSONValue]],
+                 index: int, verdict: Verdict) -> None:
+    number, _, base, content = frame
+    fields = {field for _, _, field, _ in pieces}
+    at = index - (base or 0)
+    block = content[at] if 0 <= at < len(content) and index >= 0 else None
+    field = next(iter(fields))
+    if len(fields) > 1:
+        verdict.fire("sj.delta-reassembly", number, f"text and thinking deltas at index {index}")
+    elif not isinstance(block, dict) or block.get("type") != field:
+        verdict.fire("sj.delta-reassembly", number, f"no {field} block at index {index}")
+    elif isinstance(block.get(field), str) and block[field] != "".join(p for _, _, _, p in pieces):
+        verdict.fire("sj.delta-reassembly", number, f"deltas at index {index} differ from the block")
 
 
 def _reassembly(tid: str, joined: str, given: JSONValue, number: int, verdict: Verdict) -> None:

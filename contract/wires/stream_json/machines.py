@@ -79,6 +79,8 @@ class StreamRules(BlockFeed, Actors, SeqStamps):
         self.last_unreadable = obj is None
         if obj is None:
             self._opaque(record, out)
+            for check in self.checks:
+                check.opaque(line, out)
             return
         if self.result_line is not None:
             self._after_result(obj, line, out)

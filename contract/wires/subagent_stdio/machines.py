@@ -79,8 +79,12 @@ class Checks:
 
     def feed(self, record: Record, out: Sink) -> None:
         obj = record.obj
-        kind = obj.get("type") if obj is not None else None
-        if type(kind) is not str or obj is None:
+        if obj is None:
+            for check in self.checks:
+                check.opaque(record.line, out)
+            return
+        kind = obj.get("type")
+        if type(kind) is not str:
             return
         for check in self.by_kind.get(kind, ()):
             check.line(obj, record.line, out)

@@ -346,3 +346,40 @@ def test_result_last_says_when_the_last_line_was_unreadable() -> None:
     report = _feed([_init(), _line(1, "system", subtype="state")])
     (finding,) = [v for v in report.violations if v.rule == "sj.result-last"]
     assert "ending without one" in finding.message
+
+
+def _actors(count: int) -> list[dict[str, Any]]:
+    """A run with ``count`` actors (the top level, then nested ones), each one message of one text block,
+    the last one streamed in a text_delta that spells it."""
+    objs = [_init(), _line(0, "assistant", agent="primary", message={"role": "assistant", "content": [
+        {"type": "tool_use", "id": f"tu_{i}", "name": "Task", "input": {}} for i in range(1, count)]})]
+    for i in range(1, count):
+        parent = {"parent_tool_use_id": f"tu_{i}"}
+        if i == count - 1:
+            event = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}}
+            objs.append(_line(0, "stream_event", event=event, **parent))
+        objs.append(_line(0, "assistant", agent="primary", message={"id": f"msg_{i}", "role": "assistant",
+                                                                     "content": [{"type": "text", "text": "hi"}]},
+                          **parent))
+    objs.append(_line(0, "user", agent="primary", message={"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": f"tu_{i}", "content": "x"} for i in range(1, count)]}))
+    objs.append(_result(0))
+    _renumber(objs)
+    return objs
+
+
+def test_remembered_actors_bound_is_a_checker_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """sj.delta-reassembly remembers each actor's current message (frames are numbered across): past
+    MAX_ACTORS actors it stops with a checker.limit finding, never a guess at a message's place."""
+    from contract.wires.stream_json.deltas import DeltaReassembly
+
+    monkeypatch.setattr(DeltaReassembly, "MAX_ACTORS", 4)
+    report = _feed(_actors(4))
+    assert _rules(report) == {}
+    assert "sj.delta-reassembly" in report.exercised
+    report = _feed(_actors(5))
+    assert _rules(report) == {"checker.limit": 1}
+    (limit,) = report.violations
+    assert "sj.delta-reassembly" in limit.message
+    assert "4 actors" in limit.message
+    assert limit.line == 7  # the fifth actor's line (init, the calls, three actors' lines, its delta, then it)

@@ -55,14 +55,16 @@ def insert(draw: st.DrawFn, lines: list[Line], line: Line, *, last: bool = False
 
 def place(draw: st.DrawFn, lines: list[Line], completes: bool) -> int:
     """Where to insert after init and before the result; for an assistant line (``completes``), only
-    where no text or thinking delta awaits its assistant line, which the inserted line would complete
-    instead (sj.delta-reassembly would fire beside the rule broken)."""
+    where no top-level text or thinking delta awaits its assistant line, which the inserted (top-level)
+    line would complete instead (sj.delta-reassembly would fire beside the rule broken)."""
     if not completes:
         return draw(st.integers(1, len(lines) - 1))
     free, waiting = [], False
     for index in range(1, len(lines)):
         line = lines[index - 1]
-        if line.get("type") == "assistant":
+        if line.get("parent_tool_use_id") is not None:  # a nested actor's: its deltas are its own
+            pass
+        elif line.get("type") == "assistant":
             waiting = False
         elif line.get("type") == "stream_event" and (line.get("event") or {}).get("type") == "content_block_delta":
             waiting = True

@@ -18,14 +18,16 @@ is_error is then believed.
 **The reference reading.** ``reading`` is the wire's one documented reading of a stream (the
 stream-json descriptor's ``Wire.reading`` names it; docs/consumers.md, "The reading protocol"):
 what a correct consumer makes of any stream, the expected view ``milk-contract feed`` judges a
-consumer's reading against. Messages are the completed assistant lines' text and thinking blocks
-(``oneOf[2]``: "completed assistant message blocks"; the ``stream_event`` deltas before them are
-"partial deltas", previews of those blocks, which ``sj.delta-reassembly`` holds equal to them, so
-the completed block is the text, never the deltas added to it); tool calls are the tool_use blocks
-with the first tool_result naming each; the ending is the terminal result line's ``is_error``,
-``subtype``, ``result`` and ``usage`` as written (the usage is the run's, cumulative: never summed).
-With ``MILK_CONTRACT_READING`` set this consumer writes that reading there (the protocol, its
-schema ``schemas/reading.schema.json``).
+consumer's reading against. Lines of the seed's five types are events, of another type ignored, and
+so is every line after the first result (the run ended there). Messages are the completed assistant
+lines' text and thinking blocks, an actor's (``parent_tool_use_id``'s) lines of one ``message.id``
+in a row joined as one message's frames (``oneOf[2]``: "completed assistant message blocks"; the
+``stream_event`` deltas before them are "partial deltas", previews of those blocks, which
+``sj.delta-reassembly`` holds equal to them, so the completed block is the text, never the deltas
+added to it); tool calls are the tool_use blocks with the first tool_result naming each; the ending
+is the first result line's ``is_error``, ``subtype``, ``result`` and ``usage`` as written (the
+usage is the run's, cumulative: never summed). With ``MILK_CONTRACT_READING`` set this consumer
+writes that reading there (the protocol, its schema ``schemas/reading.schema.json``).
 
 Only the standard library: the point is the reading, not a dependency.
 """
@@ -45,7 +47,9 @@ READING_VARIABLE = "MILK_CONTRACT_READING"  # the reading protocol's side channe
 # subtypes are not here: is_error, "the boolean contract", says how they ended.
 KNOWN_SUBTYPES = {"success": False, "refused": False, "error_during_execution": True, "error_max_turns": True,
                   "interrupted": True}
-READ_TYPES = frozenset({"assistant", "user", "result"})  # the line types the reading takes anything from
+# The seed's line types ("type": "line discriminator ... (open set: ignore unknown values)"): a line
+# of one is an event of the protocol, read even when the view takes nothing from it; another is ignored.
+KNOWN_TYPES = frozenset({"system", "stream_event", "assistant", "user", "result"})
 
 
 def _blocks(line: dict[str, Any]) -> list[Any]:
@@ -70,6 +74,7 @@ def reading(lines: Iterable[bytes | str]) -> dict[str, Any]:
     whole = True
     results = 0
     number = 0
+    current: dict[Any, dict[str, Any]] = {}  # each actor's (parent_tool_use_id's) message with an id, its last
     for number, raw in enumerate(lines, 1):
         try:
             line = json.loads(raw)
@@ -79,16 +84,17 @@ def reading(lines: Iterable[bytes | str]) -> dict[str, Any]:
             whole = False
             entries.append({"line": number, "did": "error"})
             continue
-        if results:
-            whole = False  # the result was not the last line
         kind = line.get("type")
-        entries.append({"line": number, "did": "event" if kind in READ_TYPES else "ignored"})
+        if results:  # the result was not the last line: the run ended at it, this line is not the run's
+            whole = False
+            results += kind == "result"
+            entries.append({"line": number, "did": "ignored"})
+            continue
+        entries.append({"line": number, "did": "event" if kind in KNOWN_TYPES else "ignored"})
         if kind in ("assistant", "user"):
             blocks = _content(line, kind, calls, by_id)
             if kind == "assistant":
-                message = line.get("message")
-                ref = message.get("id") if isinstance(message, dict) else None
-                messages.append({"id": ref if isinstance(ref, str) else None, "blocks": blocks})
+                _frame(line, blocks, messages, current)
         elif kind == "result":
             results += 1
             ending, agrees = _ending(line)
@@ -100,6 +106,24 @@ def reading(lines: Iterable[bytes | str]) -> dict[str, Any]:
         ending["failed"] = None
     return {"lines": entries, "view": {"messages": messages, "tool_calls": calls, "ending": ending},
             "whole": whole and number > 0}
+
+
+def _frame(line: dict[str, Any], blocks: list[dict[str, Any]], messages: list[dict[str, Any]],
+           current: dict[Any, dict[str, Any]]) -> None:
+    """An assistant line: a new message, or a frame of its actor's message (the same message.id),
+    whose blocks it adds to that message's, in order."""
+    message = line.get("message")
+    ref = message.get("id") if isinstance(message, dict) else None
+    ref = ref if isinstance(ref, str) else None
+    parent = line.get("parent_tool_use_id")
+    actor = parent if parent is None or isinstance(parent, str) else json.dumps(parent, sort_keys=True)
+    last = current.get(actor)
+    if ref is not None and last is not None and last["id"] == ref:
+        last["blocks"].extend(blocks)
+        return
+    entry = {"id": ref, "blocks": blocks}
+    messages.append(entry)
+    current[actor] = entry
 
 
 def _content(line: dict[str, Any], kind: str, calls: list[dict[str, Any]],

@@ -190,6 +190,11 @@ def _assistant_turn(draw: st.DrawFn, run: _Run) -> None:
         nest_before, nest_line = pick(draw, 4, 4)
         _nest(draw, nest_before, earlier, before)
         _nest(draw, nest_line, earlier, [line])
+        for delta in before:  # a text or thinking delta is its actor's: the line's (sj.delta-reassembly)
+            if delta["event"]["type"] == "content_block_delta":
+                delta.pop("parent_tool_use_id", None)
+                if "parent_tool_use_id" in line:
+                    delta["parent_tool_use_id"] = line["parent_tool_use_id"]
     run.lines.extend(before)
     run.lines.append(line)
     if used:
