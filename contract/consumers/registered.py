@@ -87,8 +87,12 @@ def load(path: str | os.PathLike[str]) -> list[Consumer]:
     schema = json.loads((data_dir("schemas") / SCHEMA_NAME).read_text(encoding="utf-8"))
     error = best_match(Draft202012Validator(schema).iter_errors(document))
     if error is not None:
+        # a pattern's message would print the pattern itself, escaped twice over: say what it asks
+        banned = "NUL" if "command" in error.absolute_path else "control character"
+        said = (f"expected no {banned}, found {textsafe.text(repr(error.instance), 100)}"
+                if error.validator == "pattern" else textsafe.text(error.message, 200))
         raise ConsumersError(f"the consumers file {shown} at {textsafe.text(_place(error), 100)}: "
-                             f"{textsafe.text(error.message, 200)} (its shape: schemas/{SCHEMA_NAME})")
+                             f"{said} (its shape: schemas/{SCHEMA_NAME})")
     out: list[Consumer] = []
     seen: set[tuple[str, str]] = set()
     default = first(Live.STREAM).name
