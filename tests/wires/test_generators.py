@@ -20,6 +20,7 @@ from contract.wires.stream_json.kit import goldens as stream_json_goldens
 from contract.wires.subagent_stdio.kit import cases as subagent_stdio_cases
 from contract.wires.subagent_stdio.kit import goldens as subagent_stdio_goldens
 from tests.support.paths import ROOT, TESTS
+from tests.support.seeds import SEED_DIGESTS, seed_bytes
 
 CASE_FOLDERS = [TESTS / "cases" / "line", *sorted((TESTS / "wires").glob("*/cases"))]
 
@@ -54,10 +55,20 @@ def test_a_written_case_file_is_rewritten_whole_and_a_merged_one_keeps_what_was_
 
 
 def test_the_golden_generators_write_the_committed_goldens(tmp_path: Path) -> None:
+    """Every golden the generators write is committed as written. A golden recorded since (``milk-contract
+    scenario``) is no generator's and stays out of it; so do the goldens of a wire whose schema an ADR
+    evolved (``evolve`` migrates them: the generators write the seed's), said in a skip after the rest held."""
     stream_json_goldens.write_goldens(tmp_path)
     subagent_stdio_goldens.write_goldens(tmp_path)
-    committed = {name: data for name, data in _files(ROOT / "goldens").items() if name != ".keep"}
-    assert _files(tmp_path) == committed
+    evolved = sorted(wire for wire in SEED_DIGESTS
+                     if (ROOT / "schemas" / f"{wire}.schema.json").read_bytes() != seed_bytes(wire))
+    made = {name: data for name, data in _files(tmp_path).items() if name.split("/")[0] not in evolved}
+    committed = _files(ROOT / "goldens")
+    assert made, "the generators wrote no golden of an unevolved wire"
+    assert {name: committed.get(name) for name in made} == made
+    if evolved:
+        pytest.skip(f"the goldens of {', '.join(evolved)} are not compared: an ADR evolved the schema and "
+                    "evolve migrated them (the generators write the seed's)")
 
 
 def test_a_scenario_that_breaks_a_rule_is_not_written(tmp_path: Path) -> None:
