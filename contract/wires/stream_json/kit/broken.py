@@ -333,9 +333,21 @@ def tool_result_ref(draw: st.DrawFn) -> list[Line]:
 def parent_ref(draw: st.DrawFn) -> list[Line]:
     """parent_tool_use_id naming a tool_use that never happened."""
     lines = _with_middle(draw)
-    index = _middle(draw, lines)
+    # not a text or thinking delta nor an assistant line: a delta's actor would then differ from its
+    # assistant line's, which is sj.delta-reassembly's too (a delta belongs to its actor's next one)
+    places = [at for at in range(1, len(lines) - 1)
+              if not _text_delta(lines[at]) and lines[at].get("type") != "assistant"]
+    if not places:
+        lines = insert(draw, lines, notification(draw(text())))
+        places = [at for at in range(1, len(lines) - 1) if lines[at].get("type") == "system"]
+    index = places[draw(st.integers(0, len(places) - 1))]
     lines[index] = lines[index] | {"parent_tool_use_id": draw(ident("toolu_unknown_"))}
     return lines
+
+
+def _text_delta(line: Line) -> bool:
+    event = line.get("event") if line.get("type") == "stream_event" else None
+    return isinstance(event, dict) and event.get("type") == "content_block_delta"
 
 
 def tool_args_reassembly(draw: st.DrawFn) -> list[Line]:

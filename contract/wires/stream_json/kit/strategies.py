@@ -181,8 +181,8 @@ def _assistant_turn(draw: st.DrawFn, run: _Run) -> None:
         if spelled:
             before.extend(tool_call(draw, tool_id, value))
     message: dict[str, Any] = {"role": "assistant", "content": blocks}
-    if with_id:
-        message["id"] = draw(ident("msg_"))
+    if with_id:  # an id of its own: lines of one id are one message's frames (sj.delta-reassembly)
+        message["id"] = f"{draw(ident('msg_'))}_{len(run.lines)}"
     line: Line = {"type": "assistant", "message": message}
     if AGENTS[agent] is not None:
         line["agent"] = AGENTS[agent]
