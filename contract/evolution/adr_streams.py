@@ -63,27 +63,34 @@ class Stream:
 
 def read_schema(path: str | Path) -> tuple[dict[str, Any], str]:
     """A proposed schema and its sha256 (:class:`AdrError` when it cannot be read or is not a JSON Schema)."""
+    raw, document = load_schema(path)
+    return document, hashlib.sha256(raw).hexdigest()
+
+
+def load_schema(path: str | Path) -> tuple[bytes, dict[str, Any]]:
+    """A schema file's bytes and document, checked against the metaschema: :class:`AdrError`, one line
+    with the path escaped, when it cannot be read, is not JSON or is no JSON Schema (``evolve`` too)."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
+    shown = textsafe.text(str(path))
     try:
         raw = read_whole(path)
     except OSError as exc:
-        raise AdrError(f"cannot read the schema {textsafe.text(str(path))}: {exc.strerror or exc}") from None
+        raise AdrError(f"cannot read the schema {shown}: {exc.strerror or exc}") from None
     try:
         document = json.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise AdrError(f"the schema {textsafe.text(str(path))} is not JSON: {textsafe.text(str(exc), 200)}") from None
+        raise AdrError(f"the schema {shown} is not valid JSON: {textsafe.text(str(exc), 200)}") from None
     if not isinstance(document, dict):
-        raise AdrError(f"the schema {textsafe.text(str(path))} is not a JSON Schema (not an object)")
+        raise AdrError(f"the schema {shown} is not a JSON Schema (not an object)")
     try:
         Draft202012Validator.check_schema(document)
     except SchemaError as exc:
-        raise AdrError(f"the schema {textsafe.text(str(path))} is not a valid JSON Schema: "
-                       f"{textsafe.text(exc.message, 200)}") from None
-    except RecursionError:
-        raise AdrError(f"the schema {textsafe.text(str(path))} is nested too deeply to be read") from None
-    return document, hashlib.sha256(raw).hexdigest()
+        raise AdrError(f"the schema {shown} is not a valid JSON Schema: {textsafe.text(exc.message, 200)}") from None
+    except RecursionError:  # the metaschema check recurses once per level of nesting
+        raise AdrError(f"the schema {shown} is nested too deeply to be read") from None
+    return raw, document
 
 
 def added_kinds(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:

@@ -112,26 +112,12 @@ def project_root(root: str | None) -> Path:
 
 
 def _load_schema(path: Path) -> tuple[bytes, dict[str, Any]]:
-    try:
-        data = read_whole(path)
-    except OSError as exc:
-        raise EvolveError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        document = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise EvolveError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(document, dict):
-        raise EvolveError(f"{path} is not a JSON Schema (not an object)")
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
+    from contract.evolution.adr_streams import AdrError, load_schema
 
     try:
-        Draft202012Validator.check_schema(document)
-    except SchemaError as exc:
-        raise EvolveError(f"{path} is not a valid JSON Schema: {exc.message}") from None
-    except RecursionError:  # the metaschema check recurses once per level of nesting
-        raise EvolveError(f"{path}: nested too deeply to be checked as a JSON Schema") from None
-    return data, document
+        return load_schema(path)
+    except AdrError as exc:
+        raise EvolveError(str(exc)) from None
 
 
 def _classified(current: dict[str, Any], new: dict[str, Any], path: str) -> list[Change]:

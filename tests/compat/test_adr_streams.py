@@ -87,7 +87,7 @@ def test_a_kind_no_line_can_be_made_of_is_refused() -> None:
         streams_under(GOLDENS[:1], seed(WIRE), new)
 
 
-@pytest.mark.parametrize(("content", "says"), [(b"{", "is not JSON"), (b"[]", "not an object"),
+@pytest.mark.parametrize(("content", "says"), [(b"{", "is not valid JSON"), (b"[]", "not an object"),
                                                (b'{"type": 3}', "not a valid JSON Schema")],
                          ids=["cut", "array", "invalid"])
 def test_a_schema_that_cannot_be_read_is_refused(content: bytes, says: str, tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_feed_adr_fails_the_version_that_crashes_on_a_new_kind(version: str, cod
 
 @pytest.mark.parametrize(("args", "says"), [
     (["--adr", "{missing}"], "cannot read the schema"),
-    (["--adr", "{bad}"], "is not JSON"),
+    (["--adr", "{bad}"], "is not valid JSON"),
     (["--adr", "{adr}", "--broken"], "not with --broken"),
     (["--adr", "{adr}", "--wire", "subagent-stdio"], "--adr feeds a"),
 ], ids=["missing", "not-json", "broken", "conversation"])
