@@ -68,12 +68,13 @@ def read_schema(path: str | Path) -> tuple[dict[str, Any], str]:
 
 
 def load_schema(path: str | Path) -> tuple[bytes, dict[str, Any]]:
-    """A schema file's bytes and document, checked against the metaschema: :class:`AdrError`, one line
-    with the path escaped, when it cannot be read, is not JSON or is no JSON Schema (``evolve`` too)."""
+    """A schema file's bytes and document, checked against the metaschema: :class:`AdrError`, one line,
+    when it cannot be read, is not JSON or is no JSON Schema (``evolve`` too). The line is raw: the CLI
+    escapes every error line it prints, so escaping here would print a hostile path escaped twice."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
-    shown = textsafe.text(str(path))
+    shown = str(path)
     try:
         raw = read_whole(path)
     except OSError as exc:
@@ -81,13 +82,13 @@ def load_schema(path: str | Path) -> tuple[bytes, dict[str, Any]]:
     try:
         document = json.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise AdrError(f"the schema {shown} is not valid JSON: {textsafe.text(str(exc), 200)}") from None
+        raise AdrError(f"the schema {shown} is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(document, dict):
         raise AdrError(f"the schema {shown} is not a JSON Schema (not an object)")
     try:
         Draft202012Validator.check_schema(document)
     except SchemaError as exc:
-        raise AdrError(f"the schema {shown} is not a valid JSON Schema: {textsafe.text(exc.message, 200)}") from None
+        raise AdrError(f"the schema {shown} is not a valid JSON Schema: {exc.message[:200]}") from None
     except RecursionError:  # the metaschema check recurses once per level of nesting
         raise AdrError(f"the schema {shown} is nested too deeply to be read") from None
     return raw, document

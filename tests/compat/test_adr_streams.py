@@ -126,3 +126,12 @@ def test_feed_adr_misuse_is_exit_2(args: list[str], says: str, tmp_path: Path,
     err = capsys.readouterr().err
     assert says in err
     assert err.count("\n") == 1
+
+
+def test_a_hostile_schema_path_is_escaped_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The loader's line is raw and the CLI escapes it: an ESC in the path shows as \\u001b, not twice over."""
+    path = tmp_path / "bad\x1b[31m.json"
+    path.write_bytes(b"{")
+    assert cli.run(["feed", "--adr", str(path), "--", "cat"]) == 2
+    said = capsys.readouterr().err
+    assert "\\u001b[31m.json" in said and "\x1b" not in said and "\\u005c" not in said
