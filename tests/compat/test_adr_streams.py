@@ -134,4 +134,6 @@ def test_a_hostile_schema_path_is_escaped_once(tmp_path: Path, capsys: pytest.Ca
     path.write_bytes(b"{")
     assert cli.run(["feed", "--adr", str(path), "--", "cat"]) == 2
     said = capsys.readouterr().err
-    assert "\\u001b[31m.json" in said and "\x1b" not in said and "\\u005c" not in said
+    assert "\\u001b[31m.json" in said
+    assert "\x1b" not in said
+    assert "\\u005c" not in said
