@@ -78,19 +78,19 @@ def load_schema(path: str | Path) -> tuple[bytes, dict[str, Any]]:
     try:
         raw = read_whole(path)
     except OSError as exc:
-        raise AdrError(f"cannot read the schema {shown}: {exc.strerror or exc}") from None
+        raise AdrError(f"cannot read {shown}: {exc.strerror or exc}") from None
     try:
         document = json.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise AdrError(f"the schema {shown} is not valid JSON: {str(exc)[:200]}") from None
+        raise AdrError(f"{shown} is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(document, dict):
-        raise AdrError(f"the schema {shown} is not a JSON Schema (not an object)")
+        raise AdrError(f"{shown} is not a JSON Schema (not an object)")
     try:
         Draft202012Validator.check_schema(document)
     except SchemaError as exc:
-        raise AdrError(f"the schema {shown} is not a valid JSON Schema: {exc.message[:200]}") from None
+        raise AdrError(f"{shown} is not a valid JSON Schema: {exc.message[:200]}") from None
     except RecursionError:  # the metaschema check recurses once per level of nesting
-        raise AdrError(f"the schema {shown} is nested too deeply to be read") from None
+        raise AdrError(f"{shown}: nested too deeply to be checked as a JSON Schema") from None
     return raw, document
 
 

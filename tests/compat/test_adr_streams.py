@@ -112,7 +112,7 @@ def test_feed_adr_fails_the_version_that_crashes_on_a_new_kind(version: str, cod
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["--adr", "{missing}"], "cannot read the schema"),
+    (["--adr", "{missing}"], "cannot read"),
     (["--adr", "{bad}"], "is not valid JSON"),
     (["--adr", "{adr}", "--broken"], "not with --broken"),
     (["--adr", "{adr}", "--wire", "subagent-stdio"], "--adr feeds a"),
