@@ -1,7 +1,8 @@
 """Hypothesis profiles for the suite, and the deep run's marker.
 
-* ``dev`` (the default run): few examples and no deadline, so the default run stays under a
-  minute on two cores; the generated-data tests scale their own counts from it.
+* ``dev`` (the default run): few examples and no deadline, so the default run keeps its budget on
+  two cores (docs/development.md, "The default run's budget"); the generated-data tests scale
+  their own counts from it.
 * ``ci`` (the deep run): ten times deeper, every sweep whole and the tests marked ``deep``
   (tests/support/depth.py). Select it with ``--hypothesis-profile=ci``, ``HYPOTHESIS_PROFILE=ci`` or
   ``tox -e deep``.
@@ -21,7 +22,7 @@ import pytest
 from hypothesis import settings
 
 from contract.wires import NAMES, Wire, get, using
-from tests.support.depth import deep
+from tests.support.depth import deep, slow_tests
 from tests.support.wires import SESSION
 
 # The session's registry (the bundled wires and the synthetic one) is current for the whole run, before
@@ -42,7 +43,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Outside the deep run, tests marked ``deep`` are skipped, with the reason in the summary.
+    """Outside the deep run, tests marked ``deep`` and the slow process tests listed in
+    tests/support/slow.json are skipped, with the reason in the summary.
 
     Skipped rather than deselected: under xdist pytest's summary line does not count deselected
     tests, and a run should say what it left out (``-ra`` lists each).
@@ -50,9 +52,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deep():
         return
     skip = pytest.mark.skip(reason="deep: runs in the deep run only (tox -e deep; tests/support/depth.py)")
+    slow = slow_tests()
     for item in items:
         if item.get_closest_marker("deep") is not None:
             item.add_marker(skip)
+        elif item.nodeid in slow:
+            item.add_marker(pytest.mark.deep(slow=True))
+            item.add_marker(pytest.mark.skip(reason=f"deep: a slow process test ({slow[item.nodeid]:.2f} s of CPU when "
+                                                    "measured; tests/support/slow.json)"))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -18,7 +18,10 @@ import pytest
 from contract.wires.stream_json.kit.future import VECTOR_KINDS, known
 from tests.support.paths import TESTS
 
-pytestmark = pytest.mark.process
+# The deep run's: Node starts once per fault over every exported vector (about 6 s of CPU, issue 48).
+# The default run keeps the exported vectors (tests/consumers/test_vectors.py) and a fault consumer
+# run as a program (tests/consumers/test_vector_kinds.py).
+pytestmark = [pytest.mark.process, pytest.mark.deep]
 
 RUNNER = TESTS / "node" / "vector_runner.js"
 FAULTS = [*VECTOR_KINDS, "client-optional-member", "unasked-event"]

@@ -216,7 +216,7 @@ def test_each_kind_of_edit_is_classified_within_the_table(wire: str) -> None:
     issue 47 named emitted."""
     emitted: set[str] = set()
     for edit in EDITS:
-        for index, place in enumerate(sample(_objects(seed(wire)), 40)):
+        for index, place in enumerate(sample(_objects(seed(wire)), 80)):
             original = seed(wire)
             edited = copy.deepcopy(original)
             edit(edited, _at(edited, place), index)

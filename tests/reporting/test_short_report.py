@@ -176,7 +176,7 @@ def _reports(draw: st.DrawFn) -> Report:
     return report
 
 
-@settings(derandomize=True, max_examples=300 if deep() else 25)
+@settings(derandomize=True, max_examples=300 if deep() else 12)
 @given(report=_reports(), verbosity=st.sampled_from([-1, 0]))
 def test_any_default_or_quiet_report_fits_forty_lines(report: Report, verbosity: int) -> None:
     """The notes and the verdict take their lines, the findings what is left (never fewer than

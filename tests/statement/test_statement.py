@@ -38,6 +38,11 @@ from tests.support.paths import TESTS
 pytestmark = pytest.mark.process
 SCHEMA = json.loads((data_dir("schemas") / "statement.schema.json").read_text(encoding="utf-8"))
 FAULTY = TESTS / "faulty_emitters" / "one_fault_build.py"
+# The tests on the five statements the `statements` fixture builds (every scenario run five times in
+# fresh processes, about 8 s of CPU) run in the deep run; the default run keeps the statement's rules
+# through the tests below that build none or one (hostile words, a declared capability never shown,
+# misuse, captures) and tests/independent/test_statements.py's sampled cases.
+BUILT = pytest.mark.deep
 
 
 def _statement(tmp: Path, name: str, *command: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -62,6 +67,7 @@ def statements(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "shard": _statement(tmp, "shard", options=("--shard", "1/2"))}
 
 
+@BUILT
 def test_the_reference_build_is_must_and_should_complete(statements: dict[str, Any]) -> None:
     document = statements["reference"]
     jsonschema.validate(document, SCHEMA)
@@ -83,6 +89,7 @@ def test_the_reference_build_is_must_and_should_complete(statements: dict[str, A
     assert not document["findings"]
 
 
+@BUILT
 def test_a_faulty_build_is_not_complete_and_names_the_rule(statements: dict[str, Any]) -> None:
     seq, ts = statements["seq"], statements["ts"]
     jsonschema.validate(seq, SCHEMA)
@@ -96,6 +103,7 @@ def test_a_faulty_build_is_not_complete_and_names_the_rule(statements: dict[str,
     assert ts["level"]["short_of_should"] == ["sj.ts-order"]
 
 
+@BUILT
 def test_two_builds_diff_to_exactly_their_regressions(statements: dict[str, Any],
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     folder: Path = statements["dir"]
@@ -134,6 +142,7 @@ def _shards(document: dict[str, Any], total: int, pick: Callable[[str, int], boo
     return out
 
 
+@BUILT
 def test_three_shards_merge_to_the_one_runner_statement_byte_for_byte(statements: dict[str, Any]) -> None:
     whole = statements["reference"]
     shards = _shards(whole, 3, lambda name, index: collect.in_shard(name, (index, 3)))
@@ -145,6 +154,7 @@ def test_three_shards_merge_to_the_one_runner_statement_byte_for_byte(statements
     assert merged["sha256"] == whole["sha256"]
 
 
+@BUILT
 def test_merge_refuses_overlaps_missing_shards_and_strangers(statements: dict[str, Any]) -> None:
     whole = statements["reference"]
     shards = _shards(whole, 3, lambda name, index: collect.in_shard(name, (index, 3)))
@@ -162,6 +172,7 @@ def test_merge_refuses_overlaps_missing_shards_and_strangers(statements: dict[st
         combine.merge([whole])
 
 
+@BUILT
 def test_a_statement_edited_after_it_was_written_is_refused(statements: dict[str, Any], tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     edited = json.loads(json.dumps(statements["seq"]))
@@ -180,6 +191,7 @@ def test_a_statement_edited_after_it_was_written_is_refused(statements: dict[str
     assert f"statement_version {model.VERSION - 1}: written by another milk-contract" in capsys.readouterr().err
 
 
+@BUILT
 def test_the_formats(statements: dict[str, Any], tmp_path: Path) -> None:
     reference, seq = statements["reference"], statements["seq"]
     markdown = render.markdown(seq)
@@ -260,6 +272,7 @@ def _copy(document: dict[str, Any]) -> dict[str, Any]:
     return copied
 
 
+@BUILT
 def test_a_resealed_summary_its_runs_do_not_bear_out_is_refused(statements: dict[str, Any], tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 46's reproducer: level full without --provoke, a run failed under sj.schema, resealed:
@@ -319,6 +332,7 @@ def _edited(value: object, data: st.DataObject) -> object:
     return ["stream-json/hello"]  # an empty list gains an entry
 
 
+@BUILT
 @settings(derandomize=True, max_examples=150 if deep() else 40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
@@ -347,6 +361,7 @@ def test_any_single_edit_resealed_is_refused_or_derives_consistently(statements:
     assert {k: derived[k] for k in model.DERIVED} == {k: read[k] for k in model.DERIVED}
 
 
+@BUILT
 def test_diff_exits_1_on_a_lost_level(statements: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 46's reproducer: B's hello no longer matches its golden, so B's level is none; the diff
     said "no requirement changed" and exited 0."""
@@ -366,6 +381,7 @@ def test_diff_exits_1_on_a_lost_level(statements: dict[str, Any], capsys: pytest
     assert run(["statement", "diff", str(folder / "hello.json"), str(folder / "reference.json")]) == 0
 
 
+@BUILT
 def test_diff_exits_1_on_a_requirement_no_longer_passed_or_dropped(statements: dict[str, Any]) -> None:
     """A rule passed -> not applicable, a wire's scenarios and requirements dropped, another revision."""
     reference = statements["reference"]
@@ -393,6 +409,7 @@ def test_diff_exits_1_on_a_requirement_no_longer_passed_or_dropped(statements: d
     assert f"revision: stream-json {was} -> {other}" in combine.diff(reference, later).reasons
 
 
+@BUILT
 def test_a_shard_has_no_level_of_its_own(statements: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 46's reproducers: a lone shard wrote MUST+SHOULD; diff of a full statement against a
     shard said "no requirement changed", exit 0; matrix showed a shard with no mark."""
@@ -471,6 +488,7 @@ def test_captures_stay_fail_closed(tmp_path: Path) -> None:
     assert passing["level"]["achieved"] == model.MUST_SHOULD  # the same file, unbroken: the case that must pass
 
 
+@BUILT
 def test_the_matrix_page_colours_names_and_groups(statements: dict[str, Any]) -> None:
     """Issue 51: FAIL cells were plain text, stream-json repeated on every row, builds labelled by an
     absolute path and "(unknown)"."""
