@@ -12,9 +12,9 @@ CPU of the tests that start processes and of the rest, and the costliest tests.
   that their cost is measured.
 * ``--update-slow`` rewrites tests/support/slow.json: the tests already listed that are still
   collected, plus every process test measured at the threshold or above (``--threshold``; the
-  file's own by default), less the file's ``keep``. A module or session fixture is charged to the
-  first test that asks for it, so once that test is listed its cost moves to the next one: run
-  the update again until it adds nothing.
+  file's own by default), less the file's ``keep`` (a node id, or ``path::``: a whole module).
+  A module or session fixture is charged to the first test that asks for it, so once that test
+  is listed its cost moves to the next one: run the update again until it adds nothing.
 
 Exit status: pytest's, or 2 on misuse. Nothing here asserts a time: the figures are for reading.
 """
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.cpu_profile import PROFILE_ENV  # noqa: E402
-from tests.support.depth import SLOW_ENV, SLOW_FILE, slow_list  # noqa: E402
+from tests.support.depth import SLOW_ENV, SLOW_FILE, kept, slow_list  # noqa: E402
 
 BUSY = "while True: pass"
 
@@ -78,13 +78,13 @@ def _update(rows: list[Row], threshold: float | None, ran_listed: bool) -> tuple
     the cost it was listed with unless this run ran it (``--all``)."""
     listed = slow_list()
     bar = float(listed["threshold"]) if threshold is None else threshold
-    keep = set(listed["keep"])
+    keep: list[str] = listed["keep"]  # a node id, or a module's "path::"
     measured = {node: cpu for node, cpu, _, marked in rows if not marked}
     old: dict[str, float] = listed["tests"]
     tests = {node: measured[node] if ran_listed else cpu for node, cpu in old.items() if node in measured}
     added = 0
     for node, cpu, process, marked in rows:
-        if process and not marked and cpu >= bar and node not in keep and node not in tests:
+        if process and not marked and cpu >= bar and not kept(node, keep) and node not in tests:
             tests[node] = cpu
             added += 1
     listed["threshold"] = bar

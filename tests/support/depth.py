@@ -63,7 +63,7 @@ SLOW_SECONDS = 0.2
 
 
 def slow_list() -> dict[str, Any]:
-    """tests/support/slow.json: ``{"threshold": s, "keep": [node id], "tests": {node id: CPU s}}``."""
+    """tests/support/slow.json: ``{"threshold": s, "keep": [node id or "path::"], "tests": {node id: CPU s}}``."""
     loaded: dict[str, Any] = json.loads(SLOW_FILE.read_text(encoding="utf-8"))
     return loaded
 
@@ -74,3 +74,8 @@ def slow_tests() -> dict[str, float]:
         return {}
     tests: dict[str, float] = slow_list()["tests"]
     return tests
+
+
+def kept(node: str, keep: Sequence[str]) -> bool:
+    """Whether slow.json's ``keep`` holds ``node``: its id, or its module's ``path::``."""
+    return any(node == k or (k.endswith("::") and node.startswith(k)) for k in keep)
