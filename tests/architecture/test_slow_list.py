@@ -60,7 +60,7 @@ def test_every_listed_id_this_session_collected_is_a_process_test(request: pytes
         assert items[node].get_closest_marker("process") is not None, f"{node}: not a process test"
         checked += 1
     if len(files) > 100:  # the whole suite was collected
-        assert checked == len(_ids())
+        assert checked == len([node for node in _ids() if not node.endswith("::")])
 
 
 def test_a_listed_test_is_skipped_as_deep_and_another_is_not(request: pytest.FixtureRequest) -> None:
