@@ -51,7 +51,15 @@ def _run(pytest_args: list[str], load: int, everything: bool, folder: Path) -> t
     try:
         started = time.monotonic()
         process = subprocess.Popen(argv, cwd=ROOT, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:
+            try:  # a Ctrl-C reached pytest too (one process group): let it end its workers itself
+                process.wait(timeout=30)
+            except BaseException:
+                process.kill()
+                process.wait()
+            raise
         wall = time.monotonic() - started
     finally:
         for hog in hogs:
@@ -107,7 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.update_slow and args.pytest_args:
         parser.error("--update-slow needs the whole default run: it drops the listed tests a run did not collect")
     with tempfile.TemporaryDirectory(prefix="suite-profile-") as tmp:
-        status, wall, cpu = _run(args.pytest_args, args.load, args.all, Path(tmp))
+        try:
+            status, wall, cpu = _run(args.pytest_args, args.load, args.all, Path(tmp))
+        except KeyboardInterrupt:  # pytest had the Ctrl-C too (one process group); the load is gone
+            print("suite.py: interrupted, nothing measured", file=sys.stderr)
+            return 130
         rows = _rows(Path(tmp))
     process = sum(c for _, c, p, _ in rows if p)
     rest = sum(c for _, c, p, _ in rows if not p)
