@@ -8,6 +8,11 @@ is a finding, never a pass). Cells are independent, so they run in a process poo
 cells whose key (wire, consumer, version, column) falls in shard I of N by the statements' partition
 (``contract.statement.collect.in_shard``), and :func:`merge` joins shards into the document the unsharded
 run writes, byte for byte: the document holds no time and no host, and its cells are sorted.
+
+A document is sealed as a statement is (``sha256`` over its canonical content,
+``contract.statement.model.seal``), and :func:`merge` refuses a shard whose seal is not its content's or
+whose summary its cells do not give: a cell turned from ``fail`` to ``pass`` by hand is refused, not
+merged into a green matrix. The seal proves the file is intact, not who wrote it (docs/compat.md).
 """
 
 from __future__ import annotations
@@ -27,10 +32,11 @@ from contract.consumers.registered import Consumer
 from contract.core import textsafe
 from contract.core.jsonvalue import clip
 from contract.statement.collect import in_shard
+from contract.statement.model import seal, sealed
 
 KIND = "milk-contract compat matrix"
 SCHEMA_NAME = "compat.schema.json"  # the document's shape (schemas/)
-VERSION = 1
+VERSION = 2  # 2: sealed (sha256)
 PASS, FAIL, ERROR = "pass", "fail", "error"
 MESSAGE_CHARS = 1000  # of a first finding's message kept (a traceback's last line is what names the fault)
 
@@ -168,10 +174,15 @@ def document(grounds: dict[str, Any], cells: list[dict[str, Any]], shard: str | 
     """The matrix as data (sorted cells, a summary, the digest of the basis)."""
     cells = sorted(cells, key=lambda cell: "\0".join((cell["wire"], cell["consumer"], cell["version"],
                                                       cell["revision"])))
-    summary = {verdict: sum(1 for cell in cells if cell["verdict"] == verdict) for verdict in (PASS, FAIL, ERROR)}
+    summary = _summary(cells)
     digest = hashlib.sha256(json.dumps(grounds, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
-    return {"kind": KIND, "version": VERSION, "basis": grounds, "basis_sha256": digest, "shard": shard,
-            "cells": cells, "summary": summary}
+    return seal({"kind": KIND, "version": VERSION, "basis": grounds, "basis_sha256": digest, "shard": shard,
+                 "cells": cells, "summary": summary})
+
+
+def _summary(cells: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """How many cells have each verdict."""
+    return {verdict: sum(1 for cell in cells if cell["verdict"] == verdict) for verdict in (PASS, FAIL, ERROR)}
 
 
 def all_pass(matrix: dict[str, Any]) -> bool:
@@ -198,6 +209,12 @@ def _read(text: str, name: str) -> dict[str, Any]:
     problem = problem_of(found)
     if problem is not None:
         raise CompatError(f"{textsafe.text(name)} is not a compat matrix: {problem}")
+    if not sealed(found):
+        raise CompatError(f"{textsafe.text(name)}: its sha256 is not its content's (edited after it was written?)")
+    counted = _summary(found["cells"])
+    if found["summary"] != counted:
+        raise CompatError(f"{textsafe.text(name)}: its summary is not its cells' ({counted[PASS]} pass, "
+                          f"{counted[FAIL]} fail, {counted[ERROR]} error)")
     return found
 
 

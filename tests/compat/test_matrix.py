@@ -21,6 +21,7 @@ import pytest
 
 from contract import cli
 from contract.compat.matrix import problem_of
+from contract.statement.model import seal
 from tests.compat.schemas import WIRE, with_kind, written
 from tests.support.paths import ROOT, TESTS
 from tests.support.project_copy import git
@@ -176,6 +177,10 @@ def _shard_files(tmp_path: Path, root: Path) -> list[Path]:
     return out
 
 
+def _resealed(document: dict[str, Any]) -> dict[str, Any]:
+    return seal({key: value for key, value in document.items() if key != "sha256"})
+
+
 def test_a_merge_of_shards_that_do_not_make_one_matrix_is_refused(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     root = _checkout(tmp_path / "root", [_sdk("0.2.0"), _sdk("0.3.0")])
@@ -185,12 +190,18 @@ def test_a_merge_of_shards_that_do_not_make_one_matrix_is_refused(tmp_path: Path
                                                "twice": ([str(one), str(one)], "are both shard")}
     whole = json.loads(one.read_text(encoding="utf-8"))
     edited = tmp_path / "edited.json"
-    edited.write_text(json.dumps({**whole, "basis": {**whole["basis"], "suite": "9.9"}}), encoding="utf-8")
+    # resealed (seal() over the edit), so that the structure is what is refused, not the seal
+    edited.write_text(json.dumps(_resealed({**whole, "basis": {**whole["basis"], "suite": "9.9"}})), encoding="utf-8")
     cases["other-basis"] = ([str(edited), str(two)], "other consumers, revisions or options")
     cut = tmp_path / "cut.json"
     second = json.loads(two.read_text(encoding="utf-8"))
-    cut.write_text(json.dumps({**second, "cells": second["cells"][1:]}), encoding="utf-8")
+    cut.write_text(json.dumps(_resealed({**second, "cells": second["cells"][1:], "summary": {
+        verdict: sum(1 for cell in second["cells"][1:] if cell["verdict"] == verdict)
+        for verdict in ("pass", "fail", "error")}})), encoding="utf-8")
     cases["cell-removed"] = ([str(one), str(cut)], "not the matrix's cells")
+    unsealed = tmp_path / "unsealed.json"
+    unsealed.write_text(json.dumps({**second, "cells": second["cells"][1:]}), encoding="utf-8")
+    cases["edited-unsealed"] = ([str(one), str(unsealed)], "its sha256 is not its content's")
     (tmp_path / "not.json").write_text('{"kind": "statement"}', encoding="utf-8")
     cases["not-a-matrix"] = ([str(tmp_path / "not.json")], "is not a compat matrix")
     for name, (files, says) in cases.items():

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from contract.compat import matrix
 from contract.compat.columns import Column, CompatError
 from contract.consumers.registered import Consumer
+from contract.statement.model import seal
 
 WIRES = ("w1", "w2")
 _NAMES = st.text(st.characters(codec="utf-8", exclude_characters="\0"), min_size=1, max_size=6)
@@ -125,3 +126,46 @@ def test_hostile_text_is_escaped_in_markdown_and_html(name: str, version: str, m
     tags.feed(page)
     assert tags.seen <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "table", "thead", "tbody",
                          "tr", "th", "td", "code", "ul", "li", "span"}
+
+
+def _shards_of_a_failing_matrix() -> list[dict[str, Any]]:
+    consumers = [Consumer("sdkx", "1", ("x",), "w1"), Consumer("ab", "2", ("y",), "w1")]  # _verdict fails sdkx
+    columns = [Column("w1", "r1", "0" * 64, error="drawn")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matrix, "run_cell", _verdict)
+        shards = [matrix.run(consumers, columns, matrix.Options(), "1.0", (index, 1)) for index in (1,)]
+    assert shards[0]["summary"]["fail"] >= 1
+    return shards
+
+
+def _turned_green(document: dict[str, Any]) -> dict[str, Any]:
+    """Every failing cell made a pass by hand, the summary made to agree: the wrong green to refuse."""
+    for cell in document["cells"]:
+        cell.update(verdict="pass", finding=None)
+    document["summary"] = {"pass": len(document["cells"]), "fail": 0, "error": 0}
+    return document
+
+
+def test_a_shard_turned_green_by_hand_is_refused() -> None:
+    (shard,) = _shards_of_a_failing_matrix()
+    assert matrix.merge([("s", json.dumps(shard))])["summary"] == shard["summary"]
+    edited = _turned_green(shard)
+    assert matrix.problem_of(edited) is None  # a well-formed document: only its seal tells
+    with pytest.raises(CompatError, match="sha256 is not its content's"):
+        matrix.merge([("edited", json.dumps(edited))])
+
+
+def test_a_resealed_shard_whose_summary_its_cells_do_not_give_is_refused() -> None:
+    (shard,) = _shards_of_a_failing_matrix()
+    edited = _turned_green(shard)
+    edited["summary"] = {"pass": 0, "fail": len(edited["cells"]), "error": 0}
+    resealed = seal({k: v for k, v in edited.items() if k != "sha256"})
+    with pytest.raises(CompatError, match="its summary is not its cells'"):
+        matrix.merge([("resealed", json.dumps(resealed))])
+
+
+def test_a_matrix_of_the_first_version_is_refused_by_name() -> None:
+    (shard,) = _shards_of_a_failing_matrix()
+    older = {k: v for k, v in shard.items() if k != "sha256"} | {"version": 1}
+    with pytest.raises(CompatError, match=r"not a compat matrix \(version 2\)"):
+        matrix.merge([("older", json.dumps(older))])
