@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from contract.checking.schema import load
@@ -58,7 +58,7 @@ ACCEPT_ALL = st.fixed_dictionaries({}, optional={
 
 @pytest.mark.xfail(strict=True, reason="probe: diff calls an accept-everything oneOf branch additive (exit 0) though "
                                        "every line milk writes today is invalid under the new schema")
-@settings(derandomize=True, max_examples=10, deadline=None,
+@settings(derandomize=True, max_examples=10, deadline=None, phases=[Phase.generate],  # a failure: its first example
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(branch=ACCEPT_ALL)
 def test_an_accept_everything_oneof_branch_is_not_additive(tmp_path: Path, branch: dict[str, Any]) -> None:
