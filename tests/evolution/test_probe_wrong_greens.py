@@ -6,6 +6,11 @@ strict xfails until they are fixed.
   new schema rejects every line milk writes today; `diff` calls it "additive only" and exits 0 (a
   new line kind), the wrong green of a gate. `evolve --dry-run` and `feed --adr` do refuse it, as
   the goldens do not validate.
+- Two more schemas under which a standard validator rejects every golden line of a kind, each
+  "additive only" or "no change" by `diff` (exit 0): an existing ``oneOf`` branch given twice
+  (every line of its kind matches both: "no change"), and a top-level ``required`` member that no
+  property allows (``additionalProperties: false``: no line can hold it; named as "unreferenced
+  'event' edited"). `evolve --dry-run` refuses both, as the goldens do not validate.
 - A ``oneOf`` branch that is a ``$ref`` cycle: `diff` exits 0 ("additive only") on a schema no
   validator can use; `feed --adr` and `evolve` end in a RecursionError traceback.
 - `feed --adr` with a schema ``{}`` ends in a ValueError traceback instead of one line and exit 2.
@@ -78,6 +83,29 @@ def test_a_real_new_line_kind_stays_additive(tmp_path: Path) -> None:
     assert all(validator.is_valid(line) for line in _lines()[:5])
     old = _dump(tmp_path / "old.json", load("stream-json"))
     assert main(["diff", old, _dump(tmp_path / "new.json", new)]) == 0
+
+
+def _duplicated_branch() -> dict[str, Any]:
+    schema = json.loads(json.dumps(load("stream-json")))
+    schema["oneOf"].append(json.loads(json.dumps(schema["oneOf"][0])))
+    return schema
+
+
+def _required_unholdable() -> dict[str, Any]:
+    schema = json.loads(json.dumps(load("stream-json")))
+    schema["required"].append("probe_member")  # in no properties, and additionalProperties is false
+    return schema
+
+
+@pytest.mark.xfail(strict=True, reason="probe: diff exits 0 (no change / additive only) on a duplicated oneOf branch "
+                                       "or a required member no line can hold, each rejecting golden lines")
+@pytest.mark.parametrize("change", ["duplicated-branch", "required-unholdable"])
+def test_a_change_that_rejects_golden_lines_is_not_green(tmp_path: Path, change: str) -> None:
+    new = _duplicated_branch() if change == "duplicated-branch" else _required_unholdable()
+    validator = jsonschema.Draft202012Validator(new)
+    assert any(not validator.is_valid(line) for line in _lines())  # the premise: today's lines are rejected
+    old = _dump(tmp_path / "old.json", load("stream-json"))
+    assert main(["diff", old, _dump(tmp_path / "new.json", new)]) != 0
 
 
 CYCLE = {"$ref": "#/$defs/probe_a"}
