@@ -10,7 +10,8 @@ strict xfails until they are fixed.
   "additive only" or "no change" by `diff` (exit 0): an existing ``oneOf`` branch given twice
   (every line of its kind matches both: "no change"), and a top-level ``required`` member that no
   property allows (``additionalProperties: false``: no line can hold it; named as "unreferenced
-  'event' edited"). `evolve --dry-run` refuses both, as the goldens do not validate.
+  'event' edited"); subagent-stdio the same ("no change"), its command given a required member
+  no property allows. `evolve --dry-run` refuses them all, as the goldens do not validate.
 - A ``oneOf`` branch that is a ``$ref`` cycle: `diff` exits 0 ("additive only") on a schema no
   validator can use; `feed --adr` and `evolve` end in a RecursionError traceback.
 - `feed --adr` with a schema ``{}`` ends in a ValueError traceback instead of one line and exit 2.
@@ -85,27 +86,46 @@ def test_a_real_new_line_kind_stays_additive(tmp_path: Path) -> None:
     assert main(["diff", old, _dump(tmp_path / "new.json", new)]) == 0
 
 
-def _duplicated_branch() -> dict[str, Any]:
-    schema = json.loads(json.dumps(load("stream-json")))
+def _duplicated_branch(wire: str) -> dict[str, Any]:
+    schema = json.loads(json.dumps(load(wire)))
     schema["oneOf"].append(json.loads(json.dumps(schema["oneOf"][0])))
     return schema
 
 
-def _required_unholdable() -> dict[str, Any]:
-    schema = json.loads(json.dumps(load("stream-json")))
-    schema["required"].append("probe_member")  # in no properties, and additionalProperties is false
+def _required_unholdable(wire: str) -> dict[str, Any]:
+    """A member required where no property allows it (``additionalProperties: false``): the top level
+    of stream-json, a subagent-stdio command."""
+    schema = json.loads(json.dumps(load(wire)))
+    (schema if wire == "stream-json" else schema["$defs"]["command"])["required"].append("probe_member")
     return schema
+
+
+def _golden_lines(wire: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for g in all_scenarios() if g.wire == wire
+            for line in g.data().decode("utf-8").splitlines()]
 
 
 @pytest.mark.xfail(strict=True, reason="probe: diff exits 0 (no change / additive only) on a duplicated oneOf branch "
                                        "or a required member no line can hold, each rejecting golden lines")
-@pytest.mark.parametrize("change", ["duplicated-branch", "required-unholdable"])
-def test_a_change_that_rejects_golden_lines_is_not_green(tmp_path: Path, change: str) -> None:
-    new = _duplicated_branch() if change == "duplicated-branch" else _required_unholdable()
+@pytest.mark.parametrize(("wire", "change"), [("stream-json", "duplicated-branch"),
+                                              ("stream-json", "required-unholdable"),
+                                              ("subagent-stdio", "duplicated-branch"),
+                                              ("subagent-stdio", "required-unholdable")])
+def test_a_change_that_rejects_golden_lines_is_not_green(tmp_path: Path, wire: str, change: str) -> None:
+    new = _duplicated_branch(wire) if change == "duplicated-branch" else _required_unholdable(wire)
     validator = jsonschema.Draft202012Validator(new)
-    assert any(not validator.is_valid(line) for line in _lines())  # the premise: today's lines are rejected
-    old = _dump(tmp_path / "old.json", load("stream-json"))
+    assert any(not validator.is_valid(line) for line in _golden_lines(wire))  # the premise: today's lines rejected
+    old = _dump(tmp_path / "old.json", load(wire))
     assert main(["diff", old, _dump(tmp_path / "new.json", new)]) != 0
+
+
+def test_a_required_member_with_its_property_is_breaking(tmp_path: Path) -> None:
+    """The near miss: the same required member, with its property, is breaking (exit 1) on both wires."""
+    for wire in ("stream-json", "subagent-stdio"):
+        new = _required_unholdable(wire)
+        (new if wire == "stream-json" else new["$defs"]["command"])["properties"]["probe_member"] = {"type": "string"}
+        old = _dump(tmp_path / "old.json", load(wire))
+        assert main(["diff", old, _dump(tmp_path / "new.json", new)]) == 1
 
 
 CYCLE = {"$ref": "#/$defs/probe_a"}
