@@ -37,12 +37,23 @@ ENVELOPE = ("type", "session_id", "seq", "ts")  # members every stream-json line
 
 def _lines() -> list[dict[str, Any]]:
     """Every line of every stream-json golden, parsed."""
-    return [json.loads(line) for g in all_scenarios() if g.wire == "stream-json"
+    return _golden_lines("stream-json")
+
+
+def _golden_lines(wire: str) -> list[dict[str, Any]]:
+    """Every line of every golden of ``wire``, parsed."""
+    return [json.loads(line) for g in all_scenarios() if g.wire == wire
             for line in g.data().decode("utf-8").splitlines()]
 
 
+def _copy(wire: str) -> dict[str, Any]:
+    """The wire's schema, a copy to edit."""
+    schema: dict[str, Any] = json.loads(json.dumps(load(wire)))
+    return schema
+
+
 def _with_branch(branch: dict[str, Any]) -> dict[str, Any]:
-    schema = json.loads(json.dumps(load("stream-json")))
+    schema = _copy("stream-json")
     schema["oneOf"].append(branch)
     return schema
 
@@ -87,7 +98,7 @@ def test_a_real_new_line_kind_stays_additive(tmp_path: Path) -> None:
 
 
 def _duplicated_branch(wire: str) -> dict[str, Any]:
-    schema = json.loads(json.dumps(load(wire)))
+    schema = _copy(wire)
     schema["oneOf"].append(json.loads(json.dumps(schema["oneOf"][0])))
     return schema
 
@@ -95,14 +106,9 @@ def _duplicated_branch(wire: str) -> dict[str, Any]:
 def _required_unholdable(wire: str) -> dict[str, Any]:
     """A member required where no property allows it (``additionalProperties: false``): the top level
     of stream-json, a subagent-stdio command."""
-    schema = json.loads(json.dumps(load(wire)))
+    schema = _copy(wire)
     (schema if wire == "stream-json" else schema["$defs"]["command"])["required"].append("probe_member")
     return schema
-
-
-def _golden_lines(wire: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for g in all_scenarios() if g.wire == wire
-            for line in g.data().decode("utf-8").splitlines()]
 
 
 @pytest.mark.xfail(strict=True, reason="probe: diff exits 0 (no change / additive only) on a duplicated oneOf branch "

@@ -80,7 +80,8 @@ def test_a_statement_of_part_of_the_suite_reaches_no_level(runs: list[Run], tmp_
                                        "gives MUST+SHOULD on part of the suite, exit 0")
 def test_merge_refuses_a_shard_without_its_scenarios(runs: list[Run], tmp_path: Path) -> None:
     first = [r for r in runs if collect.in_shard(r.label, (1, 2))]
-    assert first and len(first) < len(runs)  # the premise: shard 2/2 has scenarios of its own
+    assert first  # the premise: shard 1/2 has scenarios
+    assert len(first) < len(runs)  # and so has shard 2/2
     one = _write(tmp_path / "shard-1.json", first, (1, 2))
     two = _write(tmp_path / "shard-2.json", [], (2, 2))
     out = tmp_path / "merged.json"
