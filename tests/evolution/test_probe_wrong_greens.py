@@ -14,7 +14,8 @@ strict xfails until they are fixed.
   no property allows. `evolve --dry-run` refuses them all, as the goldens do not validate.
 - A ``oneOf`` branch that is a ``$ref`` cycle: `diff` exits 0 ("additive only") on a schema no
   validator can use; `feed --adr` and `evolve` end in a RecursionError traceback.
-- `feed --adr` with a schema ``{}`` ends in a ValueError traceback instead of one line and exit 2.
+- `feed --adr` with a schema ``{}``, a ``file:`` $ref or a $ref to nothing ends in a traceback
+  (ValueError, KeyError) instead of one line and exit 2; `diff` says each in one line, exit 2.
 """
 
 from __future__ import annotations
@@ -151,15 +152,28 @@ def test_a_ref_cycle_branch_is_not_additive(tmp_path: Path) -> None:
     assert main(["diff", old, _dump(tmp_path / "new.json", _cyclic())]) != 0
 
 
-@pytest.mark.xfail(strict=True, reason="probe: feed --adr ends in a traceback (RecursionError, ValueError) on a "
-                                       "$ref cycle or a schema {}, not one line and exit 2")
-@pytest.mark.parametrize("schema", ["cycle", "empty"])
+def _unusable(kind: str) -> dict[str, Any]:
+    """A schema `diff` refuses as unusable (exit 2) or cannot follow: a $ref cycle, ``{}``, a $ref
+    outside the file, a $ref to nothing."""
+    if kind == "cycle":
+        return _cyclic()
+    if kind == "empty":
+        return {}
+    schema = _copy("stream-json")
+    schema["oneOf"][0] = {"$ref": "file:///etc/passwd" if kind == "file-ref" else "#/$defs/probe_nothing"}
+    return schema
+
+
+@pytest.mark.xfail(strict=True, reason="probe: feed --adr ends in a traceback (RecursionError, ValueError, "
+                                       "KeyError) on a $ref cycle, a schema {}, a file: $ref or a $ref to nothing, "
+                                       "not one line and exit 2")
+@pytest.mark.parametrize("schema", ["cycle", "empty", "file-ref", "dangling-ref"])
 def test_feed_adr_on_an_unusable_schema_is_one_line_exit_2(tmp_path: Path, schema: str,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    path = _dump(tmp_path / "adr.json", _cyclic() if schema == "cycle" else {})
+    path = _dump(tmp_path / "adr.json", _unusable(schema))
     try:
         status = main(["feed", "--adr", path, "--scenario", "hello", "--", "true"])
-    except (RecursionError, ValueError) as exc:  # the traceback a user sees
+    except (RecursionError, ValueError, KeyError) as exc:  # the traceback a user sees
         pytest.fail(f"an exception escaped: {exc!r}")
     err = capsys.readouterr().err
     assert status == 2
