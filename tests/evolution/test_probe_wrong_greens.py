@@ -13,7 +13,7 @@ strict xfails until they are fixed.
   'event' edited"); subagent-stdio the same ("no change"), its command given a required member
   no property allows. `evolve --dry-run` refuses them all, as the goldens do not validate.
 - A ``oneOf`` branch that is a ``$ref`` cycle: `diff` exits 0 ("additive only") on a schema no
-  validator can use; `feed --adr` and `evolve` end in a RecursionError traceback.
+  validator can use; `feed --adr` and `evolve --dry-run` end in a RecursionError traceback.
 - `feed --adr` with a schema ``{}``, a ``file:`` $ref or a $ref to nothing ends in a traceback
   (ValueError, KeyError) instead of one line and exit 2; `diff` says each in one line, exit 2.
 """
@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from contract.checking.schema import load
 from contract.cli import run as main
 from contract.goldens.store import all_scenarios
+from tests.support.paths import ROOT
 
 ENVELOPE = ("type", "session_id", "seq", "ts")  # members every stream-json line carries
 
@@ -178,3 +179,15 @@ def test_feed_adr_on_an_unusable_schema_is_one_line_exit_2(tmp_path: Path, schem
     err = capsys.readouterr().err
     assert status == 2
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.xfail(strict=True, reason="probe: evolve --dry-run ends in a RecursionError traceback on a $ref cycle, "
+                                       "not one line and exit 2")
+def test_evolve_dry_run_on_a_ref_cycle_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _dump(tmp_path / "adr.json", _cyclic())
+    try:
+        status = main(["evolve", "--wire", "stream-json", "--dry-run", "--root", str(ROOT), path])
+    except RecursionError as exc:  # the traceback a user sees
+        pytest.fail(f"an exception escaped: {exc!r}")
+    assert status == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
