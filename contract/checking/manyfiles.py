@@ -2,8 +2,9 @@
 
 Paths are expanded in the order given; a directory contributes every ``*.jsonl`` file below it,
 sorted, following symlinks but never entering the same directory twice (a symlink loop ends
-there). A missing path, or a directory with no ``*.jsonl`` below it, is misuse (exit 2): a
-"conformant" verdict over nothing checked would be the worst kind of wrong answer.
+there). A missing path, a directory with no ``*.jsonl`` below it, or a ``*.jsonl`` entry below it
+that is not a regular file (a dangling link, a FIFO, a device) is misuse (exit 2): a "conformant"
+verdict over nothing checked, or over what was left of it, would be the worst kind of wrong answer.
 
 Each file gets its own :class:`~contract.rules.report.Report`, exactly as a single-file ``check``
 would make it; ``--jobs N`` spreads whole files over N processes and returns the reports in
@@ -78,8 +79,12 @@ def _walk(top: str) -> list[str]:
         dirs.sort()
         for name in sorted(names):
             full = os.path.join(root, name)
-            if name.endswith(SUFFIX) and os.path.isfile(full):
-                found.append(full)
+            if not name.endswith(SUFFIX):
+                continue
+            if not os.path.isfile(full):  # left out, a capture that went missing would pass unseen
+                raise PathError(f"{full}: a *{SUFFIX} entry that is not a readable file (a dangling link, "
+                                "a FIFO or a device): nothing was checked")
+            found.append(full)
     return found
 
 

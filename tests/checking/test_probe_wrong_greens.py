@@ -1,4 +1,4 @@
-"""An outside probe's findings on `milk-contract check DIR`, held as strict xfails until they are fixed.
+"""An outside probe's findings on `milk-contract check DIR`, fixed: each test was a strict xfail.
 
 A directory's ``*.jsonl`` entry that cannot be read as a file (a dangling symlink, a FIFO, a
 symlink to a device) is left out without a word: beside one conformant capture, `check DIR`
@@ -37,13 +37,27 @@ def test_a_dangling_symlink_named_alone_is_misuse(tmp_path: Path) -> None:
     assert run(["check", str(link)]) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="probe: check DIR leaves out a *.jsonl it cannot read (dangling symlink, "
-                                       "FIFO) and says all conformant, exit 0")
-@pytest.mark.parametrize("entry", ["dangling-symlink", "fifo"])
-def test_an_unreadable_capture_in_a_folder_is_not_left_out(tmp_path: Path, entry: str) -> None:
+@pytest.mark.parametrize("entry", ["dangling-symlink", "fifo", "device"])
+def test_an_unreadable_capture_in_a_folder_is_not_left_out(tmp_path: Path, entry: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Was a strict xfail (the probe: "1 file: all conformant", exit 0). Now misuse, one line naming it."""
     folder = _folder(tmp_path)
     if entry == "fifo":
         os.mkfifo(folder / "b.jsonl")
+    elif entry == "device":
+        (folder / "b.jsonl").symlink_to("/dev/zero")
     else:
         (folder / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
-    assert run(["check", "-q", str(folder)]) != 0
+    capsys.readouterr()
+    assert run(["check", "-q", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "b.jsonl: a *.jsonl entry that is not a readable file" in err
+    assert err.count("\n") == 1
+
+
+def test_other_entries_beside_the_captures_are_not_judged(tmp_path: Path) -> None:
+    """The near miss: a FIFO or a dangling link that is not named *.jsonl is no capture, and left alone."""
+    folder = _folder(tmp_path)
+    os.mkfifo(folder / "pipe")
+    (folder / "notes.txt").symlink_to(tmp_path / "gone.txt")
+    assert run(["check", "-q", str(folder)]) == 0
