@@ -333,7 +333,8 @@ def feed_stream(
                                          findings))
             if future and not findings:
                 feed.doing = f"the future variants of {golden.name}"
-                _search_future(result, out, argv, golden, data, options, expect, examples, shrink_seconds)
+                held = expect.spoken(textsafe.text(golden.name)) if outcome.reading is not None else expect
+                _search_future(result, out, argv, golden, data, options, held, examples, shrink_seconds)
     # consumer.early-exit is judged through a pipe and a terminal alike (each has its witness)
     if not expect.given:
         feed.report.unasked["consumer.output"] = "no --expect-stdout or --expect-json was given"

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import os
 import select
 import shutil
+import stat
 import tempfile
 import termios
 import threading
@@ -66,6 +68,7 @@ class Outcome:
     # up to ``MAX_READING_BYTES``; None when it wrote none (it does not speak the protocol).
     reading: bytes | None = None
     reading_overflowed: bool = False
+    reading_not_file: str | None = None  # what stood at the reading path instead of a file ("a FIFO", ...)
 
     @property
     def overflowed(self) -> bool:
@@ -342,20 +345,36 @@ def hold(
         outcome = _hold(argv, lines, pieces, timeout, pty, max_output_bytes,
                         {**(env if env is not None else os.environ), VARIABLE: os.path.join(folder, "reading.jsonl")},
                         linger, notes)
-        outcome.reading, outcome.reading_overflowed = _reading(os.path.join(folder, "reading.jsonl"))
+        outcome.reading, outcome.reading_overflowed, outcome.reading_not_file = _reading(
+            os.path.join(folder, "reading.jsonl"))
         return outcome
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _reading(path: str) -> tuple[bytes | None, bool]:
-    """The reading file a consumer wrote (bounded), and whether it was longer than the bound; None: no file."""
+_NOT_FILES = {stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a directory", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
+              stat.S_IFSOCK: "a socket"}
+
+
+def _reading(path: str) -> tuple[bytes | None, bool, str | None]:
+    """The reading file a consumer wrote (bounded), whether it was longer than the bound, and what stood
+    at the path if not a regular file (then nothing is read). (None, False, None): nothing written.
+
+    Opened without blocking and without following a link: a FIFO left there must not hang the feed
+    (it would wait for a writer), nor a link make it read another file."""
     try:
-        with open(path, "rb") as file:
-            kept = file.read(MAX_READING_BYTES + 1)
-    except OSError:  # none written (or not a file it can be read from: as good as none)
-        return None, False
-    return kept[:MAX_READING_BYTES], len(kept) > MAX_READING_BYTES
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None, False, None
+    except OSError as exc:  # ELOOP: a symbolic link; anything else: not a file it can read
+        return None, False, "a symbolic link" if exc.errno == errno.ELOOP else "a path it cannot read"
+    kind = stat.S_IFMT(os.fstat(fd).st_mode)
+    if kind != stat.S_IFREG:
+        os.close(fd)
+        return None, False, _NOT_FILES.get(kind, "no regular file")
+    with os.fdopen(fd, "rb") as file:
+        kept = file.read(MAX_READING_BYTES + 1)
+    return kept[:MAX_READING_BYTES], len(kept) > MAX_READING_BYTES, None
 
 
 def _hold(argv: Sequence[str], lines: list[bytes], pieces: list[tuple[bytes, float]], timeout: float, pty: bool,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -43,8 +43,14 @@ class Expectation:
     stdout: bytes | None = None
     members: Mapping[str, str] | None = None
     # The consumer says it speaks the reading protocol (a registered consumer's ``reading``,
-    # docs/compat.md): a run that wrote no reading is then a finding, not judged as today.
+    # docs/compat.md), or showed it did (it wrote a reading on the control run of the golden a
+    # stream is made from): a run that wrote no reading is then a finding, not judged as silent.
     reading: bool = False
+    reading_why: str = "the consumer is registered as speaking the reading protocol"
+
+    def spoken(self, golden: str) -> Expectation:
+        """This expectation for the streams made from ``golden``, whose control run wrote a reading."""
+        return replace(self, reading=True, reading_why=f"the consumer wrote one on the golden {golden} as recorded")
 
     @property
     def given(self) -> bool:
@@ -167,19 +173,23 @@ def judge(outcome: Outcome, data: bytes, expect: Expectation, label: str, golden
     findings = _judge(outcome, data, expect, label, golden, wire)
     if outcome.hung or outcome.status != 0 or any(f.rule == "consumer.early-exit" for f in findings):
         return findings  # it did not read the stream to its end: what it made of it is not judged
-    return findings + judge_read(outcome, data, label, wire, required=expect.reading)
+    return findings + judge_read(outcome, data, label, wire, required=expect.reading_why if expect.reading else None)
 
 
 def judge_read(outcome: Outcome, data: bytes, label: str, wire: Wire | str | None = None,
-               broken: bool = False, required: bool = False) -> list[Finding]:
+               broken: bool = False, required: str | None = None) -> list[Finding]:
     """The reading protocol's findings on a run that exited 0 (``contract.consumers.reading``): its
     reading against the wire's reference reading, or, with none, the silent misparse (or, from a
-    consumer that says it speaks the protocol, ``required``, a reading missing)."""
+    consumer that speaks the protocol, ``required`` saying how it is known, a reading missing)."""
     descriptor = resolve(wire) if wire is not None else first(Live.STREAM)
-    if outcome.reading is None and required:
-        return [Finding("consumer.reading-schema", f"expected a reading of {label} in MILK_CONTRACT_READING (the "
-                        "consumer is registered as speaking the reading protocol), found none",
-                        "write the reading (schemas/reading.schema.json), or register the consumer without reading")]
+    if outcome.reading_not_file is not None:
+        return [Finding("consumer.reading-schema", f"expected a reading of {label} in MILK_CONTRACT_READING as a "
+                        f"file, found {outcome.reading_not_file} at its path (not read)",
+                        "write the reading to the path as a regular file (schemas/reading.schema.json)")]
+    if outcome.reading is None and required is not None:
+        return [Finding("consumer.reading-schema", f"expected a reading of {label} in MILK_CONTRACT_READING "
+                        f"({required}), found none",
+                        "write the reading (schemas/reading.schema.json) on every stream, or on none")]
     if outcome.reading is None:
         if broken:
             return []
