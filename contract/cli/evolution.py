@@ -179,7 +179,7 @@ def surface_file(path: str, document: Any = None) -> dict[str, Any]:
 
     if document is None:
         document = read_json(path, UsageError)
-    why = None if is_surface(document) else problem(document)
+    why = problem(document) if isinstance(document, dict) and not is_surface(document) else None
     if why is not None:
         raise UsageError(f"{path}: not a usable JSON Schema ({why})")
     try:
