@@ -172,9 +172,7 @@ def witness_for(old: Any, new: Any, changes: list[Any]) -> Any:
 def surface_file(path: str, document: Any = None) -> dict[str, Any]:
     """A surface from a JSON file holding a schema or a surface (``document``: its content, read
     already); UsageError when it is neither."""
-    from contract.evolution.surface import as_surface
-
-    from contract.evolution.surface import is_surface
+    from contract.evolution.surface import as_surface, is_surface
     from contract.evolution.usable import problem
 
     if document is None:

@@ -71,8 +71,9 @@ def read_schema(path: str | Path) -> tuple[dict[str, Any], str]:
 def load_schema(path: str | Path) -> tuple[bytes, dict[str, Any]]:
     """A schema file's bytes and document, checked against the metaschema: :class:`AdrError`, one line,
     when it cannot be read, is not JSON, is no JSON Schema or is one no validator can use (a ``$ref``
-    cycle, a ``$ref`` to nothing or outside the file: contract/evolution/usable.py) (``evolve`` too). The line is raw: the CLI
-    escapes every error line it prints, so escaping here would print a hostile path escaped twice."""
+    cycle, a ``$ref`` to nothing or outside the file: contract/evolution/usable.py) (``evolve`` too).
+    The line is raw: the CLI escapes every error line it prints, so escaping here would print a hostile
+    path escaped twice."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 

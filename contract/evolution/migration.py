@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-
 SHOWN_VALUE = 60  # characters of a rejected value shown in a finding (the message's opening repr)
 
 

@@ -83,8 +83,8 @@ class _Graph:
         fragment = unquote(ref[1:])
         if fragment and not fragment.startswith("/"):
             if fragment in self.anchors:
-                path = self.anchors[fragment]
-                return path, self.nodes[path]
+                anchored = self.anchors[fragment]
+                return anchored, self.nodes[anchored]
             return f"a $ref to nothing ({_shown(ref)}: no such anchor)"
         node: Any = self.document
         path: Path = ()

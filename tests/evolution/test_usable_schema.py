@@ -54,7 +54,8 @@ USABLE: list[tuple[str, dict[str, Any]]] = [
 @pytest.mark.parametrize(("schema", "said"), [pytest.param(s, w, id=i) for i, s, w in UNUSABLE])
 def test_an_unusable_schema_is_named(schema: dict[str, Any], said: str) -> None:
     found = problem(schema)
-    assert found is not None and said in found
+    assert found is not None
+    assert said in found
 
 
 @pytest.mark.parametrize("schema", [pytest.param(s, id=i) for i, s in USABLE])
@@ -99,7 +100,8 @@ def test_evolve_dry_run_refuses_an_unfollowable_ref_in_one_line(tmp_path: Path, 
     path = _dump(tmp_path / "adr.json", _seed_with_first_branch(ref))
     assert main(["evolve", "--wire", "stream-json", "--dry-run", "--root", str(ROOT), path]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "not a usable JSON Schema" in err[0]
+    assert len(err) == 1
+    assert "not a usable JSON Schema" in err[0]
 
 
 def test_diff_refuses_a_cycle_in_the_old_schema_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,8 +124,10 @@ def test_diff_names_the_rejected_golden_escaped_and_bounded(tmp_path: Path,
     assert main(["diff", old, _dump(tmp_path / "new.json", _hostile_required())]) == 1
     out = capsys.readouterr().out
     rejected = [line for line in out.splitlines() if line.startswith("rejected  golden stream-json/")]
-    assert rejected and len(rejected) <= 10
-    assert "\x1b" not in out and "\u202e" not in out
+    assert rejected
+    assert len(rejected) <= 10
+    assert "\x1b" not in out
+    assert "\u202e" not in out
     assert all(len(line) < 500 for line in rejected)
     assert out.splitlines()[-1].endswith("goldens not valid under the new schema (BREAKING)")
 
@@ -145,7 +149,8 @@ def test_diff_of_a_seed_with_itself_has_no_rejections(tmp_path: Path, capsys: py
         old = _dump(tmp_path / "old.json", load(wire))
         assert main(["diff", "--format", "json", old, _dump(tmp_path / "new.json", load(wire))]) == 0
         report = json.loads(capsys.readouterr().out)
-        assert report["breaking"] is False and "goldens_rejected" not in report
+        assert report["breaking"] is False
+        assert "goldens_rejected" not in report
 
 
 def test_diff_refuses_a_schema_its_validator_cannot_compile(tmp_path: Path,
@@ -156,4 +161,5 @@ def test_diff_refuses_a_schema_its_validator_cannot_compile(tmp_path: Path,
     old = _dump(tmp_path / "old.json", load("stream-json"))
     status = main(["diff", old, _dump(tmp_path / "new.json", schema)])
     err = capsys.readouterr().err.strip().splitlines()
-    assert status == 2 and len(err) == 1
+    assert status == 2
+    assert len(err) == 1
