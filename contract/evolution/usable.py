@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from contract.core import textsafe
-from contract.evolution.normal import _SCHEMA_LISTS, _SCHEMA_MAPS, _SCHEMA_VALUED
+from contract.evolution.normal import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED
 
 Path = tuple[str, ...]
 # keywords that apply their schemas to the instance in hand (not to a member or item of it)
@@ -58,18 +58,18 @@ class _Graph:
             for key in _REFS:
                 if isinstance(here.get(key), str):
                     self.refs.append((path, here[key]))
-            for key in _SCHEMA_VALUED:
+            for key in SCHEMA_VALUED:
                 if key in here:
                     stack.append(((*path, key), here[key]))
                     if key in _IN_PLACE_ONE:
                         edges.append((*path, key))
-            for key in _SCHEMA_LISTS:
+            for key in SCHEMA_LISTS:
                 if isinstance(here.get(key), list):
                     for index, branch in enumerate(here[key]):
                         stack.append(((*path, key, str(index)), branch))
                         if key in _IN_PLACE_LISTS:
                             edges.append((*path, key, str(index)))
-            for key in _SCHEMA_MAPS:
+            for key in SCHEMA_MAPS:
                 if isinstance(here.get(key), Mapping):
                     for name, sub in here[key].items():
                         stack.append(((*path, key, str(name)), sub))
