@@ -242,7 +242,10 @@ def streams_under(goldens: Sequence[Any], old: Mapping[str, Any], new: Mapping[s
     :class:`AdrError` when one does not migrate (a line ``new`` does not accept, said with the golden,
     the line and why) or a new kind's line cannot be made.
     """
-    kinds = added_kinds(old, new)
+    try:
+        kinds = added_kinds(old, new)
+    except AdrError as error:
+        raise AdrError(f"{label}: {error}") from None
     out = []
     for golden in goldens:
         data = golden.data()
