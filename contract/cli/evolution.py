@@ -122,6 +122,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """Classify the changes between two schemas or surfaces: exit 1 when any is breaking."""
     from contract.checking.failsafe import describe
     from contract.evolution.classify import classify, is_breaking
+    from contract.evolution.consequences import rejected_by
     from contract.reporting.reporters import render_diff
 
     old_document, new_document = read_json(args.old, UsageError), read_json(args.new, UsageError)
@@ -130,9 +131,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
         changes = classify(old, new)
     except Exception as error:  # a hand-edited surface of the wrong shape, say
         raise UsageError(f"cannot compare {args.old} with {args.new}: {describe(error)}") from None
+    try:  # today's goldens under the new schema: one it rejects makes the change breaking, whatever it is called
+        rejections = rejected_by(old_document, new_document)
+    except Exception as error:  # a pattern or keyword the validator cannot compile: no verdict, exit 2
+        raise UsageError(f"{args.new}: the schema cannot be compiled to validate the goldens "
+                         f"({describe(error)})") from None
     found = witness_for(old_document, new_document, changes)
-    sys.stdout.write(render_diff(args.old, args.new, changes, args.format, found))
-    return EXIT_VIOLATIONS if is_breaking(changes) else EXIT_OK
+    sys.stdout.write(render_diff(args.old, args.new, changes, args.format, found, rejections))
+    rejected = rejections is not None and bool(rejections.rejected)
+    return EXIT_VIOLATIONS if is_breaking(changes) or rejected else EXIT_OK
 
 
 def cmd_surface(args: argparse.Namespace) -> int:
@@ -165,10 +172,14 @@ def witness_for(old: Any, new: Any, changes: list[Any]) -> Any:
 def surface_file(path: str, document: Any = None) -> dict[str, Any]:
     """A surface from a JSON file holding a schema or a surface (``document``: its content, read
     already); UsageError when it is neither."""
-    from contract.evolution.surface import as_surface
+    from contract.evolution.surface import as_surface, is_surface
+    from contract.evolution.usable import problem
 
     if document is None:
         document = read_json(path, UsageError)
+    why = problem(document) if isinstance(document, dict) and not is_surface(document) else None
+    if why is not None:
+        raise UsageError(f"{path}: not a usable JSON Schema ({why})")
     try:
         return as_surface(document)
     except Exception as error:  # any malformed schema shape ends here, never as a traceback

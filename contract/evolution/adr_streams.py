@@ -32,6 +32,7 @@ from typing import Any
 from contract.core import textsafe
 from contract.core.userfiles import read_whole
 from contract.evolution.migration import Step, first_finding, migrate_bytes
+from contract.evolution.usable import problem
 from contract.wires import Wire, get, resolve
 
 FILLS = 12  # rounds of filling a new kind's missing members, at most
@@ -69,8 +70,10 @@ def read_schema(path: str | Path) -> tuple[dict[str, Any], str]:
 
 def load_schema(path: str | Path) -> tuple[bytes, dict[str, Any]]:
     """A schema file's bytes and document, checked against the metaschema: :class:`AdrError`, one line,
-    when it cannot be read, is not JSON or is no JSON Schema (``evolve`` too). The line is raw: the CLI
-    escapes every error line it prints, so escaping here would print a hostile path escaped twice."""
+    when it cannot be read, is not JSON, is no JSON Schema or is one no validator can use (a ``$ref``
+    cycle, a ``$ref`` to nothing or outside the file: contract/evolution/usable.py) (``evolve`` too).
+    The line is raw: the CLI escapes every error line it prints, so escaping here would print a hostile
+    path escaped twice."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -91,6 +94,9 @@ def load_schema(path: str | Path) -> tuple[bytes, dict[str, Any]]:
         raise AdrError(f"{shown} is not a valid JSON Schema: {exc.message[:200]}") from None
     except RecursionError:  # the metaschema check recurses once per level of nesting
         raise AdrError(f"{shown}: nested too deeply to be checked as a JSON Schema") from None
+    why = problem(document)
+    if why is not None:
+        raise AdrError(f"{shown} is not a usable JSON Schema: {why}")
     return raw, document
 
 
@@ -98,8 +104,14 @@ def added_kinds(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The line kinds ``new`` adds to ``old``, as the ADR gate names them (in its order)."""
     from contract.evolution.classify import classify
 
+    try:
+        changes = classify(dict(old), dict(new))
+    except Exception as error:  # a schema of no wire's shape (``{}``, say): one line, as ``diff`` says it
+        from contract.checking.failsafe import describe
+
+        raise AdrError(f"not a usable JSON Schema or surface ({describe(error)})") from None
     kinds = []
-    for change in classify(dict(old), dict(new)):
+    for change in changes:
         if change.code == LINE_KIND_ADDED and change.path.startswith("kind:"):
             kinds.append(change.path[len("kind:"):])
     return kinds
@@ -230,7 +242,10 @@ def streams_under(goldens: Sequence[Any], old: Mapping[str, Any], new: Mapping[s
     :class:`AdrError` when one does not migrate (a line ``new`` does not accept, said with the golden,
     the line and why) or a new kind's line cannot be made.
     """
-    kinds = added_kinds(old, new)
+    try:
+        kinds = added_kinds(old, new)
+    except AdrError as error:
+        raise AdrError(f"{label}: {error}") from None
     out = []
     for golden in goldens:
         data = golden.data()

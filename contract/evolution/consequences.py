@@ -30,7 +30,7 @@ from typing import Any
 
 from contract.core import textsafe
 from contract.evolution.classify import BREAKING, Change
-from contract.evolution.gate import Accepted, evaluate
+from contract.evolution.gate import Accepted, evaluate, sources
 from contract.evolution.migration import Step, first_finding, migrate_bytes
 from contract.wires import get
 
@@ -81,6 +81,36 @@ def _judged(paths: list[Path], schema: dict[str, Any], steps: Sequence[Step]) ->
         if finding is not None:
             out.append((path.stem, finding))
     return out
+
+
+def rejected_goldens(root: Path, wire: str, schema: dict[str, Any]) -> list[tuple[str, str]]:
+    """The goldens of ``wire`` under ``root`` that ``schema`` does not accept, each with its first finding:
+    what ``evolve`` says of them, and what makes ``diff`` call a change breaking."""
+    return _judged(_goldens(root, wire), schema, ())
+
+
+@dataclass(frozen=True, slots=True)
+class Rejections:
+    """The goldens of ``wire`` (``total`` of them) a new schema does not accept, each with its first finding."""
+
+    wire: str
+    total: int
+    rejected: list[tuple[str, str]]
+
+
+def rejected_by(old: Any, new: Any) -> Rejections | None:
+    """For ``diff``: when ``new`` is a schema of a registered wire (``old``'s, as diff names the wire, else
+    its own), the wire's goldens (the gate's, contract/evolution/gate.py ``sources``) it does not accept;
+    None for a surface or a schema of no registered wire. A validator's error on ``new`` propagates."""
+    from contract.evolution.surface import is_surface, named_by
+
+    if not isinstance(new, dict) or is_surface(new):
+        return None
+    wire = (named_by(old) if isinstance(old, dict) and not is_surface(old) else None) or named_by(new)
+    if wire is None:
+        return None
+    root = sources().goldens.parent
+    return Rejections(wire, len(_goldens(root, wire)), rejected_goldens(root, wire, new))
 
 
 def _stored(root: Path, wire: str) -> dict[str, Any] | None:
@@ -183,7 +213,7 @@ def consequences(root: Path, wire: str, schema: dict[str, Any], changes: Sequenc
     """Everything the new schema implies for the checkout at ``root`` (nothing written)."""
     paths = _goldens(root, wire)
     told = Consequences(goldens=len(paths))
-    told.nonconformant = _judged(paths, schema, ())
+    told.nonconformant = rejected_goldens(root, wire, schema)
     if told.nonconformant:
         told.migration = migration_for(changes)
         if told.migration:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+SHOWN_VALUE = 60  # characters of a rejected value shown in a finding (the message's opening repr)
+
 
 class MigrateError(Exception):
     """Misuse or an unusable input: one line, exit 2."""
@@ -123,5 +125,14 @@ def first_finding(data: bytes, schema: dict[str, Any]) -> str | None:
         error = best_match(validator.iter_errors(value))
         if error is not None:
             pointer = "".join(f"/{part}" for part in error.absolute_path)
-            return f"line {number} {pointer or '/'}: {error.message}"
+            return f"line {number} {pointer or '/'}: {_short(error.message, error.instance)}"
     return None
+
+
+def _short(message: str, instance: Any) -> str:
+    """``message`` with a long repr of the value it opens with (jsonschema's messages do) cut to its
+    start: the line is named by its number already, and the reason is what follows the value."""
+    shown = repr(instance)
+    if len(shown) > SHOWN_VALUE and message.startswith(shown):
+        return shown[:SHOWN_VALUE] + "…" + message[len(shown):]
+    return message

@@ -27,10 +27,10 @@ from collections.abc import Mapping
 from typing import Any
 
 # where a keyword's value is a schema, a list of schemas, or a map of schemas (draft 2020-12)
-_SCHEMA_VALUED = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+SCHEMA_VALUED = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
                   "unevaluatedItems", "unevaluatedProperties", "additionalItems")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 
 
 def _is_int(value: Any) -> bool:
@@ -65,14 +65,14 @@ def _walk(node: Any) -> None:
     if isinstance(enum, list) and len(enum) == 1 and "const" not in node:
         node["const"] = node.pop("enum")[0]
     _bounds(node)
-    for key in _SCHEMA_VALUED:
+    for key in SCHEMA_VALUED:
         _walk(node.get(key))
-    for key in _SCHEMA_LISTS:
+    for key in SCHEMA_LISTS:
         branches = node.get(key)
         if isinstance(branches, list):
             for branch in branches:
                 _walk(branch)
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         members = node.get(key)
         if isinstance(members, dict):
             for sub in members.values():

@@ -33,6 +33,7 @@ from contract.rules.report import Report, Violation
 
 if TYPE_CHECKING:  # only for the record and diff reports' types: scenarios load the live harness
     from contract.evolution.classify import Change
+    from contract.evolution.consequences import Rejections
     from contract.evolution.witness import Witness
     from contract.goldens.compare import Comparison
     from contract.goldens.scenarios import ScenarioRun
@@ -460,26 +461,48 @@ def _review(folder: Path | None) -> str:
     return f"git diff -- {textsafe.text(shlex.quote(inside.as_posix() + '/'))}" if inside.parts else "git diff -- ."
 
 
-def render_diff(old: str, new: str, changes: list[Change], fmt: str, witness: Witness | None = None) -> str:
+REJECTIONS_SHOWN = 10  # goldens a new schema rejects, named in diff's report at most
+
+
+def render_diff(old: str, new: str, changes: list[Change], fmt: str, witness: Witness | None = None,
+                rejections: Rejections | None = None) -> str:
     """``milk-contract diff``: each change between two schemas or surfaces, and the verdict (with, for
-    two schemas a change breaks by structure, the witness search's outcome: contract.evolution.witness)."""
+    two schemas a change breaks by structure, the witness search's outcome: contract.evolution.witness).
+    A golden of the wire the new schema does not accept (``rejections``) makes the verdict breaking,
+    whatever the changes are called: milk's lines of today would fail the new schema."""
     from contract.evolution.classify import BREAKING  # only the diff verb needs the differ
 
     breaking = sum(c.kind == BREAKING for c in changes)
+    rejected = rejections.rejected if rejections is not None else []
     if fmt == "json":
         return textsafe.json_safe(json.dumps({
             "old": old,
             "new": new,
-            "breaking": breaking > 0,
+            "breaking": breaking > 0 or bool(rejected),
             "counts": {"breaking": breaking, "additive": len(changes) - breaking},
             "changes": [c.to_json() for c in changes],
             **({"witness": witness.to_json()} if witness is not None else {}),
+            **({"goldens_rejected": {"wire": rejections.wire, "goldens": rejections.total,
+                                     "rejected": [{"golden": name[:120], "finding": finding[:300]}
+                                                  for name, finding in rejected[:REJECTIONS_SHOWN]],
+                                     "count": len(rejected)}}
+               if rejections is not None and rejected else {}),
         }, indent=2, ensure_ascii=False)) + "\n"
     safe = textsafe.text  # paths and reasons hold the schemas' member names; the file names are input too
     old, new = safe(old), safe(new)
     lines = [f"{c.kind:<9} {safe(c.path)}: {safe(c.reason)} [{c.code}"
              + (f"; breaks {c.breaks}]" if c.breaks else "]") for c in changes]
-    if not changes:
+    if rejections is not None and rejected:
+        lines += [f"rejected  golden {safe(rejections.wire)}/{safe(name, 120)}: {safe(finding, 300)}"
+                  for name, finding in rejected[:REJECTIONS_SHOWN]]
+        if len(rejected) > REJECTIONS_SHOWN:
+            lines.append(f"          … and {len(rejected) - REJECTIONS_SHOWN} more")
+        said = (f"{len(rejected)} of {rejections.total} {safe(rejections.wire)} goldens not valid under the new "
+                "schema (BREAKING)")
+        lines.append(f"{old} → {new}: " + (f"no change to the surface, but {said}" if not changes else
+                                           f"{counted(len(changes), 'change')}, {breaking} breaking, "
+                                           f"{len(changes) - breaking} additive; {said}"))
+    elif not changes:
         lines.append(f"{old} → {new}: no change")
     else:
         verdict = "BREAKING" if breaking else "additive only"
