@@ -16,7 +16,9 @@ scenario matched its golden, no suite finding, at least one run and one MUST rul
 ``MUST+SHOULD`` (the SHOULD rules too), ``full`` (that, with the provoked environments run as
 well), else ``none``. A level rests on the rules the runs exercised: one nothing exercised is
 named (``level.not_exercised``; ``suite_gaps`` for scenario runs) and does not lower it. A shard
-has no level of its own (``none``, with ``level.note`` saying to merge the shards).
+has no level of its own (``none``, with ``level.note`` saying to merge the shards), nor has a
+statement whose scenario runs leave out a scenario the suite ships for a wire it judges
+(:func:`not_run`; ``level.note`` says how many, and the first).
 
 A statement read back is judged from its runs alone (:func:`disagreement`): every summary field
 is derived again, and one that differs is named, so a summary edited and resealed is refused.

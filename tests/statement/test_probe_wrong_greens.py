@@ -134,7 +134,9 @@ def test_merge_refuses_shards_that_are_not_their_part(runs: list[Run], tmp_path:
     capsys.readouterr()
     assert run(["statement", "merge", "--output", str(tmp_path / "cut.json"), *paths]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "shard " in error and "Traceback" not in error
+    assert error.count("\n") == 1
+    assert "shard " in error
+    assert "Traceback" not in error
     whole = [_write(tmp_path / f"whole-{i}.json", part, (i, total)) for i, part in enumerate(parts, start=1)]
     assert run(["statement", "merge", "--output", str(tmp_path / "whole.json"), *whole]) == 0
     assert _level(str(tmp_path / "whole.json")) == model.MUST_SHOULD
@@ -145,5 +147,26 @@ def test_a_statement_of_whole_wires_keeps_its_level(runs: list[Run], tmp_path: P
     for wire in {r.wire for r in runs}:
         path = _write(tmp_path / "one-wire.json", [r for r in runs if r.wire == wire])
         document = json.loads(Path(path).read_text(encoding="utf-8"))
-        assert document["level"]["achieved"] == model.MUST_SHOULD and document["level"]["note"] is None
+        assert document["level"]["achieved"] == model.MUST_SHOULD
+        assert document["level"]["note"] is None
         assert run(["matrix", path]) == 0
+
+
+def test_merge_names_the_shard_and_what_is_wrong(runs: list[Run], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Shard 1/2 holding shard 2/2's scenarios too (shard 2/2 sealed empty): shard 1/2 holds one not
+    its own; shard 1/2 empty: it lacks all of its own. Each one line, exit 2."""
+    first = [r for r in runs if collect.in_shard(r.label, (1, 2))]
+    second = [r for r in runs if collect.in_shard(r.label, (2, 2))]
+    out = str(tmp_path / "merged.json")
+    paths = [_write(tmp_path / "1.json", first + second, (1, 2)), _write(tmp_path / "2.json", [], (2, 2))]
+    capsys.readouterr()
+    assert run(["statement", "merge", "--output", out, *paths]) == 2
+    extra = sorted(r.label for r in second)[0]
+    assert capsys.readouterr().err == (f"milk-contract: error: shard 1/2 holds {extra}, which is not one of the "
+                                       "shipped scenarios the shard puts in it\n")
+    paths = [_write(tmp_path / "1.json", [], (1, 2)), _write(tmp_path / "2.json", second, (2, 2))]
+    assert run(["statement", "merge", "--output", out, *paths]) == 2
+    assert capsys.readouterr().err == (f"milk-contract: error: shard 1/2 lacks {len(first)} of its {len(first)} "
+                                       f"scenarios (first: {first[0].label}): the statement would not cover the "
+                                       "suite\n")
