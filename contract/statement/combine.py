@@ -246,12 +246,12 @@ def _each_shard_whole(documents: list[dict[str, Any]], total: int) -> None:
         wanted = [name for name in suite if in_shard(name, shard)]
         lacks = [name for name in wanted if name not in held]
         if lacks:
-            raise StatementError(f"shard {shard[0]}/{total} lacks {len(lacks)} of its "
+            raise StatementError(f"shard {shard[0]}/{shard[1]} lacks {len(lacks)} of its "
                                  f"{counted(len(wanted), 'scenario')} (first: {esc_text(lacks[0])}): the statement "
                                  "would not cover the suite")
         extra = sorted(held - set(wanted))
         if extra:
-            raise StatementError(f"shard {shard[0]}/{total} holds {esc_text(extra[0])}, which is not one of the "
+            raise StatementError(f"shard {shard[0]}/{shard[1]} holds {esc_text(extra[0])}, which is not one of the "
                                  "shipped scenarios the shard puts in it")
 
 

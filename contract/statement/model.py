@@ -30,13 +30,16 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.core.textsafe import counted
 from contract.rules import requirements, revisions
 from contract.rules.catalog import CATALOG, rules_for
 from contract.rules.report import Report
 from contract.wires import WIRES, Live
+
+if TYPE_CHECKING:
+    from contract.goldens.store import Golden
 
 VERSION = 2  # of the statement's shape (schemas/statement.schema.json)
 NONE, MUST, MUST_SHOULD, FULL = "none", "MUST", "MUST+SHOULD", "full"
@@ -116,12 +119,16 @@ def derive(body: dict[str, Any], revisions_of: dict[str, str] | None = None) -> 
     return body
 
 
+def label(golden: Golden) -> str:
+    """A scenario as runs and statements name it: ``wire/name``."""
+    return f"{golden.wire}/{golden.name}"
+
+
 def shipped(wire: str, revision: str) -> list[str]:
     """The scenarios (``wire/name``) this suite ships for ``wire`` judged by ``revision``: every
     golden of the wire when it is the revision in force; for an earlier one, the goldens written
     under that revision's schema (those it shipped then too). Empty for a wire this suite lacks."""
     from contract.goldens import store
-    from contract.statement.collect import label
 
     if wire not in WIRES:
         return []
