@@ -19,7 +19,7 @@ from contract.core import textsafe
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
 from contract.goldens.store import all_scenarios
 from contract.statement.model import CAPTURE, PROVOKED, SCENARIO, Run
-from contract.statement.model import label as label  # where it is used: collect.label
+from contract.statement.model import label as label  # re-exported: callers name it collect.label
 from contract.wires import Live
 
 VERSION_TIMEOUT = 10.0  # seconds a build's --version may take

@@ -10,8 +10,9 @@ file is intact, not who wrote it, so a summary its runs do not give is refused h
 A merge refuses what would not be one build's one suite run: statements of another build, suite
 version or shape, a shard given twice, a scenario in two shards, a shard missing (named), or a
 statement whose checksum is not its content's, and shards whose scenario runs are not exactly the
-shipped scenarios each shard holds (``collect.in_shard``). Its result is derived from the runs exactly as
-one runner's is (``model.derive``), so it equals the unsharded statement but for the timestamp.
+shipped scenarios each shard holds (``collect.in_shard``). Its result is derived from the runs
+exactly as one runner's is (``model.derive``), so it equals the unsharded statement but for the
+timestamp.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from contract.reporting.ci_reports import markdown_cell
 from contract.rules import revisions
 from contract.rules.requirements import FAILED, NOT_APPLICABLE, NOT_EXERCISED, PASSED
 from contract.statement import model
+from contract.statement.collect import in_shard
 from contract.statement.render import VERDICT_HEX, badge, esc, page
 from contract.wires import WIRES
 
@@ -236,8 +238,6 @@ def _each_shard_whole(documents: list[dict[str, Any]], total: int) -> None:
     """StatementError unless each shard's scenario runs are exactly the shipped scenarios
     ``collect.in_shard`` puts in it, of every wire the shards judge (every wire when they hold no
     run): a shard cut short, or sealed with none of its runs, would give a level for part of the suite."""
-    from contract.statement.collect import in_shard
-
     wires = {r["wire"] for d in documents for r in d["runs"]} or set(WIRES)  # no run at all: every wire is due
     suite = [name for wire in WIRES if wire in wires for name in model.shipped(wire, revisions.current(wire))]
     for d in sorted(documents, key=lambda d: int(d["shard"]["index"])):
