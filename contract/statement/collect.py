@@ -17,8 +17,9 @@ from pathlib import Path
 
 from contract.core import textsafe
 from contract.core.reader import DEFAULT_MAX_LINE_BYTES
-from contract.goldens.store import Golden, all_scenarios
+from contract.goldens.store import all_scenarios
 from contract.statement.model import CAPTURE, PROVOKED, SCENARIO, Run
+from contract.statement.model import label as label  # re-exported: callers name it collect.label
 from contract.wires import Live
 
 VERSION_TIMEOUT = 10.0  # seconds a build's --version may take
@@ -31,10 +32,6 @@ def in_shard(label: str, shard: tuple[int, int] | None) -> bool:
         return True
     index, total = shard
     return int.from_bytes(hashlib.sha256(label.encode("utf-8")).digest()[:8], "big") % total == index - 1
-
-
-def label(golden: Golden) -> str:
-    return f"{golden.wire}/{golden.name}"
 
 
 def build_info(command: Sequence[str] | None, suite: str) -> dict[str, object]:

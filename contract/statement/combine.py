@@ -9,8 +9,10 @@ file is intact, not who wrote it, so a summary its runs do not give is refused h
 
 A merge refuses what would not be one build's one suite run: statements of another build, suite
 version or shape, a shard given twice, a scenario in two shards, a shard missing (named), or a
-statement whose checksum is not its content's. Its result is derived from the runs exactly as
-one runner's is (``model.derive``), so it equals the unsharded statement but for the timestamp.
+statement whose checksum is not its content's, and shards whose scenario runs are not exactly the
+shipped scenarios each shard holds (``collect.in_shard``). Its result is derived from the runs
+exactly as one runner's is (``model.derive``), so it equals the unsharded statement but for the
+timestamp.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ from typing import Any, cast
 from contract.core.textsafe import counted
 from contract.core.userfiles import read_whole
 from contract.reporting.ci_reports import markdown_cell
+from contract.rules import revisions
 from contract.rules.requirements import FAILED, NOT_APPLICABLE, NOT_EXERCISED, PASSED
 from contract.statement import model
+from contract.statement.collect import in_shard
 from contract.statement.render import VERDICT_HEX, badge, esc, page
+from contract.wires import WIRES
 
 
 class StatementError(Exception):
@@ -221,10 +226,33 @@ def merge(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 raise StatementError(f"{run['scenario']} is in shard {seen[place]} and shard {d['shard']['index']}: "
                                      "shards overlap")
             seen[place] = d["shard"]["index"]
+    if first.get("source") == model.SCENARIO:
+        _each_shard_whole(documents, total)
     runs = sorted((run for d in documents for run in d["runs"]), key=lambda r: (r["scenario"], r["environment"]))
     body = {key: first[key] for key in SAME}
     body.update(generated=max(d["generated"] for d in documents), shard=None, runs=runs)
     return model.seal(model.derive(body))
+
+
+def _each_shard_whole(documents: list[dict[str, Any]], total: int) -> None:
+    """StatementError unless each shard's scenario runs are exactly the shipped scenarios
+    ``collect.in_shard`` puts in it, of every wire the shards judge (every wire when they hold no
+    run): a shard cut short, or sealed with none of its runs, would give a level for part of the suite."""
+    wires = {r["wire"] for d in documents for r in d["runs"]} or set(WIRES)  # no run at all: every wire is due
+    suite = [name for wire in WIRES if wire in wires for name in model.shipped(wire, revisions.current(wire))]
+    for d in sorted(documents, key=lambda d: int(d["shard"]["index"])):
+        shard = (int(d["shard"]["index"]), total)
+        held = {r["scenario"] for r in d["runs"] if r["environment"] == model.SCENARIO}
+        wanted = [name for name in suite if in_shard(name, shard)]
+        lacks = [name for name in wanted if name not in held]
+        if lacks:
+            raise StatementError(f"shard {shard[0]}/{shard[1]} lacks {len(lacks)} of its "
+                                 f"{counted(len(wanted), 'scenario')} (first: {esc_text(lacks[0])}): the statement "
+                                 "would not cover the suite")
+        extra = sorted(held - set(wanted))
+        if extra:
+            raise StatementError(f"shard {shard[0]}/{shard[1]} holds {esc_text(extra[0])}, which is not one of the "
+                                 "shipped scenarios the shard puts in it")
 
 
 # -- matrix --------------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ scenario matched its golden, no suite finding, at least one run and one MUST rul
 ``MUST+SHOULD`` (the SHOULD rules too), ``full`` (that, with the provoked environments run as
 well), else ``none``. A level rests on the rules the runs exercised: one nothing exercised is
 named (``level.not_exercised``; ``suite_gaps`` for scenario runs) and does not lower it. A shard
-has no level of its own (``none``, with ``level.note`` saying to merge the shards).
+has no level of its own (``none``, with ``level.note`` saying to merge the shards), nor has a
+statement whose scenario runs leave out a scenario the suite ships for a wire it judges
+(:func:`not_run`; ``level.note`` says how many, and the first).
 
 A statement read back is judged from its runs alone (:func:`disagreement`): every summary field
 is derived again, and one that differs is named, so a summary edited and resealed is refused.
@@ -28,13 +30,16 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.core.textsafe import counted
 from contract.rules import requirements, revisions
 from contract.rules.catalog import CATALOG, rules_for
 from contract.rules.report import Report
 from contract.wires import WIRES, Live
+
+if TYPE_CHECKING:
+    from contract.goldens.store import Golden
 
 VERSION = 2  # of the statement's shape (schemas/statement.schema.json)
 NONE, MUST, MUST_SHOULD, FULL = "none", "MUST", "MUST+SHOULD", "full"
@@ -107,10 +112,40 @@ def derive(body: dict[str, Any], revisions_of: dict[str, str] | None = None) -> 
                  for r in runs if not r["matches_golden"]]
     body = {**body, "scenarios": sorted({r["scenario"] for r in runs}), "wires": wires, "findings": findings}
     shard = body.get("shard")
+    captures = body.get("source") == CAPTURE
+    unrun = None if captures or shard is not None else not_run(runs, wires)
     body["level"] = _level(wires, findings, bool(body.get("provoked")) and _provoked_twins(runs), bool(runs),
-                           body.get("source") == CAPTURE,
-                           None if shard is None else (shard["index"], shard["total"]))
+                           captures, None if shard is None else (shard["index"], shard["total"]), unrun)
     return body
+
+
+def label(golden: Golden) -> str:
+    """A scenario as runs and statements name it: ``wire/name``."""
+    return f"{golden.wire}/{golden.name}"
+
+
+def shipped(wire: str, revision: str) -> list[str]:
+    """The scenarios (``wire/name``) this suite ships for ``wire`` judged by ``revision``: every
+    golden of the wire when it is the revision in force; for an earlier one, the goldens written
+    under that revision's schema (those it shipped then too). Empty for a wire this suite lacks."""
+    from contract.goldens import store
+
+    if wire not in WIRES:
+        return []
+    goldens = store.scenarios(wire)
+    if revision != revisions.current(wire):
+        schema = _frozen(wire, revision).get("schema_sha256")
+        goldens = [g for g in goldens if schema is not None and store.recorded_under(g) == schema]
+    return [label(g) for g in goldens]
+
+
+def not_run(runs: Sequence[dict[str, Any]], wires: Sequence[dict[str, Any]]) -> tuple[list[str], int]:
+    """(the shipped scenarios with no scenario run, in suite order; how many are shipped) of the
+    wires ``wires`` judges, each by its revision: a statement of part of the suite (``pytest -k``, a
+    run cut short) reaches no level."""
+    ran = {r["scenario"] for r in runs if r["environment"] == SCENARIO}
+    expected = [name for w in wires for name in shipped(w["wire"], w["revision"])]
+    return [name for name in expected if name not in ran], len(expected)
 
 
 def _provoked_twins(runs: list[dict[str, Any]]) -> bool:
@@ -218,9 +253,10 @@ def _wire(name: str, runs: list[dict[str, Any]], revision: str | None = None) ->
                           for c in caps if c["shown"] is False]}
 
 
-def _frozen(wire: str) -> dict[str, Any]:
+def _frozen(wire: str, revision: str | None = None) -> dict[str, Any]:
+    """``wire``'s frozen set of ``revision`` (None: the one in force); empty when there is none."""
     try:
-        return revisions.load(wire, revisions.current(wire))
+        return revisions.load(wire, revision or revisions.current(wire))
     except (OSError, ValueError):
         return {}
 
@@ -266,7 +302,8 @@ def _capabilities(wire: str, runs: list[dict[str, Any]], entries: list[dict[str,
 
 
 def _level(wires: list[dict[str, Any]], findings: list[dict[str, Any]], provoked: bool, ran: bool,
-           captures: bool, shard: tuple[int, int] | None = None) -> dict[str, Any]:
+           captures: bool, shard: tuple[int, int] | None = None,
+           unrun: tuple[list[str], int] | None = None) -> dict[str, Any]:
     """The level, what it rests on and the rules that kept it lower.
 
     A level rests on the rules the runs exercised (``exercised``: passed or failed). A rule that
@@ -276,21 +313,35 @@ def _level(wires: list[dict[str, Any]], findings: list[dict[str, Any]], provoked
     captures that never hold a leap second say nothing about leap seconds. Fail closed: no run, a
     suite finding, a failed MUST rule or no MUST rule exercised at all is ``none``. A shard has no
     level of its own (``none``, ``note`` saying so); its ``must_complete`` and ``should_complete``
-    say what its own runs show (``statement --shard``'s exit status).
+    say what its own runs show (``statement --shard``'s exit status). A statement whose runs leave
+    out shipped scenarios of a wire it judges (``unrun``: those, and how many are shipped) is
+    ``none`` and not MUST-complete, ``note`` naming how many were not run and the first.
     """
     judged = [r for w in wires for r in w["requirements"]]
     short = {level: [r["rule"] for r in judged if r["level"] == level and r["verdict"] == requirements.FAILED]
              for level in ("MUST", "SHOULD")}
     exercised = [r for r in judged if r["verdict"] in (requirements.PASSED, requirements.FAILED)]
     must_shown = any(r["level"] == "MUST" for r in exercised)
-    must = ran and must_shown and not findings and not short["MUST"]
-    should = ran and must_shown and not findings and not short["SHOULD"]
+    partial = unrun is not None and bool(unrun[0])
+    must = ran and must_shown and not findings and not short["MUST"] and not partial
+    should = ran and must_shown and not findings and not short["SHOULD"] and not partial
     achieved = FULL if must and should and provoked else MUST_SHOULD if must and should else MUST if must else NONE
     gaps = [r["rule"] for r in judged if r["verdict"] == requirements.NOT_EXERCISED]
     return {"achieved": NONE if shard is not None else achieved, "must_complete": must, "should_complete": should,
             "provoked": provoked, "short_of_must": short["MUST"], "short_of_should": short["SHOULD"],
             "suite_gaps": [] if captures else gaps, "exercised": len(exercised), "not_exercised": gaps,
-            "note": None if shard is None else f"shard {shard[0]}/{shard[1]}: merge the shards for a level"}
+            "note": _note(shard, unrun)}
+
+
+def _note(shard: tuple[int, int] | None, unrun: tuple[list[str], int] | None) -> str | None:
+    """Why a statement has no level whatever its verdicts: a shard, or scenarios not run (None: neither)."""
+    if shard is not None:
+        return f"shard {shard[0]}/{shard[1]}: merge the shards for a level"
+    if unrun is not None and unrun[0]:
+        missing, shipped_count = unrun
+        return (f"{len(missing)} of {counted(shipped_count, 'shipped scenario')} not run (first: {missing[0]}): "
+                "a statement of part of the suite has no level")
+    return None
 
 
 def rests_on(document: dict[str, Any]) -> str:

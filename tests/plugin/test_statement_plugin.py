@@ -53,6 +53,15 @@ def test_provoked_runs_join_the_statement(tmp_path: Path) -> None:
     assert {scenario.rsplit("/", 1)[1] for scenario in scenarios} == {"hello"}
     assert runs == {(scenario, env) for scenario in scenarios for env in ("scenario", "provoked")}
     assert document["provoked"] is True
+    # -k left the other scenarios out: a statement of part of the suite has no level, and says why
+    due = [f"{g.wire}/{g.name}" for g in collect.all_scenarios()  # type: ignore[attr-defined]
+           if g.wire in {r["wire"] for r in document["runs"]}]
+    unrun = [name for name in due if name not in scenarios]
+    assert document["level"]["achieved"] == "none"
+    assert not document["level"]["must_complete"]
+    note = f"{len(unrun)} of {len(due)} shipped scenarios not run (first: {unrun[0]})"
+    assert document["level"]["note"].startswith(note)
+    assert f"milk-contract: statement s.json: {note}" in done.stdout
 
 
 def test_a_bad_shard_is_one_usage_line(tmp_path: Path) -> None:
