@@ -72,6 +72,7 @@ class Broken:
     source: str  # the public thread (or the seed's words) the case comes from
     data: bytes
     producer_status: int = 0  # not delivered: a consumer reading a pipe never sees it
+    golden: str = ""  # the golden it is cut from
 
 
 def feeds_of(wire: Wire | str | None = None) -> tuple[str, Feeds]:
@@ -105,7 +106,7 @@ def broken_streams(goldens: Sequence[Any] | None = None, wire: Wire | str | None
         for kind, data in feeds.streams(lines).items():
             what, source, status = feeds.kinds[kind]
             found.append(Broken(name, f"{golden.name}-{kind}", kind, f"{what} (from the golden {golden.name})",
-                                source, data, status))
+                                source, data, status, golden.name))
     return found
 
 
@@ -208,7 +209,10 @@ def feed_broken(
             label = f"the broken stream {textsafe.text(broken.name)} ({textsafe.text(broken.kind)})"
             findings = judge_broken(outcome, member, label, name)
             if not findings and not outcome.hung:  # a reading that says the run succeeded is a report too
-                findings = judge_read(outcome, broken.data, label, name, broken=True)
+                # a consumer whose control wrote a reading owes one here too, when it exits 0 (one that
+                # stops with a failure status on a broken stream may stop before it writes)
+                findings = judge_read(outcome, broken.data, label, name, broken=True,
+                                      required=feed.spoke.get(broken.golden) if outcome.status == 0 else None)
             record(feed.result, feed.out, Failure(broken.name, broken.name,
                                                   f"{broken.description}; from {broken.source}", broken.data,
                                                   outcome, findings))

@@ -62,6 +62,7 @@ from contract.consumers.judging import (
     load_members,
     members_problem,
     said_on_stderr,
+    spoken_on,
 )
 from contract.consumers.reading import NO_READING, READING_RULES
 from contract.consumers.reading import RULES as READING_RULES_ALL
@@ -132,6 +133,9 @@ class Feed:
         self.started = False  # a party ran: the loop's rules judged something
         self.faulted = False
         self.doing = ""  # what the loop is feeding now (a scenario, its future variants): an interruption says it
+        # The goldens whose control run wrote a reading, each with why one is now due on the streams made
+        # from it (Expectation.reading_why): a consumer that speaks the protocol is held to it.
+        self.spoke: dict[str, str] = {}
 
     def held(self, outcome: Outcome, who: str = "consumer") -> FeedResult | None:
         """Count one stream held (and its lines); the feed's end when ``who`` could not start, else None."""
@@ -384,6 +388,8 @@ def controls(feed: Feed, argv: Sequence[str], goldens: Sequence[Any], options: d
         _record(feed.result, feed.out, Failure(golden.name, f"{golden.name} (control)",
                                                "the golden as recorded, fed as the control", data, outcome,
                                                findings))
+        if outcome.reading is not None and not findings:
+            feed.spoke[golden.name] = spoken_on(textsafe.text(golden.name))
         if findings:
             feed.out.note(f"{textsafe.text(golden.name)}: the consumer failed the golden as recorded (the control): "
                           f"{what} made from it were not fed, none counts as passed")

@@ -50,11 +50,16 @@ class Expectation:
 
     def spoken(self, golden: str) -> Expectation:
         """This expectation for the streams made from ``golden``, whose control run wrote a reading."""
-        return replace(self, reading=True, reading_why=f"the consumer wrote one on the golden {golden} as recorded")
+        return replace(self, reading=True, reading_why=spoken_on(golden))
 
     @property
     def given(self) -> bool:
         return self.stdout is not None or self.members is not None
+
+
+def spoken_on(golden: str) -> str:
+    """Why a reading is due on a stream made from ``golden`` (escaped): the consumer wrote one on it."""
+    return f"the consumer wrote one on the golden {golden} as recorded"
 
 
 def load_members(document: Any) -> dict[str, str]:

@@ -163,7 +163,8 @@ def feed_transport(
                 if stopped is not None:
                     return stopped
                 label = f"{textsafe.text(golden.name)} delivered {case.name} ({case.description})"
-                findings = judge(outcome, case.data, expect, label, wire=golden.wire)
+                held = expect.spoken(textsafe.text(golden.name)) if golden.name in feed.spoke else expect
+                findings = judge(outcome, case.data, held, label, wire=golden.wire)
                 record(feed.result, feed.out, Failure(golden.name, f"{golden.name}~{case.name}",
                                                       f"{case.description}; from {case.source}", case.data,
                                                       outcome, findings))

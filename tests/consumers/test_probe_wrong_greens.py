@@ -82,3 +82,12 @@ def test_a_fifo_left_as_the_reading_does_not_hang_the_feed(tmp_path: Path) -> No
     except subprocess.TimeoutExpired:
         pytest.fail("feed still running after 30 s")
     assert done.returncode == 1  # a reading that is no file breaks the protocol: a finding, never a hang
+
+
+@pytest.mark.deep  # a whole transport feed (about 1 s); the default run holds --future to the control's reading
+def test_a_reading_stopped_after_the_control_is_not_a_pass_under_transport() -> None:
+    from contract.consumers.transport import feed_transport
+
+    result = feed_transport(ONLY_GOLDENS, [load("stream-json", "hello")], seed=1, huge=False)
+    assert not result.report.conformant
+    assert {v.rule for v in result.report.violations} == {"consumer.reading-schema"}
