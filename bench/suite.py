@@ -8,6 +8,7 @@ CPU of the tests that start processes and of the rest, and the costliest tests.
 * ``--load N`` keeps N busy processes running beside the run (issue 48's bar: under two minutes on
   a two-core machine at load 2). On a shared machine the wall time moves with the neighbours; the
   CPU moves least, so it is the figure to compare across runs.
+* ``--save FILE`` writes every test's row (node id, CPU, starts a process, marked deep) as JSON.
 * ``--all`` runs the slow process tests of tests/support/slow.json too (as the deep run does), so
   that their cost is measured.
 * ``--update-slow`` rewrites tests/support/slow.json: the tests already listed that are still
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update-slow", action="store_true", help="rewrite tests/support/slow.json")
     parser.add_argument("--threshold", type=float, default=None, help="CPU seconds a listed test costs")
     parser.add_argument("--top", type=int, default=15, help="the costliest tests to show (default 15)")
+    parser.add_argument("--save", metavar="FILE", help="write every test's row (JSON) to FILE")
     parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
     args = parser.parse_args(argv)
     if args.load < 0 or args.top < 0 or (args.threshold is not None and args.threshold <= 0):
@@ -121,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             print("suite.py: interrupted, nothing measured", file=sys.stderr)
             return 130
         rows = _rows(Path(tmp))
+    if args.save:
+        Path(args.save).write_text(json.dumps(sorted(rows, key=lambda row: -row[1]), indent=0) + "\n", encoding="utf-8")
     process = sum(c for _, c, p, _ in rows if p)
     rest = sum(c for _, c, p, _ in rows if not p)
     print(f"\nload {args.load}: exit {status}, {wall:.1f} s wall, {cpu:.1f} s CPU "

@@ -28,6 +28,7 @@ from contract.wires.stream_json import stamps
 from contract.wires.stream_json.machines import StreamRules
 from contract.wires.stream_json.meter import FACTS, FIRST_BLOCK
 from tests.support import shapes
+from tests.support.depth import deep
 
 LINES = 1200  # about eight blocks: the first is line by line by design, the rest must be facts
 
@@ -154,7 +155,7 @@ def _machine_passes(stamps_: list[str], before: str | None) -> bool:
     return not report.violations
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400 if deep() else 100, deadline=None)
 @given(st.lists(_PARTS, min_size=1, max_size=6), st.booleans(), st.booleans())
 def test_a_block_of_stamps_is_never_passed_when_a_line_would_fail(
         parts: list[tuple[str, int, int, int, int, int, str, str, str]], ordered: bool, share: bool) -> None:

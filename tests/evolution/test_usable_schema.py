@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from contract.checking.schema import load
 from contract.cli import run as main
 from contract.evolution.usable import problem
+from tests.support.depth import deep
 from tests.support.paths import ROOT
 
 # (id, schema, words the problem says); each must be refused
@@ -68,7 +69,7 @@ def test_the_seeds_are_usable(wire: str) -> None:
     assert problem(load(wire)) is None
 
 
-@settings(derandomize=True, max_examples=40, deadline=None)
+@settings(derandomize=True, max_examples=40 if deep() else 12, deadline=None)
 @given(length=st.integers(1, 8), closes=st.booleans(), via=st.sampled_from(["$ref", "allOf", "oneOf"]))
 def test_a_chain_of_refs_is_refused_exactly_when_it_closes(length: int, closes: bool, via: str) -> None:
     """A chain of ``length`` definitions, each applying the next in place; the last applies the first

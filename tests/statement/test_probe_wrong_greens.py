@@ -30,6 +30,7 @@ from contract.cli import run
 from contract.goldens.store import all_scenarios
 from contract.statement import collect, combine, model
 from contract.statement.model import SCENARIO, Run
+from tests.support.depth import deep
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +65,9 @@ def test_the_whole_suite_reaches_its_level_and_is_read(runs: list[Run], tmp_path
     assert run(["matrix", path]) == 0
 
 
-@settings(derandomize=True, max_examples=10, deadline=None, phases=[Phase.generate],  # no shrinking: a failure is its
-          suppress_health_check=[HealthCheck.function_scoped_fixture])                # first example already
+# no shrinking: a failure is its first example already
+@settings(derandomize=True, max_examples=40 if deep() else 4, deadline=None, phases=[Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_statement_of_part_of_the_suite_reaches_no_level(runs: list[Run], tmp_path: Path,
                                                            data: st.DataObject) -> None:
@@ -113,7 +115,7 @@ def test_merge_of_whole_shards_is_the_whole_statement(runs: list[Run], tmp_path:
     assert _level(str(out)) == model.MUST_SHOULD
 
 
-@settings(derandomize=True, max_examples=10, deadline=None, phases=[Phase.generate],
+@settings(derandomize=True, max_examples=40 if deep() else 4, deadline=None, phases=[Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_merge_refuses_shards_that_are_not_their_part(runs: list[Run], tmp_path: Path, data: st.DataObject,

@@ -53,13 +53,12 @@ def whole_copies() -> bool:
 
 
 # The default run's budget (issue 48: under two minutes on two cores at load 2). A test that starts
-# processes and was measured above SLOW_SECONDS of CPU (setup included) runs in the deep run only: it is
+# processes and was measured above the file's threshold of CPU (setup included) runs in the deep run only: it is
 # listed, with what it cost, in tests/support/slow.json, which `python bench/suite.py --update-slow`
 # writes from a profile of the run. `keep` there names the slow tests the default run keeps anyway (the
 # README's own commands). MILK_CONTRACT_SLOW=run runs the listed tests in a default run too.
 SLOW_FILE = Path(__file__).with_name("slow.json")
 SLOW_ENV = "MILK_CONTRACT_SLOW"
-SLOW_SECONDS = 0.2
 
 
 def slow_list() -> dict[str, Any]:
