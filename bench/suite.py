@@ -6,8 +6,9 @@ plus system of pytest and every process it reaped: the workers and what they sta
 CPU of the tests that start processes and of the rest, and the costliest tests.
 
 * ``--load N`` keeps N busy processes running beside the run (issue 48's bar: under two minutes on
-  a two-core machine at load 2). On a shared machine the wall time moves with the neighbours; the
-  CPU moves least, so it is the figure to compare across runs.
+  a two-core machine at load 2), and starts the run once the load average shows them (at most two
+  minutes): ``-n auto`` chooses its workers by the load average. On a shared machine the wall
+  time moves with the neighbours; the CPU moves least, so it is the figure to compare across runs.
 * ``--save FILE`` writes every test's row (node id, CPU, starts a process, marked deep) as JSON.
 * ``--all`` runs the slow process tests of tests/support/slow.json too (as the deep run does), so
   that their cost is measured.
@@ -50,6 +51,11 @@ def _run(pytest_args: list[str], load: int, everything: bool, folder: Path) -> t
             "-p", "tests.support.cpu_profile", *pytest_args]
     hogs = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(load)]
     try:
+        # the run starts at load N as a machine at load N shows it: -n auto reads the load average
+        # (the root conftest.py), which takes a minute or so to reach the busy processes' count
+        settle = time.monotonic() + 120
+        while load and os.getloadavg()[0] < load - 0.1 and time.monotonic() < settle:
+            time.sleep(2)
         started = time.monotonic()
         process = subprocess.Popen(argv, cwd=ROOT, env=env)
         try:
