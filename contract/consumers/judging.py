@@ -22,6 +22,7 @@ from contract.consumers import reading
 from contract.consumers.holding import Outcome
 from contract.core import textsafe
 from contract.core.jsonvalue import clip, quoted, shown
+from contract.core.jsonvalue import resolve as resolve_pointer
 from contract.live.harness import describe_status
 from contract.wires import Live, Wire, first, resolve
 
@@ -126,15 +127,7 @@ def _found(document: Any, pointer: str) -> bool:
 
 def _walk(document: Any, pointer: str) -> tuple[bool, Any]:
     """RFC 6901: (found, the value found or None)."""
-    for token in pointer[1:].split("/") if pointer else ():
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(document, dict) and token in document:
-            document = document[token]
-        elif isinstance(document, list) and token.isdigit() and int(token) < len(document):
-            document = document[int(token)]
-        else:
-            return False, None
-    return True, document
+    return resolve_pointer(document, pointer)
 
 
 def _result_line(data: bytes, wire: Wire | str | None = None) -> Any:

@@ -15,7 +15,7 @@ Three equalities are in use, named for what they mean:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -53,6 +53,23 @@ def shown(value: Any) -> str:
 def escape(token: str) -> str:
     """Escape one JSON pointer reference token (RFC 6901)."""
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def tokens(pointer: str) -> list[str]:
+    """The reference tokens of a JSON pointer (RFC 6901), unescaped; a leading ``#`` is a URI fragment's."""
+    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.lstrip("#").split("/")[1:]]
+
+
+def resolve(document: Any, pointer: str) -> tuple[bool, Any]:
+    """What ``pointer`` names in ``document``: (found, the value found or None). Never raises."""
+    for token in tokens(pointer):
+        if isinstance(document, Mapping) and token in document:
+            document = document[token]
+        elif isinstance(document, list) and token.isdigit() and int(token) < len(document):
+            document = document[int(token)]
+        else:
+            return False, None
+    return True, document
 
 
 def pointer(path: Iterable[Any]) -> str:

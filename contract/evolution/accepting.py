@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from contract.core.jsonvalue import tokens
 from contract.evolution.gate import ACCEPTED_NAME, Accepted, load_accepted
 from contract.goldens.compare import ACCEPTED, BREAKING, Comparison, Difference
 
@@ -25,8 +26,7 @@ from contract.goldens.compare import ACCEPTED, BREAKING, Comparison, Difference
 def surface_path(pointer: str) -> str:
     """A JSON pointer inside a line as a surface path (``/a/0/b`` → ``a[].b``)."""
     out = ""
-    for raw in pointer.split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
+    for part in tokens(pointer):
         if part.isdigit():
             out += "[]"
         else:

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from contract.core import textsafe
+from contract.core.jsonvalue import tokens
 from contract.evolution.normal import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED
 
 Path = tuple[str, ...]
@@ -88,8 +89,7 @@ class _Graph:
             return f"a $ref to nothing ({_shown(ref)}: no such anchor)"
         node: Any = self.document
         path: Path = ()
-        for raw in fragment.split("/")[1:] if fragment else []:
-            part = raw.replace("~1", "/").replace("~0", "~")
+        for part in tokens(fragment) if fragment else []:
             if isinstance(node, Mapping) and part in node:
                 node = node[part]
             elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
