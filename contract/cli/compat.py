@@ -68,17 +68,16 @@ def _given(pairs: list[str]) -> dict[str, str]:
 
 
 def _write(matrix: dict[str, Any], fmt: str, output: str | None) -> None:
+    """The matrix in ``fmt`` to ``output`` (stdout when None), as a statement is written: a path that
+    cannot be written is one line (the CLI escapes it once)."""
     from contract.compat import render
+    from contract.statement.combine import StatementError, write_to
 
-    text = (json.dumps(matrix, indent=2, sort_keys=True, ensure_ascii=False) + "\n" if fmt == "json"
-            else render.markdown(matrix) if fmt == "markdown" else render.html_page(matrix))
-    if output is None:
-        sys.stdout.write(text)
-        return
     try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--output: cannot write {textsafe.text(output)}: {exc.strerror or exc}") from None
+        write_to(output, json.dumps(matrix, indent=2, sort_keys=True, ensure_ascii=False) + "\n" if fmt == "json"
+                 else render.markdown(matrix) if fmt == "markdown" else render.html_page(matrix))
+    except StatementError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _said(matrix: dict[str, Any]) -> int:

@@ -6,6 +6,7 @@ consumer's behaviour, which tests/compat/test_matrix.py runs for real)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -169,3 +170,18 @@ def test_a_matrix_of_the_first_version_is_refused_by_name() -> None:
     older = {k: v for k, v in shard.items() if k != "sha256"} | {"version": 1}
     with pytest.raises(CompatError, match=r"not a compat matrix \(version 2\)"):
         matrix.merge([("older", json.dumps(older))])
+
+
+def test_an_output_that_cannot_be_written_is_one_line_escaped_once(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from contract import cli
+
+    (shard,) = _shards_of_a_failing_matrix()
+    source = tmp_path / "s.json"
+    source.write_text(json.dumps(shard), encoding="utf-8")
+    capsys.readouterr()
+    assert cli.run(["compat", "merge", str(source), "--output", str(tmp_path / "no" / "\x1b[31mred")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "\\u001b[31mred" in err  # escaped once: not "\\u005cu001b"
+    assert "\x1b" not in err
